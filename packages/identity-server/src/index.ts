@@ -1,0 +1,2 @@
+/** Default port of the Keyway identity server (`KEYWAY_API_PORT`). */
+export const DEFAULT_API_PORT = 8787;
