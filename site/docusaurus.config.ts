@@ -1,0 +1,143 @@
+import path from 'node:path';
+import type { Config } from '@docusaurus/types';
+import type * as Preset from '@docusaurus/preset-classic';
+import { themes as prismThemes } from 'prism-react-renderer';
+import { announcementFromEnv } from './plugins/announcement';
+import analyticsPlugin from './plugins/analytics';
+import searchIndexPlugin from './plugins/search-index';
+import { writeApiCategoryPages } from './plugins/api-categories';
+import apiCategories from './src/data/api-categories.json';
+
+// Every value a deployment may change comes from the environment at build time;
+// see the README's "Configuration" table. Nothing secret is committed.
+const env = process.env;
+
+// The API category pages are generated from the contract before the docs are read.
+writeApiCategoryPages(path.join(__dirname, '../api/openapi.yaml'), path.join(__dirname, 'docs/api/category'));
+
+const config: Config = {
+  title: 'Keyway Docs',
+  tagline: 'Identity and access for developers: sign-in, gateway and identity protection',
+  favicon: 'img/favicon.svg',
+  url: env.KEYWAY_SITE_URL ?? 'http://localhost:3000',
+  baseUrl: '/',
+  trailingSlash: false,
+  organizationName: 'keyway',
+  projectName: 'developer-portal',
+
+  onBrokenLinks: 'throw',
+  onBrokenAnchors: 'throw',
+  onDuplicateRoutes: 'warn',
+  markdown: {
+    format: 'detect',
+    hooks: { onBrokenMarkdownLinks: 'throw', onBrokenMarkdownImages: 'throw' },
+  },
+  // Rspack + SWC + Lightning CSS: several times faster than webpack on a 2-core machine.
+  future: { v4: true, faster: true },
+
+  i18n: {
+    defaultLocale: 'en',
+    locales: ['en'],
+    localeConfigs: { en: { label: 'English', direction: 'ltr', htmlLang: 'en' } },
+  },
+
+  presets: [
+    [
+      'classic',
+      {
+        docs: {
+          path: 'docs',
+          routeBasePath: 'docs',
+          sidebarPath: './sidebars.ts',
+          lastVersion: 'current',
+          versions: { current: { label: 'Next' } },
+          breadcrumbs: false,
+          showLastUpdateTime: false,
+        },
+        blog: false,
+        pages: {},
+        theme: { customCss: './src/css/custom.css' },
+        sitemap: { changefreq: 'weekly', priority: 0.5, ignorePatterns: ['/login'] },
+        // Analytics are our own plugin (./plugins/analytics): the tracker ID comes from the environment.
+        gtag: undefined,
+      } satisfies Preset.Options,
+    ],
+  ],
+
+  plugins: [
+    analyticsPlugin,
+    searchIndexPlugin,
+    [
+      '@docusaurus/plugin-client-redirects',
+      { redirects: [{ from: '/docs', to: '/docs/intro' }] },
+    ],
+  ],
+
+  themeConfig: {
+    metadata: [{ name: 'keywords', content: 'Keyway, identity, authentication, SDK, gateway, identity protection' }],
+    colorMode: { defaultMode: 'light', disableSwitch: true, respectPrefersColorScheme: false },
+    announcementBar: announcementFromEnv(env),
+    docs: { sidebar: { hideable: false, autoCollapseCategories: false } },
+    tableOfContents: { minHeadingLevel: 2, maxHeadingLevel: 4 },
+    navbar: {
+      title: 'Keyway',
+      hideOnScroll: true,
+      logo: { alt: 'Keyway', src: 'img/logo.svg', width: 28, height: 28 },
+      items: [
+        { type: 'doc', docId: 'intro', label: 'Docs', position: 'left' },
+        { type: 'doc', docId: 'access/index', label: 'Identity Management', position: 'left' },
+        { to: '/docs/identity-protection/onboarding', label: 'Identity Protection', position: 'left', activeBaseRegex: '^/docs/identity-protection' },
+        { to: '/docs/gate/getting-started', label: 'Gate', position: 'left', activeBaseRegex: '^/docs/gate' },
+        { type: 'docSidebar', sidebarId: 'api', label: 'API Reference', position: 'left' },
+        { type: 'docsVersionDropdown', position: 'right' },
+        { type: 'localeDropdown', position: 'right' },
+        { type: 'search', position: 'right' },
+        {
+          href: env.KEYWAY_CONSOLE_SIGNUP_URL ?? 'https://console.keyway.dev/signup',
+          label: 'Sign up',
+          position: 'right',
+          className: 'navbar__signup',
+          'aria-label': 'Sign up to the Keyway console (external site)',
+        },
+      ],
+    },
+    footer: {
+      style: 'light',
+      logo: { alt: 'Keyway', src: 'img/logo.svg', href: '/', width: 32, height: 32 },
+      links: [
+        {
+          title: 'Documentation',
+          items: [
+            { label: 'Introduction', to: '/docs/intro' },
+            { label: 'Identity Management', to: '/docs/access' },
+            { label: 'Gate', to: '/docs/gate/getting-started' },
+            { label: 'API Reference', to: '/docs/api' },
+          ],
+        },
+        {
+          title: 'Keyway',
+          items: [
+            { label: 'Homepage', href: 'https://keyway.dev' },
+            { label: 'Blog', href: 'https://keyway.dev/blog' },
+          ],
+        },
+        {
+          title: 'Legal',
+          items: [
+            { label: 'Terms of service', href: 'https://keyway.dev/legal/terms' },
+            { label: 'Privacy policy', href: 'https://keyway.dev/legal/privacy' },
+          ],
+        },
+      ],
+      copyright: `Copyright © 2025 Keyway`,
+    },
+    prism: {
+      theme: prismThemes.github,
+      additionalLanguages: ['bash', 'json', 'yaml', 'toml', 'hcl', 'php', 'python', 'go', 'http', 'ini'],
+    },
+  } satisfies Preset.ThemeConfig,
+
+  customFields: { apiCategories },
+};
+
+export default config;
