@@ -1,0 +1,161 @@
+import { track } from './analytics.js';
+import { failure } from './client.js';
+import { InvalidActionError, UnexpectedError } from './errors.js';
+import type { ChallengeHandler, Flow } from './flow.js';
+import { otpSlug } from './flow.js';
+import type { Challenge, PasswordValidationRule, ProxyChallenge, TOTPRegisterOptions } from './types.js';
+
+/** Milliseconds between two polls of a proxy challenge. */
+export const PROXY_POLL_MS = 1000;
+
+/** `nonce`: answered automatically with the challenge value. */
+export const nonce: ChallengeHandler = (flow, ch) =>
+  flow.attest(ch, { challenge: (ch.options as { challenge: string }).challenge });
+
+const wrong = (flow: Flow, event: 'incorrectCodeSubmitted' | 'incorrectPasswordSubmitted', slug: string) => () => {
+  flow.emit(event, { challengeId: flow.challengeId ?? '', failureDetail: slug });
+  track(flow.client, 'AuthenticationFailed_v1', {
+    failed_authn_method: flow.request.factor.method,
+    failure_reason: slug,
+    handle: flow.request.handle,
+    challenge_id: flow.challengeId,
+  });
+};
+
+async function ask(flow: Flow, event: Parameters<Flow['prompt']>[0], payload: Record<string, unknown>, empty: string) {
+  const value = await flow.prompt(event, payload);
+  if (typeof value !== 'string' || !value) throw new InvalidActionError(empty);
+  return value;
+}
+
+function code(kind: 'otp' | 'totp', slug: string): ChallengeHandler {
+  return (flow, ch) =>
+    flow.answerUntilAccepted(
+      ch,
+      async () => ({ otp: await ask(flow, 'codeRequested', { kind }, `no ${kind.toUpperCase()} code provided`) }),
+      401,
+      wrong(flow, 'incorrectCodeSubmitted', slug),
+    );
+}
+
+/** `otp`: emits `codeSent`, then `codeRequested` until a code is accepted (a wrong code emits `incorrectCodeSubmitted`). */
+export const otp: ChallengeHandler = (flow, ch) => {
+  const { method } = flow.request.factor;
+  flow.emit('codeSent', { challengeId: ch.id, method, handle: flow.request.handle });
+  return code('otp', otpSlug(method))(flow, ch);
+};
+
+/** `totp_verify`: emits `codeRequested` until the authenticator code is accepted. */
+export const totpVerify: ChallengeHandler = code('totp', 'incorrect_otp_code');
+
+/** `totp_register`: emits `totpKeyGenerated` with the key, QR code and recovery codes, then asks for a first code. */
+export const totpRegister: ChallengeHandler = (flow, ch) => {
+  flow.emit('totpKeyGenerated', { challengeId: ch.id, ...(ch.options as TOTPRegisterOptions) });
+  return totpVerify(flow, ch);
+};
+
+/**
+ * Evaluates server-sent password rules: every `must_match` rule must match and no
+ * `must_not_match` rule may match (`case_insensitive` adds the `i` flag).
+ * @returns names of the failing rules; empty when the password is valid.
+ */
+export function checkPassword(password: string, rules: PasswordValidationRule[] = []): string[] {
+  return rules
+    .filter((r) => {
+      let matches: boolean;
+      try {
+        matches = new RegExp(r.pattern, r.qualifiers?.includes('case_insensitive') ? 'i' : '').test(password);
+      } catch {
+        return true;
+      }
+      return matches !== (r.match_type === 'must_match');
+    })
+    .map((r) => r.name);
+}
+
+function newPassword(event: 'passwordSetReady' | 'passwordResetReady'): ChallengeHandler {
+  return (flow, ch) => {
+    const rules = (ch.options as { validation_rules?: PasswordValidationRule[] }).validation_rules ?? [];
+    const invalid = (failedRules: string[]) => {
+      flow.emit('invalidPasswordSubmitted', { failedRules });
+      track(flow.client, 'AuthenticationFailed_v1', {
+        failed_authn_method: 'password',
+        failure_reason: 'invalid_password',
+        failure_detail: failedRules.join(','),
+        handle: flow.request.handle,
+        challenge_id: ch.id,
+      });
+    };
+    return flow.answerUntilAccepted(
+      ch,
+      async () => {
+        for (;;) {
+          const password = await ask(flow, event, { rules }, 'No password provided');
+          const failed = checkPassword(password, rules);
+          if (!failed.length) return { password };
+          invalid(failed);
+        }
+      },
+      400,
+      () => invalid([]),
+    );
+  };
+}
+
+/** `password_set`: emits `passwordSetReady`; passwords breaking a rule (or refused with 400) emit `invalidPasswordSubmitted` and ask again. */
+export const passwordSet: ChallengeHandler = newPassword('passwordSetReady');
+/** `password_reset`: like `password_set`, with `passwordResetReady`. */
+export const passwordReset: ChallengeHandler = newPassword('passwordResetReady');
+/** `password_verify`: emits `passwordVerifyReady`; a wrong password (401) emits `incorrectPasswordSubmitted` and asks again. */
+export const passwordVerify: ChallengeHandler = (flow, ch) =>
+  flow.answerUntilAccepted(
+    ch,
+    async () => ({ password: await ask(flow, 'passwordVerifyReady', {}, 'No password provided') }),
+    401,
+    wrong(flow, 'incorrectPasswordSubmitted', 'incorrect_password'),
+  );
+
+/**
+ * `proxy`: polls `GET /challenge/{challenge_id}/v2` every second while the answer is 202
+ * (for example until a magic link is opened). Cancelling the flow stops the polling.
+ */
+export const proxy: ChallengeHandler = async (flow, ch) => {
+  const id = encodeURIComponent((ch as ProxyChallenge).options.challenge_id ?? ch.id);
+  for (;;) {
+    flow.check();
+    const r = await flow.client.call<{ token?: string; challenges?: Challenge[] }>('GET', `/challenge/${id}/v2`, {
+      token: flow.request.previousToken ?? null,
+    });
+    flow.check();
+    const pending = r.status === 202 || r.body.errors?.[0]?.httpcode === 202;
+    if (!pending) {
+      const err = failure(r);
+      if (err) throw err;
+      const result = r.body.result;
+      if (result?.token) return result.token;
+      if (result?.challenges) return flow.process(result.challenges);
+      throw new UnexpectedError('no user token in attestation response');
+    }
+    await flow.wait(PROXY_POLL_MS);
+  }
+};
+
+/** `ui_customization`: emits `uiCustomizationReceived` with the branding properties. */
+export const uiCustomization: ChallengeHandler = async (flow, ch) => {
+  const config = (ch.options as { authn_redirect_page_ui_config?: Record<string, unknown> }).authn_redirect_page_ui_config;
+  if (!config) throw new UnexpectedError('No customization properties provided!');
+  flow.emit('uiCustomizationReceived', { config });
+};
+
+/** Handlers of every challenge that needs no browser API beyond the DOM: nonce, codes, passwords, proxy, UI customization. */
+export const basicChallenges = {
+  nonce,
+  otp,
+  totp_register: totpRegister,
+  totp_verify: totpVerify,
+  password_set: passwordSet,
+  password_verify: passwordVerify,
+  password_reset: passwordReset,
+  proxy,
+  ui_customization: uiCustomization,
+} satisfies Record<string, ChallengeHandler>;

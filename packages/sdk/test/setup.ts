@@ -1,0 +1,12 @@
+import { afterAll, afterEach, beforeAll, vi } from 'vitest';
+import { server } from './fake.js';
+
+beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+afterEach(() => {
+  server.resetHandlers();
+  localStorage.clear();
+  sessionStorage.clear();
+  vi.useRealTimers();
+  vi.restoreAllMocks();
+});
+afterAll(() => server.close());
