@@ -4,7 +4,7 @@ import type * as Preset from '@docusaurus/preset-classic';
 import { themes as prismThemes } from 'prism-react-renderer';
 import { announcementFromEnv } from './plugins/announcement';
 import analyticsPlugin from './plugins/analytics';
-import searchIndexPlugin from './plugins/search-index';
+import postBuildPlugin from './plugins/postbuild';
 import { writeApiCategoryPages } from './plugins/api-categories';
 import apiCategories from './src/data/api-categories.json';
 
@@ -66,7 +66,7 @@ const config: Config = {
 
   plugins: [
     analyticsPlugin,
-    searchIndexPlugin,
+    postBuildPlugin,
     [
       '@docusaurus/plugin-client-redirects',
       { redirects: [{ from: '/docs', to: '/docs/intro' }] },
