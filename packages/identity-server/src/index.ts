@@ -1,2 +1,130 @@
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from './app.js';
+import type { Ctx, Limits, OrgSettings } from './context.js';
+import { openDatabase } from './db/index.js';
+import { Mailer } from './mailer.js';
+import { RateLimiter } from './ratelimit.js';
+import { sha256 } from './secrets.js';
+import { TokenService } from './tokens.js';
+
 /** Default port of the Keyway identity server (`KEYWAY_API_PORT`). */
 export const DEFAULT_API_PORT = 8787;
+/** Id of the development organization seeded on start when `KEYWAY_ORG_ID` is not set. */
+export const DEFAULT_DEV_ORG_ID = 'org_keyway_dev';
+/** Management API key of the development organization (dev mode only) when `KEYWAY_DEV_API_KEY` is not set. */
+export const DEFAULT_DEV_API_KEY = 'kw_dev_api_key_not_secret';
+/** Origins allowed by CORS in development when none are configured (the docs site's dev server). */
+export const DEFAULT_DEV_CORS_ORIGINS = ['http://localhost:3000', 'http://127.0.0.1:3000'];
+/** `.data` at the repository root. */
+export const DEFAULT_DATA_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../../.data');
+
+export const DEFAULT_LIMITS: Limits = { perIpPerMinute: 120, perHandlePerMinute: 10, maxAttempts: 5, codeTtlSeconds: 600 };
+
+export interface IdentityServerOptions {
+  port?: number;
+  host?: string;
+  dataDir?: string;
+  databaseUrl?: string;
+  orgId?: string;
+  devMode?: boolean;
+  corsOrigins?: string[];
+  publicUrl?: string;
+  /** Management API key of the seeded organization (defaults to {@link DEFAULT_DEV_API_KEY} in dev mode). */
+  apiKey?: string;
+  /** Abuse limits; see {@link DEFAULT_LIMITS}. */
+  limits?: Partial<Limits>;
+  /** User token lifetime in seconds (default 3600). */
+  tokenTtlSeconds?: number;
+  /** Signing key rotation period in seconds (default 7 days). */
+  keyRotationSeconds?: number;
+  /** Fastify request logging (default off). */
+  logger?: boolean;
+}
+
+export interface IdentityServer {
+  url: string;
+  orgId: string;
+  app: FastifyInstance;
+  close(): Promise<void>;
+}
+
+/** Creates or updates the development organization (idempotent). */
+async function seedOrg(ctx: Ctx, id: string, apiKey: string | undefined): Promise<void> {
+  const existing = await ctx.db.selectFrom('organizations').selectAll().where('id', '=', id).executeTakeFirst();
+  const settings: OrgSettings = existing ? (JSON.parse(existing.settings) as OrgSettings) : { self_registration: true, auto_activate: true };
+  if (apiKey) settings.api_key_sha256 = sha256(apiKey);
+  if (existing) {
+    await ctx.db.updateTable('organizations').set({ settings: JSON.stringify(settings) }).where('id', '=', id).execute();
+  } else {
+    await ctx.db
+      .insertInto('organizations')
+      .values({ id, parent_id: null, org_name: 'Keyway Dev', tenant_name: 'keyway-dev', settings: JSON.stringify(settings), created_at: new Date().toISOString() })
+      .onConflict((oc) => oc.column('id').doNothing())
+      .execute();
+  }
+  ctx.orgs.delete(id);
+}
+
+/** Starts the Keyway API server: opens and migrates the database, seeds the organization, listens. */
+export async function startIdentityServer(opts: IdentityServerOptions = {}): Promise<IdentityServer> {
+  const devMode = opts.devMode ?? process.env.NODE_ENV !== 'production';
+  const host = opts.host ?? '127.0.0.1';
+  const orgId = opts.orgId ?? DEFAULT_DEV_ORG_ID;
+  const { db, dialect } = await openDatabase({ dataDir: opts.dataDir ?? DEFAULT_DATA_DIR, databaseUrl: opts.databaseUrl });
+  let app: FastifyInstance | undefined;
+  const timers: NodeJS.Timeout[] = [];
+  try {
+    // The issuer must be known before listening; with port 0 it is fixed up after listen.
+    const provisionalUrl = opts.publicUrl ?? `http://${host}:${opts.port ?? DEFAULT_API_PORT}`;
+    const tokens = new TokenService(db, {
+      issuer: provisionalUrl,
+      ttlSeconds: opts.tokenTtlSeconds ?? 3600,
+      rotationSeconds: opts.keyRotationSeconds ?? 7 * 24 * 3600,
+    });
+    const ctx: Ctx = {
+      db,
+      dialect,
+      tokens,
+      mailer: new Mailer(db),
+      limiter: new RateLimiter(),
+      limits: { ...DEFAULT_LIMITS, ...opts.limits },
+      publicUrl: provisionalUrl,
+      devMode,
+      orgs: new Map(),
+    };
+    await tokens.init();
+    await seedOrg(ctx, orgId, opts.apiKey ?? (devMode ? DEFAULT_DEV_API_KEY : undefined));
+    app = await buildApp(ctx, { corsOrigins: opts.corsOrigins ?? (devMode ? DEFAULT_DEV_CORS_ORIGINS : []), logger: opts.logger ?? false });
+    await app.listen({ port: opts.port ?? DEFAULT_API_PORT, host });
+    const addr = app.server.address();
+    const port = typeof addr === 'object' && addr ? addr.port : (opts.port ?? DEFAULT_API_PORT);
+    const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+    if (!opts.publicUrl) {
+      ctx.publicUrl = url;
+      tokens.opts.issuer = url;
+    }
+    timers.push(setInterval(() => void tokens.rotateIfDue().catch(() => undefined), 3600_000).unref());
+    if (dialect === 'postgres') timers.push(setInterval(() => void tokens.syncRevocations().catch(() => undefined), 5000).unref());
+    const server: IdentityServer = {
+      url,
+      orgId,
+      app,
+      async close() {
+        for (const t of timers) clearInterval(t);
+        await app!.close();
+        await db.destroy();
+      },
+    };
+    return server;
+  } catch (err) {
+    for (const t of timers) clearInterval(t);
+    if (app) await app.close().catch(() => undefined);
+    await db.destroy();
+    throw err;
+  }
+}
+
+export { ApiError } from './errors.js';
+export type { Limits } from './context.js';

@@ -1,0 +1,51 @@
+#!/usr/bin/env node
+import { resolve } from 'node:path';
+import { DEFAULT_API_PORT, DEFAULT_DATA_DIR, DEFAULT_DEV_API_KEY, startIdentityServer } from './index.js';
+
+function intEnv(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0) {
+    console.error(`${name} must be a non-negative integer, got "${raw}"`);
+    process.exit(2);
+  }
+  return n;
+}
+
+const env = process.env;
+const devMode = env.NODE_ENV !== 'production';
+const port = intEnv('KEYWAY_API_PORT', DEFAULT_API_PORT);
+const corsOrigins = env.KEYWAY_CORS_ORIGINS?.split(',').map((s) => s.trim()).filter(Boolean);
+const apiKey = env.KEYWAY_API_KEY ?? (devMode ? DEFAULT_DEV_API_KEY : undefined);
+
+const server = await startIdentityServer({
+  port,
+  host: env.KEYWAY_API_HOST ?? '127.0.0.1',
+  dataDir: env.DATA_DIR ? resolve(env.DATA_DIR) : DEFAULT_DATA_DIR,
+  ...(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : {}),
+  ...(env.KEYWAY_ORG_ID ? { orgId: env.KEYWAY_ORG_ID } : {}),
+  ...(corsOrigins ? { corsOrigins } : {}),
+  ...(env.KEYWAY_PUBLIC_URL ? { publicUrl: env.KEYWAY_PUBLIC_URL } : {}),
+  ...(apiKey ? { apiKey } : {}),
+  devMode,
+  limits: {
+    perIpPerMinute: intEnv('KEYWAY_RATE_LIMIT_PER_IP', 120),
+    perHandlePerMinute: intEnv('KEYWAY_RATE_LIMIT_PER_HANDLE', 10),
+  },
+  logger: env.KEYWAY_LOG === '1',
+});
+
+console.log(`Keyway API listening on ${server.url}`);
+console.log(`  organization id: ${server.orgId}`);
+console.log(`  storage:         ${env.DATABASE_URL ? 'PostgreSQL (DATABASE_URL)' : `SQLite in ${env.DATA_DIR ? resolve(env.DATA_DIR) : DEFAULT_DATA_DIR}`}`);
+if (devMode) {
+  console.log(`  dev mailbox:     ${server.url}/dev/mailbox`);
+  if (!env.KEYWAY_API_KEY) console.log(`  dev API key:     ${DEFAULT_DEV_API_KEY}`);
+}
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    void server.close().then(() => process.exit(0));
+  });
+}

@@ -1,0 +1,104 @@
+import type { FastifyRequest } from 'fastify';
+import type { Db } from './db/index.js';
+import type { DialectName } from './db/migrations.js';
+import { ApiError, badRequest, forbidden, notFound, unauthorized } from './errors.js';
+import type { Mailer } from './mailer.js';
+import type { RateLimiter } from './ratelimit.js';
+import type { TokenService, UserTokenClaims } from './tokens.js';
+
+export interface OrgSettings {
+  /** Whether unknown handles may sign up by signing in (default true). */
+  self_registration?: boolean;
+  /** Whether new persons start active (default true); inactive persons get 403 `person is not active`. */
+  auto_activate?: boolean;
+  /** sha256 of the management API key. */
+  api_key_sha256?: string;
+  /** Organizations whose persons may sign in here. */
+  person_pool_orgs_ids?: string[];
+}
+
+export interface Org {
+  id: string;
+  parent_id: string | null;
+  org_name: string;
+  tenant_name: string;
+  settings: OrgSettings;
+}
+
+export interface Limits {
+  /** Sign-in starts (`/id`, `/recover`, anonymous persons) per client IP per minute. */
+  perIpPerMinute: number;
+  /** Sign-in starts per handle per minute. */
+  perHandlePerMinute: number;
+  /** Wrong answers allowed per challenge. */
+  maxAttempts: number;
+  /** Lifetime of OTP codes and links. */
+  codeTtlSeconds: number;
+}
+
+export interface Ctx {
+  db: Db;
+  dialect: DialectName;
+  tokens: TokenService;
+  mailer: Mailer;
+  limiter: RateLimiter;
+  limits: Limits;
+  publicUrl: string;
+  devMode: boolean;
+  orgs: Map<string, Org>;
+}
+
+export const ORG_HEADER = 'keyway-orgid';
+
+export async function loadOrg(ctx: Ctx, id: string): Promise<Org | undefined> {
+  const cached = ctx.orgs.get(id);
+  if (cached) return cached;
+  const row = await ctx.db.selectFrom('organizations').selectAll().where('id', '=', id).executeTakeFirst();
+  if (!row) return undefined;
+  const org: Org = { id: row.id, parent_id: row.parent_id, org_name: row.org_name, tenant_name: row.tenant_name, settings: JSON.parse(row.settings) as OrgSettings };
+  ctx.orgs.set(id, org);
+  return org;
+}
+
+/** The organization named by the `Keyway-OrgID` header; 400 when missing, 404 when unknown. */
+export async function requireOrg(ctx: Ctx, req: FastifyRequest): Promise<Org> {
+  const raw = req.headers[ORG_HEADER];
+  const id = Array.isArray(raw) ? raw[0] : raw;
+  if (!id) throw badRequest('missing Keyway-OrgID header');
+  if (id.length > 128) throw badRequest('Keyway-OrgID header is longer than 128 characters');
+  const org = await loadOrg(ctx, id);
+  if (!org) throw notFound(`organization "${id}" does not exist`);
+  return org;
+}
+
+export function bearerToken(req: FastifyRequest): string | undefined {
+  const h = req.headers.authorization;
+  if (!h) return undefined;
+  const m = /^Bearer\s+(\S+)$/i.exec(h);
+  if (!m) throw unauthorized('Authorization header must be "Bearer <token>"');
+  return m[1];
+}
+
+/** Claims of the bearer token; 401 when missing or invalid (with the reason). */
+export async function requireUser(ctx: Ctx, req: FastifyRequest): Promise<UserTokenClaims> {
+  const token = bearerToken(req);
+  if (!token) throw unauthorized('missing bearer token: send Authorization: Bearer <user token>');
+  const res = await ctx.tokens.validate(token);
+  if (!res.valid) throw unauthorized(res.invalidity_reason);
+  const org = await loadOrg(ctx, res.claims.oid);
+  if (!org) throw unauthorized('token organization no longer exists');
+  const person = await ctx.db.selectFrom('persons').select(['active']).where('id', '=', res.claims.person_id).executeTakeFirst();
+  if (!person) throw unauthorized('token person no longer exists');
+  if (!person.active) throw forbidden(`Person ${res.claims.person_id} is inactive`);
+  return res.claims;
+}
+
+export function clientIp(req: FastifyRequest): string {
+  return req.ip;
+}
+
+export function assertOwnOrg(org: Org, claims: UserTokenClaims): void {
+  if (claims.oid !== org.id) throw new ApiError(403, 'token belongs to another organization');
+}
+
+export const nowIso = () => new Date().toISOString();

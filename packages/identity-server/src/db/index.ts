@@ -1,0 +1,65 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import type { Database } from './schema.js';
+import { migrationProvider, type DialectName } from './migrations.js';
+
+export type { Database } from './schema.js';
+export type Db = Kysely<Database>;
+
+export interface OpenedDatabase {
+  db: Db;
+  dialect: DialectName;
+  /** Where the data lives, for the start-up banner (file path or a password-free connection URL). */
+  location: string;
+}
+
+/** Opens PostgreSQL when `databaseUrl` is given, else SQLite at `<dataDir>/identity.sqlite` (WAL), then migrates. */
+export async function openDatabase(opts: { dataDir: string; databaseUrl?: string | undefined }): Promise<OpenedDatabase> {
+  let opened: OpenedDatabase;
+  if (opts.databaseUrl) {
+    const pg = await import('pg');
+    const Pool = pg.default.Pool;
+    const pool = new Pool({ connectionString: opts.databaseUrl, max: 10 });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    opened = { db, dialect: 'postgres', location: redactUrl(opts.databaseUrl) };
+  } else {
+    const { default: SQLite } = await import('better-sqlite3');
+    mkdirSync(opts.dataDir, { recursive: true });
+    const file = join(opts.dataDir, 'identity.sqlite');
+    const sqlite = new SQLite(file);
+    sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma('synchronous = NORMAL');
+    sqlite.pragma('foreign_keys = ON');
+    sqlite.pragma('busy_timeout = 5000');
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+    opened = { db, dialect: 'sqlite', location: file };
+  }
+  // Kysely looks for its migration tables across every schema; pin them to ours so that several schemas of one
+  // PostgreSQL database (one per deployment or test) each get their own.
+  const schema =
+    opened.dialect === 'postgres'
+      ? (await sql<{ s: string }>`select current_schema() as s`.execute(opened.db)).rows[0]?.s
+      : undefined;
+  const migrator = new Migrator({
+    db: opened.db,
+    provider: migrationProvider(opened.dialect),
+    ...(schema ? { migrationTableSchema: schema } : {}),
+  });
+  const { error } = await migrator.migrateToLatest();
+  if (error) {
+    await opened.db.destroy();
+    throw error instanceof Error ? error : new Error(`database migration failed: ${String(error)}`);
+  }
+  return opened;
+}
+
+function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return 'postgresql (unparseable URL)';
+  }
+}

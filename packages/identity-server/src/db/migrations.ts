@@ -1,0 +1,133 @@
+import type { Kysely, Migration, MigrationProvider } from 'kysely';
+
+export type DialectName = 'sqlite' | 'postgres';
+
+/** Versioned schema changes, applied in name order by Kysely's migrator on every start. */
+export function migrations(dialect: DialectName): Record<string, Migration> {
+  return {
+    '0001_initial': {
+      async up(db: Kysely<any>) {
+        await db.schema
+          .createTable('organizations')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('parent_id', 'text', (c) => c.references('organizations.id'))
+          .addColumn('org_name', 'text', (c) => c.notNull())
+          .addColumn('tenant_name', 'text', (c) => c.notNull())
+          .addColumn('settings', 'text', (c) => c.notNull().defaultTo('{}'))
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .execute();
+        await db.schema
+          .createTable('persons')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('org_id', 'text', (c) => c.notNull().references('organizations.id'))
+          .addColumn('person_type', 'text', (c) => c.notNull())
+          .addColumn('active', 'integer', (c) => c.notNull().defaultTo(1))
+          .addColumn('region', 'text', (c) => c.notNull())
+          .addColumn('groups', 'text', (c) => c.notNull().defaultTo('[]'))
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .execute();
+        await db.schema
+          .createTable('handles')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('org_id', 'text', (c) => c.notNull())
+          .addColumn('person_id', 'text', (c) => c.notNull().references('persons.id').onDelete('cascade'))
+          .addColumn('type', 'text', (c) => c.notNull())
+          .addColumn('value', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .addUniqueConstraint('handles_org_type_value', ['org_id', 'type', 'value'])
+          .execute();
+        await db.schema.createIndex('handles_person').on('handles').column('person_id').execute();
+        await db.schema
+          .createTable('credentials')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('person_id', 'text', (c) => c.notNull().references('persons.id').onDelete('cascade'))
+          .addColumn('type', 'text', (c) => c.notNull())
+          .addColumn('label', 'text', (c) => c.notNull())
+          .addColumn('params', 'text', (c) => c.notNull())
+          .addColumn('secret', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .addColumn('last_used', 'text')
+          .execute();
+        await db.schema.createIndex('credentials_person').on('credentials').column('person_id').execute();
+        await db.schema
+          .createTable('challenges')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('org_id', 'text', (c) => c.notNull())
+          .addColumn('type', 'text', (c) => c.notNull())
+          .addColumn('method', 'text', (c) => c.notNull())
+          .addColumn('handle_type', 'text')
+          .addColumn('handle_value', 'text')
+          .addColumn('person_id', 'text')
+          .addColumn('secret_hash', 'text')
+          .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('status', 'text', (c) => c.notNull())
+          .addColumn('data', 'text', (c) => c.notNull().defaultTo('{}'))
+          .addColumn('expires_at', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .execute();
+        await db.schema
+          .createTable('revoked_tokens')
+          .addColumn('jti', 'text', (c) => c.primaryKey())
+          .addColumn('expires_at', 'text', (c) => c.notNull())
+          .addColumn('revoked_at', 'text', (c) => c.notNull())
+          .execute();
+        await db.schema
+          .createTable('signing_keys')
+          .addColumn('kid', 'text', (c) => c.primaryKey())
+          .addColumn('alg', 'text', (c) => c.notNull())
+          .addColumn('private_jwk', 'text', (c) => c.notNull())
+          .addColumn('public_jwk', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .execute();
+        await db.schema
+          .createTable('attributes')
+          .addColumn('person_id', 'text', (c) => c.notNull().references('persons.id').onDelete('cascade'))
+          .addColumn('bucket', 'text', (c) => c.notNull())
+          .addColumn('name', 'text', (c) => c.notNull())
+          .addColumn('value', 'text', (c) => c.notNull())
+          .addColumn('updated_at', 'text', (c) => c.notNull())
+          .addPrimaryKeyConstraint('attributes_pk', ['person_id', 'bucket', 'name'])
+          .execute();
+        await db.schema
+          .createTable('consents')
+          .addColumn('person_id', 'text', (c) => c.notNull().references('persons.id').onDelete('cascade'))
+          .addColumn('consent_level', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .addPrimaryKeyConstraint('consents_pk', ['person_id', 'consent_level'])
+          .execute();
+        let events = db.schema.createTable('events');
+        events =
+          dialect === 'postgres'
+            ? events.addColumn('id', 'serial', (c) => c.primaryKey())
+            : events.addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement());
+        await events
+          .addColumn('org_id', 'text', (c) => c.notNull())
+          .addColumn('source', 'text', (c) => c.notNull())
+          .addColumn('name', 'text', (c) => c.notNull())
+          .addColumn('person_id', 'text')
+          .addColumn('payload', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('events_org_name').on('events').columns(['org_id', 'name']).execute();
+        await db.schema
+          .createTable('mailbox')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('org_id', 'text', (c) => c.notNull())
+          .addColumn('channel', 'text', (c) => c.notNull())
+          .addColumn('to_address', 'text', (c) => c.notNull())
+          .addColumn('subject', 'text', (c) => c.notNull())
+          .addColumn('text_body', 'text', (c) => c.notNull())
+          .addColumn('html_body', 'text', (c) => c.notNull())
+          .addColumn('code', 'text')
+          .addColumn('link', 'text')
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('mailbox_to').on('mailbox').columns(['to_address', 'created_at']).execute();
+      },
+    },
+  };
+}
+
+export function migrationProvider(dialect: DialectName): MigrationProvider {
+  return { getMigrations: async () => migrations(dialect) };
+}

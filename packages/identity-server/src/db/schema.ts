@@ -1,0 +1,126 @@
+import type { Generated } from 'kysely';
+
+/** Table shapes shared by the SQLite and PostgreSQL dialects (dates are ISO-8601 UTC strings, JSON is text). */
+export interface OrganizationTable {
+  id: string;
+  parent_id: string | null;
+  org_name: string;
+  tenant_name: string;
+  /** JSON: {@link OrgSettings}. */
+  settings: string;
+  created_at: string;
+}
+
+export interface PersonTable {
+  id: string;
+  org_id: string;
+  person_type: string;
+  active: number;
+  region: string;
+  groups: string;
+  created_at: string;
+}
+
+export interface HandleTable {
+  id: string;
+  org_id: string;
+  person_id: string;
+  type: string;
+  value: string;
+  created_at: string;
+}
+
+export interface CredentialTable {
+  id: string;
+  person_id: string;
+  type: string;
+  label: string;
+  /** JSON: public parameters shown to the person. */
+  params: string;
+  /** JSON: server-only secret material (hashes, TOTP secret, recovery code hashes). */
+  secret: string;
+  created_at: string;
+  last_used: string | null;
+}
+
+export interface ChallengeTable {
+  id: string;
+  org_id: string;
+  type: string;
+  method: string;
+  handle_type: string | null;
+  handle_value: string | null;
+  person_id: string | null;
+  secret_hash: string | null;
+  attempts: number;
+  status: string;
+  /** JSON: context of the sign-in (previous token claims, redirect target, …). */
+  data: string;
+  expires_at: string;
+  created_at: string;
+}
+
+export interface RevokedTokenTable {
+  jti: string;
+  expires_at: string;
+  revoked_at: string;
+}
+
+export interface SigningKeyTable {
+  kid: string;
+  alg: string;
+  private_jwk: string;
+  public_jwk: string;
+  created_at: string;
+}
+
+export interface AttributeTable {
+  person_id: string;
+  bucket: string;
+  name: string;
+  value: string;
+  updated_at: string;
+}
+
+export interface ConsentTable {
+  person_id: string;
+  consent_level: string;
+  created_at: string;
+}
+
+export interface EventTable {
+  id: Generated<number>;
+  org_id: string;
+  source: string;
+  name: string;
+  person_id: string | null;
+  payload: string;
+  created_at: string;
+}
+
+export interface MailboxTable {
+  id: string;
+  org_id: string;
+  channel: string;
+  to_address: string;
+  subject: string;
+  text_body: string;
+  html_body: string;
+  code: string | null;
+  link: string | null;
+  created_at: string;
+}
+
+export interface Database {
+  organizations: OrganizationTable;
+  persons: PersonTable;
+  handles: HandleTable;
+  credentials: CredentialTable;
+  challenges: ChallengeTable;
+  revoked_tokens: RevokedTokenTable;
+  signing_keys: SigningKeyTable;
+  attributes: AttributeTable;
+  consents: ConsentTable;
+  events: EventTable;
+  mailbox: MailboxTable;
+}

@@ -1,0 +1,243 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Ctx, Org } from '../context.js';
+import { loadOrg, nowIso, requireUser } from '../context.js';
+import { badRequest, forbidden } from '../errors.js';
+import * as S from '../schemas.js';
+
+export const BUCKETS = [
+  'end_user_read_write',
+  'end_user_read_only',
+  'end_user_no_access',
+  'person_pool-end_user_read_write',
+  'person_pool-end_user_read_only',
+  'person_pool-end_user_no_access',
+] as const;
+export const DEFAULT_BUCKET = 'end_user_read_write';
+const MAX_VALUE_BYTES = 16 * 1024;
+
+/** Bucket access for the end person itself (§6): read-write, read-only or no access. */
+function checkBucket(bucket: string, access: 'read' | 'write'): void {
+  if (!(BUCKETS as readonly string[]).includes(bucket)) {
+    throw badRequest(`unknown attribute bucket "${bucket}": use one of ${BUCKETS.join(', ')}`);
+  }
+  if (bucket.endsWith('end_user_no_access')) throw forbidden(`attribute bucket "${bucket}" is not accessible to end users`);
+  if (access === 'write' && bucket.endsWith('end_user_read_only')) throw forbidden(`attribute bucket "${bucket}" is read-only for end users`);
+}
+
+function splitList(raw: string | undefined, what: string): string[] | undefined {
+  if (raw === undefined) return undefined;
+  const items = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  if (items.length === 0) throw badRequest(`${what} must list at least one name (comma-separated)`);
+  return items;
+}
+
+function encodeValue(bucket: string, name: string, value: unknown): string {
+  const json = JSON.stringify(value);
+  if (json === undefined) throw badRequest(`attribute "${name}" in bucket "${bucket}" has no JSON value`);
+  if (Buffer.byteLength(json) > MAX_VALUE_BYTES) throw badRequest(`attribute "${name}" in bucket "${bucket}" is larger than ${MAX_VALUE_BYTES} bytes`);
+  return json;
+}
+
+async function readBuckets(ctx: Ctx, personId: string, buckets: string[], names?: string[]): Promise<Record<string, Record<string, unknown>>> {
+  let q = ctx.db.selectFrom('attributes').select(['bucket', 'name', 'value']).where('person_id', '=', personId).where('bucket', 'in', buckets);
+  if (names) q = q.where('name', 'in', names);
+  const rows = await q.execute();
+  const out: Record<string, Record<string, unknown>> = {};
+  for (const b of buckets) out[b] = {};
+  for (const r of rows) out[r.bucket]![r.name] = JSON.parse(r.value) as unknown;
+  return out;
+}
+
+/** Writes attributes of several buckets in one transaction; `replace` empties each bucket first (PUT). */
+async function writeBuckets(ctx: Ctx, personId: string, body: Record<string, Record<string, unknown>>, replace: boolean): Promise<void> {
+  const entries = Object.entries(body);
+  for (const [bucket, attrs] of entries) {
+    checkBucket(bucket, 'write');
+    for (const [name, value] of Object.entries(attrs)) encodeValue(bucket, name, value);
+  }
+  const now = nowIso();
+  await ctx.db.transaction().execute(async (trx) => {
+    for (const [bucket, attrs] of entries) {
+      if (replace) await trx.deleteFrom('attributes').where('person_id', '=', personId).where('bucket', '=', bucket).execute();
+      for (const [name, value] of Object.entries(attrs)) {
+        const v = encodeValue(bucket, name, value);
+        await trx
+          .insertInto('attributes')
+          .values({ person_id: personId, bucket, name, value: v, updated_at: now })
+          .onConflict((oc) => oc.columns(['person_id', 'bucket', 'name']).doUpdateSet({ value: v, updated_at: now }))
+          .execute();
+      }
+    }
+  });
+}
+
+function hierarchyEntry(org: Org, all: Org[], personOrgId: string) {
+  return {
+    id: org.id,
+    parent_id: org.parent_id,
+    name: org.org_name,
+    tenant_name: org.tenant_name,
+    children_ids: all.filter((o) => o.parent_id === org.id).map((o) => o.id),
+    person_pool_orgs_ids: org.settings.person_pool_orgs_ids ?? [],
+    group_pool_orgs_ids: [],
+    manager_org_id: org.parent_id,
+    person_in_manager_org: org.parent_id !== null && org.parent_id === personOrgId,
+    inherits_rbac_pools: false,
+  };
+}
+
+/** The person's organization and every organization below it. */
+async function orgTree(ctx: Ctx, rootId: string): Promise<Org[]> {
+  const rows = await ctx.db.selectFrom('organizations').select('id').execute();
+  const all: Org[] = [];
+  for (const r of rows) {
+    const o = await loadOrg(ctx, r.id);
+    if (o) all.push(o);
+  }
+  const out: Org[] = [];
+  const queue = [rootId];
+  while (queue.length) {
+    const id = queue.shift()!;
+    const org = all.find((o) => o.id === id);
+    if (!org || out.includes(org)) continue;
+    out.push(org);
+    for (const child of all) if (child.parent_id === id) queue.push(child.id);
+  }
+  return out;
+}
+
+export function registerMeRoutes(app: FastifyInstance, ctx: Ctx): void {
+  app.get('/me', async (req) => {
+    const claims = await requireUser(ctx, req);
+    const person = await ctx.db.selectFrom('persons').selectAll().where('id', '=', claims.person_id).executeTakeFirstOrThrow();
+    const handles = await ctx.db.selectFrom('handles').select(['type', 'value']).where('person_id', '=', person.id).orderBy('created_at').execute();
+    const creds = await ctx.db.selectFrom('credentials').selectAll().where('person_id', '=', person.id).orderBy('created_at').execute();
+    const readable = BUCKETS.filter((b) => !b.endsWith('no_access'));
+    const attributes = await readBuckets(ctx, person.id, [...readable]);
+    const tree = await orgTree(ctx, person.org_id);
+    const own = tree[0];
+    return {
+      result: {
+        person: {
+          active: person.active === 1,
+          person_id: person.id,
+          person_type: person.person_type,
+          region: person.region,
+          handles,
+          groups: JSON.parse(person.groups) as string[],
+          attributes,
+        },
+        organizations: own
+          ? [{ id: own.id, parent_id: own.parent_id, org_name: own.org_name, tenant_name: own.tenant_name, managed_organizations: tree.slice(1).map((o) => ({ id: o.id, parent_id: o.parent_id, org_name: o.org_name, tenant_name: o.tenant_name })) }]
+          : [],
+        handles,
+        credentials: creds.map((c) => ({ id: c.id, last_used: c.last_used, type: c.type, label: c.label, params: JSON.parse(c.params) as Record<string, unknown> })),
+      },
+    };
+  });
+
+  app.get('/me/orgs', async (req) => {
+    const claims = await requireUser(ctx, req);
+    const tree = await orgTree(ctx, claims.oid);
+    return { result: { org_hierarchy: tree.map((o) => hierarchyEntry(o, tree, claims.oid)) } };
+  });
+
+  // Attributes (§6 buckets).
+  app.get<{ Querystring: { buckets?: string } }>(
+    '/attributes',
+    { schema: { querystring: { type: 'object', additionalProperties: false, properties: { buckets: S.commaList } } } },
+    async (req) => {
+      const claims = await requireUser(ctx, req);
+      const buckets = splitList(req.query.buckets, 'buckets') ?? [DEFAULT_BUCKET];
+      for (const b of buckets) checkBucket(b, 'read');
+      return { result: await readBuckets(ctx, claims.person_id, buckets) };
+    },
+  );
+  const writeAll = (replace: boolean) => async (req: FastifyRequest<{ Body: Record<string, Record<string, unknown>> }>) => {
+    const claims = await requireUser(ctx, req);
+    await writeBuckets(ctx, claims.person_id, req.body, replace);
+    return { result: await readBuckets(ctx, claims.person_id, Object.keys(req.body)) };
+  };
+  app.put('/attributes', { schema: { body: S.bucketsBody } }, writeAll(true));
+  app.patch('/attributes', { schema: { body: S.bucketsBody } }, writeAll(false));
+
+  const bucketParams = { type: 'object', required: ['bucket_name'], properties: { bucket_name: { type: 'string', maxLength: 64 } } };
+  const attrQuery = { type: 'object', additionalProperties: false, properties: { attributes: S.commaList } };
+  app.get<{ Params: { bucket_name: string }; Querystring: { attributes?: string } }>(
+    '/attributes/:bucket_name',
+    { schema: { params: bucketParams, querystring: attrQuery } },
+    async (req) => {
+      const claims = await requireUser(ctx, req);
+      checkBucket(req.params.bucket_name, 'read');
+      const names = splitList(req.query.attributes, 'attributes');
+      const out = await readBuckets(ctx, claims.person_id, [req.params.bucket_name], names);
+      return { result: out[req.params.bucket_name] };
+    },
+  );
+  const writeOne = (replace: boolean) => async (req: FastifyRequest<{ Params: { bucket_name: string }; Body: Record<string, unknown> }>) => {
+    const claims = await requireUser(ctx, req);
+    await writeBuckets(ctx, claims.person_id, { [req.params.bucket_name]: req.body }, replace);
+    const out = await readBuckets(ctx, claims.person_id, [req.params.bucket_name]);
+    return { result: out[req.params.bucket_name] };
+  };
+  app.put('/attributes/:bucket_name', { schema: { params: bucketParams, body: S.bucketBody } }, writeOne(true));
+  app.patch('/attributes/:bucket_name', { schema: { params: bucketParams, body: S.bucketBody } }, writeOne(false));
+  app.delete<{ Params: { bucket_name: string }; Querystring: { attributes?: string } }>(
+    '/attributes/:bucket_name',
+    { schema: { params: bucketParams, querystring: attrQuery } },
+    async (req) => {
+      const claims = await requireUser(ctx, req);
+      checkBucket(req.params.bucket_name, 'write');
+      const names = splitList(req.query.attributes, 'attributes');
+      let q = ctx.db.deleteFrom('attributes').where('person_id', '=', claims.person_id).where('bucket', '=', req.params.bucket_name);
+      if (names) q = q.where('name', 'in', names);
+      await q.execute();
+      const out = await readBuckets(ctx, claims.person_id, [req.params.bucket_name]);
+      return { result: out[req.params.bucket_name] };
+    },
+  );
+
+  // GDPR consent.
+  const listConsents = async (personId: string) => ({
+    consents: await ctx.db.selectFrom('consents').select(['consent_level', 'created_at']).where('person_id', '=', personId).orderBy('consent_level').execute(),
+  });
+  const addConsents = async (personId: string, levels: string[], replace: boolean) => {
+    const now = nowIso();
+    await ctx.db.transaction().execute(async (trx) => {
+      if (replace) await trx.deleteFrom('consents').where('person_id', '=', personId).where('consent_level', 'not in', levels.length ? levels : ['']).execute();
+      for (const level of new Set(levels)) {
+        await trx.insertInto('consents').values({ person_id: personId, consent_level: level, created_at: now }).onConflict((oc) => oc.columns(['person_id', 'consent_level']).doNothing()).execute();
+      }
+    });
+  };
+  app.get('/consent/gdpr', async (req) => {
+    const claims = await requireUser(ctx, req);
+    return { result: await listConsents(claims.person_id) };
+  });
+  app.post<{ Body: { consent_levels: string[] } }>('/consent/gdpr', { schema: { body: S.consentBody } }, async (req) => {
+    const claims = await requireUser(ctx, req);
+    await addConsents(claims.person_id, req.body.consent_levels, false);
+    return { result: await listConsents(claims.person_id) };
+  });
+  app.put<{ Body: { consent_levels: string[] } }>('/consent/gdpr', { schema: { body: S.consentBody } }, async (req) => {
+    const claims = await requireUser(ctx, req);
+    await addConsents(claims.person_id, req.body.consent_levels, true);
+    return { result: await listConsents(claims.person_id) };
+  });
+  app.delete<{ Querystring: { consent_levels?: string; deleteAll?: string } }>(
+    '/consent/gdpr',
+    { schema: { querystring: { type: 'object', additionalProperties: false, properties: { consent_levels: S.commaList, deleteAll: { enum: ['true', 'false'] } } } } },
+    async (req) => {
+      const claims = await requireUser(ctx, req);
+      const levels = splitList(req.query.consent_levels, 'consent_levels');
+      const all = req.query.deleteAll === 'true';
+      if (all && levels) throw badRequest('give either consent_levels or deleteAll=true, not both');
+      if (!all && !levels) throw badRequest('give consent_levels (comma-separated) or deleteAll=true');
+      let q = ctx.db.deleteFrom('consents').where('person_id', '=', claims.person_id);
+      if (levels) q = q.where('consent_level', 'in', levels);
+      await q.execute();
+      return { result: await listConsents(claims.person_id) };
+    },
+  );
+
+}

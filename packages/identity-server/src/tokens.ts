@@ -1,0 +1,193 @@
+import { randomUUID } from 'node:crypto';
+import { SignJWT, exportJWK, generateKeyPair, importJWK, jwtVerify, decodeProtectedHeader, errors as joseErrors, type JWK, type CryptoKey } from 'jose';
+import type { Db } from './db/index.js';
+
+export const SIGNING_ALG = 'ES256';
+
+export interface Authentication {
+  method: string;
+  handle?: string | undefined;
+}
+
+/** Claims of a Keyway user token (spec §3). */
+export interface UserTokenClaims {
+  iss: string;
+  sub: string;
+  aud: string;
+  iat: number;
+  exp: number;
+  jti: string;
+  person_id: string;
+  oid: string;
+  first_token: boolean;
+  authenticated_methods: string[];
+  authentications: Authentication[];
+  person_type: string;
+  groups: string[];
+}
+
+interface LoadedKey {
+  kid: string;
+  createdAt: number;
+  privateKey: CryptoKey;
+  publicKey: CryptoKey;
+  publicJwk: JWK;
+}
+
+export interface TokenServiceOptions {
+  issuer: string;
+  /** Lifetime of user tokens. */
+  ttlSeconds: number;
+  /** A new signing key is generated when the newest one is older than this. */
+  rotationSeconds: number;
+}
+
+export type ValidationResult =
+  | { valid: true; claims: UserTokenClaims; expires_in_seconds: number; expires_at: string }
+  | { valid: false; invalidity_reason: string };
+
+/**
+ * Signs and verifies user tokens with persisted, rotating ES256 keys. Old public keys stay in the JWKS until every
+ * token they signed has expired. Revocations are kept in the database and mirrored in memory.
+ */
+export class TokenService {
+  private keys: LoadedKey[] = [];
+  private readonly revoked = new Set<string>();
+  private readonly verified = new Map<string, UserTokenClaims>();
+  private lastRevocationSync = '';
+
+  constructor(
+    private readonly db: Db,
+    readonly opts: TokenServiceOptions,
+  ) {}
+
+  async init(): Promise<void> {
+    await this.rotateIfDue();
+    await this.syncRevocations();
+  }
+
+  /** Generates a new key when the newest is older than the rotation period and drops keys nobody can need. */
+  async rotateIfDue(now = Date.now()): Promise<void> {
+    const rows = await this.db.selectFrom('signing_keys').selectAll().orderBy('created_at', 'desc').execute();
+    const newest = rows[0];
+    if (!newest || now - Date.parse(newest.created_at) >= this.opts.rotationSeconds * 1000) {
+      const { privateKey, publicKey } = await generateKeyPair(SIGNING_ALG, { extractable: true });
+      const kid = randomUUID();
+      const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: SIGNING_ALG, use: 'sig' };
+      const privateJwk = { ...(await exportJWK(privateKey)), kid, alg: SIGNING_ALG };
+      const created_at = new Date(now).toISOString();
+      await this.db
+        .insertInto('signing_keys')
+        .values({ kid, alg: SIGNING_ALG, private_jwk: JSON.stringify(privateJwk), public_jwk: JSON.stringify(publicJwk), created_at })
+        .execute();
+      rows.unshift({ kid, alg: SIGNING_ALG, private_jwk: JSON.stringify(privateJwk), public_jwk: JSON.stringify(publicJwk), created_at });
+    }
+    // A key retired at time R (when its successor appeared) may have signed tokens until R; keep it until R + ttl.
+    const keep: typeof rows = [];
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i]!;
+      const successor = rows[i - 1];
+      if (successor && now - Date.parse(successor.created_at) > this.opts.ttlSeconds * 1000) {
+        await this.db.deleteFrom('signing_keys').where('kid', '=', row.kid).execute();
+        continue;
+      }
+      keep.push(row);
+    }
+    this.keys = await Promise.all(
+      keep.map(async (row) => ({
+        kid: row.kid,
+        createdAt: Date.parse(row.created_at),
+        privateKey: (await importJWK(JSON.parse(row.private_jwk) as JWK, row.alg)) as CryptoKey,
+        publicKey: (await importJWK(JSON.parse(row.public_jwk) as JWK, row.alg)) as CryptoKey,
+        publicJwk: JSON.parse(row.public_jwk) as JWK,
+      })),
+    );
+    this.verified.clear();
+  }
+
+  jwks(): { keys: JWK[] } {
+    return { keys: this.keys.map((k) => k.publicJwk) };
+  }
+
+  async sign(claims: Omit<UserTokenClaims, 'iss' | 'sub' | 'aud' | 'iat' | 'exp' | 'jti'>, ttlSeconds = this.opts.ttlSeconds): Promise<string> {
+    const key = this.keys[0];
+    if (!key) throw new Error('no signing key loaded');
+    const now = Math.floor(Date.now() / 1000);
+    return new SignJWT({ ...claims })
+      .setProtectedHeader({ alg: SIGNING_ALG, kid: key.kid, typ: 'JWT' })
+      .setIssuer(this.opts.issuer)
+      .setSubject(claims.person_id)
+      .setAudience(claims.oid)
+      .setIssuedAt(now)
+      .setExpirationTime(now + ttlSeconds)
+      .setJti(randomUUID())
+      .sign(key.privateKey);
+  }
+
+  /** Checks signature, issuer, expiry and revocation. Never throws for bad input. */
+  async validate(token: string): Promise<ValidationResult> {
+    let claims = this.verified.get(token);
+    if (!claims) {
+      let kid: string | undefined;
+      try {
+        kid = decodeProtectedHeader(token).kid;
+      } catch {
+        return { valid: false, invalidity_reason: 'token is malformed' };
+      }
+      const key = this.keys.find((k) => k.kid === kid);
+      if (!key) return { valid: false, invalidity_reason: 'token was not signed by a known key' };
+      try {
+        const { payload } = await jwtVerify(token, key.publicKey, { issuer: this.opts.issuer, algorithms: [SIGNING_ALG] });
+        claims = payload as unknown as UserTokenClaims;
+      } catch (err) {
+        if (err instanceof joseErrors.JWTExpired) return { valid: false, invalidity_reason: 'token has expired' };
+        if (err instanceof joseErrors.JWTClaimValidationFailed) return { valid: false, invalidity_reason: `token claim "${err.claim}" is invalid` };
+        return { valid: false, invalidity_reason: 'token signature is invalid' };
+      }
+      if (typeof claims.person_id !== 'string' || typeof claims.oid !== 'string' || typeof claims.jti !== 'string') {
+        return { valid: false, invalidity_reason: 'token is not a Keyway user token' };
+      }
+      if (this.verified.size > 50_000) this.verified.clear();
+      this.verified.set(token, claims);
+    }
+    const nowMs = Date.now();
+    if (claims.exp * 1000 <= nowMs) {
+      this.verified.delete(token);
+      return { valid: false, invalidity_reason: 'token has expired' };
+    }
+    if (this.revoked.has(claims.jti)) return { valid: false, invalidity_reason: 'token has been revoked' };
+    return {
+      valid: true,
+      claims,
+      expires_in_seconds: Math.max(0, Math.floor(claims.exp - nowMs / 1000)),
+      expires_at: new Date(claims.exp * 1000).toISOString(),
+    };
+  }
+
+  /** Persists the revocation; the token stays invalid across restarts until it would have expired anyway. */
+  async revoke(claims: Pick<UserTokenClaims, 'jti' | 'exp'>): Promise<void> {
+    this.revoked.add(claims.jti);
+    const revoked_at = new Date().toISOString();
+    const expires_at = new Date(claims.exp * 1000).toISOString();
+    await this.db
+      .insertInto('revoked_tokens')
+      .values({ jti: claims.jti, expires_at, revoked_at })
+      .onConflict((oc) => oc.column('jti').doNothing())
+      .execute();
+  }
+
+  /** Loads revocations written since the last sync (by this or another server sharing the database). */
+  async syncRevocations(): Promise<void> {
+    const now = new Date().toISOString();
+    const rows = await this.db
+      .selectFrom('revoked_tokens')
+      .select(['jti', 'revoked_at'])
+      .where('expires_at', '>', now)
+      .where('revoked_at', '>=', this.lastRevocationSync)
+      .execute();
+    for (const row of rows) {
+      this.revoked.add(row.jti);
+      if (row.revoked_at > this.lastRevocationSync) this.lastRevocationSync = row.revoked_at;
+    }
+  }
+}

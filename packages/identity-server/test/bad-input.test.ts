@@ -1,0 +1,95 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { api, signInWithEmail, startTestServer, type TestServer } from './helpers.js';
+
+/** Every operation that takes a JSON body, with a valid body to mutate. */
+const OPERATIONS: Array<{ method: string; path: string; body: Record<string, unknown>; auth?: boolean; wrongType: Record<string, unknown> }> = [
+  { method: 'POST', path: '/id', body: { handle: 'bad@example.com', factor: { method: 'otp_via_email' } }, wrongType: { handle: 42, factor: { method: 'otp_via_email' } } },
+  { method: 'POST', path: '/id/v2', body: { handle: 'bad@example.com', factor: { method: 'otp_via_email' } }, wrongType: { handle: 'bad@example.com', factor: 'otp' } },
+  { method: 'POST', path: '/attestation', body: { challenge_id: 'x', challenge_type: 'otp', data: { otp: '1' } }, wrongType: { challenge_id: 1, challenge_type: 'otp', data: {} } },
+  { method: 'POST', path: '/attestation/v2', body: { challenge_id: 'x', challenge_type: 'otp', data: { otp: '1' } }, wrongType: { challenge_id: 'x', challenge_type: 'otp', data: [] } },
+  { method: 'POST', path: '/attestation/v3', body: { challenge_id: 'x', challenge_type: 'otp', data: { otp: '1' } }, wrongType: { challenge_id: 'x', challenge_type: 'pizza', data: {} } },
+  { method: 'POST', path: '/token/validate', body: { token: 'x' }, wrongType: { token: ['x'] } },
+  { method: 'POST', path: '/token/revoke', body: { token: 'x' }, wrongType: { token: null } },
+  { method: 'POST', path: '/persons/anonymous', body: { region: 'eu' }, wrongType: { region: 5 } },
+  { method: 'PUT', path: '/attributes', body: { end_user_read_write: { a: 1 } }, auth: true, wrongType: { end_user_read_write: 'a' } },
+  { method: 'PATCH', path: '/attributes', body: { end_user_read_write: { a: 1 } }, auth: true, wrongType: { end_user_read_write: [1] } },
+  { method: 'PUT', path: '/attributes/end_user_read_write', body: { a: 1 }, auth: true, wrongType: [1, 2] as unknown as Record<string, unknown> },
+  { method: 'POST', path: '/consent/gdpr', body: { consent_levels: ['a'] }, auth: true, wrongType: { consent_levels: 'a' } },
+  { method: 'PUT', path: '/consent/gdpr', body: { consent_levels: ['a'] }, auth: true, wrongType: { consent_levels: [1] } },
+  { method: 'POST', path: '/actions/sdk', body: { event_name: 'X', organization_id: 'org_keyway_dev' }, wrongType: { event_name: 5 } },
+  { method: 'POST', path: '/events', body: { event_name: 'X', organization_id: 'org_keyway_dev' }, wrongType: { event_name: 'X', event_data: 'no' } },
+];
+
+describe('bad input never yields a 5xx and never writes', () => {
+  let server: TestServer;
+  let call: ReturnType<typeof api>;
+  let token: string;
+  beforeAll(async () => {
+    server = await startTestServer('sqlite', { limits: { perIpPerMinute: 10_000 } });
+    call = api(server);
+    token = await signInWithEmail(server, 'owner@example.com');
+  });
+  afterAll(() => server.stop());
+
+  async function mailboxSize() {
+    return ((await (await fetch(`${server.url}/dev/mailbox.json?limit=500`)).json()) as { result: unknown[] }).result.length;
+  }
+
+  for (const op of OPERATIONS) {
+    it(`${op.method} ${op.path}`, async () => {
+      const opts = op.auth ? { token } : {};
+      const before = await mailboxSize();
+      const cases: Array<{ name: string; status: number; message: RegExp; run: () => ReturnType<typeof call> }> = [
+        { name: 'malformed JSON', status: 400, message: /^malformed JSON body/, run: () => call(op.method, op.path, undefined, { ...opts, raw: '{"handle": ' }) },
+        { name: 'wrong types', status: 400, message: /^body/, run: () => call(op.method, op.path, op.wrongType, opts) },
+        { name: 'unknown field', status: 400, message: /unknown field "surprise"|must be object/, run: () => call(op.method, op.path, { ...op.body, surprise: { nested: true } }, opts) },
+        { name: 'huge body', status: 413, message: /^request body is larger than 65536 bytes$/, run: () => call(op.method, op.path, { ...op.body, pad: 'x'.repeat(200_000) }, opts) },
+        { name: 'wrong content type', status: 415, message: /^unsupported Content-Type "application\/xml"/, run: () => call(op.method, op.path, undefined, { ...opts, raw: '<x/>', headers: { 'content-type': 'application/xml' } }) },
+        { name: 'no body', status: 400, message: /body/, run: () => call(op.method, op.path, undefined, opts) },
+      ];
+      for (const c of cases) {
+        if (op.path === '/persons/anonymous' && c.name === 'no body') continue; // the region is optional
+        if (op.path.startsWith('/attributes') && c.name === 'unknown field') continue; // attribute names are free-form
+        const res = await c.run();
+        expect.soft(res.status, `${c.name}: ${JSON.stringify(res.body)}`).toBe(c.status);
+        expect.soft(res.body.errors?.[0]?.httpcode, c.name).toBe(c.status);
+        expect.soft(res.body.errors?.[0]?.message, c.name).toMatch(c.message);
+      }
+      if (op.path.startsWith('/id')) {
+        const noOrg = await call(op.method, op.path, op.body, { org: null });
+        expect(noOrg.status).toBe(400);
+        expect(noOrg.body.errors[0].message).toBe('missing Keyway-OrgID header');
+      }
+      if (op.auth) {
+        const noToken = await call(op.method, op.path, op.body);
+        expect(noToken.status).toBe(401);
+      }
+      expect(await mailboxSize()).toBe(before);
+    });
+  }
+
+  it('names the exact field that is wrong', async () => {
+    const r = await call('POST', '/id/v2', { handle: 'a@example.com', factor: { method: 'otp_via_email', extra: 1 } });
+    expect(r.body.errors[0].message).toBe('body.factor has unknown field "extra"');
+    const m = await call('POST', '/id/v2', { handle: 'a@example.com', factor: { method: 'carrier_pigeon' } });
+    expect(m.body.errors[0].message).toMatch(/^body\.factor\.method must be one of "webauthn", "email_link"/);
+    const req = await call('POST', '/attestation/v3', { challenge_id: 'x', data: {} });
+    expect(req.body.errors[0].message).toBe('body is missing required field "challenge_type"');
+    const q = await call('GET', '/events?limit=5000', undefined, { headers: { 'keyway-api-key': 'kw_dev_api_key_not_secret' } });
+    expect(q.status).toBe(400);
+    expect(q.body.errors[0].message).toBe('querystring.limit must be <= 1000');
+    const unknownRoute = await call('GET', '/nope');
+    expect(unknownRoute.body.errors[0]).toEqual({ httpcode: 404, message: 'no route for GET /nope' });
+  });
+
+  it('rejects an unknown challenge and a mismatching challenge type', async () => {
+    const r = await call('POST', '/attestation/v3', { challenge_id: 'does-not-exist', challenge_type: 'otp', data: { otp: '123456' } });
+    expect(r.status).toBe(404);
+    const id = await call('POST', '/id/v2', { handle: 'type@example.com', factor: { method: 'otp_via_email' } });
+    const t = await call('POST', '/attestation/v3', { challenge_id: id.body.result.challenges[0].id, challenge_type: 'totp_verify', data: { otp: '1' } });
+    expect(t.status).toBe(400);
+    expect(t.body.errors[0].message).toBe('challenge_type "totp_verify" does not match the challenge, which is of type "otp"');
+    const empty = await call('POST', '/attestation/v3', { challenge_id: id.body.result.challenges[0].id, challenge_type: 'otp', data: {} });
+    expect(empty.body.errors[0]).toEqual({ httpcode: 400, message: 'data.otp must be a non-empty string' });
+  });
+});

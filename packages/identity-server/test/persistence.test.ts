@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { BACKENDS, api, decodeClaims, freshStorage, signInWithEmail, startTestServer } from './helpers.js';
+
+describe.each(BACKENDS)('restart keeps the data (%s)', (backend) => {
+  it('keeps persons, handles, attributes, consents, signing keys and revocations', async () => {
+    const storage = await freshStorage(backend);
+    const keepStorage = { ...storage, cleanup: async () => undefined };
+    let server = await startTestServer(backend, {}, keepStorage);
+    let call = api(server);
+    const token = await signInWithEmail(server, 'stay@example.com');
+    const revoked = await signInWithEmail(server, 'stay@example.com');
+    await call('PATCH', '/attributes', { end_user_read_write: { plan: 'pro' } }, { token });
+    await call('POST', '/consent/gdpr', { consent_levels: ['marketing'] }, { token });
+    await call('POST', '/token/revoke', { token: revoked });
+    const jwksBefore = await (await fetch(`${server.url}/.well-known/jwks.json`)).json();
+    const port = Number(new URL(server.url).port);
+    await server.close();
+
+    server = await startTestServer(backend, { port }, keepStorage);
+    call = api(server);
+    try {
+      expect(await (await fetch(`${server.url}/.well-known/jwks.json`)).json()).toEqual(jwksBefore);
+      expect((await call('POST', '/token/validate', { token })).body.result.valid).toBe(true);
+      expect((await call('POST', '/token/validate', { token: revoked })).body.result).toEqual({ valid: false, invalidity_reason: 'token has been revoked' });
+      const me = await call('GET', '/me', undefined, { token });
+      expect(me.body.result.person.person_id).toBe(decodeClaims(token).person_id);
+      expect(me.body.result.handles).toEqual([{ type: 'email_address', value: 'stay@example.com' }]);
+      expect((await call('GET', '/attributes', undefined, { token })).body.result).toEqual({ end_user_read_write: { plan: 'pro' } });
+      expect((await call('GET', '/consent/gdpr', undefined, { token })).body.result.consents.map((c: any) => c.consent_level)).toEqual(['marketing']);
+      // Signing in again after the restart finds the same person.
+      const again = decodeClaims(await signInWithEmail(server, 'stay@example.com'));
+      expect(again.person_id).toBe(decodeClaims(token).person_id);
+      expect(again.first_token).toBe(false);
+    } finally {
+      await server.close();
+      await storage.cleanup();
+    }
+  });
+});
