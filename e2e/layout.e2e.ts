@@ -1,0 +1,106 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Browser, BrowserContext } from 'playwright-core';
+import { isolatedContext, launchBrowser } from './browser';
+
+const base = inject('docsUrl');
+let browser: Browser;
+let context: BrowserContext;
+
+beforeAll(async () => {
+  browser = await launchBrowser();
+  context = await isolatedContext(browser, { viewport: { width: 1280, height: 900 } });
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+describe('navbar and footer', () => {
+  it('has the navbar of the spec, in order, with the console sign-up link external', async () => {
+    const page = await context.newPage();
+    await page.goto(`${base}/docs/intro`);
+    const links = await page.locator('.navbar__items--left a.navbar__link').evaluateAll((as) =>
+      as.map((a) => [a.textContent?.trim(), a.getAttribute('href')]),
+    );
+    expect(links).toEqual([
+      ['Docs', '/docs/intro'],
+      ['Identity Management', '/docs/access'],
+      ['Identity Protection', '/docs/identity-protection/onboarding'],
+      ['Gate', '/docs/gate/getting-started'],
+      ['API Reference', '/docs/api'],
+    ]);
+    const signup = page.locator('a.navbar__signup');
+    expect(await signup.getAttribute('href')).toMatch(/^https:\/\//);
+    expect(await signup.getAttribute('target')).toBe('_blank');
+    expect(await signup.getAttribute('rel')).toContain('noopener');
+    expect(await page.locator('.navbar__items--right').getByRole('button', { name: 'Search the docs' }).isVisible()).toBe(true);
+    await page.close();
+  });
+
+  it('shows the locale dropdown everywhere and the version dropdown (Next) on doc pages only', async () => {
+    const page = await context.newPage();
+    await page.goto(`${base}/docs/intro`);
+    const right = page.locator('.navbar__items--right');
+    expect(await right.getByText('English').isVisible()).toBe(true);
+    expect(await right.getByText('Next').isVisible()).toBe(true);
+    await page.goto(`${base}/`);
+    expect(await page.locator('.navbar__items--right').getByText('English').isVisible()).toBe(true);
+    expect(await page.locator('.navbar__items--right').getByText('Next', { exact: true }).count()).toBe(0);
+    await page.close();
+  });
+
+  it('has the footer of the spec', async () => {
+    const page = await context.newPage();
+    await page.goto(`${base}/`);
+    const footer = page.locator('footer');
+    expect(await footer.getByText('Copyright © 2025 Keyway').isVisible()).toBe(true);
+    expect(await footer.locator('img[alt="Keyway"]').count()).toBe(1);
+    const hrefs = await footer.locator('a').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
+    for (const internal of ['/docs/intro', '/docs/api', '/docs/access', '/docs/gate/getting-started']) expect(hrefs).toContain(internal);
+    for (const external of ['blog', 'keyway.dev', 'terms', 'privacy']) expect(hrefs.some((h) => h?.startsWith('https://') && h.includes(external))).toBe(true);
+    await page.close();
+  });
+
+  it('uses the docs sidebar on docs pages and the api sidebar on API pages, neither hideable, no breadcrumbs', async () => {
+    const page = await context.newPage();
+    await page.goto(`${base}/docs/intro`);
+    const sidebar = page.locator('nav[aria-label="Docs sidebar"]');
+    expect(await sidebar.getByRole('link', { name: 'Introduction' }).first().getAttribute('href')).toBe('/docs/intro');
+    expect(await page.getByRole('button', { name: /collapse sidebar/i }).count()).toBe(0);
+    expect(await page.locator('nav[aria-label="Breadcrumbs"]').count()).toBe(0);
+    await page.goto(`${base}/docs/category/api/persons`);
+    const apiLinks = await page.locator('nav[aria-label="Docs sidebar"] a').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
+    expect(apiLinks[0]).toBe('/docs/api');
+    expect(apiLinks).toContain('/docs/category/api/tokens');
+    expect(apiLinks).not.toContain('/docs/intro');
+    await page.close();
+  });
+
+  it('lists h2 to h4 in the table of contents', async () => {
+    const page = await context.newPage();
+    await page.goto(`${base}/docs/intro`);
+    const toc = await page.locator('.table-of-contents a').allTextContents();
+    expect(toc).toEqual(['The three products', 'Where to go next', 'Conventions in these docs']);
+    await page.close();
+  });
+});
+
+describe('search', () => {
+  it('opens with Ctrl+K, finds pages and sections, and opens a result with the keyboard', async () => {
+    const page = await context.newPage();
+    await page.goto(`${base}/docs/intro`);
+    await page.keyboard.press('Control+k');
+    const input = page.getByRole('combobox');
+    await expect.poll(() => input.isVisible()).toBe(true);
+    expect(await input.getAttribute('placeholder')).toBe('Search');
+    await input.fill('machine to machine');
+    const first = page.getByRole('option').first();
+    await expect.poll(() => first.textContent()).toContain('Machine-to-machine access');
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/\/docs\/access\/guides\/m2m/);
+    // Typos are tolerated.
+    await page.keyboard.press('Control+k');
+    await page.getByRole('combobox').fill('anonymus persns');
+    await expect.poll(() => page.getByRole('option').first().textContent()).toContain('nonymous');
+    await page.close();
+  });
+});

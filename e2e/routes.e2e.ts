@@ -1,0 +1,108 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Browser, BrowserContext } from 'playwright-core';
+import { isolatedContext, launchBrowser } from './browser';
+import { repoRoot, routeContract } from './paths';
+
+const base = inject('docsUrl');
+const routes = routeContract();
+let browser: Browser;
+let context: BrowserContext;
+
+beforeAll(async () => {
+  browser = await launchBrowser();
+  context = await isolatedContext(browser);
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+const h1Of = (html: string) => html.match(/<h1[^>]*>([\s\S]*?)<\/h1>/)?.[1]?.replace(/<[^>]+>/g, '').trim() ?? '';
+
+describe('the route contract', () => {
+  it('our copy of routes.txt is the shared contract', () => {
+    const shared = path.join(repoRoot, '..', 'shared', 'spec', 'routes.txt');
+    if (!fs.existsSync(shared)) return; // a clone without shared/: the copy is all there is
+    expect(fs.readFileSync(path.join(repoRoot, 'e2e', 'routes.txt'), 'utf8')).toBe(fs.readFileSync(shared, 'utf8'));
+  });
+
+  it('every route answers 200 with its page and its H1 in the HTML', async () => {
+    const problems: string[] = [];
+    await Promise.all(
+      routes
+        .filter(({ route }) => route !== '/docs')
+        .map(async ({ route }) => {
+          const res = await fetch(base + route, { redirect: 'manual' });
+          const html = await res.text();
+          if (res.status !== 200) problems.push(`${route}: HTTP ${res.status}`);
+          else if (!h1Of(html)) problems.push(`${route}: no H1`);
+        }),
+    );
+    expect(problems).toEqual([]);
+  });
+
+  it('every docs route is in a sidebar, marked as the current page', async () => {
+    const problems: string[] = [];
+    const docs = routes.filter(({ route }) => route.startsWith('/docs/'));
+    await Promise.all(
+      docs.map(async ({ route }) => {
+        const html = await (await fetch(base + route)).text();
+        const sidebar = html.match(/<nav[^>]*aria-label="Docs sidebar"[\s\S]*?<\/nav>/)?.[0] ?? '';
+        if (!new RegExp(`aria-current="page"[^>]*href="${route}"|href="${route}"[^>]*aria-current="page"`).test(sidebar)) problems.push(route);
+      }),
+    );
+    expect(problems).toEqual([]);
+  });
+
+  it('/docs lands on the introduction', async () => {
+    const page = await context.newPage();
+    const res = await page.goto(`${base}/docs`);
+    expect(res?.status()).toBe(200);
+    await page.waitForURL(`${base}/docs/intro`);
+    await expect.poll(() => page.locator('h1').first().textContent()).toBe('Introduction');
+    await page.close();
+  });
+
+  it('renders the H1 of a page of each section in the browser, with the documented title format', async () => {
+    const page = await context.newPage();
+    const samples = ['/', '/login', '/docs/intro', '/docs/access', '/docs/gate/getting-started', '/docs/identity-protection/onboarding', '/docs/api', '/docs/category/api/persons'];
+    for (const route of samples) {
+      const res = await page.goto(base + route);
+      expect(res?.status(), route).toBe(200);
+      const h1 = (await page.locator('h1').first().textContent())?.trim();
+      expect(h1, route).toBeTruthy();
+      if (route !== '/') expect(await page.title(), route).toMatch(/^.+ \| Keyway Docs$/);
+    }
+    await page.close();
+  });
+});
+
+describe('not found and redirects', () => {
+  it('shows the not-found page with status 404 for an unknown path', async () => {
+    const page = await context.newPage();
+    const res = await page.goto(`${base}/docs/no-such-page`);
+    expect(res?.status()).toBe(404);
+    await expect.poll(() => page.locator('h1').first().textContent()).toBe('Page Not Found');
+    await page.close();
+  });
+
+  it('redirects .html, /index.html and trailing slashes to the clean route', async () => {
+    const cases: [string, string][] = [
+      ['/docs/intro.html', '/docs/intro'],
+      ['/docs/access/index.html', '/docs/access'],
+      ['/docs/gate/faq/', '/docs/gate/faq'],
+      ['/index.html', '/'],
+      ['/login.html?redirect_to=%2Fdocs%2Fintro', '/login?redirect_to=%2Fdocs%2Fintro'],
+    ];
+    for (const [from, to] of cases) {
+      const res = await fetch(base + from, { redirect: 'manual' });
+      expect(res.status, from).toBe(301);
+      expect(res.headers.get('location'), from).toBe(to);
+    }
+    const page = await context.newPage();
+    await page.goto(`${base}/docs/intro.html`);
+    expect(new URL(page.url()).pathname).toBe('/docs/intro');
+    await page.close();
+  });
+});

@@ -1,0 +1,201 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, beforeEach, afterEach, describe, expect, inject, it } from 'vitest';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { isolatedContext, launchBrowser } from './browser';
+import { siteBuild } from './paths';
+
+const base = inject('docsUrl');
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+
+beforeAll(async () => {
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+beforeEach(async () => {
+  context = await isolatedContext(browser, { viewport: { width: 1280, height: 800 } });
+  page = await context.newPage();
+});
+afterEach(async () => {
+  await context.close();
+});
+
+/** Navigates client-side, the way the router does for a link: a history entry plus the event it listens to. */
+async function clientNavigate(p: Page, href: string) {
+  await p.evaluate((h) => {
+    window.history.pushState({}, '', h);
+    window.dispatchEvent(new PopStateEvent('popstate'));
+  }, href);
+}
+
+/** The hashed JS file that contains a distinctive string of a page's content. */
+function chunkContaining(text: string): string {
+  const dir = path.join(siteBuild, 'assets', 'js');
+  const file = fs.readdirSync(dir).find((f) => f.endsWith('.js') && fs.readFileSync(path.join(dir, f), 'utf8').includes(text));
+  if (!file) throw new Error(`no chunk contains ${JSON.stringify(text)}`);
+  return file;
+}
+
+describe('navigation', () => {
+  it('shows the progress bar only when a route takes longer than 200 ms, without a spinner', async () => {
+    await page.goto(`${base}/docs/intro`);
+    // A fast route change: no bar.
+    await page.getByRole('link', { name: 'Identity Management', exact: true }).first().click();
+    await page.waitForURL(`${base}/docs/access`);
+    expect(await page.locator('#nprogress').count()).toBe(0);
+    // A slow one: hold the next page's content chunk for 1.5 s.
+    const chunk = chunkContaining('Conventions in these docs');
+    await page.route(`**/assets/js/${chunk}`, async (route) => {
+      await new Promise((r) => setTimeout(r, 1500));
+      await route.continue();
+    });
+    const started = Date.now();
+    await page.locator('nav[aria-label="Docs sidebar"] a[href="/docs/intro"]').click();
+    await page.locator('#nprogress .bar').waitFor({ state: 'attached' });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(190);
+    expect(await page.locator('#nprogress .spinner').count()).toBe(0);
+    await page.waitForURL(`${base}/docs/intro`);
+    await page.locator('#nprogress').waitFor({ state: 'detached' });
+  });
+
+  it('hides the navbar on downward scroll and shows it again near the top', async () => {
+    await page.goto(`${base}/docs/intro`);
+    const navbar = page.locator('nav.navbar');
+    await page.mouse.wheel(0, 600);
+    await expect.poll(async () => (await navbar.boundingBox())!.y, { timeout: 3000 }).toBeLessThan(-10);
+    await page.mouse.wheel(0, -2000);
+    await expect.poll(async () => (await navbar.boundingBox())!.y, { timeout: 3000 }).toBe(0);
+  });
+
+  it('scrolls to the hash target after navigation, and to the top otherwise', async () => {
+    await page.goto(`${base}/docs/access`);
+    await page.evaluate(() => window.scrollTo(0, 400));
+    await clientNavigate(page, '/docs/intro#conventions-in-these-docs');
+    const heading = page.locator('#conventions-in-these-docs');
+    await expect.poll(async () => Math.round((await heading.boundingBox())?.y ?? -1), { timeout: 5000 }).toBeLessThan(120);
+    await page.locator('nav[aria-label="Docs sidebar"] a[href="/docs/access"]').first().click();
+    await page.waitForURL(`${base}/docs/access`);
+    await expect.poll(() => page.evaluate(() => window.scrollY)).toBe(0);
+  });
+
+  it('offers a skip-to-content link as the first focus stop', async () => {
+    await page.goto(`${base}/docs/intro`);
+    await page.keyboard.press('Tab');
+    const focused = page.locator(':focus');
+    expect(await focused.textContent()).toBe('Skip to main content');
+    await page.keyboard.press('Enter');
+    expect(await page.evaluate(() => document.activeElement?.closest('main') !== null || document.activeElement?.id === '__docusaurus_skipToContent_fallback')).toBe(true);
+  });
+});
+
+describe('mobile layout', () => {
+  it('collapses to the mobile sidebar at 996 px, which closes on navigation', async () => {
+    await page.setViewportSize({ width: 996, height: 800 });
+    await page.goto(`${base}/docs/intro`);
+    const toggle = page.getByRole('button', { name: 'Toggle navigation bar' });
+    await expect.poll(() => toggle.isVisible()).toBe(true);
+    await toggle.click();
+    const sidebar = page.locator('.navbar-sidebar');
+    await expect.poll(() => sidebar.isVisible()).toBe(true);
+    await sidebar.getByRole('link', { name: 'Identity Management' }).first().click();
+    await page.waitForURL(`${base}/docs/access`);
+    await expect.poll(() => page.evaluate(() => document.querySelector('.navbar')?.classList.contains('navbar-sidebar--show'))).toBe(false);
+  });
+
+  it('keeps the desktop navbar at 997 px', async () => {
+    await page.setViewportSize({ width: 997, height: 800 });
+    await page.goto(`${base}/docs/intro`);
+    expect(await page.getByRole('button', { name: 'Toggle navigation bar' }).isVisible()).toBe(false);
+    expect(await page.locator('nav[aria-label="Docs sidebar"]').isVisible()).toBe(true);
+  });
+});
+
+describe('failures', () => {
+  it('shows the crash fallback with the error message and Try again', async () => {
+    const chunk = chunkContaining('Conventions in these docs');
+    const original = fs.readFileSync(path.join(siteBuild, 'assets', 'js', chunk), 'utf8');
+    await page.route(`**/assets/js/${chunk}`, (route) =>
+      route.fulfill({
+        contentType: 'application/javascript',
+        body: original.replace('"Conventions in these docs"', '(()=>{throw new Error("Injected render failure")})()'),
+      }),
+    );
+    await page.goto(`${base}/docs/intro`);
+    await expect.poll(() => page.getByText('This page crashed.').isVisible(), { timeout: 10_000 }).toBe(true);
+    expect(await page.getByText('Injected render failure').first().isVisible()).toBe(true);
+    expect(await page.getByRole('button', { name: 'Try again' }).isVisible()).toBe(true);
+  });
+
+  it('shows the base URL banner on the home page when the site’s scripts cannot load', async () => {
+    await page.route('**/assets/js/**', (route) => route.abort());
+    await page.goto(`${base}/`);
+    const banner = page.locator('#__docusaurus-base-url-issue-banner');
+    await expect.poll(() => banner.isVisible()).toBe(true);
+    expect(await banner.textContent()).toContain('did not load properly');
+    expect(await banner.textContent()).toContain('baseUrl');
+  });
+
+  it('reloads the page fully when the next page’s code cannot be fetched during client navigation', async () => {
+    await page.goto(`${base}/docs/access`);
+    const chunk = chunkContaining('Conventions in these docs');
+    let failures = 0;
+    await page.route(`**/assets/js/${chunk}`, async (route) => {
+      if (failures++ === 0) return route.abort();
+      return route.continue();
+    });
+    await page.evaluate(() => ((window as unknown as { marker: number }).marker = 1));
+    await page.locator('nav[aria-label="Docs sidebar"] a[href="/docs/intro"]').click();
+    await page.waitForURL(`${base}/docs/intro`);
+    await expect.poll(() => page.locator('h1').first().textContent()).toBe('Introduction');
+    // A full reload drops the marker of the old document.
+    expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBeUndefined();
+  });
+});
+
+describe('stored choices', () => {
+  it('persists the tab choice under docusaurus.tab.<groupId>', async () => {
+    await page.goto(`${base}/docs/access/react-sdk/guides/setup`);
+    await page.getByRole('tab', { name: 'pnpm' }).click();
+    expect(await page.evaluate(() => localStorage.getItem('docusaurus.tab.package-manager'))).toBe('pnpm');
+    await page.reload();
+    await expect.poll(() => page.getByRole('tab', { name: 'pnpm' }).getAttribute('aria-selected')).toBe('true');
+    expect(await page.getByText('pnpm add @keyway/react @keyway/sdk').isVisible()).toBe(true);
+  });
+
+  it('closes the announcement bar, remembers it, and shows it again for a new announcement id', async () => {
+    await page.goto(`${base}/docs/intro`);
+    const bar = page.getByRole('banner').filter({ hasText: 'Keyway SDK 3.29' });
+    await expect.poll(() => bar.isVisible()).toBe(true);
+    await page.getByRole('button', { name: 'Close' }).click();
+    await expect.poll(() => bar.isVisible()).toBe(false);
+    expect(await page.evaluate(() => localStorage.getItem('docusaurus.announcement.dismiss'))).toBe('true');
+    expect(await page.evaluate(() => localStorage.getItem('docusaurus.announcement.id'))).toBe('sdk-3-29');
+    await page.reload();
+    expect(await page.getByText('Keyway SDK 3.29').isVisible()).toBe(false);
+    // The same visitor meets the site with another announcement id: the dismissal is reset.
+    const variant = inject('variantUrl');
+    const other = await context.newPage();
+    await other.addInitScript(() => {
+      if (!sessionStorage.getItem('seeded')) {
+        localStorage.setItem('docusaurus.announcement.dismiss', 'true');
+        localStorage.setItem('docusaurus.announcement.id', 'sdk-3-29');
+        sessionStorage.setItem('seeded', '1');
+      }
+    });
+    await other.goto(`${variant}/docs/intro`);
+    await expect.poll(() => other.getByText('Second announcement for the e2e tests.').isVisible()).toBe(true);
+    expect(await other.evaluate(() => localStorage.getItem('docusaurus.announcement.id'))).toBe('e2e-second-announcement');
+    expect(await other.evaluate(() => localStorage.getItem('docusaurus.announcement.dismiss'))).toBe('false');
+  });
+
+  it('has no colour mode switch and stays light even when the system prefers dark', async () => {
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.goto(`${base}/docs/intro`);
+    expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe('light');
+    expect(await page.getByRole('button', { name: /dark mode|light mode|color mode/i }).count()).toBe(0);
+  });
+});

@@ -1,0 +1,104 @@
+// Shared by `npm start`, `npm test` and `npm run build`. Only Node built-ins here: this runs before anything is installed.
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const siteBuild = path.join(root, 'site', 'build');
+
+/** Environment variables that change what the site build contains (see the README). */
+export const SITE_BUILD_ENV = [
+  'KEYWAY_SITE_URL',
+  'KEYWAY_CONSOLE_SIGNUP_URL',
+  'KEYWAY_GA_TRACKING_ID',
+  'KEYWAY_INTELLIGENCE_SCRIPT_URL',
+  'KEYWAY_SESSION_RECORDING_SCRIPT_URL',
+  'KEYWAY_ANNOUNCEMENT_ID',
+  'KEYWAY_ANNOUNCEMENT_HTML',
+  'KEYWAY_ANNOUNCEMENT_BG',
+  'KEYWAY_ANNOUNCEMENT_COLOR',
+  'KEYWAY_ANNOUNCEMENT_CLOSEABLE',
+  'KEYWAY_API_URL',
+  'KEYWAY_ORG_ID',
+];
+
+/** Packages built before the site, in dependency order. */
+export const PACKAGES = ['@keyway/sdk', '@keyway/react', '@keyway/identity-server', '@keyway/docs-server'];
+
+export function log(message) {
+  console.log(`\x1b[36m[keyway]\x1b[0m ${message}`);
+}
+
+export function run(command, args, options = {}) {
+  const result = spawnSync(command, args, { cwd: root, stdio: 'inherit', ...options });
+  if (result.status !== 0) {
+    throw new Error(`${command} ${args.join(' ')} failed with ${result.signal ?? `exit code ${result.status}`}`);
+  }
+}
+
+function mtime(file) {
+  try {
+    return fs.statSync(file).mtimeMs;
+  } catch {
+    return 0;
+  }
+}
+
+/** Runs `npm install` when node_modules is missing or older than the lockfile or any package.json. */
+export function ensureInstalled() {
+  const installed = mtime(path.join(root, 'node_modules', '.package-lock.json'));
+  const manifests = ['package.json', 'package-lock.json', 'api/package.json', 'site/package.json', ...PACKAGES.map((p) => `packages/${p.split('/')[1]}/package.json`)];
+  const newest = Math.max(...manifests.map((m) => mtime(path.join(root, m))));
+  if (installed && installed >= newest) return;
+  log(installed ? 'dependencies changed: npm install' : 'first run: installing dependencies (about 2 minutes)');
+  // `npm ci` is not used: the registry here does not serve every optional platform package a lockfile may name.
+  run('npm', ['install', '--no-audit', '--no-fund']);
+}
+
+function hashTree(hash, dir, skip) {
+  if (!fs.existsSync(dir)) return;
+  const entries = fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name));
+  for (const entry of entries) {
+    const abs = path.join(dir, entry.name);
+    if (skip.some((s) => abs === s || abs.startsWith(s + path.sep)) || entry.name === 'node_modules') continue;
+    if (entry.isDirectory()) hashTree(hash, abs, skip);
+    else if (entry.isFile()) hash.update(path.relative(root, abs)).update('\0').update(fs.readFileSync(abs)).update('\0');
+  }
+}
+
+/** A fingerprint of everything the site build is made from: sources, the API contract, the SDK and the build settings. */
+export function siteFingerprint() {
+  const hash = createHash('sha256');
+  const skip = [
+    siteBuild,
+    path.join(root, 'site', '.docusaurus'),
+    path.join(root, 'site', 'docs', 'access', 'sdk'),
+    path.join(root, 'site', 'docs', 'api', 'category'),
+    path.join(root, 'site', 'test'),
+  ];
+  for (const input of ['site', 'api/openapi.yaml', 'packages/sdk/src', 'packages/sdk/package.json', 'packages/react/src', 'package-lock.json']) {
+    const abs = path.join(root, input);
+    if (fs.existsSync(abs) && fs.statSync(abs).isFile()) hash.update(input).update(fs.readFileSync(abs));
+    else hashTree(hash, abs, skip);
+  }
+  for (const name of SITE_BUILD_ENV) hash.update(`${name}=${process.env[name] ?? ''}\n`);
+  return hash.digest('hex');
+}
+
+const stampFile = path.join(siteBuild, '.keyway-build-stamp');
+
+/** Builds the packages (incrementally) and the site, unless the last site build was made from the same inputs. */
+export function buildAll({ force = false } = {}) {
+  for (const pkg of PACKAGES) run('npm', ['run', 'build', '--if-present', '--silent', '-w', pkg]);
+  const fingerprint = siteFingerprint();
+  if (!force && fs.existsSync(stampFile) && fs.readFileSync(stampFile, 'utf8') === fingerprint) {
+    log('site build is up to date: reusing site/build');
+    return;
+  }
+  run('npm', ['run', 'reference', '--if-present', '--silent', '-w', '@keyway/sdk']);
+  log('building the site (about a minute)');
+  run('npm', ['run', 'build', '-w', '@keyway/site']);
+  fs.writeFileSync(stampFile, fingerprint);
+}
