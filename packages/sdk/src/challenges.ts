@@ -2,8 +2,8 @@ import { track } from './analytics.js';
 import { failure } from './client.js';
 import { InvalidActionError, UnexpectedError } from './errors.js';
 import type { ChallengeHandler, Flow } from './flow.js';
-import { otpSlug } from './flow.js';
-import type { Challenge, PasswordValidationRule, ProxyChallenge, TOTPRegisterOptions } from './types.js';
+import { challengesOf, otpSlug, type ChallengesOrToken } from './flow.js';
+import type { PasswordValidationRule, ProxyChallenge, TOTPRegisterOptions } from './types.js';
 
 /** Milliseconds between two polls of a proxy challenge. */
 export const PROXY_POLL_MS = 1000;
@@ -123,18 +123,18 @@ export const proxy: ChallengeHandler = async (flow, ch) => {
   const id = encodeURIComponent((ch as ProxyChallenge).options.challenge_id ?? ch.id);
   for (;;) {
     flow.check();
-    const r = await flow.client.call<{ token?: string; challenges?: Challenge[] }>('GET', `/challenge/${id}/v2`, {
+    const r = await flow.client.call<ChallengesOrToken>('GET', `/challenge/${id}/v2`, {
       token: flow.request.previousToken ?? null,
+      org: flow.request.org ?? true,
     });
     flow.check();
     const pending = r.status === 202 || r.body.errors?.[0]?.httpcode === 202;
     if (!pending) {
       const err = failure(r);
       if (err) throw err;
-      const result = r.body.result;
-      if (result?.token) return result.token;
-      if (result?.challenges) return flow.process(result.challenges);
-      throw new UnexpectedError('no user token in attestation response');
+      const list = challengesOf(r.body.result);
+      if (!list) throw new UnexpectedError('no user token in attestation response');
+      return typeof list === 'string' ? list : flow.process(list);
     }
     await flow.wait(PROXY_POLL_MS);
   }

@@ -35,6 +35,8 @@ export interface FlowRequest {
   metadata?: IDRequest['metadata'];
   /** Organization to authenticate in (default: the configured one). */
   org?: string;
+  /** Window opened for an SSO popup (`null` when the browser blocked it). */
+  popup?: Window | null;
 }
 
 let lastId = 0;
@@ -153,6 +155,7 @@ export class Flow {
     const r = await this.client.request<{ token?: string } | null>('POST', '/attestation/v3', {
       body: { challenge_id: challenge.id, challenge_type: challenge.type, data },
       token: this.request.previousToken ?? null,
+      org: this.request.org ?? true,
     });
     return r?.token;
   }
@@ -194,17 +197,25 @@ export class Flow {
 
   /** Sends an ID request (`POST /id/v2`) and processes its challenges; returns the token. */
   async identify(req: FlowRequest = this.request): Promise<string | undefined> {
-    const result = await this.client.request<{ token?: string; challenges?: Challenge[] }>('POST', '/id/v2', {
+    const result = await this.client.request<ChallengesOrToken>('POST', '/id/v2', {
       body: { handle: req.handle, factor: req.factor, metadata: req.metadata },
       org: req.org ?? true,
       token: req.previousToken ?? null,
       noCache: true,
     });
-    if (result?.token) return result.token;
-    if (!result?.challenges?.length) throw new UnexpectedError('no challenges in ID response');
-    return this.process(result.challenges);
+    const list = challengesOf(result);
+    if (typeof list === 'string') return list;
+    if (!list?.length) throw new UnexpectedError('no challenges in ID response');
+    return this.process(list);
   }
 }
+
+/** Answer shapes that carry challenges: a bare list, `{challenges}`, `{type, challenges}` or `{token}`. */
+export type ChallengesOrToken = Challenge[] | { token?: string; challenges?: Challenge[] } | null | undefined;
+
+/** The token, or the challenges, of an answer (`undefined` when it has neither). @internal */
+export const challengesOf = (r: ChallengesOrToken): Challenge[] | string | undefined =>
+  Array.isArray(r) ? r : (r?.token ?? r?.challenges);
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const PHONE = /^\+[1-9]\d{6,14}$/;
@@ -228,6 +239,21 @@ export const handleType = (h: string) =>
 /** Analytics `failure_reason` for a wrong OTP code sent by `method`. @internal */
 export const otpSlug = (method?: string) =>
   'incorrect_otp_code' + (/email/.test(method ?? '') ? '_via_email' : /sms/.test(method ?? '') ? '_via_sms' : '');
+
+/**
+ * Starts a flow of `kind` whose steps are `body`: emits the started event, then the succeeded event
+ * (token stored on the client, handle remembered, analytics sent) or the failed event.
+ * @internal
+ */
+export function startFlow(
+  client: KeywayClient,
+  kind: FlowKind,
+  request: FlowRequest,
+  handlers: ChallengeHandlers,
+  body: (flow: Flow) => Promise<string | undefined>,
+): Flow {
+  return new Flow(client, kind, request, handlers, (flow) => finish(flow, () => body(flow)));
+}
 
 function finish(flow: Flow, body: () => Promise<string | undefined>): Promise<string> {
   const { client, kind, request } = flow;
@@ -289,30 +315,10 @@ function finish(flow: Flow, body: () => Promise<string | undefined>): Promise<st
  * ```
  */
 export function authenticate(client: KeywayClient, request: FlowRequest, handlers: ChallengeHandlers): Flow {
-  return new Flow(client, 'auth', request, handlers, (flow) =>
-    finish(flow, async () => {
-      validateHandle(request.handle, request.factor.method);
-      return flow.identify();
-    }),
-  );
-}
-
-/**
- * Runs already known challenges (from a challenge pack, URL parameters or `/token/v2`) as a sign-in flow.
- * @internal
- */
-export function runChallenges(
-  client: KeywayClient,
-  request: FlowRequest,
-  handlers: ChallengeHandlers,
-  challenges: () => Promise<Challenge[] | string>,
-): Flow {
-  return new Flow(client, 'auth', request, handlers, (flow) =>
-    finish(flow, async () => {
-      const list = await challenges();
-      return typeof list === 'string' ? list : flow.process(list);
-    }),
-  );
+  return startFlow(client, 'auth', request, handlers, (flow) => {
+    validateHandle(request.handle, request.factor.method);
+    return flow.identify();
+  });
 }
 
 /**
@@ -321,21 +327,21 @@ export function runChallenges(
  * through `handlers`; events are `recoveryFlowStarted`, `recoveryFlowSucceeded`, `recoveryFlowFailed`.
  */
 export function recover(client: KeywayClient, request: FlowRequest, handlers: ChallengeHandlers): Flow {
-  return new Flow(client, 'recovery', request, handlers, (flow) =>
-    finish(flow, async () => {
-      const { handle = '', factor } = request;
-      if (handleType(handle) === 'username')
-        throw new RecoverNonReachableHandleTypeError(
-          `recovery needs an email address or phone number handle, got ${JSON.stringify(handle)}`,
-        );
-      validateHandle(handle, factor.method);
-      const result = await client.request<{ token?: string; challenges?: Challenge[] }>('POST', '/recover', {
+  return startFlow(client, 'recovery', request, handlers, async (flow) => {
+    const { handle = '', factor } = request;
+    if (handleType(handle) === 'username')
+      throw new RecoverNonReachableHandleTypeError(
+        `recovery needs an email address or phone number handle, got ${JSON.stringify(handle)}`,
+      );
+    validateHandle(handle, factor.method);
+    const list = challengesOf(
+      await client.request<ChallengesOrToken>('POST', '/recover', {
         body: { handle, factor: { method: factor.method } },
         org: client.oid,
         token: null,
-      });
-      if (!result) throw new UnexpectedError('no result in recover response');
-      return result.token ?? flow.process(result.challenges ?? []);
-    }),
-  );
+      }),
+    );
+    if (!list) throw new UnexpectedError('no result in recover response');
+    return typeof list === 'string' ? list : flow.process(list);
+  });
 }

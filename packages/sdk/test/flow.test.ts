@@ -90,7 +90,7 @@ describe('sign-in flow', () => {
   });
 
   it('fails without challenges or without a final token', async () => {
-    route('POST', '/id/v2', { challenges: [] });
+    route('POST', '/id/v2', []);
     await expect(authenticate(client(), { handle: 'u', factor: { method: 'password' } }, handlers).result).rejects.toThrow(
       'no challenges in ID response',
     );

@@ -1,0 +1,220 @@
+import { track } from './analytics.js';
+import type { KeywayClient, RequestOptions } from './client.js';
+import { InvalidActionError } from './errors.js';
+import { decodeToken } from './token.js';
+import type {
+  AttributeBucket,
+  Attributes,
+  BucketAttributes,
+  DirectIDResponse,
+  GDPRConsent,
+  ImpersonationResponse,
+  MeResponse,
+  OrganizationsResponse,
+  TokenResponse,
+  TokenValidationResponse,
+  UserTokenClaims,
+} from './types.js';
+
+/** Bucket used when none is given. */
+export const DEFAULT_BUCKET: AttributeBucket = 'end_user_read_write';
+
+const list = (names?: string[]) => names?.join(',');
+
+/**
+ * A person holding a user token. Authenticated when the token is not expired, not anonymous and not
+ * logged out. Every call sends the token as bearer.
+ *
+ * ```ts
+ * const user = new User(client, token);
+ * if (user.isAuthenticated) await user.setAttributes({ theme: 'dark' });
+ * ```
+ */
+export class User {
+  /** The user token (the inner token for token containers). */
+  readonly token: string;
+  /** Decoded claims; `groups` comes from the configured groups claim. */
+  readonly claims: UserTokenClaims;
+  /** Set by {@link User.logout}. */
+  loggedOut = false;
+
+  /**
+   * @param client - the client the calls go through.
+   * @param token - a user token, a JSON-quoted token, or a token container.
+   * @throws {@link errors.InvalidActionError} `token must be a string`; {@link errors.UnexpectedError} when undecodable.
+   */
+  constructor(
+    readonly client: KeywayClient,
+    token: unknown,
+  ) {
+    const { token: inner, ...claims } = decodeToken(token, client.config.groupsClaimName);
+    this.token = inner;
+    this.claims = claims as UserTokenClaims;
+  }
+
+  /** Person id. */
+  get personId(): string {
+    return this.claims.person_id;
+  }
+  /** Organization id of the token. */
+  get orgId(): string {
+    return this.claims.oid;
+  }
+  /** Groups of the person. */
+  get groups(): string[] {
+    return this.claims.groups ?? [];
+  }
+  /** Methods used to obtain the token. */
+  get authenticatedMethods(): string[] {
+    return this.claims.authenticated_methods ?? [];
+  }
+  /** Whether the person is anonymous (never counts as authenticated). */
+  get isAnonymous(): boolean {
+    return this.claims.person_type === 'anonymous';
+  }
+  /** Whether the token has expired (by its `exp` claim). */
+  get isExpired(): boolean {
+    const { exp } = this.claims;
+    return typeof exp === 'number' && exp * 1000 <= Date.now();
+  }
+  /** Token held, not expired, not anonymous, not logged out. */
+  get isAuthenticated(): boolean {
+    return !this.isAnonymous && !this.isExpired && !this.loggedOut;
+  }
+
+  /** Calls the API with this user's token. @internal */
+  call<T>(method: string, path: string, o: RequestOptions = {}): Promise<T> {
+    if (this.loggedOut) return Promise.reject(new InvalidActionError('Cannot call methods on unauthenticated user'));
+    return this.client.request<T>(method, path, { token: this.token, ...o });
+  }
+
+  /** Asks the server whether the token is valid (`POST /token/validate`). */
+  validate(): Promise<TokenValidationResponse> {
+    return this.client.request('POST', '/token/validate', { body: { token: this.token }, org: this.orgId, token: null });
+  }
+
+  /** The person, organizations, handles and credentials (`GET /me`). */
+  me(): Promise<MeResponse> {
+    return this.call('GET', '/me');
+  }
+
+  /** The organizations the person can reach (`GET /me/orgs`). */
+  organizations(): Promise<OrganizationsResponse> {
+    return this.call('GET', '/me/orgs');
+  }
+
+  /**
+   * Asks for a token of another organization of the person pool (`GET /token/v2`). The answer is
+   * either a token or the challenges that organization requires first.
+   */
+  tokenForOrganization(orgId: string): Promise<TokenResponse> {
+    return this.call('GET', '/token/v2', { org: orgId });
+  }
+
+  /** Attributes of several buckets (`GET /attributes`); all readable buckets when none are named. */
+  getAttributes(buckets?: AttributeBucket[]): Promise<BucketAttributes> {
+    return this.call('GET', '/attributes', { query: { buckets: list(buckets) } });
+  }
+  /** Attributes of one bucket (default `end_user_read_write`), optionally only the named ones. */
+  getBucketAttributes(bucket: AttributeBucket = DEFAULT_BUCKET, names?: string[]): Promise<Attributes> {
+    return this.call('GET', `/attributes/${bucket}`, { query: { attributes: list(names) } });
+  }
+  /** Replaces the given attributes in one bucket (`PUT`; default `end_user_read_write`). */
+  setAttributes(attributes: Attributes, bucket: AttributeBucket = DEFAULT_BUCKET): Promise<Attributes> {
+    return this.call('PUT', `/attributes/${bucket}`, { body: attributes });
+  }
+  /** Merges the given attributes into one bucket (`PATCH`; `null` removes). */
+  updateAttributes(attributes: Attributes, bucket: AttributeBucket = DEFAULT_BUCKET): Promise<Attributes> {
+    return this.call('PATCH', `/attributes/${bucket}`, { body: attributes });
+  }
+  /** Replaces attributes in several buckets at once (`PUT /attributes`). */
+  setBucketsAttributes(attributes: BucketAttributes): Promise<BucketAttributes> {
+    return this.call('PUT', '/attributes', { body: attributes });
+  }
+  /** Merges attributes into several buckets at once (`PATCH /attributes`). */
+  updateBucketsAttributes(attributes: BucketAttributes): Promise<BucketAttributes> {
+    return this.call('PATCH', '/attributes', { body: attributes });
+  }
+  /** Deletes the named attributes from one bucket. */
+  async deleteAttributes(names: string[], bucket: AttributeBucket = DEFAULT_BUCKET): Promise<void> {
+    await this.call('DELETE', `/attributes/${bucket}`, { query: { attributes: list(names) } });
+  }
+
+  /** GDPR consents given so far. */
+  async consents(): Promise<GDPRConsent[]> {
+    return (await this.call<{ consents: GDPRConsent[] }>('GET', '/consent/gdpr')).consents;
+  }
+  /** Replaces the consents with exactly `levels`. */
+  async setConsents(levels: string[]): Promise<GDPRConsent[]> {
+    return (await this.call<{ consents: GDPRConsent[] }>('PUT', '/consent/gdpr', { body: { consent_levels: levels } })).consents;
+  }
+  /** Adds `levels` to the consents. */
+  async addConsents(levels: string[]): Promise<GDPRConsent[]> {
+    return (await this.call<{ consents: GDPRConsent[] }>('POST', '/consent/gdpr', { body: { consent_levels: levels } })).consents;
+  }
+  /** Removes `levels` from the consents. */
+  async removeConsents(levels: string[]): Promise<void> {
+    await this.call('DELETE', '/consent/gdpr', { query: { consent_levels: list(levels) } });
+  }
+  /** Removes every consent. */
+  async removeAllConsents(): Promise<void> {
+    await this.call('DELETE', '/consent/gdpr', { query: { deleteAll: 'true' } });
+  }
+
+  /**
+   * Acts as another person of the organization (`POST /persons/{person_id}/impersonate/v2`).
+   * Needs the impersonation permission.
+   */
+  impersonate(personId: string, targetUrl: string, orgId: string = this.orgId): Promise<ImpersonationResponse> {
+    return this.call('POST', `/persons/${encodeURIComponent(personId)}/impersonate/v2`, {
+      body: { target_url: targetUrl },
+      org: orgId,
+    });
+  }
+
+  /** A single-use Direct-ID that signs the same person in elsewhere (`POST /direct-id`). */
+  directId(): Promise<DirectIDResponse> {
+    return this.call('POST', '/direct-id');
+  }
+
+  /**
+   * Logs out: revokes the token (`POST /token/revoke`), then forgets it. Further calls fail with
+   * `Cannot call methods on unauthenticated user`.
+   */
+  async logout(): Promise<void> {
+    await this.call('POST', '/token/revoke', { body: { token: this.token } });
+    this.loggedOut = true;
+    if (this.client.token === this.token) this.client.token = undefined;
+    void track(this.client, 'PersonLoggedOut_v1', { person_id: this.personId });
+  }
+}
+
+/**
+ * A person without handles, created with {@link createAnonymousUser}. Never authenticated; a sign-in
+ * with its token as `previousToken` upgrades the same person.
+ */
+export class AnonymousUser extends User {
+  /** @throws {@link errors.InvalidActionError} when the token's `person_type` is not `anonymous`. */
+  constructor(client: KeywayClient, token: unknown) {
+    super(client, token);
+    if (!this.isAnonymous) throw new InvalidActionError('an anonymous user token must have person_type anonymous');
+  }
+}
+
+/** A {@link User} or an {@link AnonymousUser}, depending on the token's `person_type`. */
+export const userFromToken = (client: KeywayClient, token: unknown): User => {
+  const u = new User(client, token);
+  return u.isAnonymous ? new AnonymousUser(client, u.token) : u;
+};
+
+/** Creates an anonymous person (`POST /persons/anonymous`) and holds its token on the client. */
+export async function createAnonymousUser(client: KeywayClient, region?: string): Promise<AnonymousUser> {
+  const r = await client.request<{ token: string } | string>('POST', '/persons/anonymous', {
+    body: region ? { region } : {},
+    org: true,
+    token: null,
+  });
+  const user = new AnonymousUser(client, typeof r === 'string' ? r : r.token);
+  client.token = user.token;
+  return user;
+}
