@@ -3,6 +3,7 @@ import { server } from './fake.js';
 
 beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
 afterEach(() => {
+  vi.unstubAllGlobals();
   server.resetHandlers();
   localStorage.clear();
   sessionStorage.clear();
