@@ -150,6 +150,11 @@ export function validateConfig(ref, config, { complete }) {
     if (get('keyway.issuer_url') === undefined) errors.push('keyway.issuer_url: required');
     const mode = get('run_mode') ?? 'reverse-proxy';
     if (mode === 'reverse-proxy' && get('upstream.url') === undefined) errors.push('upstream.url: required in reverse-proxy mode');
+    if (mode !== 'reverse-proxy' && Array.isArray(config.plugins))
+      config.plugins.forEach((e, i) => {
+        if (isPlainObject(e) && e.enabled !== false && (e.mode ?? ref.plugins[e.id]?.modes[0]) === 'response')
+          errors.push(`plugins[${i}] (${e.name ?? e.id}).mode: response-mode plugins cannot run in ${mode} mode`);
+      });
     if (get('tls.enabled') === true && (get('tls.cert_file') === undefined || get('tls.key_file') === undefined))
       errors.push('tls: cert_file and key_file are required when tls.enabled is true');
   }
