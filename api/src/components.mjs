@@ -1,0 +1,175 @@
+// Reusable parameters, error answers and security schemes.
+import { ref, str, int } from './lib.mjs';
+
+const pathParam = (name, schema, description) => ({ name, in: 'path', required: true, description, schema });
+
+export const parameters = {
+  PersonIdPath: pathParam('person_id', ref('PersonId'), 'The person the operation applies to.'),
+  BucketNamePath: pathParam('bucket_name', ref('AttributeBucketName'), 'Attribute bucket.'),
+  ChallengeIdPath: pathParam('challenge_id', ref('ChallengeId'), 'Challenge returned earlier by an ID request.'),
+  ChallengePackIdPath: pathParam('challenge_pack_id', ref('ResourceId'), 'Challenge pack id received in a URL parameter.'),
+  GroupNamePath: pathParam('group_name', ref('GroupName'), 'Name of the group.'),
+  RoleNamePath: pathParam('role_name', ref('RoleName'), 'Name of the role.'),
+  PermissionNamePath: pathParam('permission_name', ref('PermissionName'), 'Name of the permission.'),
+  OAuthClientIdPath: pathParam('oauth_client_id', ref('OAuthClientId'), 'OAuth2 client id.'),
+  CredentialIdPath: pathParam('credential_id', ref('ResourceId'), 'Credential id.'),
+  CredIdPath: pathParam('cred_id', ref('ResourceId'), 'External credential id.'),
+  HandlePath: pathParam('handle', str({ pattern: '^(email_address|phone_number|username):.{1,320}$' }), 'Handle as `type:value`, URL-encoded, e.g. `email_address:ada%40example.com`.'),
+  TemplateNamePath: pathParam('template_name', ref('EmailTemplateName'), 'Template name.'),
+  WebhookIdPath: pathParam('webhook_id', ref('ResourceId'), 'Webhook id.'),
+  SamlCredentialsIdPath: pathParam('saml_provider_credentials_id', ref('ResourceId'), 'SAML provider credentials id.'),
+  Limit: { name: 'limit', in: 'query', required: false, description: 'Page size (at most 1000).', schema: int({ minimum: 1, maximum: 1000, default: 100 }) },
+  Offset: { name: 'offset', in: 'query', required: false, description: 'Number of items to skip.', schema: int({ minimum: 0, default: 0 }) },
+  BucketsQuery: {
+    name: 'buckets', in: 'query', required: false, style: 'form', explode: false,
+    description: 'Comma-joined list of buckets to read; all readable buckets when absent.',
+    schema: { type: 'array', items: ref('AttributeBucketName'), maxItems: 6 },
+  },
+  AttributesQuery: {
+    name: 'attributes', in: 'query', required: false, style: 'form', explode: false,
+    description: 'Comma-joined attribute names; all attributes of the bucket when absent.',
+    schema: { type: 'array', items: str({ pattern: '^[A-Za-z0-9_.-]{1,128}$' }), maxItems: 100 },
+  },
+  RequiredConsistency: {
+    name: 'Keyway-Required-Consistency', in: 'header', required: false,
+    description: 'Wait until the change is visible in the local region or in all regions before answering.',
+    schema: str({ enum: ['local_region', 'all_regions'] }),
+  },
+  RequiredConsistencyTimeout: {
+    name: 'Keyway-Required-Consistency-Timeout', in: 'header', required: false,
+    description: 'Seconds to wait for the requested consistency; 408 when it is not reached in time.',
+    schema: int({ minimum: 1, maximum: 60, default: 30 }),
+  },
+  SdkVersion: {
+    name: 'Keyway-SdkVersion', in: 'header', required: false,
+    description: 'Version of the calling SDK, e.g. 3.29.3.', schema: str({ pattern: '^[0-9]+\\.[0-9]+\\.[0-9]+' }),
+  },
+  SdkRetryCount: {
+    name: 'Keyway-SdkRetryCount', in: 'header', required: false,
+    description: 'Set by the SDK when it retries a call whose network request failed (1–5).', schema: int({ minimum: 1, maximum: 5 }),
+  },
+};
+
+const err = (httpcode, message) => ({ value: { errors: [{ httpcode, message }] } });
+
+/** An error answer with named examples: { name: [httpcode, message, summary] }. */
+function errorResponse(description, examples) {
+  return {
+    description,
+    content: {
+      'application/json': {
+        schema: ref('ErrorResponse'),
+        examples: Object.fromEntries(Object.entries(examples).map(([k, [code, msg, summary]]) => [k, { summary, ...err(code, msg) }])),
+      },
+    },
+  };
+}
+
+export const responses = {
+  BadRequest: errorResponse('The request is malformed: invalid JSON, a wrong type, an unknown or missing field. The message names the field.', {
+    validation: [400, "body/handle/type must be one of email_address, phone_number, username", 'Validation failure'],
+    malformed_json: [400, 'body is not valid JSON', 'Malformed JSON'],
+  }),
+  IdBadRequest: errorResponse('The request or its handle is not acceptable.', {
+    validation: [400, "body must have required property 'factor'", 'Validation failure'],
+    malformed_email: [400, 'malformed e-mail address', 'The e-mail handle is not a valid address'],
+    malformed_phone: [400, 'malformed phone number', 'The phone handle is not an E.164 number'],
+    unreachable_phone: [400, 'unreachable phone number', 'The number cannot receive SMS'],
+    bad_passkey_scope: [400, 'passkey scope is not a registrable domain suffix of the origin', 'WebAuthn scope does not fit the page origin'],
+  }),
+  AttestationBadRequest: errorResponse('The answer is malformed, or the new password breaks a validation rule.', {
+    validation: [400, "body/challenge_type must be equal to one of the allowed values", 'Validation failure'],
+    password_rules: [400, 'password does not satisfy the validation rules: min_length', 'password_set / password_reset rejected'],
+  }),
+  Unauthorized: errorResponse('Credentials are missing or invalid.', {
+    missing: [401, 'missing or invalid credentials', 'No or wrong API key / token'],
+    expired: [401, 'authentication has expired', 'The flow or the token expired'],
+  }),
+  AttestationUnauthorized: errorResponse('The answer is wrong; the client may ask the person again (at most 5 attempts per challenge).', {
+    wrong_otp: [401, 'incorrect one-time code', 'Wrong OTP or TOTP code'],
+    wrong_password: [401, 'incorrect password', 'Wrong password'],
+    expired: [401, 'authentication has expired', 'The challenge expired'],
+  }),
+  Forbidden: errorResponse('The caller may not perform this operation.', {
+    forbidden: [403, 'operation not permitted for this organization', 'Not allowed'],
+  }),
+  IdForbidden: errorResponse('The person may not authenticate or register with this request.', {
+    self_registration: [403, 'self-registration not allowed for this organization', 'Unknown handle and sign-up is closed'],
+    cannot_register: [403, 'person cannot be registered', 'The handle does not match the allowed patterns'],
+    not_active: [403, 'person is not active', 'Sign-up awaits approval'],
+    inactive: [403, 'Person pid:0193a1f2c4b87d3e9f10a2b3c4d5e6f7 is inactive', 'Sign-in awaits approval'],
+    no_password: [403, 'no password set', 'Password factor for a person without a password'],
+    expired: [403, 'authentication has expired', 'The previous authentication expired'],
+  }),
+  NotFound: errorResponse('The object does not exist in this organization.', {
+    not_found: [404, 'not found', 'Unknown id or name'],
+  }),
+  Conflict: errorResponse('The object already exists or the change conflicts with the current state.', {
+    conflict: [409, 'already exists', 'Duplicate'],
+  }),
+  PersonExists: errorResponse('A person with one of the given handles already exists.', {
+    person_exists: [409, 'person exists', 'Duplicate handle'],
+  }),
+  RequestTimeout: errorResponse('The consistency requested by Keyway-Required-Consistency was not reached in time.', {
+    consistency_timeout: [408, 'required consistency not reached within the timeout', 'Replication too slow'],
+  }),
+  PayloadTooLarge: errorResponse('The body is larger than the server accepts (1 MiB).', {
+    too_large: [413, 'request body is too large', 'Body over the limit'],
+  }),
+  UnsupportedMediaType: errorResponse('The Content-Type is not the one this operation accepts.', {
+    wrong_type: [415, 'unsupported content type text/plain', 'Wrong Content-Type'],
+  }),
+  TooManyRequests: {
+    ...errorResponse('Too many requests from this IP address or for this handle; retry later.', {
+      rate_limited: [429, 'rate limit exceeded', 'Rate limit'],
+    }),
+    headers: { 'Retry-After': { description: 'Seconds until a new attempt may succeed.', schema: int({ minimum: 0 }) } },
+  },
+};
+
+/** RFC 6749 error answers of the OAuth2 protocol endpoints (not enveloped). */
+function oauthError(description, examples) {
+  return {
+    description,
+    content: {
+      'application/json': {
+        schema: ref('OAuth2Error'),
+        examples: Object.fromEntries(Object.entries(examples).map(([k, [error, error_description]]) => [k, { value: { error, error_description } }])),
+      },
+    },
+  };
+}
+
+Object.assign(responses, {
+  OAuth2BadRequest: oauthError('The token request is invalid (RFC 6749 §5.2).', {
+    invalid_grant: ['invalid_grant', 'authorization code is invalid, expired or already used'],
+    pkce: ['invalid_grant', 'code_verifier does not match the code challenge'],
+    unsupported_grant_type: ['unsupported_grant_type', 'grant_type must be authorization_code, client_credentials or refresh_token'],
+  }),
+  OAuth2Unauthorized: oauthError('Client authentication failed, or the access token is invalid.', {
+    invalid_client: ['invalid_client', 'client authentication failed'],
+    invalid_token: ['invalid_token', 'the access token is expired or revoked'],
+  }),
+});
+
+export const securitySchemes = {
+  OrgId: { type: 'apiKey', in: 'header', name: 'Keyway-OrgID', description: 'Id of the organization the call acts on.' },
+  ApiKey: { type: 'apiKey', in: 'header', name: 'Keyway-API-Key', description: 'Management API key of that organization (always together with Keyway-OrgID).' },
+  UserToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'User token of the signed-in person, as issued by Keyway.' },
+  ClientBasic: { type: 'http', scheme: 'basic', description: 'OAuth2 client id and secret (RFC 6749 client_secret_basic).' },
+  OAuth2AccessToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'OAuth2 access token issued by /oauth2/tokens.' },
+};
+
+/** Named security requirement sets used by the operations. */
+export const SECURITY = {
+  management: [{ OrgId: [], ApiKey: [] }],
+  user: [{ UserToken: [] }],
+  userWithOrg: [{ OrgId: [], UserToken: [] }],
+  org: [{ OrgId: [] }],
+  orgOptionalUser: [{ OrgId: [] }, { OrgId: [], UserToken: [] }],
+  userOrManagement: [{ UserToken: [] }, { OrgId: [], ApiKey: [] }],
+  clientBasic: [{ ClientBasic: [] }],
+  clientOptional: [{ ClientBasic: [] }, {}],
+  accessToken: [{ OAuth2AccessToken: [] }],
+  none: [],
+};

@@ -1,0 +1,319 @@
+// Schemas of the management API: groups, RBAC, OAuth2 clients, organization configuration, webhooks, SSO.
+import { ref, closed, open, arrayOf, str, int, bool, dateTime, nullable } from './lib.mjs';
+
+const NAME = '^[A-Za-z0-9_.:-]{1,128}$';
+const description = str({ maxLength: 1000 });
+const url = (extra = {}) => str({ format: 'uri', maxLength: 2048, ...extra });
+const httpsUrl = str({ format: 'uri', pattern: '^https://', maxLength: 2048 });
+const domain = str({ pattern: '^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\\.)+[a-z]{2,63}$', description: 'Lower-case DNS name.' });
+const scopes = arrayOf(str({ pattern: '^[\\x21\\x23-\\x5B\\x5D-\\x7E]{1,128}$' }), { maxItems: 50, uniqueItems: true });
+
+export const managementSchemas = {
+  GroupName: str({ pattern: NAME, description: 'Group name, unique in the organization.' }),
+  RoleName: str({ pattern: NAME, description: 'Role name, unique in the organization.' }),
+  PermissionName: str({ pattern: NAME, description: 'Permission name, e.g. `docs:write`.' }),
+  EmailTemplateName: str({ enum: ['email_link', 'otp_via_email', 'password_reset', 'welcome'], description: 'Template name.' }),
+
+  // ---------- persons (management) ----------
+  PersonCreate: closed({
+    active: { type: 'boolean', default: true },
+    region: ref('Region'),
+    handles: arrayOf(ref('PersonHandle'), { minItems: 1, maxItems: 20 }),
+    groups: arrayOf(ref('GroupName'), { maxItems: 100, uniqueItems: true }),
+    roles: arrayOf(ref('RoleName'), { maxItems: 100, uniqueItems: true }),
+    attributes: ref('AttributesByBucket'),
+  }, ['handles']),
+  PersonPatch: closed({ active: bool(), region: ref('Region') }, [], { minProperties: 1 }),
+  PersonOrganization: open({
+    id: ref('OrganizationId'),
+    org_name: str(),
+    tenant_name: str(),
+    person_id: ref('PersonId'),
+  }, ['id', 'org_name', 'person_id']),
+  HandleList: closed({ handles: arrayOf(ref('PersonHandle'), { minItems: 1, maxItems: 20 }) }, ['handles']),
+  GroupNameList: closed({ groups: arrayOf(ref('GroupName'), { maxItems: 100, uniqueItems: true }) }, ['groups']),
+  RoleNameList: closed({ roles: arrayOf(ref('RoleName'), { maxItems: 100, uniqueItems: true }) }, ['roles']),
+  PermissionNameList: closed({ permissions: arrayOf(ref('PermissionName'), { maxItems: 500, uniqueItems: true }) }, ['permissions']),
+  PersonIdList: closed({ persons: arrayOf(ref('PersonId'), { minItems: 1, maxItems: 1000, uniqueItems: true }) }, ['persons']),
+  CredentialCreate: {
+    description: 'A credential to store for the person; secrets are hashed before storage and never returned.',
+    oneOf: [
+      closed({ type: str({ const: 'password' }), label: str({ maxLength: 200 }), password: str({ minLength: 1, maxLength: 256 }) }, ['type', 'password'], { title: 'password' }),
+      closed({ type: str({ const: 'totp' }), label: str({ maxLength: 200 }), secret: str({ pattern: '^[A-Z2-7]{16,128}=*$', description: 'Base32 TOTP secret.' }) }, ['type', 'secret'], { title: 'totp' }),
+    ],
+  },
+  PasswordSet: closed({
+    password: str({ minLength: 1, maxLength: 256 }),
+    skip_validation: { type: 'boolean', default: false, description: 'Store even if the password breaks the organization rules (imports).' },
+  }, ['password']),
+  PasswordResetRequest: closed({
+    handle: ref('PersonHandle'),
+    redirect_target: url(),
+  }, ['handle']),
+  PasswordRotateRequest: closed({
+    handle: ref('PersonHandle'),
+    reason: str({ maxLength: 500 }),
+  }, []),
+  BulkImportResult: open({
+    imported: int({ minimum: 0 }),
+    failed: int({ minimum: 0 }),
+    failures: arrayOf(open({ row: int({ minimum: 1 }), message: str() }, ['row', 'message'])),
+  }, ['imported', 'failed', 'failures']),
+
+  // ---------- groups and RBAC ----------
+  Group: open({ name: ref('GroupName'), description, created_at: dateTime() }, ['name']),
+  GroupCreate: closed({ name: ref('GroupName'), description }, ['name']),
+  Permission: open({ name: ref('PermissionName'), description, created_at: dateTime() }, ['name']),
+  PermissionCreate: closed({ name: ref('PermissionName'), description }, ['name']),
+  PermissionPatch: closed({ description }, ['description']),
+  Role: open({ name: ref('RoleName'), description, permissions: arrayOf(ref('PermissionName')), created_at: dateTime() }, ['name', 'permissions']),
+  RoleCreate: closed({ name: ref('RoleName'), description, permissions: arrayOf(ref('PermissionName'), { maxItems: 500, uniqueItems: true }) }, ['name']),
+  RolePatch: closed({ description, permissions: arrayOf(ref('PermissionName'), { maxItems: 500, uniqueItems: true }) }, [], { minProperties: 1 }),
+  PersonPermissions: open({
+    permissions: arrayOf(ref('PermissionName')),
+    sources: open({}, [], { additionalProperties: arrayOf(str()), description: 'Permission → roles (or `additional`) granting it.' }),
+  }, ['permissions']),
+  RbacCheckRequest: closed({ person_id: ref('PersonId'), permission: ref('PermissionName') }, ['person_id', 'permission']),
+  RbacCheckResult: open({ allowed: bool(), granted_by: arrayOf(str()) }, ['allowed']),
+
+  // ---------- OAuth2 clients ----------
+  OAuth2Client: open({
+    client_id: ref('OAuthClientId'),
+    client_name: str({ maxLength: 200 }),
+    scopes,
+    grant_types: arrayOf(str({ enum: ['authorization_code', 'client_credentials', 'refresh_token'] })),
+    response_types: arrayOf(str({ enum: ['code'] })),
+    redirect_uris: arrayOf(url()),
+    public: bool('Public clients (browsers, mobile apps) hold no secret and must use PKCE.'),
+    access_token_duration: int({ minimum: 60, maximum: 86400, description: 'Seconds.' }),
+    refresh_token_duration: int({ minimum: 0, maximum: 31536000, description: 'Seconds; 0 disables refresh tokens.' }),
+    created_at: dateTime(),
+  }, ['client_id', 'client_name', 'scopes', 'grant_types', 'public']),
+  OAuth2ClientWithSecret: {
+    allOf: [ref('OAuth2Client'), { type: 'object', required: ['client_secret'], properties: { client_secret: str({ description: 'Shown once; store it now.' }) } }],
+  },
+  OAuth2ClientCreate: closed({
+    client_name: str({ minLength: 1, maxLength: 200 }),
+    scopes,
+    grant_types: arrayOf(str({ enum: ['authorization_code', 'client_credentials', 'refresh_token'] }), { minItems: 1, uniqueItems: true }),
+    redirect_uris: arrayOf(url(), { maxItems: 20 }),
+    public: { type: 'boolean', default: false },
+    access_token_duration: int({ minimum: 60, maximum: 86400, default: 3600 }),
+    refresh_token_duration: int({ minimum: 0, maximum: 31536000, default: 0 }),
+  }, ['client_name', 'scopes', 'grant_types']),
+  OAuth2ClientPatch: closed({
+    client_name: str({ minLength: 1, maxLength: 200 }),
+    scopes,
+    redirect_uris: arrayOf(url(), { maxItems: 20 }),
+    access_token_duration: int({ minimum: 60, maximum: 86400 }),
+    refresh_token_duration: int({ minimum: 0, maximum: 31536000 }),
+  }, [], { minProperties: 1 }),
+  UiConfiguration: closed({
+    logo_url: nullable(httpsUrl),
+    primary_color: str({ pattern: '^#[0-9a-fA-F]{6}$' }),
+    title: str({ maxLength: 200 }),
+    factors: arrayOf(ref('AuthenticationMethod'), { maxItems: 13, uniqueItems: true }),
+    show_keyway_branding: bool(),
+  }),
+  MintOAuthTokensRequest: closed({
+    client_id: ref('OAuthClientId'),
+    person_id: ref('PersonId'),
+    scopes,
+    include_id_token: { type: 'boolean', default: true },
+  }, ['client_id', 'person_id']),
+
+  // ---------- organizations ----------
+  SuborganizationCreate: closed({
+    org_name: str({ minLength: 1, maxLength: 200 }),
+    tenant_name: str({ minLength: 1, maxLength: 200 }),
+    share_person_pool: { type: 'boolean', default: false, description: 'Persons of the parent can sign in to the new organization.' },
+    share_group_pool: { type: 'boolean', default: false },
+    inherits_rbac_pools: { type: 'boolean', default: false, description: 'Roles and permissions of the parent apply.' },
+  }, ['org_name']),
+  SuborganizationCreated: {
+    allOf: [ref('Organization'), { type: 'object', required: ['api_key'], properties: { api_key: str({ description: 'Management API key of the new organization; shown once.' }) } }],
+  },
+  ApiKeyResult: open({ api_key: str({ minLength: 32 }), created_at: dateTime() }, ['api_key']),
+  OrganizationConfig: open({
+    allow_self_registration: bool(),
+    handle_patterns: arrayOf(str({ format: 'regex' }), { description: 'Handles must match one pattern to register.' }),
+    token_duration_seconds: int({ minimum: 60, maximum: 2592000 }),
+    allowed_factors: arrayOf(ref('AuthenticationMethod')),
+    require_approval_for_new_persons: bool(),
+    password_validation_rules: arrayOf(ref('PasswordValidationRule')),
+    groups_claim_name: str({ maxLength: 64, default: 'groups' }),
+  }),
+  OrganizationConfigPatch: closed({
+    allow_self_registration: bool(),
+    handle_patterns: arrayOf(str({ format: 'regex', maxLength: 500 }), { maxItems: 50 }),
+    token_duration_seconds: int({ minimum: 60, maximum: 2592000 }),
+    allowed_factors: arrayOf(ref('AuthenticationMethod'), { uniqueItems: true }),
+    require_approval_for_new_persons: bool(),
+    password_validation_rules: arrayOf(ref('PasswordValidationRule'), { maxItems: 20 }),
+    groups_claim_name: str({ pattern: '^[A-Za-z_][A-Za-z0-9_]{0,63}$' }),
+  }, [], { minProperties: 1 }),
+  PricingTier: open({
+    name: str(),
+    monthly_active_persons: int({ minimum: 0 }),
+    suborganizations: int({ minimum: 0 }),
+    api_calls_per_minute: int({ minimum: 0 }),
+    price_per_month_usd: { type: 'number', minimum: 0 },
+  }, ['name', 'monthly_active_persons']),
+  QuotaUsage: open({
+    period_start: dateTime(),
+    period_end: dateTime(),
+    organizations: arrayOf(open({ id: ref('OrganizationId'), monthly_active_persons: int({ minimum: 0 }), persons: int({ minimum: 0 }) }, ['id'])),
+    total_monthly_active_persons: int({ minimum: 0 }),
+  }, ['period_start', 'period_end', 'organizations']),
+  AttributeBucket: open({
+    name: ref('AttributeBucketName'),
+    end_user_access: str({ enum: ['read_write', 'read_only', 'no_access'] }),
+    shared_with_person_pool: bool(),
+  }, ['name', 'end_user_access', 'shared_with_person_pool']),
+  DomainList: closed({ domains: arrayOf(domain, { minItems: 1, maxItems: 100, uniqueItems: true }) }, ['domains']),
+  EmailTemplate: open({
+    name: ref('EmailTemplateName'),
+    subject: str({ maxLength: 200 }),
+    html_body: str({ maxLength: 100000 }),
+    text_body: str({ maxLength: 100000 }),
+    updated_at: dateTime(),
+  }, ['name', 'subject', 'html_body']),
+  EmailTemplateUpdate: closed({
+    subject: str({ minLength: 1, maxLength: 200 }),
+    html_body: str({ minLength: 1, maxLength: 100000 }),
+    text_body: str({ maxLength: 100000 }),
+  }, ['subject', 'html_body']),
+  ExternalCredentialType: str({ enum: ['smtp', 'sms_gateway', 'oidc_client', 'apple_signin'] }),
+  ExternalCredential: open({
+    id: ref('ResourceId'),
+    label: str({ maxLength: 200 }),
+    type: ref('ExternalCredentialType'),
+    public_fields: open({}, [], { additionalProperties: { type: ['string', 'number', 'boolean'] }, description: 'Non-secret settings (host, port, sender, client id …).' }),
+    created_at: dateTime(),
+  }, ['id', 'label', 'type']),
+  ExternalCredentialCreate: closed({
+    label: str({ minLength: 1, maxLength: 200 }),
+    type: ref('ExternalCredentialType'),
+    public_fields: open({}, [], { additionalProperties: { type: ['string', 'number', 'boolean'] }, maxProperties: 30 }),
+    secret_fields: open({}, [], { additionalProperties: str({ maxLength: 4096 }), maxProperties: 30, description: 'Encrypted at rest, never returned.' }),
+  }, ['label', 'type']),
+  ExternalCredentialPatch: closed({
+    label: str({ minLength: 1, maxLength: 200 }),
+    public_fields: open({}, [], { additionalProperties: { type: ['string', 'number', 'boolean'] }, maxProperties: 30 }),
+    secret_fields: open({}, [], { additionalProperties: str({ maxLength: 4096 }), maxProperties: 30 }),
+  }, [], { minProperties: 1 }),
+  KycConfig: open({
+    enabled: bool(),
+    provider: str({ enum: ['none', 'document_check', 'bank_id'] }),
+    required_for_registration: bool(),
+    allowed_document_countries: arrayOf(str({ pattern: '^[A-Z]{2}$' })),
+  }, ['enabled']),
+  KycConfigPatch: closed({
+    enabled: bool(),
+    provider: str({ enum: ['none', 'document_check', 'bank_id'] }),
+    required_for_registration: bool(),
+    allowed_document_countries: arrayOf(str({ pattern: '^[A-Z]{2}$' }), { maxItems: 250, uniqueItems: true }),
+  }, [], { minProperties: 1 }),
+  TokenTemplate: closed({
+    content: str({ maxLength: 20000, description: 'JSON object template; `{{ person.attributes.<bucket>.<name> }}` placeholders are filled per token.' }),
+  }, ['content']),
+
+  // ---------- SSO providers ----------
+  SamlProviderCredentials: open({
+    id: ref('ResourceId'),
+    label: str({ maxLength: 200 }),
+    idp_metadata_url: url(),
+    idp_entity_id: str({ maxLength: 1024 }),
+    sp_entity_id: str({ maxLength: 1024 }),
+    sp_acs_url: url(),
+    attribute_mapping: open({}, [], { additionalProperties: str(), description: 'SAML attribute → person attribute name.' }),
+    created_at: dateTime(),
+  }, ['id', 'label', 'idp_entity_id', 'sp_acs_url']),
+  SamlProviderCredentialsCreate: closed({
+    label: str({ minLength: 1, maxLength: 200 }),
+    idp_metadata_url: url(),
+    idp_metadata_xml: str({ maxLength: 200000 }),
+    attribute_mapping: open({}, [], { additionalProperties: str({ maxLength: 128 }), maxProperties: 50 }),
+  }, ['label']),
+  SamlProviderCredentialsPatch: closed({
+    label: str({ minLength: 1, maxLength: 200 }),
+    idp_metadata_url: url(),
+    idp_metadata_xml: str({ maxLength: 200000 }),
+    attribute_mapping: open({}, [], { additionalProperties: str({ maxLength: 128 }), maxProperties: 50 }),
+  }, [], { minProperties: 1 }),
+  OidcProviderCredentials: open({
+    client_id: str({ maxLength: 256 }),
+    label: str({ maxLength: 200 }),
+    provider: str({ enum: ['google', 'apple', 'azure', 'facebook', 'github', 'gitlab', 'line', 'bitbucket', 'okta', 'keycloak', 'generic'] }),
+    issuer: url(),
+    scopes,
+    created_at: dateTime(),
+  }, ['client_id', 'label', 'provider']),
+  OidcProviderCredentialsCreate: closed({
+    client_id: str({ minLength: 1, maxLength: 256 }),
+    client_secret: str({ minLength: 1, maxLength: 1024 }),
+    label: str({ minLength: 1, maxLength: 200 }),
+    provider: str({ enum: ['google', 'apple', 'azure', 'facebook', 'github', 'gitlab', 'line', 'bitbucket', 'okta', 'keycloak', 'generic'] }),
+    issuer: url({ description: 'Required for okta, keycloak and generic providers.' }),
+    scopes,
+  }, ['client_id', 'client_secret', 'label', 'provider']),
+  OidcProviderCredentialsPatch: closed({
+    client_secret: str({ minLength: 1, maxLength: 1024 }),
+    label: str({ minLength: 1, maxLength: 200 }),
+    scopes,
+  }, [], { minProperties: 1 }),
+  SsoOidcToken: open({
+    person_id: ref('PersonId'),
+    client_id: str(),
+    provider: str(),
+    access_token: str(),
+    refresh_token: str(),
+    id_token: str(),
+    expires_at: dateTime(),
+  }, ['person_id', 'client_id', 'provider', 'access_token']),
+  SsoOidcTokenQuery: closed({
+    person_id: ref('PersonId'),
+    client_id: str({ maxLength: 256 }),
+    provider: str({ maxLength: 64 }),
+  }, ['person_id']),
+  SsoOidcTokenRevoke: closed({
+    person_id: ref('PersonId'),
+    client_id: str({ minLength: 1, maxLength: 256 }),
+  }, ['person_id', 'client_id']),
+  SsoOidcTokenRevokeLegacy: closed({
+    token: str({ minLength: 1, maxLength: 8192 }),
+    client_id: str({ minLength: 1, maxLength: 256 }),
+  }, ['token', 'client_id']),
+
+  // ---------- webhooks ----------
+  Webhook: open({
+    id: ref('ResourceId'),
+    name: str({ maxLength: 200 }),
+    description,
+    target_url: httpsUrl,
+    custom_headers: open({}, [], { additionalProperties: arrayOf(str()) }),
+    timeout: int({ minimum: 1, maximum: 30, description: 'Seconds.' }),
+    created_at: dateTime(),
+  }, ['id', 'name', 'target_url']),
+  WebhookCreate: closed({
+    name: str({ minLength: 1, maxLength: 200 }),
+    description,
+    target_url: httpsUrl,
+    custom_headers: open({}, [], { additionalProperties: arrayOf(str({ maxLength: 1024 }), { maxItems: 10 }), maxProperties: 20 }),
+    timeout: int({ minimum: 1, maximum: 30, default: 10 }),
+  }, ['name', 'target_url']),
+  WebhookPatch: closed({
+    name: str({ minLength: 1, maxLength: 200 }),
+    description,
+    target_url: httpsUrl,
+    custom_headers: open({}, [], { additionalProperties: arrayOf(str({ maxLength: 1024 }), { maxItems: 10 }), maxProperties: 20 }),
+    timeout: int({ minimum: 1, maximum: 30 }),
+  }, [], { minProperties: 1 }),
+  WebhookTrigger: closed({
+    trigger_type: str({ enum: ['event', 'sync_hook'] }),
+    trigger_name: str({ pattern: '^[A-Za-z0-9_]{1,128}$', description: 'Event name (e.g. PersonCreated_v1) or sync hook name (e.g. token_minted).' }),
+  }, ['trigger_type', 'trigger_name']),
+  TestEventsRequest: closed({
+    events: arrayOf(closed({ event_type: str({ pattern: '^[A-Za-z0-9_]{1,128}$' }), count: int({ minimum: 1, maximum: 10, default: 1 }) }, ['event_type']), { minItems: 1, maxItems: 20 }),
+  }, ['events']),
+};

@@ -1,0 +1,134 @@
+// RBAC (permissions, roles, checks), OAuth2 client management and SSO provider tokens.
+import { ref, arrayOf, open } from './lib.mjs';
+import { crudOperations } from './crud.mjs';
+import { CREATED_AT, PERSON_ID, USER_TOKEN } from './examples.mjs';
+
+const mgmt = { security: /** @type {const} */ ('management') };
+const PERMISSION = { name: 'docs:write', description: 'Edit documentation pages', created_at: CREATED_AT };
+const ROLE = { name: 'editor', description: 'Writes the docs', permissions: ['docs:read', 'docs:write'], created_at: CREATED_AT };
+const CLIENT = {
+  client_id: 'docs-portal', client_name: 'Docs portal', scopes: ['openid', 'email'], grant_types: ['authorization_code', 'refresh_token'],
+  response_types: ['code'], redirect_uris: ['https://docs.example.com/login'], public: true, access_token_duration: 3600,
+  refresh_token_duration: 2592000, created_at: CREATED_AT,
+};
+const UI = { logo_url: 'https://cdn.example.com/logo.svg', primary_color: '#1f6feb', title: 'Sign in to Acme Docs', factors: ['otp_via_email', 'webauthn'], show_keyway_branding: false };
+const SSO_TOKEN = {
+  person_id: PERSON_ID, client_id: '1234567890-abc.apps.example.com', provider: 'google', access_token: 'ya29.a0AfB_example',
+  refresh_token: '1//0g-example', id_token: USER_TOKEN, expires_at: '2026-03-14T10:26:53Z',
+};
+
+/** @type {import('./operation.mjs').OpSpec[]} */
+export const accessOperations = [
+  // ---------- RBAC ----------
+  ...crudOperations({
+    base: '/rbac/permissions', param: 'PermissionNamePath', paramName: 'permission_name', tags: ['rbac'],
+    id: 'Permission', noun: 'permission', schema: 'Permission', createSchema: 'PermissionCreate', patchSchema: 'PermissionPatch',
+    example: PERMISSION, createExample: { name: 'docs:write', description: 'Edit documentation pages' }, patchExample: { description: 'Edit and publish documentation pages' },
+    summaries: { list: 'Get a list of permissions', create: 'Create a permission', get: 'Get a permission', patch: 'Update a permission', delete: 'Delete a permission' },
+    text: {
+      list: 'Lists the permissions defined in the organization (or inherited through the RBAC pool).',
+      create: 'Defines a permission; its name is what your application checks (e.g. `docs:write`). Names are unique (409).',
+      get: 'Returns one permission with its description; 404 when the organization (and its RBAC pool) has no such permission.',
+      patch: 'Changes the description of a permission; the name is its identity and cannot change.',
+      delete: 'Deletes a permission and removes it from every role and person holding it.',
+    },
+  }),
+  ...crudOperations({
+    base: '/rbac/roles', param: 'RoleNamePath', paramName: 'role_name', tags: ['rbac'],
+    id: 'Role', noun: 'role', schema: 'Role', createSchema: 'RoleCreate', patchSchema: 'RolePatch',
+    example: ROLE, createExample: { name: 'editor', description: 'Writes the docs', permissions: ['docs:read', 'docs:write'] }, patchExample: { permissions: ['docs:read', 'docs:write', 'docs:publish'] },
+    summaries: { list: 'Get a list of roles', create: 'Create a role', get: 'Get a role', patch: 'Update a role', delete: 'Delete a role' },
+    text: {
+      list: 'Lists the roles of the organization with their permissions, including roles inherited through the RBAC pool.',
+      create: 'Defines a role as a named set of existing permissions (unknown permissions answer 400).',
+      get: 'Returns one role with the names of the permissions it grants.',
+      patch: 'Changes the description or replaces the permission set of a role; persons holding the role are affected at once.',
+      delete: 'Deletes a role and unassigns it from every person; their permissions from other roles are unaffected.',
+    },
+  }),
+  {
+    ...mgmt, method: 'post', path: '/rbac/check', id: 'checkPermission', tags: ['rbac'],
+    summary: 'Check whether a person has a permission',
+    description: 'Answers whether the person holds the permission through a role or directly, and which grants it. Unknown permissions answer `allowed: false`.',
+    body: { schema: ref('RbacCheckRequest'), example: { person_id: PERSON_ID, permission: 'docs:write' } },
+    ok: { schema: ref('RbacCheckResult'), example: { allowed: true, granted_by: ['editor'] } },
+    consistency: false,
+  },
+  // ---------- OAuth2 clients ----------
+  ...crudOperations({
+    base: '/oauth2/clients', param: 'OAuthClientIdPath', paramName: 'oauth_client_id', tags: ['o-auth-2'],
+    id: 'OAuth2Client', noun: 'OAuth2 client', schema: 'OAuth2Client', createSchema: 'OAuth2ClientCreate', patchSchema: 'OAuth2ClientPatch', createdSchema: 'OAuth2ClientWithSecret',
+    example: CLIENT,
+    createExample: { client_name: 'Docs portal', scopes: ['openid', 'email'], grant_types: ['authorization_code', 'refresh_token'], redirect_uris: ['https://docs.example.com/login'], public: true },
+    createdExample: { ...CLIENT, client_secret: 'kwcs_5c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f' },
+    patchExample: { redirect_uris: ['https://docs.example.com/login', 'http://localhost:3000/login'] },
+    summaries: { list: 'Get a list of OAuth2 clients', create: 'Create a new OAuth2 client', get: 'Get an OAuth2 client', patch: 'Modify an existing OAuth2 client', delete: 'Delete an existing OAuth2 client' },
+    text: {
+      list: 'Lists the OAuth2 clients registered with the organization, without secrets.',
+      create: `
+Registers an application that signs persons in through Keyway's hosted login or obtains machine-to-machine tokens.
+Public clients (browser apps) hold no secret and must use PKCE; confidential clients get a secret, shown only in
+this answer. Redirect URIs must be absolute and match exactly at authorization time.`,
+      get: 'Returns one OAuth2 client (grants, scopes, redirect URIs, token durations) without its secret.',
+      patch: 'Changes the given fields of an OAuth2 client. Shortened token durations apply to tokens issued from then on.',
+      delete: 'Deletes an OAuth2 client and revokes every token issued to it; hosted login for it stops at once.',
+    },
+  }),
+  {
+    ...mgmt, method: 'put', path: '/oauth2/clients/{oauth_client_id}/secret', id: 'rotateOAuth2ClientSecret', tags: ['o-auth-2'], params: ['OAuthClientIdPath'],
+    summary: 'Generate a new client secret',
+    description: 'Replaces the secret of a confidential client; the old secret stops working at once. Public clients answer 409.',
+    ok: { schema: ref('OAuth2ClientWithSecret'), example: { ...CLIENT, public: false, client_secret: 'kwcs_9f8e7d6c5b4a3f2e1d0c9b8a7f6e5d4c' } },
+    errors: ['Conflict'],
+  },
+  {
+    ...mgmt, method: 'get', path: '/oauth2/clients/{oauth_client_id}/ui-configuration', id: 'getOAuth2ClientUiConfiguration', tags: ['o-auth-2'], params: ['OAuthClientIdPath'],
+    summary: 'Get the configuration for the hosted UI',
+    description: 'Look of the hosted login page shown for this client: logo, colour, title and the factors offered.',
+    ok: { schema: ref('UiConfiguration'), example: UI },
+  },
+  {
+    ...mgmt, method: 'put', path: '/oauth2/clients/{oauth_client_id}/ui-configuration', id: 'setOAuth2ClientUiConfiguration', tags: ['o-auth-2'], params: ['OAuthClientIdPath'],
+    summary: 'Modify the configuration for the hosted UI',
+    description: 'Replaces the hosted login configuration of the client. The logo must be an https URL; factors must be allowed by the organization config.',
+    body: { schema: ref('UiConfiguration'), example: UI },
+    ok: { schema: ref('UiConfiguration'), example: UI },
+  },
+  {
+    ...mgmt, method: 'post', path: '/oauth2/tokens/mint', id: 'mintOAuth2Tokens', tags: ['o-auth-2'],
+    summary: 'Mint OAuth 2.0 & OIDC tokens',
+    description: 'Issues an access token (and an id_token unless disabled) for a person and a client without a browser flow, e.g. for migrations and tests.',
+    body: { schema: ref('MintOAuthTokensRequest'), example: { client_id: 'docs-portal', person_id: PERSON_ID, scopes: ['openid', 'email'] } },
+    ok: { schema: ref('OAuth2TokenResponse'), example: { access_token: USER_TOKEN, token_type: 'Bearer', expires_in: 3600, id_token: USER_TOKEN, scope: 'openid email' } },
+  },
+  // ---------- SSO provider tokens ----------
+  {
+    ...mgmt, method: 'get', path: '/sso/oidc/tokens', id: 'listSsoOidcTokens', tags: ['sso'],
+    params: [{ name: 'person_id', in: 'query', required: true, description: 'Whose provider tokens to return.', schema: ref('PersonId') }, 'Limit', 'Offset'],
+    summary: 'Get OIDC tokens',
+    description: 'Returns the tokens identity providers issued to a person during OIDC sign-ins, so your back end can call the provider\'s APIs on their behalf.',
+    ok: { schema: arrayOf(ref('SsoOidcToken')), example: [SSO_TOKEN], paginated: true },
+  },
+  {
+    ...mgmt, method: 'post', path: '/sso/oidc/tokens/query', id: 'querySsoOidcTokens', tags: ['sso'],
+    summary: 'Query tokens obtained through SSO with OIDC',
+    description: 'Like `GET /sso/oidc/tokens` with the selection in the body, optionally narrowed to one provider or client; keeps person ids out of URLs and logs.',
+    body: { schema: ref('SsoOidcTokenQuery'), example: { person_id: PERSON_ID, provider: 'google' } },
+    ok: { schema: arrayOf(ref('SsoOidcToken')), example: [SSO_TOKEN] },
+    consistency: false,
+  },
+  {
+    ...mgmt, method: 'post', path: '/sso/oidc/tokens/revoke', id: 'revokeSsoOidcTokenLegacy', tags: ['sso'], deprecated: true,
+    summary: '(Deprecated) Revoke an OAuth token obtained through SSO with OIDC',
+    description: 'Revokes one provider token given by value. Deprecated: use `/sso/oidc/tokens/revoke/v2`, which revokes by person and client without handling token values.',
+    body: { schema: ref('SsoOidcTokenRevokeLegacy'), example: { token: 'ya29.a0AfB_example', client_id: '1234567890-abc.apps.example.com' } },
+    ok: { status: 204, description: 'Revoked.' },
+  },
+  {
+    ...mgmt, method: 'post', path: '/sso/oidc/tokens/revoke/v2', id: 'revokeSsoOidcTokens', tags: ['sso'],
+    summary: 'Revoke an OAuth token obtained through SSO with OIDC',
+    description: 'Revokes at the provider, and forgets, the tokens a person obtained through one OIDC client. The person signs in with that provider again next time.',
+    body: { schema: ref('SsoOidcTokenRevoke'), example: { person_id: PERSON_ID, client_id: '1234567890-abc.apps.example.com' } },
+    ok: { schema: open({ revoked: { type: 'integer', minimum: 0 } }, ['revoked']), example: { revoked: 1 } },
+  },
+];

@@ -1,0 +1,277 @@
+// Management operations on the organization: hierarchy, configuration, API keys, quotas, allowed domains,
+// e-mail templates, external credentials, KYC, SSO providers, token template and webhooks.
+import { ref, str, open, arrayOf, int } from './lib.mjs';
+import { crudOperations } from './crud.mjs';
+import { ORGANIZATION, ORG_ID, SUBORG_ID, CREATED_AT, PASSWORD_RULES } from './examples.mjs';
+
+const mgmt = { security: /** @type {const} */ ('management') };
+const CONFIG = {
+  allow_self_registration: true, handle_patterns: ['@example\\.com$'], token_duration_seconds: 3600,
+  allowed_factors: ['otp_via_email', 'email_link', 'webauthn', 'password', 'totp'], require_approval_for_new_persons: false,
+  password_validation_rules: PASSWORD_RULES, groups_claim_name: 'groups',
+};
+const TIER = { name: 'growth', monthly_active_persons: 10000, suborganizations: 10, api_calls_per_minute: 6000, price_per_month_usd: 240 };
+const TEMPLATE = { name: 'otp_via_email', subject: 'Your Acme sign-in code', html_body: '<p>Your code is <b>{{ code }}</b>.</p>', text_body: 'Your code is {{ code }}.', updated_at: CREATED_AT };
+const EXT_CRED = { id: 'xc_01JD8ZD1', label: 'Transactional SMTP', type: 'smtp', public_fields: { host: 'smtp.example.com', port: 587, from: 'no-reply@example.com' }, created_at: CREATED_AT };
+const SAML = {
+  id: 'spc_01JD8ZE7', label: 'Corporate IdP', idp_entity_id: 'https://idp.example.com/saml', idp_metadata_url: 'https://idp.example.com/saml/metadata',
+  sp_entity_id: `https://api.keyway.dev/sso/saml/${ORG_ID}`, sp_acs_url: 'https://api.keyway.dev/sso/saml/acs', attribute_mapping: { mail: 'email' }, created_at: CREATED_AT,
+};
+const OIDC = { client_id: '1234567890-abc.apps.example.com', label: 'Google', provider: 'google', scopes: ['openid', 'email'], created_at: CREATED_AT };
+const WEBHOOK = { id: 'wh_01JD8ZF2', name: 'Audit sink', description: 'Sends sign-in events to the audit service', target_url: 'https://audit.example.com/keyway', custom_headers: { 'X-Team': ['identity'] }, timeout: 10, created_at: CREATED_AT };
+const TRIGGER = { trigger_type: 'event', trigger_name: 'AuthenticationSucceeded_v1' };
+const domains = { domains: ['docs.example.com', 'app.example.com'] };
+
+/** @type {import('./operation.mjs').OpSpec[]} */
+export const organizationOperations = [
+  // ---------- organizations ----------
+  {
+    ...mgmt, method: 'get', path: '/organizations', id: 'getOrganization', tags: ['organizations'],
+    summary: 'Get information about an organization',
+    description: 'Returns the organization of `Keyway-OrgID` with its parent and the suborganizations it manages.',
+    ok: { schema: ref('Organization'), example: ORGANIZATION },
+  },
+  {
+    ...mgmt, method: 'delete', path: '/organizations', id: 'deleteOrganization', tags: ['organizations'],
+    summary: 'Delete an organization',
+    description: `
+Deletes the organization of \`Keyway-OrgID\` with its persons, configuration and keys. Only allowed while it has no
+suborganizations (409 otherwise); the API key stops working at once. This cannot be undone.`,
+    ok: { status: 204, description: 'Deleted.' },
+    errors: ['Conflict'],
+  },
+  {
+    ...mgmt, method: 'get', path: '/organizations/suborganizations', id: 'listSuborganizations', tags: ['organizations'],
+    summary: 'List suborganizations',
+    description: 'Lists the organizations directly below this one in the hierarchy, each with its own suborganizations under `managed_organizations`.',
+    ok: { schema: arrayOf(ref('Organization')), example: ORGANIZATION.managed_organizations },
+  },
+  {
+    ...mgmt, method: 'post', path: '/organizations/suborganizations', id: 'createSuborganization', tags: ['organizations', 'rbac'],
+    summary: 'Create a suborganization',
+    description: `
+Creates an organization below this one, for a tenant of a multi-tenant product. It can share the parent's person
+pool (the same people sign in to both), its group pool, and inherit its roles and permissions. The answer includes
+the new organization's API key, shown only once.`,
+    body: { schema: ref('SuborganizationCreate'), example: { org_name: 'Acme Docs EU', tenant_name: 'acme', share_person_pool: true, inherits_rbac_pools: true } },
+    ok: { status: 201, schema: ref('SuborganizationCreated'), example: { id: SUBORG_ID, parent_id: ORG_ID, org_name: 'Acme Docs EU', tenant_name: 'acme', api_key: 'kw_live_2f9c7a1e5b3d4f60a8e1c2b3d4e5f6a7b8c9d0e1' } },
+  },
+  {
+    ...mgmt, method: 'put', path: '/organizations/api-keys', id: 'rotateApiKey', tags: ['organizations'],
+    summary: 'Generate a new API key for the specified organization',
+    description: 'Issues a new management API key for the organization; the previous key stops working immediately. The key is shown only in this answer.',
+    ok: { schema: ref('ApiKeyResult'), example: { api_key: 'kw_live_8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c3d2e1f0a9b', created_at: CREATED_AT } },
+  },
+  {
+    ...mgmt, method: 'get', path: '/organizations/config', id: 'getOrganizationConfig', tags: ['organizations'],
+    summary: 'Get organization config',
+    description: 'Sign-in settings of the organization: self-registration, handle patterns, allowed factors, token lifetime, password rules, approval of new persons.',
+    ok: { schema: ref('OrganizationConfig'), example: CONFIG },
+  },
+  {
+    ...mgmt, method: 'patch', path: '/organizations/config', id: 'patchOrganizationConfig', tags: ['organizations'],
+    summary: 'Update organization config',
+    description: `
+Changes the given settings only. Turning \`allow_self_registration\` off makes ID requests for unknown handles answer
+403 'self-registration not allowed for this organization'; handles outside \`handle_patterns\` answer 403 'person
+cannot be registered'; with \`require_approval_for_new_persons\` new persons answer 403 'person is not active' until
+activated. Patterns must be valid regular expressions (400 otherwise).`,
+    body: { schema: ref('OrganizationConfigPatch'), example: { allow_self_registration: false } },
+    ok: { schema: ref('OrganizationConfig'), example: { ...CONFIG, allow_self_registration: false } },
+  },
+  {
+    ...mgmt, method: 'get', path: '/organizations/quota/current-tier', id: 'getCurrentPricingTier', tags: ['organizations'],
+    summary: 'Get current pricing tier details',
+    description: 'The pricing tier of the organization (or of the root of its hierarchy) and its limits.',
+    ok: { schema: ref('PricingTier'), example: TIER },
+  },
+  {
+    ...mgmt, method: 'get', path: '/organizations/quota/all-tiers', id: 'listPricingTiers', tags: ['organizations'],
+    summary: 'Get details on all pricing tiers',
+    description: 'Every pricing tier with its limits (active persons, suborganizations, API rate) and price, to compare before upgrading.',
+    ok: { schema: arrayOf(ref('PricingTier')), example: [{ name: 'free', monthly_active_persons: 1000, suborganizations: 0, api_calls_per_minute: 600, price_per_month_usd: 0 }, TIER] },
+  },
+  {
+    ...mgmt, method: 'get', path: '/organizations/quota/usage', id: 'getQuotaUsage', tags: ['organizations'],
+    summary: 'Get resource usage for the organization hierarchy',
+    description: 'Monthly active persons and person counts of the current billing period, per organization of the hierarchy and in total.',
+    ok: {
+      schema: ref('QuotaUsage'),
+      example: { period_start: '2026-03-01T00:00:00Z', period_end: '2026-04-01T00:00:00Z', organizations: [{ id: ORG_ID, monthly_active_persons: 412, persons: 1290 }, { id: SUBORG_ID, monthly_active_persons: 37, persons: 88 }], total_monthly_active_persons: 449 },
+    },
+  },
+  // ---------- allowed domains ----------
+  {
+    ...mgmt, method: 'get', path: '/organizations/config/domains', id: 'listAllowedDomains', tags: ['organization-allowed-domains'],
+    summary: 'List the allowed domains',
+    description: 'Domains accepted as redirect targets of links and SSO, and as passkey scopes, for this organization.',
+    ok: { schema: open({ domains: arrayOf(str()) }, ['domains']), example: domains },
+  },
+  {
+    ...mgmt, method: 'post', path: '/organizations/config/domains', id: 'addAllowedDomains', tags: ['organization-allowed-domains'],
+    summary: 'Add allowed domains',
+    description: 'Adds domains (lower-case DNS names, no scheme or path). Subdomains must be listed separately. Returns the full list.',
+    body: { schema: ref('DomainList'), example: { domains: ['app.example.com'] } },
+    ok: { schema: open({ domains: arrayOf(str()) }, ['domains']), example: domains },
+  },
+  {
+    ...mgmt, method: 'delete', path: '/organizations/config/domains', id: 'removeAllowedDomains', tags: ['organization-allowed-domains'],
+    summary: 'Remove allowed domains',
+    description: 'Removes the given domains; links and SSO flows already started for them fail on return. Returns the remaining list.',
+    body: { schema: ref('DomainList'), example: { domains: ['app.example.com'] } },
+    ok: { schema: open({ domains: arrayOf(str()) }, ['domains']), example: { domains: ['docs.example.com'] } },
+  },
+  // ---------- e-mail templates ----------
+  {
+    ...mgmt, method: 'get', path: '/organizations/config/templates', id: 'listEmailTemplates', tags: ['organization-email-templates'],
+    summary: 'List available templates',
+    description: 'Lists the e-mail templates (sign-in link, one-time code, password reset, welcome) with their current content.',
+    ok: { schema: arrayOf(ref('EmailTemplate')), example: [TEMPLATE] },
+  },
+  {
+    ...mgmt, method: 'get', path: '/organizations/config/templates/{template_name}', id: 'getEmailTemplate', tags: ['organization-email-templates'], params: ['TemplateNamePath'],
+    summary: 'Get the named template',
+    description: 'Returns one template. Placeholders such as `{{ code }}` and `{{ link }}` are filled when the e-mail is sent.',
+    ok: { schema: ref('EmailTemplate'), example: TEMPLATE },
+  },
+  {
+    ...mgmt, method: 'put', path: '/organizations/config/templates/{template_name}', id: 'setEmailTemplate', tags: ['organization-email-templates'], params: ['TemplateNamePath'],
+    summary: 'Modify the named template',
+    description: 'Replaces the subject and bodies of a template. The template must keep its required placeholder (`{{ code }}` or `{{ link }}`), else 400.',
+    body: { schema: ref('EmailTemplateUpdate'), example: { subject: 'Your Acme sign-in code', html_body: '<p>Your code is <b>{{ code }}</b>.</p>' } },
+    ok: { schema: ref('EmailTemplate'), example: TEMPLATE },
+  },
+  // ---------- external credentials ----------
+  ...crudOperations({
+    base: '/organizations/config/external-credentials', param: 'CredIdPath', paramName: 'cred_id', tags: ['organization-external-credentials'],
+    id: 'ExternalCredential', noun: 'external credential', schema: 'ExternalCredential', createSchema: 'ExternalCredentialCreate', patchSchema: 'ExternalCredentialPatch',
+    example: EXT_CRED,
+    createExample: { label: 'Transactional SMTP', type: 'smtp', public_fields: { host: 'smtp.example.com', port: 587, from: 'no-reply@example.com' }, secret_fields: { password: 's3cr3t-app-password' } },
+    patchExample: { label: 'Primary SMTP' },
+    summaries: { list: 'List available external credentials', create: 'Create new external credentials', get: 'Get the specified credential', patch: 'Modify the selected credential', delete: 'Remove an external credential by id' },
+    text: {
+      list: 'Lists the credentials of outside services (SMTP server, SMS gateway, identity providers) the organization configured. Secret fields are never returned.',
+      create: 'Stores credentials of an outside service. `secret_fields` are encrypted at rest and never returned; `public_fields` are shown back.',
+      get: 'Returns one external credential with its public fields; secret fields are write-only and never returned.',
+      patch: 'Changes the label or fields of an external credential; secret fields given replace the stored ones.',
+      delete: 'Removes an external credential; features using it fall back to Keyway defaults.',
+    },
+  }).map((op) => op.method === 'delete'
+    ? { ...op, path: '/organizations/config/external-credentials', params: [{ name: 'cred_id', in: 'query', required: true, description: 'External credential to remove.', schema: ref('ResourceId') }] }
+    : op),
+  // ---------- KYC ----------
+  {
+    ...mgmt, method: 'get', path: '/organizations/config/kyc', id: 'getKycConfig', tags: ['organization-kyc-config'],
+    summary: 'Get organization KYC config',
+    description: 'Identity-verification settings: whether KYC is on, the provider, whether registration waits for it and the accepted document countries.',
+    ok: { schema: ref('KycConfig'), example: { enabled: true, provider: 'document_check', required_for_registration: false, allowed_document_countries: ['GB', 'DE', 'FR'] } },
+  },
+  {
+    ...mgmt, method: 'patch', path: '/organizations/config/kyc', id: 'patchKycConfig', tags: ['organization-kyc-config'],
+    summary: 'Update KYC organization config',
+    description: 'Changes the given KYC settings only. Country codes are ISO 3166-1 alpha-2.',
+    body: { schema: ref('KycConfigPatch'), example: { required_for_registration: true } },
+    ok: { schema: ref('KycConfig'), example: { enabled: true, provider: 'document_check', required_for_registration: true, allowed_document_countries: ['GB', 'DE', 'FR'] } },
+  },
+  // ---------- SSO providers ----------
+  ...crudOperations({
+    base: '/organizations/sso/saml/provider-credentials', param: 'SamlCredentialsIdPath', paramName: 'saml_provider_credentials_id', tags: ['organization-sso-config'],
+    id: 'SamlProviderCredentials', noun: 'SAML provider credentials', schema: 'SamlProviderCredentials', createSchema: 'SamlProviderCredentialsCreate', patchSchema: 'SamlProviderCredentialsPatch',
+    example: SAML,
+    createExample: { label: 'Corporate IdP', idp_metadata_url: 'https://idp.example.com/saml/metadata', attribute_mapping: { mail: 'email' } },
+    patchExample: { label: 'Corporate IdP (EU)' },
+    summaries: { list: 'List SAML credentials', create: 'Create new SAML provider credentials', get: 'Get SAML provider credentials', patch: 'Modify SAML provider credentials', delete: 'Delete SAML provider credentials' },
+    text: {
+      list: 'Lists the SAML identity providers configured for the organization. Their ids are the `provider_credentials_id` of SAML factors.',
+      create: 'Registers a SAML identity provider from its metadata (URL or XML, one of the two). The answer gives the entity id and ACS URL to configure on the provider side.',
+      get: 'Returns one SAML provider configuration, including the service-provider entity id and ACS URL to register at the IdP.',
+      patch: 'Changes the label, metadata or attribute mapping of a SAML provider; new metadata is fetched and checked before it is stored.',
+      delete: 'Removes a SAML provider; SAML sign-ins through it stop at once and persons who only used it must recover another factor.',
+    },
+  }),
+  ...crudOperations({
+    base: '/organizations/sso/oidc/provider-credentials', param: 'OAuthClientIdPath', paramName: 'oauth_client_id', tags: ['organization-sso-config'],
+    id: 'OidcProviderCredentials', noun: 'OIDC provider credentials', schema: 'OidcProviderCredentials', createSchema: 'OidcProviderCredentialsCreate', patchSchema: 'OidcProviderCredentialsPatch',
+    example: OIDC,
+    createExample: { client_id: '1234567890-abc.apps.example.com', client_secret: 'GOCSPX-example-secret', label: 'Google', provider: 'google', scopes: ['openid', 'email'] },
+    patchExample: { label: 'Google Workspace' },
+    summaries: { list: 'List OIDC credentials', create: 'Create new OIDC provider credentials', get: 'Get OIDC provider credentials', patch: 'Modify OIDC provider credentials', delete: 'Delete OIDC provider credentials' },
+    text: {
+      list: 'Lists the OIDC identity providers (social login and enterprise) configured for the organization, without their secrets.',
+      create: 'Registers the client the organization holds at an OIDC provider. `client_id` then identifies it in OIDC factors; `issuer` is required for generic, Okta and Keycloak providers.',
+      get: 'Returns one OIDC provider configuration, identified by the client id held at the provider, without its secret.',
+      patch: 'Changes the label, scopes or secret of an OIDC provider configuration.',
+      delete: 'Removes an OIDC provider configuration; sign-ins through it stop at once.',
+    },
+  }),
+  // ---------- token template ----------
+  {
+    ...mgmt, method: 'get', path: '/organizations/config/token-template', id: 'getTokenTemplate', tags: ['organization-token-template'],
+    summary: "Get the organization's token template",
+    description: 'The template of extra claims added to every user token of the organization.',
+    ok: { schema: ref('TokenTemplate'), example: { content: '{"plan": "{{ person.attributes.end_user_read_only.plan }}"}' } },
+  },
+  {
+    ...mgmt, method: 'put', path: '/organizations/config/token-template', id: 'setTokenTemplate', tags: ['organization-token-template', 'rbac'],
+    summary: "Modify the organization's token template",
+    description: `
+Replaces the token template. It must render to a JSON object; it may add the person's roles and permissions as
+claims and cannot override reserved claims (person_id, oid, authenticated_methods, exp …): violations answer 400
+naming the claim. Applies to tokens issued from then on.`,
+    body: { schema: ref('TokenTemplate'), example: { content: '{"roles": "{{ person.roles }}", "plan": "{{ person.attributes.end_user_read_only.plan }}"}' } },
+    ok: { schema: ref('TokenTemplate'), example: { content: '{"roles": "{{ person.roles }}", "plan": "{{ person.attributes.end_user_read_only.plan }}"}' } },
+  },
+  // ---------- webhooks ----------
+  ...crudOperations({
+    base: '/organizations/webhooks', param: 'WebhookIdPath', paramName: 'webhook_id', tags: ['organization-webhooks'],
+    id: 'Webhook', noun: 'webhook', schema: 'Webhook', createSchema: 'WebhookCreate', patchSchema: 'WebhookPatch',
+    example: WEBHOOK,
+    createExample: { name: 'Audit sink', description: 'Sends sign-in events to the audit service', target_url: 'https://audit.example.com/keyway', custom_headers: { 'X-Team': ['identity'] }, timeout: 10 },
+    patchExample: { timeout: 20 },
+    summaries: { list: 'List all webhooks', create: 'Create a new webhook', get: 'Get a webhook', patch: 'Update a webhook', delete: 'Delete a webhook' },
+    text: {
+      list: 'Lists the webhooks of the organization with their targets and timeouts; triggers are listed per webhook.',
+      create: 'Registers an HTTPS endpoint Keyway calls with signed JWT payloads. It receives nothing until triggers are attached.',
+      get: 'Returns one webhook: its target URL, custom headers and delivery timeout.',
+      patch: 'Changes the given fields of a webhook; the target URL must stay https. Deliveries already queued use the new settings.',
+      delete: 'Deletes a webhook and its triggers; deliveries in flight are dropped and sync hooks using it are no longer called.',
+    },
+  }),
+  {
+    ...mgmt, method: 'get', path: '/organizations/webhooks/{webhook_id}/triggers', id: 'listWebhookTriggers', tags: ['organization-webhooks'], params: ['WebhookIdPath'],
+    summary: 'List webhook triggers',
+    description: 'Lists the events and synchronous hooks that call this webhook, each as a trigger type and name.',
+    ok: { schema: arrayOf(ref('WebhookTrigger')), example: [TRIGGER] },
+  },
+  {
+    ...mgmt, method: 'post', path: '/organizations/webhooks/{webhook_id}/triggers', id: 'createWebhookTrigger', tags: ['organization-webhooks'], params: ['WebhookIdPath'],
+    summary: 'Create a webhook trigger',
+    description: `
+Attaches a trigger: \`event\` triggers deliver asynchronously after the event happened; \`sync_hook\` triggers are
+called during the flow (for example before a token is minted) and their answer can add claims or deny.`,
+    body: { schema: ref('WebhookTrigger'), example: TRIGGER },
+    ok: { status: 201, schema: ref('WebhookTrigger'), example: TRIGGER },
+    errors: ['Conflict'],
+  },
+  {
+    ...mgmt, method: 'delete', path: '/organizations/webhooks/{webhook_id}/triggers', id: 'deleteWebhookTrigger', tags: ['organization-webhooks'], params: ['WebhookIdPath'],
+    summary: 'Delete a webhook trigger',
+    description: 'Detaches the trigger given in the body from the webhook; the webhook and its other triggers remain.',
+    body: { schema: ref('WebhookTrigger'), example: TRIGGER },
+    ok: { status: 204, description: 'Deleted.' },
+  },
+  {
+    ...mgmt, method: 'get', path: '/organizations/webhooks/verification-jwks', id: 'getWebhookVerificationJwks', tags: ['organization-webhooks'],
+    summary: 'Get verification JWKS for webhooks',
+    description: 'Public keys that verify the signature of webhook payloads. Cache them and refetch when a payload names an unknown `kid`.',
+    ok: { schema: ref('Jwks'), example: { keys: [{ kty: 'EC', kid: 'wh-2026-03', use: 'sig', alg: 'ES256', crv: 'P-256', x: 'f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU', y: 'x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0' }] } },
+  },
+  {
+    ...mgmt, method: 'post', path: '/test-events', id: 'generateTestEvents', tags: ['organization-webhooks'],
+    summary: 'Generate events for testing',
+    description: 'Emits synthetic events of the given types (marked as tests) so that webhook endpoints can be tried without real sign-ins.',
+    body: { schema: ref('TestEventsRequest'), example: { events: [{ event_type: 'AuthenticationSucceeded_v1', count: 2 }] } },
+    ok: { status: 202, schema: open({ generated: int({ minimum: 0 }) }, ['generated']), example: { generated: 2 } },
+  },
+];
+

@@ -1,0 +1,322 @@
+// Management operations on persons: persons, handles, credentials, consents, attributes, groups, bulk import.
+import { ref, str, open, arrayOf, closed } from './lib.mjs';
+import {
+  PERSON, PERSON_ID, ORG_ID, SUBORG_ID, EMAIL_HANDLE, PHONE_HANDLE, CREDENTIALS, CONSENTS, CONSENT_DESCRIPTION, USER_TOKEN, CREATED_AT,
+} from './examples.mjs';
+
+const P = '/persons/{person_id}';
+const mgmt = { security: /** @type {const} */ ('management') };
+const personParam = ['PersonIdPath'];
+const GROUP = { name: 'editors', description: 'May edit the docs', created_at: CREATED_AT };
+const person2 = { ...PERSON, person_id: 'pid:0193a1f2c4b87d3e9f10a2b3c4d5e6f8', handles: [{ type: 'email_address', value: 'grace@example.com' }], groups: ['editors'], attributes: {} };
+
+export const consentDeleteParams = [
+  { name: 'consent_levels', in: 'query', required: false, style: 'form', explode: false, description: 'Comma-joined levels to remove.', schema: { type: 'array', items: ref('ConsentLevel'), minItems: 1 } },
+  { name: 'deleteAll', in: 'query', required: false, description: 'Remove every level; use instead of consent_levels.', schema: { type: 'boolean' } },
+];
+
+/** @type {import('./operation.mjs').OpSpec[]} */
+export const personOperations = [
+  // ---------- persons ----------
+  {
+    ...mgmt, method: 'post', path: '/persons', id: 'createPerson', tags: ['persons'],
+    summary: 'Create a new person',
+    description: `
+Registers a person in the organization with one or more handles, and optionally groups, roles and attributes. No
+message is sent to the person. Answers 409 'person exists' when a handle already belongs to a person of the person
+pool; use \`PUT /persons\` to create-or-update instead.`,
+    body: { schema: ref('PersonCreate'), example: { handles: [EMAIL_HANDLE], region: 'eu-west', groups: ['editors'], attributes: { end_user_read_only: { plan: 'pro' } } } },
+    ok: { status: 201, schema: ref('Person'), example: PERSON },
+    errors: ['IdBadRequest', 'PersonExists'],
+  },
+  {
+    ...mgmt, method: 'put', path: '/persons', id: 'upsertPerson', tags: ['persons'],
+    summary: 'Create or update a person (idempotent)',
+    description: `
+Creates the person if none of the handles is known, otherwise updates the person owning them (adds the missing
+handles, sets groups, roles and attributes as given). Safe to repeat, which makes it the call for synchronising an
+external user directory. Handles belonging to two different persons answer 409.`,
+    body: { schema: ref('PersonCreate'), example: { handles: [EMAIL_HANDLE, PHONE_HANDLE], groups: ['editors'] } },
+    ok: { schema: ref('Person'), example: PERSON, description: 'The created or updated person.' },
+    errors: ['IdBadRequest', 'PersonExists'],
+  },
+  {
+    ...mgmt, method: 'get', path: '/persons', id: 'listPersons', tags: ['persons', 'rbac'],
+    params: [
+      { name: 'filter', in: 'query', required: false, description: 'SCIM-style filter, e.g. `handles.value eq "ada@example.com"` or `groups co "edit"`; operators eq, ne, co, sw, pr, and, or.', schema: str({ maxLength: 1000 }) },
+      'Limit', 'Offset',
+    ],
+    summary: 'Get a list of persons',
+    description: `
+Lists the persons of the organization, newest first, page by page (\`limit\` at most 1000, \`offset\`), with
+\`meta.pagination.total_count\`. The SCIM-style \`filter\` selects by handle, group, role, activity or person type;
+an unparsable filter answers 400 naming the position of the problem.`,
+    ok: { schema: arrayOf(ref('Person')), example: [PERSON, person2], paginated: true },
+  },
+  {
+    ...mgmt, method: 'get', path: P, id: 'getPerson', tags: ['persons'], params: personParam,
+    summary: 'Get a person',
+    description: 'Returns one person with handles, groups and attributes of every bucket.',
+    ok: { schema: ref('Person'), example: PERSON },
+  },
+  {
+    ...mgmt, method: 'patch', path: P, id: 'patchPerson', tags: ['persons'], params: personParam,
+    summary: 'Modify an existing person',
+    description: `
+Changes the activity or the region of a person. Deactivating blocks new sign-ins (answered 403 'Person <id> is
+inactive') without deleting data; moving regions migrates the person's data.`,
+    body: { schema: ref('PersonPatch'), example: { active: false } },
+    ok: { schema: ref('Person'), example: { ...PERSON, active: false } },
+  },
+  {
+    ...mgmt, method: 'delete', path: P, id: 'deletePerson', tags: ['organizations', 'persons'], params: personParam,
+    summary: 'Delete a person from an organization',
+    description: `
+Removes the person from this organization. When no other organization of the person pool still holds the person,
+the handles, credentials, attributes and consents are deleted too and the person's tokens stop validating.`,
+    ok: { status: 204, description: 'Deleted.' },
+  },
+  {
+    ...mgmt, method: 'get', path: `${P}/organizations`, id: 'getPersonOrganizations', tags: ['organizations', 'persons'], params: personParam,
+    summary: "Get the list of person's organizations",
+    description: 'Lists the organizations (this one and those sharing its person pool) the person belongs to.',
+    ok: {
+      schema: arrayOf(ref('PersonOrganization')),
+      example: [{ id: ORG_ID, org_name: 'Acme Docs', tenant_name: 'acme', person_id: PERSON_ID }, { id: SUBORG_ID, org_name: 'Acme Docs EU', tenant_name: 'acme', person_id: PERSON_ID }],
+    },
+  },
+  {
+    ...mgmt, method: 'post', path: `${P}/direct-id`, id: 'createPersonDirectId', tags: ['persons'], params: personParam,
+    summary: 'Get Direct-ID value for a person',
+    description: `
+Issues a single-use Direct-ID for the person, valid for a few minutes. Give it to your front end (for example in a
+link) and the SDK signs the person in without asking for a factor; the resulting token lists \`direct_id\`. Treat it
+like a password.`,
+    ok: { schema: ref('DirectIdResult'), example: { direct_id: 'eyJvaWQiOiIzZjZhMGMxZSJ9.c2lnbmF0dXJl' } },
+  },
+  {
+    ...mgmt, method: 'post', path: `${P}/mint-token`, id: 'mintPersonToken', tags: ['persons', 'tokens'], params: personParam,
+    summary: 'Mint a token for a person',
+    description: `
+Issues a user token for the person without any authentication, for back-end integrations and tests. The token lists
+\`api\` (or the given methods) in \`authenticated_methods\` and may carry extra claims; reserved claim names are
+rejected with 400.`,
+    body: { schema: ref('MintTokenRequest'), example: { custom_claims: { plan: 'pro' }, expiry_seconds: 3600 }, required: false },
+    ok: { schema: ref('TokenResult'), example: { token: USER_TOKEN } },
+  },
+  // ---------- groups of a person ----------
+  {
+    ...mgmt, method: 'get', path: `${P}/groups`, id: 'getPersonGroups', tags: ['groups', 'persons'], params: personParam,
+    summary: 'Get groups for a person',
+    description: 'Names of the groups the person belongs to; the same names appear in the groups claim of their tokens.',
+    ok: { schema: arrayOf(ref('GroupName')), example: ['editors', 'beta-testers'] },
+  },
+  {
+    ...mgmt, method: 'put', path: `${P}/groups`, id: 'setPersonGroups', tags: ['groups', 'persons'], params: personParam,
+    summary: 'Set the groups for a person',
+    description: 'Replaces the person\'s group memberships with exactly the given groups (an empty list removes all). Unknown groups answer 400 and nothing changes.',
+    body: { schema: ref('GroupNameList'), example: { groups: ['editors'] } },
+    ok: { schema: arrayOf(ref('GroupName')), example: ['editors'] },
+  },
+  // ---------- roles and permissions of a person ----------
+  {
+    ...mgmt, method: 'get', path: `${P}/permissions`, id: 'getPersonPermissions', tags: ['persons', 'rbac'], params: personParam,
+    summary: 'Get permissions for a person',
+    description: 'The effective permissions of the person: those of their roles plus the additional ones, with where each comes from.',
+    ok: { schema: ref('PersonPermissions'), example: { permissions: ['docs:read', 'docs:write'], sources: { 'docs:read': ['reader'], 'docs:write': ['additional'] } } },
+  },
+  {
+    ...mgmt, method: 'get', path: `${P}/additional-permissions`, id: 'getPersonAdditionalPermissions', tags: ['persons', 'rbac'], params: personParam,
+    summary: 'Get additional permissions for a person',
+    description: 'Permissions granted to the person directly, outside any role. Use it to audit exceptions; `GET .../permissions` gives the effective set.',
+    ok: { schema: arrayOf(ref('PermissionName')), example: ['docs:write'] },
+  },
+  {
+    ...mgmt, method: 'put', path: `${P}/additional-permissions`, id: 'setPersonAdditionalPermissions', tags: ['persons', 'rbac'], params: personParam,
+    summary: 'Set the permissions for a person',
+    description: 'Replaces the person\'s direct permissions. Every permission must exist (400 otherwise); role permissions are unaffected.',
+    body: { schema: ref('PermissionNameList'), example: { permissions: ['docs:write'] } },
+    ok: { schema: arrayOf(ref('PermissionName')), example: ['docs:write'] },
+  },
+  {
+    ...mgmt, method: 'get', path: `${P}/roles`, id: 'getPersonRoles', tags: ['persons', 'rbac'], params: personParam,
+    summary: 'Get roles for a person',
+    description: 'Names of the roles assigned to the person. Roles inherited through the RBAC pool of a parent organization are included.',
+    ok: { schema: arrayOf(ref('RoleName')), example: ['reader'] },
+  },
+  {
+    ...mgmt, method: 'put', path: `${P}/roles`, id: 'setPersonRoles', tags: ['persons', 'rbac'], params: personParam,
+    summary: 'Set the roles for a person',
+    description: 'Replaces the person\'s roles with exactly the given ones. Unknown roles answer 400 and nothing changes.',
+    body: { schema: ref('RoleNameList'), example: { roles: ['reader', 'editor'] } },
+    ok: { schema: arrayOf(ref('RoleName')), example: ['reader', 'editor'] },
+  },
+  // ---------- groups ----------
+  {
+    ...mgmt, method: 'post', path: '/groups', id: 'createGroup', tags: ['groups'],
+    summary: 'Create a group',
+    description: 'Creates an empty group. Names are unique per organization (409 when taken) and limited to letters, digits and `_ . : -`.',
+    body: { schema: ref('GroupCreate'), example: { name: 'editors', description: 'May edit the docs' } },
+    ok: { status: 201, schema: ref('Group'), example: GROUP },
+    errors: ['Conflict'],
+  },
+  {
+    ...mgmt, method: 'get', path: '/groups', id: 'listGroups', tags: ['groups'], params: ['Limit', 'Offset'],
+    summary: 'Get a list of groups',
+    description: 'Lists the groups of the organization in name order, page by page (`limit` at most 1000), with the total in `meta.pagination`.',
+    ok: { schema: arrayOf(ref('Group')), example: [GROUP], paginated: true },
+  },
+  {
+    ...mgmt, method: 'get', path: '/groups/{group_name}', id: 'getGroup', tags: ['groups'], params: ['GroupNamePath'],
+    summary: 'Get a group',
+    description: 'Returns one group with its description and creation time; 404 when no group of the organization has that name.',
+    ok: { schema: ref('Group'), example: GROUP },
+  },
+  {
+    ...mgmt, method: 'delete', path: '/groups/{group_name}', id: 'deleteGroup', tags: ['groups'], params: ['GroupNamePath'],
+    summary: 'Delete a group',
+    description: 'Deletes the group and every membership in it. Tokens issued before keep the old groups claim until they expire.',
+    ok: { status: 204, description: 'Deleted.' },
+  },
+  {
+    ...mgmt, method: 'post', path: '/groups/{group_name}/persons', id: 'addPersonsToGroup', tags: ['groups', 'persons'], params: ['GroupNamePath'],
+    summary: 'Add persons to a group',
+    description: 'Adds up to 1000 persons to the group; persons already in it are left as they are. An unknown person id answers 400 and nobody is added.',
+    body: { schema: ref('PersonIdList'), example: { persons: [PERSON_ID] } },
+    ok: { status: 204, description: 'Added.' },
+  },
+  {
+    ...mgmt, method: 'get', path: '/groups/{group_name}/persons', id: 'listGroupPersons', tags: ['groups', 'persons'], params: ['GroupNamePath', 'Limit', 'Offset'],
+    summary: 'List the persons in a group',
+    description: 'Lists the persons who are members of the group, page by page, with handles and attributes as `GET /persons` returns them.',
+    ok: { schema: arrayOf(ref('Person')), example: [PERSON], paginated: true },
+  },
+  {
+    ...mgmt, method: 'delete', path: '/groups/{group_name}/persons/{person_id}', id: 'removePersonFromGroup', tags: ['groups', 'persons'], params: ['GroupNamePath', 'PersonIdPath'],
+    summary: 'Delete a person from a group',
+    description: 'Removes one person from the group; the person and the group remain.',
+    ok: { status: 204, description: 'Removed.' },
+  },
+  // ---------- handles ----------
+  {
+    ...mgmt, method: 'post', path: `${P}/handles`, id: 'addPersonHandles', tags: ['person-handles'], params: personParam,
+    summary: 'Add handles to a person',
+    description: `
+Adds e-mail addresses, phone numbers (E.164) or usernames the person can sign in with. A handle owned by another
+person of the pool answers 409 'person exists'; malformed ones answer 400 with the SDK-mapped messages.`,
+    body: { schema: ref('HandleList'), example: { handles: [PHONE_HANDLE] } },
+    ok: { schema: arrayOf(ref('PersonHandle')), example: [EMAIL_HANDLE, PHONE_HANDLE], description: 'All handles of the person.' },
+    errors: ['IdBadRequest', 'PersonExists'],
+  },
+  {
+    ...mgmt, method: 'get', path: `${P}/handles`, id: 'getPersonHandles', tags: ['person-handles'], params: personParam,
+    summary: 'Get handles for a person',
+    description: 'Lists every handle (e-mail address, phone number, username) the person can be identified and signed in with.',
+    ok: { schema: arrayOf(ref('PersonHandle')), example: [EMAIL_HANDLE, PHONE_HANDLE] },
+  },
+  {
+    ...mgmt, method: 'delete', path: `${P}/handles/{handle}`, id: 'deletePersonHandle', tags: ['person-handles'], params: ['PersonIdPath', 'HandlePath'],
+    summary: 'Delete a handle from a person',
+    description: 'Removes one handle, written `type:value`. The last handle of a regular person cannot be removed (409).',
+    ok: { status: 204, description: 'Removed.' },
+    errors: ['Conflict'],
+  },
+  // ---------- credentials ----------
+  {
+    ...mgmt, method: 'get', path: `${P}/credentials`, id: 'getPersonCredentials', tags: ['person-credentials'], params: personParam,
+    summary: "Get a person's credentials",
+    description: 'Lists passwords, passkeys and TOTP authenticators of the person with when they were last used. Secrets are never returned.',
+    ok: { schema: arrayOf(ref('Credential')), example: CREDENTIALS },
+  },
+  {
+    ...mgmt, method: 'post', path: `${P}/credentials`, id: 'createPersonCredential', tags: ['person-credentials'], params: personParam,
+    summary: 'Create a new credential',
+    description: 'Stores a password or a TOTP secret for the person, for example when migrating from another system. Passkeys can only be registered by the person.',
+    body: { schema: ref('CredentialCreate'), example: { type: 'totp', label: 'Migrated authenticator', secret: 'JBSWY3DPEHPK3PXPJBSWY3DP' } },
+    ok: { status: 201, schema: ref('Credential'), example: CREDENTIALS[1] },
+  },
+  {
+    ...mgmt, method: 'delete', path: `${P}/credentials`, id: 'deletePersonCredentials', tags: ['person-credentials'], params: personParam,
+    summary: 'Delete all credentials',
+    description: 'Deletes every credential of the person, e.g. after an account takeover. The person can still sign in with e-mail or SMS factors.',
+    ok: { status: 204, description: 'Deleted.' },
+  },
+  {
+    ...mgmt, method: 'delete', path: `${P}/credentials/{credential_id}`, id: 'deletePersonCredential', tags: ['person-credentials'], params: ['PersonIdPath', 'CredentialIdPath'],
+    summary: 'Delete a credential object',
+    description: 'Deletes one credential, for example a lost security key or an authenticator app the person no longer has. Other credentials are kept.',
+    ok: { status: 204, description: 'Deleted.' },
+  },
+  {
+    ...mgmt, method: 'put', path: `${P}/credentials/password`, id: 'setPersonPassword', tags: ['person-credentials'], params: personParam,
+    summary: 'Create or overwrite a password credential',
+    description: 'Sets the person\'s password (hashed with a memory-hard function). It must satisfy the organization\'s password rules unless `skip_validation` is set; failures answer 400 naming the rules.',
+    body: { schema: ref('PasswordSet'), example: { password: 'correct horse battery staple' } },
+    ok: { schema: ref('Credential'), example: CREDENTIALS[0] },
+  },
+  {
+    ...mgmt, method: 'post', path: `${P}/credentials/password-reset`, id: 'resetPersonPassword', tags: ['person-credentials'], params: personParam,
+    summary: 'Trigger a password reset flow',
+    description: 'Sends the person a password-reset link to the given handle; opening it leads to a `password_reset` challenge. The current password keeps working until replaced.',
+    body: { schema: ref('PasswordResetRequest'), example: { handle: EMAIL_HANDLE, redirect_target: 'https://app.example.com/reset' } },
+    ok: { status: 202, schema: open({ sent_to: ref('PersonHandle') }, ['sent_to']), example: { sent_to: EMAIL_HANDLE } },
+  },
+  {
+    ...mgmt, method: 'post', path: `${P}/credentials/password-rotate`, id: 'rotatePersonPassword', tags: ['person-credentials'], params: personParam,
+    summary: "Rotate a person's password",
+    description: 'Marks the password as compromised: the next sign-in with it is answered by a `password_reset` challenge, and when a handle is given a reset link is sent right away.',
+    body: { schema: ref('PasswordRotateRequest'), example: { reason: 'found in a breach corpus' } },
+    ok: { schema: open({ rotation_required: { type: 'boolean', const: true } }, ['rotation_required']), example: { rotation_required: true } },
+  },
+  // ---------- consents ----------
+  {
+    ...mgmt, method: 'get', path: `${P}/consent/gdpr`, id: 'getPersonGdprConsent', tags: ['person-consents'], params: personParam,
+    summary: 'Get GDPR consent',
+    description: `Returns the consent levels the person has given.${CONSENT_DESCRIPTION}`,
+    ok: { schema: ref('GdprConsentList'), example: { consents: CONSENTS } },
+  },
+  {
+    ...mgmt, method: 'post', path: `${P}/consent/gdpr`, id: 'addPersonGdprConsent', tags: ['person-consents'], params: personParam,
+    summary: 'Store GDPR consent',
+    description: `Adds consent levels on behalf of the person (for consent collected outside the SDK) and returns all levels.${CONSENT_DESCRIPTION}`,
+    body: { schema: ref('GdprConsentRequest'), example: { consent_levels: ['marketing'] } },
+    ok: { schema: ref('GdprConsentList'), example: { consents: CONSENTS } },
+  },
+  {
+    ...mgmt, method: 'put', path: `${P}/consent/gdpr`, id: 'setPersonGdprConsent', tags: ['person-consents'], params: personParam,
+    summary: 'Set GDPR consent',
+    description: `Replaces the person's consent levels with exactly the given ones.${CONSENT_DESCRIPTION}`,
+    body: { schema: ref('GdprConsentRequest'), example: { consent_levels: ['necessary'] } },
+    ok: { schema: ref('GdprConsentList'), example: { consents: CONSENTS.slice(0, 1) } },
+  },
+  {
+    ...mgmt, method: 'delete', path: `${P}/consent/gdpr`, id: 'deletePersonGdprConsent', tags: ['person-consents'], params: [...personParam, ...consentDeleteParams],
+    summary: 'Remove GDPR consent',
+    description: 'Removes the listed levels of the person, or all with `deleteAll=true`; one of the two is required.',
+    ok: { status: 204, description: 'Removed.' },
+  },
+  // ---------- bulk import ----------
+  {
+    ...mgmt, method: 'get', path: '/persons/bulk-import', id: 'getBulkImportTemplate', tags: ['persons-bulk-import'],
+    summary: 'Fetch the import CSV template',
+    description: 'Returns the CSV header row (and one sample row) that `POST /persons/bulk-import` expects. Columns of custom attributes are named `attr:<bucket>:<name>`.',
+    ok: {
+      raw: true, contentType: 'text/csv', schema: str({ contentMediaType: 'text/csv' }),
+      example: 'handle_type,handle_value,region,groups,roles,attr:end_user_read_only:plan\nemail_address,ada@example.com,eu-west,editors,reader,pro\n',
+    },
+  },
+  {
+    ...mgmt, method: 'post', path: '/persons/bulk-import', id: 'bulkImportPersons', tags: ['persons-bulk-import'],
+    summary: 'Bulk import persons',
+    description: `
+Imports up to 10 000 persons from a CSV file in the template's format. Rows are checked one by one: valid rows are
+imported, invalid ones are reported with their row number and reason, so a file can be fixed and re-sent (existing
+persons are updated, not duplicated).`,
+    body: {
+      contentType: 'multipart/form-data',
+      schema: closed({ file: str({ contentMediaType: 'text/csv', description: 'The CSV file.' }) }, ['file']),
+      example: { file: 'handle_type,handle_value,region,groups,roles\nemail_address,ada@example.com,eu-west,editors,reader\n' },
+    },
+    ok: { schema: ref('BulkImportResult'), example: { imported: 1, failed: 1, failures: [{ row: 3, message: 'malformed e-mail address' }] } },
+  },
+];

@@ -1,0 +1,125 @@
+// OAuth 2.0 / OpenID Connect protocol endpoints: hosted login, token endpoint family, userinfo and discovery.
+import { ref, str } from './lib.mjs';
+import { USER_TOKEN, PERSON_ID } from './examples.mjs';
+
+const FORM = 'application/x-www-form-urlencoded';
+const q = (name, schema, description, required = true) => ({ name, in: 'query', required, description, schema });
+const ISSUER = 'https://api.keyway.dev';
+const userInfoExample = { sub: PERSON_ID, email: 'ada@example.com', email_verified: true, groups: ['editors'] };
+const protocolErrors = ['OAuth2BadRequest', 'OAuth2Unauthorized'];
+
+/** @type {import('./operation.mjs').OpSpec[]} */
+export const protocolOperations = [
+  {
+    method: 'get', path: '/oauth2/authorize', id: 'getOAuth2Authorize', tags: ['o-auth-2'], sdk: true, security: 'none',
+    params: [
+      q('client_id', ref('OAuthClientId'), 'Registered OAuth2 client.'),
+      q('redirect_uri', str({ format: 'uri', maxLength: 2048 }), 'Must equal one of the client\'s registered redirect URIs.'),
+      q('response_type', str({ const: 'code' }), 'Only the authorization code flow is offered.'),
+      q('scope', str({ pattern: '(^| )openid( |$)', maxLength: 1024 }), 'Space-separated; must contain `openid`.'),
+      q('state', str({ minLength: 8, maxLength: 512 }), 'CSRF token of the client, returned unchanged.'),
+      q('code_challenge', str({ pattern: '^[A-Za-z0-9_-]{43,128}$' }), 'PKCE S256 code challenge.'),
+      q('code_challenge_method', str({ const: 'S256', default: 'S256' }), 'Only S256.', false),
+      q('nonce', str({ maxLength: 512 }), 'Copied into the id_token.', false),
+    ],
+    summary: 'Request an authorization code',
+    description: `
+Entry point of Keyway's hosted login (authorization code flow with PKCE S256). The browser is redirected here; the
+person signs in on the hosted page and is redirected back to \`redirect_uri\` with \`code\` and \`state\`. Errors in
+\`client_id\` or \`redirect_uri\` are shown on the page instead of redirecting (to avoid open redirects); other errors
+are returned to the redirect URI as \`error\` and \`error_description\`.`,
+    ok: {
+      status: 302, description: 'Redirect to the hosted login page or, once signed in, back to redirect_uri with code and state.',
+      headers: { Location: { description: 'Where the browser goes next.', schema: str({ format: 'uri' }) } },
+    },
+    moreOk: [{ status: 200, raw: true, contentType: 'text/html', schema: str(), example: '<!doctype html><title>Sign in</title>', description: 'The hosted login page.' }],
+  },
+  {
+    method: 'post', path: '/oauth2/tokens', id: 'postOAuth2Tokens', tags: ['o-auth-2'], sdk: true, security: 'clientOptional',
+    summary: 'Obtain an access token',
+    description: `
+The OAuth2 token endpoint. With \`authorization_code\` it exchanges the code of \`/oauth2/authorize\`; public clients
+(the browser SDK) send \`client_id\` and the PKCE \`code_verifier\` in the form instead of client credentials. With
+\`client_credentials\` a confidential client authenticates with HTTP Basic and gets a machine-to-machine token. The
+answer follows RFC 6749 and includes an OpenID Connect \`id_token\` when \`openid\` was requested. Codes are single-use
+and expire after 60 seconds.`,
+    body: {
+      contentType: FORM,
+      schema: ref('OAuth2TokenRequest'),
+      example: {
+        grant_type: 'authorization_code', client_id: 'docs-portal', code: 'ac_7Hk2pQ9sLm4N',
+        code_verifier: 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk', redirect_uri: 'https://docs.example.com/login',
+      },
+    },
+    ok: {
+      raw: true, schema: ref('OAuth2TokenResponse'),
+      example: { access_token: USER_TOKEN, token_type: 'Bearer', expires_in: 3600, id_token: USER_TOKEN, scope: 'openid' },
+      headers: { 'Cache-Control': { description: 'Always `no-store`.', schema: str({ const: 'no-store' }) } },
+    },
+    errors: protocolErrors,
+  },
+  {
+    method: 'post', path: '/oauth2/tokens/revoke', id: 'postOAuth2TokensRevoke', tags: ['o-auth-2'], security: 'clientBasic',
+    summary: 'Revoke a token',
+    description: `
+Revokes an access or refresh token issued to the authenticated client (RFC 7009). Unknown or already revoked tokens
+also answer 200, so the caller cannot probe which tokens exist.`,
+    body: { contentType: FORM, schema: ref('OAuth2TokenRevokeRequest'), example: { token: USER_TOKEN, token_type_hint: 'access_token' } },
+    ok: { status: 200, description: 'Revoked (or nothing to revoke).' },
+    errors: protocolErrors,
+  },
+  {
+    method: 'post', path: '/oauth2/tokens/revoke-all', id: 'postOAuth2TokensRevokeAll', tags: ['o-auth-2'], security: 'clientBasic',
+    summary: 'Revoke tokens',
+    description: 'Revokes every access and refresh token the authenticated client holds for one subject, e.g. when a person signs out everywhere.',
+    body: { contentType: FORM, schema: ref('OAuth2RevokeAllRequest'), example: { subject: PERSON_ID } },
+    ok: { status: 200, description: 'Revoked.' },
+    errors: protocolErrors,
+  },
+  {
+    method: 'post', path: '/oauth2/tokens/introspect', id: 'postOAuth2TokensIntrospect', tags: ['o-auth-2'], security: 'clientBasic',
+    summary: 'Introspect an access token',
+    description: 'Tells a resource server whether an access token is active and what it grants (RFC 7662). Inactive tokens answer `{"active": false}` only.',
+    body: { contentType: FORM, schema: ref('OAuth2TokenRevokeRequest'), example: { token: USER_TOKEN } },
+    ok: {
+      raw: true, schema: ref('OAuth2IntrospectionResult'),
+      example: { active: true, scope: 'openid', client_id: 'docs-portal', sub: PERSON_ID, exp: 1773483613, iat: 1773480013, iss: ISSUER, token_type: 'Bearer' },
+    },
+    errors: protocolErrors,
+  },
+  ...['get', 'post'].map((method) => ({
+    method, path: '/oauth2/userinfo', id: method === 'get' ? 'getOAuth2Userinfo' : 'postOAuth2Userinfo', tags: ['o-auth-2'], security: 'accessToken',
+    summary: "Get a person's profile",
+    description: `Returns the OpenID Connect claims of the person the access token was issued for, limited to the granted scopes.${method === 'post' ? ' Same as GET, for clients that cannot send GET.' : ''}`,
+    ok: { raw: true, schema: ref('UserInfo'), example: userInfoExample },
+    errors: ['OAuth2Unauthorized'],
+  })),
+  {
+    method: 'get', path: '/.well-known/openid-configuration', id: 'getOpenIdConfiguration', tags: ['oidc-discovery'], security: 'none',
+    summary: 'Get OpenID configuration values',
+    description: 'OpenID Connect discovery document of the Keyway issuer: endpoints, supported flows, scopes and signing algorithms. Public and cacheable.',
+    ok: {
+      raw: true, schema: ref('OpenIdConfiguration'),
+      example: {
+        issuer: ISSUER, authorization_endpoint: `${ISSUER}/oauth2/authorize`, token_endpoint: `${ISSUER}/oauth2/tokens`,
+        userinfo_endpoint: `${ISSUER}/oauth2/userinfo`, jwks_uri: `${ISSUER}/.well-known/jwks.json`,
+        revocation_endpoint: `${ISSUER}/oauth2/tokens/revoke`, introspection_endpoint: `${ISSUER}/oauth2/tokens/introspect`,
+        response_types_supported: ['code'], grant_types_supported: ['authorization_code', 'client_credentials', 'refresh_token'],
+        subject_types_supported: ['public'], id_token_signing_alg_values_supported: ['ES256'], scopes_supported: ['openid', 'email', 'phone', 'groups'],
+        token_endpoint_auth_methods_supported: ['client_secret_basic', 'none'], code_challenge_methods_supported: ['S256'],
+        claims_supported: ['sub', 'person_id', 'oid', 'email', 'phone_number', 'groups', 'authenticated_methods'],
+      },
+    },
+  },
+  {
+    method: 'get', path: '/.well-known/jwks.json', id: 'getJwks', tags: ['oidc-discovery'], security: 'none',
+    summary: 'Get public key JWKS for user tokens',
+    description: `
+The public keys that verify Keyway user tokens and id_tokens. Keys rotate: the set holds the current key and the
+previous ones still valid for unexpired tokens, so cache it briefly and refetch when a token names an unknown \`kid\`.`,
+    ok: {
+      raw: true, schema: ref('Jwks'),
+      example: { keys: [{ kty: 'EC', kid: 'k-2026-03', use: 'sig', alg: 'ES256', crv: 'P-256', x: 'f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU', y: 'x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0' }] },
+    },
+  },
+];

@@ -1,0 +1,141 @@
+// The contract covers every operation of api-operations.md and of the SDK list, with the right tags, and every
+// operation is documented (summary, description, operationId) with examples that match their schemas.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import {
+  OPERATIONS_MD, continuePath, loadDoc, operationsOf, parseOperationsMd, resolve, schemaValidator,
+  type MediaType,
+} from './spec-helpers.js';
+
+const doc = loadDoc();
+const md = parseOperationsMd(readFileSync(OPERATIONS_MD, 'utf8'));
+const all = operationsOf(doc);
+const validatorFor = schemaValidator(doc);
+const key = (method: string, path: string) => `${method.toUpperCase()} ${path}`;
+
+function examplesOf(media: MediaType): [string, unknown][] {
+  const named = Object.entries(media.examples ?? {}).map(([name, ex]) => [name, resolve(doc, ex).value] as [string, unknown]);
+  return 'example' in media ? [['example', media.example], ...named] : named;
+}
+
+function checkExamples(where: string, media: MediaType): string[] {
+  if (!media.schema) return [`${where}: no schema`];
+  const validate = validatorFor(media.schema);
+  const examples = examplesOf(media);
+  if (examples.length === 0) return [`${where}: no example`];
+  return examples.flatMap(([name, value]) =>
+    validate(value) ? [] : [`${where} example ${name}: ${JSON.stringify(validate.errors?.slice(0, 3))}`]);
+}
+
+describe('api-operations.md is parsed as expected', () => {
+  it('finds every tag heading with its count and as many bullets as the count says', () => {
+    expect(md.counts.size).toBe(21); // 22 tags; identity-management is the umbrella heading without a count
+    for (const [tag, count] of md.counts) expect(md.listed.filter((o) => o.tag === tag).length, tag).toBe(count);
+    expect(md.listed.length).toBe([...md.counts.values()].reduce((a, b) => a + b, 0));
+  });
+  it('reads the umbrella tags and the abbreviated SDK paths', () => {
+    expect(md.umbrella).toContain('persons-bulk-import');
+    expect(md.umbrella).toContain('organization-*');
+    expect(continuePath('/persons/{person_id}/impersonate', '/impersonate/v2')).toBe('/persons/{person_id}/impersonate/v2');
+    expect(md.sdk).toContainEqual({ method: 'get', path: '/challenge/{challenge_id}/v2' });
+    expect(md.sdk).toContainEqual({ method: 'delete', path: '/attributes/{bucket_name}' });
+  });
+});
+
+describe('every listed operation is in openapi.yaml with its tags', () => {
+  const umbrella = (tag: string) =>
+    md.umbrella.some((u) => (u.endsWith('-*') ? tag.startsWith(u.slice(0, -1)) : u === tag));
+
+  it.each(md.listed.map((o) => [key(o.method, o.path), o.tag, o] as const))('%s carries tag %s', (_k, tag, listed) => {
+    const op = doc.paths[listed.path]?.[listed.method];
+    expect(op, `${key(listed.method, listed.path)} missing`).toBeDefined();
+    expect(op?.tags).toContain(tag);
+    if (umbrella(tag)) expect(op?.tags).toContain('identity-management');
+  });
+
+  it('documents [auth: client basic] and [auth: bearer AT] operations with those schemes', () => {
+    for (const o of md.listed.filter((l) => l.auth)) {
+      const schemes = (doc.paths[o.path]?.[o.method]?.security ?? []).flatMap((req) => Object.keys(req));
+      expect(schemes, key(o.method, o.path)).toContain(o.auth === 'client basic' ? 'ClientBasic' : 'OAuth2AccessToken');
+    }
+  });
+
+  it.each(md.sdk.map((o) => [key(o.method, o.path), o] as const))('SDK operation %s is documented under identity-management', (_k, o) => {
+    const op = doc.paths[o.path]?.[o.method];
+    expect(op, `${key(o.method, o.path)} missing`).toBeDefined();
+    if (o.path.startsWith('/.well-known/')) return;
+    expect(op?.tags).toContain('identity-management');
+    expect(op?.tags?.length).toBeGreaterThan(1);
+  });
+
+  it('uses only the 22 category tags of the site', () => {
+    const allowed = new Set([...md.counts.keys(), 'identity-management']);
+    expect(allowed.size).toBe(22);
+    for (const { method, path, op } of all) for (const tag of op.tags ?? []) expect(allowed.has(tag), `${key(method, path)}: ${tag}`).toBe(true);
+  });
+});
+
+describe('every operation is documented', () => {
+  it('has a unique operationId, a summary and a description of its own', () => {
+    const ids = all.map(({ op }) => op.operationId);
+    expect(new Set(ids).size).toBe(ids.length);
+    const descriptions = new Set<string>();
+    for (const { method, path, op } of all) {
+      const where = key(method, path);
+      expect(op.operationId, where).toMatch(/^[a-z][A-Za-z0-9]+$/);
+      expect(op.summary?.length, where).toBeGreaterThan(5);
+      expect(op.description?.length, where).toBeGreaterThan(60);
+      expect(op.tags?.length, where).toBeGreaterThan(0);
+      expect(op.security, `${where} security`).toBeDefined();
+      descriptions.add(op.description ?? '');
+    }
+    // Descriptions are written per operation, not pasted: at most a handful of exact repeats (versioned twins).
+    expect(all.length - descriptions.size).toBeLessThanOrEqual(Math.ceil(all.length * 0.1));
+  });
+
+  it('answers at least one 2xx, and every 2xx with a body has an example valid against its schema', () => {
+    const problems: string[] = [];
+    for (const { method, path, op } of all) {
+      const where = key(method, path);
+      const success = Object.entries(op.responses).filter(([status]) => /^2\d\d$/.test(status));
+      if (success.length === 0 && !op.responses['302']) problems.push(`${where}: no 2xx answer`);
+      for (const [status, raw] of success) {
+        const response = resolve<{ content?: Record<string, MediaType> }>(doc, raw);
+        if (!response.content) {
+          if (status !== '204' && status !== '200') problems.push(`${where} ${status}: no content`);
+          continue;
+        }
+        for (const [type, media] of Object.entries(response.content)) problems.push(...checkExamples(`${where} ${status} ${type}`, media));
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('has request body examples valid against their schemas', () => {
+    const problems: string[] = [];
+    for (const { method, path, op } of all) {
+      for (const [type, media] of Object.entries(op.requestBody?.content ?? {})) problems.push(...checkExamples(`${key(method, path)} body ${type}`, media));
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('has error answer examples valid against their schemas, and at least one 4xx per operation', () => {
+    const problems: string[] = [];
+    for (const { method, path, op } of all) {
+      const errors = Object.entries(op.responses).filter(([status]) => /^4\d\d$/.test(status));
+      if (errors.length === 0) problems.push(`${key(method, path)}: no 4xx`);
+      for (const [status, raw] of errors) {
+        const response = resolve<{ content?: Record<string, MediaType> }>(doc, raw);
+        for (const [type, media] of Object.entries(response.content ?? {})) {
+          problems.push(...checkExamples(`${key(method, path)} ${status} ${type}`, media));
+          for (const [name, value] of examplesOf(media)) {
+            const code = (value as { errors?: { httpcode: number }[] }).errors?.[0]?.httpcode;
+            if (code !== undefined && String(code) !== status) problems.push(`${key(method, path)} ${status} ${name}: httpcode ${code}`);
+          }
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+});
+
