@@ -101,6 +101,12 @@ export const responses = {
     no_password: [403, 'no password set', 'Password factor for a person without a password'],
     expired: [403, 'authentication has expired', 'The previous authentication expired'],
   }),
+  AttestationForbidden: errorResponse('The person may not complete this authentication.', {
+    no_password: [403, 'no password set', 'password_verify for a person without a password'],
+    not_active: [403, 'person is not active', 'Sign-up awaits approval'],
+    inactive: [403, 'Person pid:0193a1f2c4b87d3e9f10a2b3c4d5e6f7 is inactive', 'Sign-in awaits approval'],
+    expired: [403, 'authentication has expired', 'The flow expired'],
+  }),
   NotFound: errorResponse('The object does not exist in this organization.', {
     not_found: [404, 'not found', 'Unknown id or name'],
   }),
@@ -167,6 +173,9 @@ export const SECURITY = {
   userWithOrg: [{ OrgId: [], UserToken: [] }],
   org: [{ OrgId: [] }],
   orgOptionalUser: [{ OrgId: [] }, { OrgId: [], UserToken: [] }],
+  // The challenge id itself is the capability; the org id header and a token are accepted but not needed.
+  challenge: [{}, { OrgId: [] }, { UserToken: [] }, { OrgId: [], UserToken: [] }],
+  optionalUser: [{}, { UserToken: [] }],
   userOrManagement: [{ UserToken: [] }, { OrgId: [], ApiKey: [] }],
   clientBasic: [{ ClientBasic: [] }],
   clientOptional: [{ ClientBasic: [] }, {}],

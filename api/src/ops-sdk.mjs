@@ -15,7 +15,7 @@ const pending = {
   example: { errors: [{ httpcode: 202, message: 'challenge not completed yet' }] },
 };
 const idErrors = ['IdBadRequest', 'IdForbidden', 'PersonExists'];
-const attestationErrors = ['AttestationBadRequest', 'AttestationUnauthorized', 'IdForbidden', 'NotFound', 'Conflict'];
+const attestationErrors = ['AttestationBadRequest', 'AttestationUnauthorized', 'AttestationForbidden', 'NotFound', 'Conflict'];
 const attestationBody = {
   schema: ref('Attestation'),
   example: { challenge_id: CHALLENGE_ID, challenge_type: 'otp', data: { otp: '482913' } },
@@ -28,7 +28,9 @@ answer goes to the attestation endpoint, whose last answer is the user token.
 
 Send the current user token as bearer to add a factor to it (multi-factor, step-up, upgrade of an anonymous person):
 the new token then lists both methods in \`authenticated_methods\`. OIDC and SAML factors take no handle.
-E-mail factors need an \`email_address\` handle and SMS factors a \`phone_number\` handle. ${extra}
+E-mail factors need an \`email_address\` handle and SMS factors a \`phone_number\` handle.
+
+${extra.trim()}
 
 Rate limited per IP address and per handle (429).`;
 
@@ -46,8 +48,9 @@ export const sdkOperations = [
   {
     method: 'post', path: '/id/v2', id: 'postIdV2', tags: ['tokens'], sdk: true, security: 'orgOptionalUser',
     summary: 'Start authentication for a handle (with CSRF and PKCE metadata)',
-    description: idDescription(`\`metadata\` carries the client's CSRF token and PKCE code challenge (S256); they bind the
-SSO return (\`/sso/resolve\`) and e-mail/SMS links to the browser that started the flow.`),
+    description: idDescription(`
+\`metadata\` carries the client's CSRF token and PKCE code challenge (S256); they bind the SSO return
+(\`/sso/resolve\`) and e-mail/SMS links to the browser that started the flow.`),
     body: {
       schema: ref('IdRequestV2'),
       example: {
@@ -60,7 +63,7 @@ SSO return (\`/sso/resolve\`) and e-mail/SMS links to the browser that started t
     errors: idErrors,
   },
   {
-    method: 'post', path: '/attestation', id: 'postAttestation', tags: ['tokens'], sdk: true, security: 'org', deprecated: true,
+    method: 'post', path: '/attestation', id: 'postAttestation', tags: ['tokens'], sdk: true, security: 'challenge', deprecated: true,
     summary: 'Answer a challenge (first version)',
     description: `
 Submits the answer to one challenge of an ID request. This first version answers with the bare user token string;
@@ -71,7 +74,7 @@ challenge; after that, and after the challenge expires, a new ID request is need
     errors: attestationErrors,
   },
   {
-    method: 'post', path: '/attestation/v2', id: 'postAttestationV2', tags: ['tokens'], sdk: true, security: 'org', deprecated: true,
+    method: 'post', path: '/attestation/v2', id: 'postAttestationV2', tags: ['tokens'], sdk: true, security: 'challenge', deprecated: true,
     summary: 'Answer a challenge (token or further challenges)',
     description: `
 Submits the answer to one challenge. The result says what happens next: \`type: token\` when the authentication is
@@ -82,7 +85,7 @@ Same attempt limits as the other versions.`,
     errors: attestationErrors,
   },
   {
-    method: 'post', path: '/attestation/v3', id: 'postAttestationV3', tags: ['tokens'], sdk: true, security: 'org',
+    method: 'post', path: '/attestation/v3', id: 'postAttestationV3', tags: ['tokens'], sdk: true, security: 'challenge',
     summary: 'Answer a challenge',
     description: `
 Submits the answer to one challenge (\`challenge_id\`, \`challenge_type\`, \`data\`) and returns \`result.token\`, the user
@@ -97,7 +100,7 @@ rule. Each challenge accepts at most 5 wrong answers. Codes expire (10 minutes f
     errors: attestationErrors,
   },
   {
-    method: 'get', path: '/challenge/{challenge_id}', id: 'getChallenge', tags: ['tokens'], sdk: true, security: 'org', deprecated: true,
+    method: 'get', path: '/challenge/{challenge_id}', id: 'getChallenge', tags: ['tokens'], sdk: true, security: 'challenge', deprecated: true,
     params: ['ChallengeIdPath'],
     summary: 'Poll a proxy challenge (first version)',
     description: `
@@ -107,7 +110,7 @@ has not been opened and the user token (bare string) once it has. New clients us
     moreOk: [pending],
   },
   {
-    method: 'get', path: '/challenge/{challenge_id}/v2', id: 'getChallengeV2', tags: ['tokens'], sdk: true, security: 'org',
+    method: 'get', path: '/challenge/{challenge_id}/v2', id: 'getChallengeV2', tags: ['tokens'], sdk: true, security: 'challenge',
     params: ['ChallengeIdPath'],
     summary: 'Poll a proxy challenge',
     description: `
@@ -118,7 +121,7 @@ carries \`result.token\`. An expired challenge answers 401 'authentication has e
     moreOk: [pending],
   },
   {
-    method: 'get', path: '/challenge_pack/{challenge_pack_id}', id: 'getChallengePack', tags: ['tokens'], sdk: true, security: 'org',
+    method: 'get', path: '/challenge_pack/{challenge_pack_id}', id: 'getChallengePack', tags: ['tokens'], sdk: true, security: 'challenge',
     params: ['ChallengePackIdPath'],
     summary: 'Fetch a challenge pack',
     description: `
@@ -330,7 +333,7 @@ every region knows.`,
     ok: { status: 204, description: 'Revoked.' },
   },
   {
-    method: 'post', path: '/actions/sdk', id: 'postSdkAction', tags: ['persons'], sdk: true, security: 'orgOptionalUser',
+    method: 'post', path: '/actions/sdk', id: 'postSdkAction', tags: ['persons'], sdk: true, security: 'optionalUser',
     summary: 'Record an SDK analytics event',
     description: `
 Receives one analytics event from the browser SDK (sign-in succeeded or failed, person identified, logged out, SDK
@@ -347,7 +350,7 @@ sends it with keep-alive so it survives page unloads. Field sizes are capped (us
     ok: { status: 202, schema: open({ accepted: int({ minimum: 0 }) }, ['accepted']), example: { accepted: 1 }, description: 'Stored.' },
   },
   {
-    method: 'post', path: '/events', id: 'postEvents', tags: ['persons'], sdk: true, security: 'orgOptionalUser',
+    method: 'post', path: '/events', id: 'postEvents', tags: ['persons'], sdk: true, security: 'optionalUser',
     summary: 'Record a batch of analytics events',
     description: 'Receives up to 100 analytics events at once; same fields and limits as `/actions/sdk`. All or none are stored.',
     body: {

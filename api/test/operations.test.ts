@@ -139,3 +139,61 @@ describe('every operation is documented', () => {
   });
 });
 
+
+describe('request validation is strict where the server must reject unknown input', () => {
+  // Bodies that are free-form maps by design (attribute names are chosen by the integrator).
+  const FREE_FORM = new Set(['#/components/schemas/Attributes']);
+
+  it('rejects an unknown top-level field in every request body', () => {
+    const problems: string[] = [];
+    for (const { method, path, op } of all) {
+      for (const [type, media] of Object.entries(op.requestBody?.content ?? {})) {
+        if (!media.schema || FREE_FORM.has(String(media.schema.$ref))) continue;
+        const validate = validatorFor(media.schema);
+        for (const [name, value] of examplesOf(media)) {
+          if (value && typeof value === 'object' && validate({ ...value, unexpected_field: 1 })) {
+            problems.push(`${key(method, path)} ${type} (${name}) accepts unexpected_field`);
+          }
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+});
+
+describe('management conventions of api-operations.md', () => {
+  const sdkKeys = new Set(md.sdk.map((o) => key(o.method, o.path)));
+  // oidc-discovery documents are public by nature (OpenID Connect Discovery).
+  const management = md.listed.filter((o) => !o.auth && o.tag !== 'oidc-discovery' && !sdkKeys.has(key(o.method, o.path)));
+
+  it('management operations authenticate with Keyway-OrgID and Keyway-API-Key', () => {
+    expect(management.length).toBeGreaterThan(100);
+    for (const o of management) {
+      expect(doc.paths[o.path]?.[o.method]?.security, key(o.method, o.path)).toEqual([{ OrgId: [], ApiKey: [] }]);
+    }
+  });
+
+  it('management writes accept the consistency headers and document 408', () => {
+    const paramNames = (op: (typeof all)[number]['op']) => (op.parameters ?? []).map((p) => resolve<{ name: string }>(doc, p).name);
+    const writes = all.filter(({ method, op }) => method !== 'get' && JSON.stringify(op.security) === JSON.stringify([{ OrgId: [], ApiKey: [] }]));
+    expect(writes.length).toBeGreaterThan(60);
+    for (const { method, path, op } of writes) {
+      const names = paramNames(op);
+      // Read-only queries sent as POST (/rbac/check, /sso/oidc/tokens/query) have nothing to replicate.
+      if (/\/(check|query)$/.test(path)) continue;
+      expect(names, key(method, path)).toEqual(expect.arrayContaining(['Keyway-Required-Consistency', 'Keyway-Required-Consistency-Timeout']));
+      expect(op.responses['408'], key(method, path)).toBeDefined();
+    }
+  });
+
+  it('paginated lists take limit (at most 1000) and offset and return meta.pagination', () => {
+    const lists = all.filter(({ op }) => (op.parameters ?? []).some((p) => resolve<{ name: string }>(doc, p).name === 'limit'));
+    expect(lists.map(({ method, path }) => key(method, path))).toContain('GET /persons');
+    for (const { method, path, op } of lists) {
+      const limit = resolve<{ schema: { maximum: number } }>(doc, (op.parameters ?? []).find((p) => resolve<{ name: string }>(doc, p).name === 'limit')!);
+      expect(limit.schema.maximum, key(method, path)).toBe(1000);
+      const ok = resolve<{ content: Record<string, MediaType> }>(doc, op.responses['200']!);
+      expect(ok.content['application/json']?.example, key(method, path)).toHaveProperty('meta.pagination.total_count');
+    }
+  });
+});

@@ -117,3 +117,41 @@ export function resolve<T>(doc: Doc, value: T | { $ref: string }): T {
   }
   return value as T;
 }
+
+export const PRODUCT_SPEC_MD = process.env.KEYWAY_PRODUCT_SPEC_MD ?? '/work/shared/spec/product-spec.md';
+
+export interface SpecCall { method: string; path: string; orgIdHeader: boolean; row: string }
+
+/**
+ * Parses the call table of product-spec.md §7. A cell lists methods then a path, and abbreviates further versions:
+ * `POST /attestation, /v2, /v3`, `GET /token and /token/v2`, `POST /actions/sdk, POST /events`.
+ */
+export function parseSpecCalls(text: string): SpecCall[] {
+  const section = text.split(/^## 7\. /m)[1]?.split(/^## 8\. /m)[0] ?? '';
+  const calls: SpecCall[] = [];
+  for (const line of section.split('\n')) {
+    const cells = /^\|\s*([^|]+?)\s*\|\s*([^|]*?)\s*\|$/.exec(line);
+    if (!cells || !/\//.test(cells[1]!)) continue;
+    const row = cells[1]!;
+    const orgIdHeader = /org id header/.test(cells[2]!);
+    let methods: string[] = [];
+    let collecting = false;
+    let base = '';
+    for (const token of row.replace('{host}', '').matchAll(/\b(GET|POST|PUT|PATCH|DELETE)\b|(\/[^\s,]+)/g)) {
+      if (token[1]) {
+        if (!collecting) methods = [];
+        methods.push(token[1].toLowerCase());
+        collecting = true;
+        continue;
+      }
+      const raw = token[2]!;
+      let path: string;
+      if (collecting) path = base = raw;
+      else if (/^\/v\d+$/.test(raw)) path = base + raw;
+      else path = continuePath(base, raw);
+      collecting = false;
+      for (const method of methods) calls.push({ method, path, orgIdHeader, row });
+    }
+  }
+  return calls;
+}
