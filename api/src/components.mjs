@@ -177,6 +177,7 @@ export const SECURITY = {
   challenge: [{}, { OrgId: [] }, { UserToken: [] }, { OrgId: [], UserToken: [] }],
   optionalUser: [{}, { UserToken: [] }],
   userOrManagement: [{ UserToken: [] }, { OrgId: [], ApiKey: [] }],
+  userWithOrgOrManagement: [{ OrgId: [], UserToken: [] }, { OrgId: [], ApiKey: [] }],
   clientBasic: [{ ClientBasic: [] }],
   clientOptional: [{ ClientBasic: [] }, {}],
   accessToken: [{ OAuth2AccessToken: [] }],

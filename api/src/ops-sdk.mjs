@@ -23,7 +23,7 @@ const attestationBody = {
 
 const idDescription = (extra) => `
 Starts an authentication (or a sign-up, when the handle is new and the organization allows self-registration) for
-the handle with the chosen factor. The answer is the list of challenges the client must complete in order; each
+the handle with the chosen factor. The answer is the list of challenges (\`type: challenge_list\`) the client must complete in order; each
 answer goes to the attestation endpoint, whose last answer is the user token.
 
 Send the current user token as bearer to add a factor to it (multi-factor, step-up, upgrade of an anonymous person):
@@ -41,8 +41,8 @@ export const sdkOperations = [
     summary: 'Start authentication for a handle',
     description: idDescription('This first version takes no `metadata`; new clients use `/id/v2`.'),
     deprecated: true,
-    body: { schema: ref('IdRequest'), example: { handle: EMAIL_HANDLE, factor: { method: 'otp_via_email', options: {} } } },
-    ok: { schema: ref('ChallengeList'), example: [OTP_CHALLENGE], headers: noStore, description: 'Challenges to complete, in order.' },
+    body: { schema: ref('IdRequest'), example: { handle: 'ada@example.com', factor: { method: 'otp_via_email', options: {} } } },
+    ok: { schema: ref('ChallengeListResult'), example: { type: 'challenge_list', challenges: [OTP_CHALLENGE] }, headers: noStore, description: 'Challenges to complete, in order.' },
     errors: idErrors,
   },
   {
@@ -59,29 +59,28 @@ export const sdkOperations = [
         metadata: { csrf_token: 'b6c1e0f2a9d84c7e91f3', pkce_code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM' },
       },
     },
-    ok: { schema: ref('ChallengeList'), example: [PROXY_CHALLENGE], headers: noStore, description: 'Challenges to complete, in order.' },
+    ok: { schema: ref('ChallengeListResult'), example: { type: 'challenge_list', challenges: [PROXY_CHALLENGE] }, headers: noStore, description: 'Challenges to complete, in order.' },
     errors: idErrors,
   },
   {
     method: 'post', path: '/attestation', id: 'postAttestation', tags: ['tokens'], sdk: true, security: 'challenge', deprecated: true,
     summary: 'Answer a challenge (first version)',
     description: `
-Submits the answer to one challenge of an ID request. This first version answers with the bare user token string;
-new clients use \`/attestation/v3\`. A wrong code or password answers 401 and may be retried, at most 5 attempts per
+Submits the answer to one challenge of an ID request. Kept for older SDKs: it takes the same body and gives the same
+answer as \`/attestation/v3\`, which new clients use. A wrong code or password answers 401 and may be retried, at most 5 attempts per
 challenge; after that, and after the challenge expires, a new ID request is needed.`,
     body: attestationBody,
-    ok: { schema: ref('UserToken'), example: USER_TOKEN, description: 'The user token.' },
+    ok: { schema: ref('TokenResult'), example: { token: USER_TOKEN }, description: 'The user token.' },
     errors: attestationErrors,
   },
   {
     method: 'post', path: '/attestation/v2', id: 'postAttestationV2', tags: ['tokens'], sdk: true, security: 'challenge', deprecated: true,
-    summary: 'Answer a challenge (token or further challenges)',
+    summary: 'Answer a challenge (second version)',
     description: `
-Submits the answer to one challenge. The result says what happens next: \`type: token\` when the authentication is
-complete, or \`type: challenge_list\` with the challenges still to be completed (for example TOTP after a password).
-Same attempt limits as the other versions.`,
+Submits the answer to one challenge. Kept for SDKs of the second generation; same body, answer and attempt limits
+as \`/attestation/v3\`.`,
     body: attestationBody,
-    ok: { schema: ref('TokenOrChallengeList'), example: { type: 'token', token: USER_TOKEN } },
+    ok: { schema: ref('TokenResult'), example: { token: USER_TOKEN } },
     errors: attestationErrors,
   },
   {
@@ -104,9 +103,9 @@ rule. Each challenge accepts at most 5 wrong answers. Codes expire (10 minutes f
     params: ['ChallengeIdPath'],
     summary: 'Poll a proxy challenge (first version)',
     description: `
-Polled by the client while the person opens the e-mail or SMS link of a proxy challenge. Answers 202 while the link
-has not been opened and the user token (bare string) once it has. New clients use \`/challenge/{challenge_id}/v2\`.`,
-    ok: { schema: ref('UserToken'), example: USER_TOKEN, description: 'The challenge is completed.' },
+Polled by older clients while the person opens the e-mail or SMS link of a proxy challenge: 202 while the link has
+not been opened, then the user token. Same answers as \`/challenge/{challenge_id}/v2\`, which new clients use.`,
+    ok: { schema: ref('TokenResult'), example: { token: USER_TOKEN }, description: 'The challenge is completed.' },
     moreOk: [pending],
   },
   {
@@ -128,7 +127,7 @@ carries \`result.token\`. An expired challenge answers 401 'authentication has e
 Returns the challenges stored under a challenge pack id. Packs are created server-side (direct ID, impersonation,
 links) and handed to the browser as a URL parameter; the SDK fetches and completes them like the answer of an ID
 request. A pack can be fetched until it expires.`,
-    ok: { schema: ref('ChallengeList'), example: [{ id: CHALLENGE_ID, type: 'nonce', authentication_method: 'direct_id', options: { challenge: 'Zq3vT8kB1xR6nW0p' } }] },
+    ok: { schema: ref('ChallengeListResult'), example: { type: 'challenge_list', challenges: [{ id: CHALLENGE_ID, type: 'nonce', authentication_method: 'direct_id', options: { challenge: 'Zq3vT8kB1xR6nW0p' } }] } },
   },
   {
     method: 'get', path: '/me', id: 'getMe', tags: ['persons'], sdk: true, security: 'user',
@@ -175,7 +174,7 @@ Starts recovery of a person who lost a factor: a link or code is sent to the e-m
 challenges returned lead to a password reset or new factor registration. Only \`email_address\` and \`phone_number\`
 handles can recover. To avoid revealing who has an account the answer is the same for unknown handles.`,
     body: { schema: ref('RecoverRequest'), example: { handle: EMAIL_HANDLE, factor: { method: 'email_link' } } },
-    ok: { schema: ref('ChallengeList'), example: [PROXY_CHALLENGE] },
+    ok: { schema: ref('ChallengeListResult'), example: { type: 'challenge_list', challenges: [PROXY_CHALLENGE] } },
     errors: ['IdBadRequest'],
   },
   {
@@ -197,29 +196,30 @@ Creates a person without any handle and returns a token with \`person_type: anon
 consents for a visitor before sign-up; a later ID request sent with this token as bearer upgrades the same person to a
 regular one. Anonymous tokens never count as authenticated.`,
     body: { schema: ref('AnonymousPersonRequest'), example: { region: 'eu-west' }, required: false },
-    ok: { status: 201, schema: ref('TokenResult'), example: { token: USER_TOKEN } },
+    ok: { schema: ref('TokenResult'), example: { token: USER_TOKEN } },
   },
   {
-    method: 'post', path: '/persons/{person_id}/impersonate', id: 'postPersonImpersonate', tags: ['persons'], sdk: true, security: 'userWithOrg', deprecated: true,
+    method: 'post', path: '/persons/{person_id}/impersonate', id: 'postPersonImpersonate', tags: ['persons'], sdk: true, security: 'userWithOrgOrManagement', deprecated: true,
     params: ['PersonIdPath'],
-    summary: 'Impersonate a person (link)',
+    summary: 'Impersonate a person (first version)',
     description: `
-Lets a signed-in operator act as another person of the organization in \`Keyway-OrgID\`, for support. The answer is
-\`target_url\` extended with a challenge pack; opening it signs in as the person with \`impersonate\` in
-\`authenticated_methods\`. The operator needs the impersonation permission.`,
-    body: { schema: ref('ImpersonateRequest'), example: { target_url: 'https://app.example.com/' } },
-    ok: { schema: ref('ImpersonateResult'), example: { target_url: 'https://app.example.com/?challenges=cp_01JD8ZC4' } },
+Kept for older SDKs; same body and answer as \`/persons/{person_id}/impersonate/v2\`. Lets a support operator act as
+another person of the organization in \`Keyway-OrgID\`.`,
+    body: { schema: ref('ImpersonateRequest'), example: { target_url: 'https://app.example.com/' }, required: false },
+    ok: { schema: ref('ImpersonateResult'), example: { token: USER_TOKEN, url: 'https://app.example.com/?challenge_pack_id=cp_01JD8ZC4' } },
     errors: ['Forbidden'],
   },
   {
-    method: 'post', path: '/persons/{person_id}/impersonate/v2', id: 'postPersonImpersonateV2', tags: ['persons'], sdk: true, security: 'userWithOrg',
+    method: 'post', path: '/persons/{person_id}/impersonate/v2', id: 'postPersonImpersonateV2', tags: ['persons'], sdk: true, security: 'userWithOrgOrManagement',
     params: ['PersonIdPath'],
     summary: 'Impersonate a person',
     description: `
-Like the first version but also returns the impersonation token directly, so the operator's client can switch
-without a page load. The token carries \`impersonate\` in \`authenticated_methods\`; revoke it when done.`,
-    body: { schema: ref('ImpersonateRequest'), example: { target_url: 'https://app.example.com/' } },
-    ok: { schema: ref('ImpersonateResult'), example: { target_url: 'https://app.example.com/?challenges=cp_01JD8ZC4', token: USER_TOKEN } },
+Lets a support operator act as another person of the organization in \`Keyway-OrgID\`: either a signed-in person
+allowed to impersonate (bearer token) or a management caller (API key). The answer is a token of the person with
+\`impersonate\` in \`authenticated_methods\`; with \`target_url\` it also carries \`url\`, the target with a
+single-use \`challenge_pack_id\` that signs the person in there. Revoke the token when done.`,
+    body: { schema: ref('ImpersonateRequest'), example: { target_url: 'https://app.example.com/' }, required: false },
+    ok: { schema: ref('ImpersonateResult'), example: { token: USER_TOKEN, url: 'https://app.example.com/?challenge_pack_id=cp_01JD8ZC4' } },
     errors: ['Forbidden'],
   },
   {
@@ -277,8 +277,8 @@ Only writable buckets are accepted; others answer 403 and nothing is written.`,
     method: 'delete', path: '/attributes/{bucket_name}', id: 'deleteMyBucketAttributes', tags: ['person-attributes'], sdk: true, security: 'user',
     params: ['BucketNamePath', { ...{ name: 'attributes', in: 'query', required: true, style: 'form', explode: false, description: 'Comma-joined names of the attributes to delete.', schema: { type: 'array', items: str({ pattern: '^[A-Za-z0-9_.-]{1,128}$' }), minItems: 1, maxItems: 100 } } }],
     summary: 'Delete attributes of the signed-in person from one bucket',
-    description: 'Removes the named attributes from a bucket the end person may write. Unknown names are ignored.',
-    ok: { status: 204, description: 'Deleted.' },
+    description: 'Removes the named attributes from a bucket the end person may write and returns what remains in the bucket. Unknown names are ignored.',
+    ok: { schema: ref('Attributes'), example: { newsletter: true }, description: 'The attributes left in the bucket.' },
     errors: ['Forbidden'],
   },
   {
@@ -308,8 +308,8 @@ Only writable buckets are accepted; others answer 403 and nothing is written.`,
       { name: 'deleteAll', in: 'query', required: false, description: 'Remove every level; use instead of consent_levels.', schema: { type: 'boolean' } },
     ],
     summary: 'Remove GDPR consent levels of the signed-in person',
-    description: 'Removes the listed levels, or all of them with `deleteAll=true`. One of the two query parameters is required (400 otherwise).',
-    ok: { status: 204, description: 'Removed.' },
+    description: 'Removes the listed levels, or all of them with `deleteAll=true`, and returns the levels left. One of the two query parameters is required (400 otherwise).',
+    ok: { schema: ref('GdprConsentList'), example: { consents: CONSENTS.slice(0, 1) }, description: 'The consent levels left.' },
   },
   {
     method: 'post', path: '/token/validate', id: 'postTokenValidate', tags: ['tokens'], sdk: true, security: 'org',
@@ -330,7 +330,7 @@ log-out with the person's own token; a management caller may revoke any token of
 already revoked or expired token succeeds. With \`Keyway-Required-Consistency: all_regions\` the answer waits until
 every region knows.`,
     body: { schema: ref('TokenRequest'), example: { token: USER_TOKEN } },
-    ok: { status: 204, description: 'Revoked.' },
+    ok: { schema: open({ revoked: { type: 'boolean', const: true } }, ['revoked']), example: { revoked: true }, description: 'The token is revoked (or was already invalid).' },
   },
   {
     method: 'post', path: '/actions/sdk', id: 'postSdkAction', tags: ['persons'], sdk: true, security: 'optionalUser',
@@ -347,17 +347,30 @@ sends it with keep-alive so it survives page unloads. Field sizes are capped (us
         event_data: { person_id: PERSON_ID, success_authn_method: 'otp_via_email', authenticated_methods: ['otp_via_email'], handle: EMAIL_HANDLE },
       },
     },
-    ok: { status: 202, schema: open({ accepted: int({ minimum: 0 }) }, ['accepted']), example: { accepted: 1 }, description: 'Stored.' },
+    ok: { schema: open({ accepted: int({ minimum: 0 }) }, ['accepted']), example: { accepted: 1 }, description: 'Stored.' },
   },
   {
     method: 'post', path: '/events', id: 'postEvents', tags: ['persons'], sdk: true, security: 'optionalUser',
     summary: 'Record a batch of analytics events',
-    description: 'Receives up to 100 analytics events at once; same fields and limits as `/actions/sdk`. All or none are stored.',
+    description: 'Receives one analytics event, or an array of up to 100; same fields and limits as `/actions/sdk`. All or none are stored.',
     body: {
       schema: ref('AnalyticsEventBatch'),
-      example: { events: [{ event_name: 'VirtualPageLoaded_v1', organization_id: ORG_ID, analytics_correlation_id: 'c0rr-5e1f-4b2a', window_location: 'https://docs.example.com/docs/intro' }] },
+      example: [{ event_name: 'VirtualPageLoaded_v1', organization_id: ORG_ID, analytics_correlation_id: 'c0rr-5e1f-4b2a', window_location: 'https://docs.example.com/docs/intro' }],
     },
-    ok: { status: 202, schema: open({ accepted: int({ minimum: 0 }) }, ['accepted']), example: { accepted: 1 }, description: 'Stored.' },
+    ok: { schema: open({ accepted: int({ minimum: 0 }) }, ['accepted']), example: { accepted: 1 }, description: 'Stored.' },
+  },
+  {
+    method: 'get', path: '/events', id: 'listEvents', tags: ['persons'], security: 'management',
+    params: [
+      { name: 'event_name', in: 'query', required: false, description: 'Only events of this name.', schema: str({ maxLength: 128 }) },
+      'Limit', 'Offset',
+    ],
+    summary: 'List recorded analytics events',
+    description: 'Lists the analytics events stored for the organization, newest first, page by page, optionally of one name. Use it to audit sign-ins or to debug the SDK integration.',
+    ok: {
+      schema: { type: 'array', items: ref('StoredEvent') }, paginated: true,
+      example: [{ id: 42, source: 'sdk', event_name: 'AuthenticationSucceeded_v1', person_id: PERSON_ID, created_at: '2026-03-14T09:26:53Z', event: { event_name: 'AuthenticationSucceeded_v1', organization_id: ORG_ID, analytics_correlation_id: 'c0rr-5e1f-4b2a', event_data: { person_id: PERSON_ID, success_authn_method: 'otp_via_email' } } }],
+    },
   },
 ];
 

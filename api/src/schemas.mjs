@@ -7,10 +7,6 @@ export const AUTHN_METHODS = [
   'webauthn', 'email_link', 'sms_link', 'otp_via_sms', 'otp_via_email', 'totp', 'oidc', 'saml', 'api', 'direct_id',
   'password', 'impersonate', 'anonymous',
 ];
-export const CHALLENGE_TYPES = [
-  'ui_customization', 'authn_context_update', 'proxy', 'webauthn_create', 'webauthn_get', 'nonce', 'otp', 'oidc', 'saml',
-  'password_set', 'password_verify', 'password_reset', 'totp_register', 'totp_verify',
-];
 export const BUCKETS = [
   'end_user_read_write', 'end_user_read_only', 'end_user_no_access',
   'person_pool-end_user_read_write', 'person_pool-end_user_read_only', 'person_pool-end_user_no_access',
@@ -178,14 +174,14 @@ export const schemas = {
     attestation: str({ enum: ['none'], default: 'none' }),
   }),
   OidcFactorOptions: closed({
-    client_id: str({ minLength: 1, maxLength: 256 }),
+    client_id: str({ minLength: 1, maxLength: 256, description: 'Client id of the OIDC provider credentials; defaults to the one configured for the provider.' }),
     provider: str({ enum: ['google', 'apple', 'azure', 'facebook', 'github', 'gitlab', 'line', 'bitbucket', 'okta', 'keycloak', 'generic'] }),
     ux_mode: uxMode,
     redirect_target: redirectTarget,
     requires_groups: bool('Ask the provider for the person\'s groups as well.'),
     pkce_code_challenge: pkceChallenge,
     csrf_token: csrfToken,
-  }, ['client_id', 'provider']),
+  }, ['provider']),
   SamlFactorOptions: closed({
     provider_credentials_id: ref('ResourceId'),
     ux_mode: uxMode,
@@ -193,12 +189,22 @@ export const schemas = {
     pkce_code_challenge: pkceChallenge,
     csrf_token: csrfToken,
   }, ['provider_credentials_id']),
+  HandleInput: {
+    description: 'A handle as `{type, value}`, or as a plain string whose type is inferred: e-mail address when it contains `@`, phone number when it is `+` and digits (E.164), username otherwise.',
+    oneOf: [ref('PersonHandle'), str({ minLength: 1, maxLength: 320, title: 'plain handle' })],
+  },
   IdRequestMetadata: closed({ csrf_token: csrfToken, pkce_code_challenge: pkceChallenge }),
-  IdRequest: closed({ handle: ref('PersonHandle'), factor: ref('Factor') }, ['factor']),
-  IdRequestV2: closed({ handle: ref('PersonHandle'), factor: ref('Factor'), metadata: ref('IdRequestMetadata') }, ['factor']),
+  IdRequest: closed({ handle: ref('HandleInput'), factor: ref('Factor') }, ['factor']),
+  IdRequestV2: closed({ handle: ref('HandleInput'), factor: ref('Factor'), metadata: ref('IdRequestMetadata') }, ['factor']),
   RecoverRequest: closed({
-    handle: closed({ type: str({ enum: ['email_address', 'phone_number'] }), value: str({ minLength: 1, maxLength: 320 }) }, ['type', 'value']),
-    factor: closed({ method: str({ enum: ['email_link', 'sms_link', 'otp_via_email', 'otp_via_sms'] }) }, ['method']),
+    handle: {
+      description: 'E-mail address or phone number, as `{type, value}` or as a plain string.',
+      oneOf: [
+        closed({ type: str({ enum: ['email_address', 'phone_number'] }), value: str({ minLength: 1, maxLength: 320 }) }, ['type', 'value']),
+        str({ minLength: 1, maxLength: 320 }),
+      ],
+    },
+    factor: closed({ method: str({ enum: ['email_link', 'sms_link', 'otp_via_email', 'otp_via_sms'] }), options: open({}) }, ['method']),
   }, ['handle', 'factor']),
   SsoResolveRequest: closed({
     challenge_id: ref('ChallengeId'),
@@ -292,10 +298,11 @@ export const schemas = {
     clientExtensionResults: open({}),
   }, ['id', 'rawId', 'type', 'response'], { description: 'The PublicKeyCredential produced by the browser, binary fields base64url-encoded.' }),
   TokenResult: open({ token: ref('UserToken') }, ['token']),
+  ChallengeListResult: open({ type: str({ const: 'challenge_list' }), challenges: ref('ChallengeList') }, ['type', 'challenges'], { title: 'challenge_list' }),
   TokenOrChallengeList: {
     oneOf: [
       open({ type: str({ const: 'token' }), token: ref('UserToken') }, ['type', 'token'], { title: 'token' }),
-      open({ type: str({ const: 'challenge_list' }), challenges: ref('ChallengeList') }, ['type', 'challenges'], { title: 'challenge_list' }),
+      ref('ChallengeListResult'),
     ],
   },
   TokenRequest: closed({ token: ref('UserToken') }, ['token']),
@@ -321,8 +328,11 @@ export const schemas = {
     custom_claims: open({}, [], { additionalProperties: true, maxProperties: 50, description: 'Extra claims; reserved claim names are rejected.' }),
     expiry_seconds: int({ minimum: 60, maximum: 2592000 }),
   }),
-  ImpersonateRequest: closed({ target_url: str({ format: 'uri', maxLength: 2048 }) }, ['target_url']),
-  ImpersonateResult: open({ target_url: str({ format: 'uri', description: 'target_url extended with the impersonation challenge' }), token: ref('UserToken') }, ['target_url']),
+  ImpersonateRequest: closed({ target_url: str({ format: 'uri', pattern: '^https?://', maxLength: 2048, description: 'Page of your application to open as the person.' }) }),
+  ImpersonateResult: open({
+    token: ref('UserToken'),
+    url: str({ format: 'uri', description: '`target_url` with a `challenge_pack_id` parameter that signs the person in there (only when target_url was given).' }),
+  }, ['token']),
   AnonymousPersonRequest: closed({ region: ref('Region') }),
 
   // ---------- consents ----------
@@ -336,19 +346,30 @@ export const schemas = {
     event_name: str({ enum: ['AuthenticationSucceeded_v1', 'AuthenticationFailed_v1', 'PersonIdentified_v1', 'PersonLoggedOut_v1', 'KeywaySDKLoaded_v1', 'VirtualPageLoaded_v1'] }),
     organization_id: ref('OrganizationId'),
     analytics_correlation_id: str({ maxLength: 128 }),
-    window_location: str({ maxLength: 2048 }),
+    window_location: str({ maxLength: 4096 }),
     user_agent: str({ maxLength: 500 }),
     timestamp: dateTime(),
     event_data: open({
-      person_id: ref('PersonId'),
-      success_authn_method: ref('AuthenticationMethod'),
-      authenticated_methods: arrayOf(ref('AuthenticationMethod')),
-      handle: ref('PersonHandle'),
-      failed_authn_method: ref('AuthenticationMethod'),
+      person_id: str({ maxLength: 128 }),
+      success_authn_method: str({ maxLength: 64 }),
+      authenticated_methods: arrayOf(str({ maxLength: 64 })),
+      handle: { oneOf: [ref('PersonHandle'), str({ maxLength: 320 })] },
+      failed_authn_method: str({ maxLength: 64 }),
       failure_reason: str({ maxLength: 200 }),
       failure_detail: str({ maxLength: 2000 }),
-      challenge_id: ref('ChallengeId'),
-    }, [], { maxProperties: 50 }),
-  }, ['event_name', 'organization_id', 'analytics_correlation_id']),
-  AnalyticsEventBatch: closed({ events: arrayOf(ref('AnalyticsEvent'), { minItems: 1, maxItems: 100 }) }, ['events']),
+      challenge_id: str({ maxLength: 128 }),
+    }, [], { maxProperties: 50, description: 'Data of the event; the fields listed are those of the authentication events.' }),
+  }, ['event_name'], { description: 'An analytics event. The organization is `organization_id`, or the Keyway-OrgID header when absent.' }),
+  AnalyticsEventBatch: {
+    description: 'One event, or up to 100 events at once.',
+    oneOf: [ref('AnalyticsEvent'), arrayOf(ref('AnalyticsEvent'), { minItems: 1, maxItems: 100 })],
+  },
+  StoredEvent: open({
+    id: { type: ['integer', 'string'] },
+    source: str({ enum: ['sdk', 'events'], description: 'Received on /actions/sdk or on /events.' }),
+    event_name: str(),
+    person_id: nullable(str()),
+    created_at: dateTime(),
+    event: ref('AnalyticsEvent'),
+  }, ['id', 'source', 'event_name', 'created_at', 'event']),
 };

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { renderYaml } from '../src/build.mjs';
-import { OPENAPI_PATH, loadDoc, operationsOf, resolve, schemaValidator, type Json, type MediaType } from './spec-helpers.js';
+import { OPENAPI_PATH, PRODUCT_SPEC_MD, loadDoc, operationsOf, resolve, schemaValidator, type Json, type MediaType } from './spec-helpers.js';
 
 const doc = loadDoc();
 const validatorFor = schemaValidator(doc);
@@ -162,5 +162,39 @@ describe('wire facts of the SDK issue', () => {
     const names = (op.parameters ?? []).map((p) => resolve<{ name: string }>(doc, p).name);
     expect(names).toEqual(expect.arrayContaining(['Keyway-Required-Consistency', 'Keyway-Required-Consistency-Timeout']));
     expect(op.responses['408']).toBeDefined();
+  });
+});
+
+describe('entities of product-spec §3', () => {
+  const spec = readFileSync(PRODUCT_SPEC_MD, 'utf8');
+  const listAfter = (label: RegExp) => {
+    const m = label.exec(spec);
+    if (!m?.[1]) throw new Error(`product-spec: ${label} not found`);
+    return m[1].split(',').map((s) => s.trim().replace(/\.$/, '')).filter(Boolean);
+  };
+  const enumOf = (name: string) => (doc.components.schemas![name] as { enum?: string[] }).enum;
+  const constsOf = (name: string, key: string) =>
+    ((doc.components.schemas![name] as { oneOf: Json[] }).oneOf).map((v) => ((v.properties as Json)[key] as { const: string }).const);
+
+  it('every challenge type has its own variant', () => {
+    expect(constsOf('Challenge', 'type').sort()).toEqual(listAfter(/Challenge: id, type, authentication_method, options\. Types: ([^\n]+)/).sort());
+  });
+  it('authentication methods, handle types and attribute buckets are the spec enums', () => {
+    expect(enumOf('AuthenticationMethod')?.sort()).toEqual(listAfter(/Authentication methods: ([^\n]+)/).sort());
+    expect(enumOf('AttributeBucketName')?.sort()).toEqual(listAfter(/Attribute buckets: ([^\n]+)/).map((b) => b.replace(/ \(default\)$/, '')).sort());
+    expect(enumOf('PersonHandleType')).toEqual(['email_address', 'phone_number', 'username']);
+  });
+  it('an ID request handle may be {type, value} or the plain string the SDK sends', () => {
+    const validate = bodySchema('post', '/id/v2');
+    expect(validate({ handle: 'ada@example.com', factor: { method: 'otp_via_email' } })).toBe(true);
+    expect(validate({ handle: { type: 'phone_number', value: '+447700900123' }, factor: { method: 'otp_via_sms' } })).toBe(true);
+    expect(validate({ handle: 42, factor: { method: 'otp_via_email' } })).toBe(false);
+    expect(validate({ handle: '', factor: { method: 'otp_via_email' } })).toBe(false);
+  });
+  it('logout answers result.revoked and deletes of the signed-in person answer what is left', () => {
+    const ok = (method: string, path: string) =>
+      resolve<{ content: Record<string, MediaType> }>(doc, doc.paths[path]![method]!.responses['200'] as Json).content['application/json']!.example;
+    expect(ok('post', '/token/revoke')).toEqual({ result: { revoked: true } });
+    expect(ok('delete', '/consent/gdpr')).toHaveProperty('result.consents');
   });
 });
