@@ -68,7 +68,7 @@ function url(value: unknown, name: string, httpOnly: boolean): string {
 }
 
 /**
- * Checks SDK options against the rules of the configuration (§5) and applies defaults.
+ * Checks SDK options against the configuration rules and applies defaults.
  * @throws {@link errors.InvalidKeywayConfigurationError} naming the offending option.
  */
 export function resolveConfig(options: KeywayConfig): ResolvedConfig {

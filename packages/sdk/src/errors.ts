@@ -163,7 +163,7 @@ const rules: Rule[] = [
 ];
 
 /**
- * Turns an error answer of the API into the matching SDK error (§8 mapping table).
+ * Turns an error answer of the API into the matching SDK error.
  * Messages are compared without regard to case.
  * @param httpcode - `errors[0].httpcode` of the answer (or the HTTP status).
  * @param message - `errors[0].message` of the answer.

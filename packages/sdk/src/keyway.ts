@@ -19,7 +19,7 @@ import { signInWithPasskey, webauthnChallenges } from './webauthn.js';
  * ```ts
  * const keyway = new Keyway({ oid: 'org_123', environment: 'production' });
  * keyway.on('codeRequested', (e) => e.submit(window.prompt('Code from the e-mail') ?? ''));
- * const user = await keyway.authenticate('ada@example.com', { method: 'otp_via_email' });
+ * const token = await keyway.authenticate('ada@example.com', { method: 'otp_via_email' }).result;
  * ```
  */
 export class Keyway {
@@ -31,7 +31,7 @@ export class Keyway {
   user?: User;
 
   /**
-   * @throws {@link errors.InvalidKeywayConfigurationError} when the options break a rule of §5.
+   * @throws {@link errors.InvalidKeywayConfigurationError} when the options break a configuration rule.
    */
   constructor(config: KeywayConfig) {
     this.client = new KeywayClient(config);

@@ -51,7 +51,7 @@ export function openPopup(): Window | null {
 }
 
 /**
- * Checks an OIDC or SAML factor (§5): no handle, `ux_mode` popup (default) or redirect, redirect
+ * Checks an OIDC or SAML factor: no handle, `ux_mode` popup (default) or redirect, redirect
  * target http(s) (default: the current page).
  * @returns the factor with its defaults applied.
  */

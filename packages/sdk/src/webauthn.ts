@@ -6,7 +6,7 @@ import { b64url, fromB64url } from './pkce.js';
 import { rememberCredential, rememberedCredentials } from './storage.js';
 import type { WebAuthnCreateOptions, WebAuthnFactorOptions, WebAuthnGetOptions } from './types.js';
 
-/** Minimum versions for platform passkeys (§9). */
+/** Minimum versions for platform passkeys. */
 export const PASSKEY_MINIMUMS = {
   macOS: 13,
   iOS: 16,

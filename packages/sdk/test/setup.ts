@@ -5,8 +5,8 @@ beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
 afterEach(() => {
   vi.unstubAllGlobals();
   server.resetHandlers();
-  localStorage.clear();
-  sessionStorage.clear();
+  globalThis.localStorage?.clear();
+  globalThis.sessionStorage?.clear();
   vi.useRealTimers();
   vi.restoreAllMocks();
 });
