@@ -54,7 +54,7 @@ describe('generated SDK reference', () => {
     expect(missing).toEqual([]);
   });
 
-  it('every page compiles with @mdx-js/mdx in the format of its extension', async () => {
+  it('every page compiles with @mdx-js/mdx in the format of its extension', { timeout: 60_000 }, async () => {
     expect(pages.length).toBeGreaterThan(100);
     const failures: string[] = [];
     for (const file of pages) {
