@@ -158,12 +158,32 @@ Object.assign(responses, {
   }),
 });
 
+const OAUTH_SCOPES = {
+  openid: 'Sign the person in and receive an id_token.',
+  email: 'The person\'s e-mail address in userinfo and the id_token.',
+  phone: 'The person\'s phone number in userinfo and the id_token.',
+  groups: 'The person\'s groups.',
+};
+
 export const securitySchemes = {
   OrgId: { type: 'apiKey', in: 'header', name: 'Keyway-OrgID', description: 'Id of the organization the call acts on.' },
   ApiKey: { type: 'apiKey', in: 'header', name: 'Keyway-API-Key', description: 'Management API key of that organization (always together with Keyway-OrgID).' },
   UserToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'User token of the signed-in person, as issued by Keyway.' },
   ClientBasic: { type: 'http', scheme: 'basic', description: 'OAuth2 client id and secret (RFC 6749 client_secret_basic).' },
   OAuth2AccessToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'OAuth2 access token issued by /oauth2/tokens.' },
+  KeywayOAuth2: {
+    type: 'oauth2',
+    description: 'The OAuth 2.0 flows Keyway offers to registered clients; the access token is sent as a bearer token.',
+    flows: {
+      authorizationCode: {
+        authorizationUrl: '/oauth2/authorize',
+        tokenUrl: '/oauth2/tokens',
+        refreshUrl: '/oauth2/tokens',
+        scopes: OAUTH_SCOPES,
+      },
+      clientCredentials: { tokenUrl: '/oauth2/tokens', scopes: OAUTH_SCOPES },
+    },
+  },
 };
 
 /** Named security requirement sets used by the operations. */
@@ -180,6 +200,6 @@ export const SECURITY = {
   userWithOrgOrManagement: [{ OrgId: [], UserToken: [] }, { OrgId: [], ApiKey: [] }],
   clientBasic: [{ ClientBasic: [] }],
   clientOptional: [{ ClientBasic: [] }, {}],
-  accessToken: [{ OAuth2AccessToken: [] }],
+  accessToken: [{ OAuth2AccessToken: [] }, { KeywayOAuth2: ['openid'] }],
   none: [],
 };

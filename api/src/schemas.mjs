@@ -305,7 +305,7 @@ export const schemas = {
       ref('ChallengeListResult'),
     ],
   },
-  TokenRequest: closed({ token: ref('UserToken') }, ['token']),
+  TokenRequest: closed({ token: str({ minLength: 1, maxLength: 16384, description: 'The token as held by the client. Anything that is not a valid Keyway token is answered as invalid, not rejected.' }) }, ['token']),
   TokenValidationResult: open({
     valid: bool(),
     invalidity_reason: str({ description: 'Why the token is not valid (absent when valid).' }),
