@@ -631,6 +631,21 @@ describe('accuracy against the spec', () => {
         }
       }
     }
+    // Token claims and analytics events shown on their own follow the component schemas too.
+    for (const p of pages) {
+      for (const block of p.code.filter((c) => c.lang === 'json')) {
+        const value = JSON.parse(block.value) as Record<string, unknown>;
+        const where = `${p.rel}: ${block.meta}`;
+        if ('person_id' in value && 'oid' in value) {
+          responses++;
+          expect(validate({ $ref: '#/components/schemas/TokenClaims' }, value), where).toEqual([]);
+        }
+        if ('event_name' in value) {
+          responses++;
+          expect(validate({ $ref: '#/components/schemas/AnalyticsEvent' }, value), where).toEqual([]);
+        }
+      }
+    }
     expect(requests, 'requests checked against openapi.yaml').toBeGreaterThan(0);
     expect(responses, 'responses checked against openapi.yaml').toBeGreaterThan(0);
   });
