@@ -9,6 +9,8 @@ import { registerAuthRoutes } from './routes/auth.js';
 import { registerDevRoutes } from './routes/dev.js';
 import { registerEventRoutes } from './routes/events.js';
 import { registerMeRoutes } from './routes/me.js';
+import { registerFactorRoutes } from './routes/factors.js';
+import { registerOAuthRoutes } from './routes/oauth.js';
 import { registerWellKnownRoutes } from './routes/wellknown.js';
 
 // ajv and ajv-formats are CommonJS modules whose default export sits on `.default`.
@@ -142,6 +144,8 @@ export async function buildApp(ctx: Ctx, opts: AppOptions): Promise<FastifyInsta
   registerAuthRoutes(app, ctx);
   registerMeRoutes(app, ctx);
   registerEventRoutes(app, ctx);
+  registerFactorRoutes(app, ctx);
+  registerOAuthRoutes(app, ctx);
   registerWellKnownRoutes(app, ctx);
   if (ctx.devMode) registerDevRoutes(app, ctx);
   app.get('/health', async () => ({ result: { ok: true } }));

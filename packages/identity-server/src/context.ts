@@ -15,6 +15,10 @@ export interface OrgSettings {
   api_key_sha256?: string;
   /** Organizations whose persons may sign in here. */
   person_pool_orgs_ids?: string[];
+  /** A factor a token must carry before a token of this organization is given (`/token`): else `authn_context_update`. */
+  required_factor?: { method: string; options?: Record<string, unknown> };
+  /** OAuth2 clients of the hosted login. */
+  oauth_clients?: Array<{ client_id: string; name: string; redirect_uris: string[] }>;
 }
 
 export interface Org {
@@ -45,6 +49,8 @@ export interface Ctx {
   limits: Limits;
   publicUrl: string;
   devMode: boolean;
+  /** Browser origins allowed by CORS; in dev mode also accepted as hosted-login redirect origins. */
+  corsOrigins: string[];
   orgs: Map<string, Org>;
 }
 

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import type { Ctx, Limits, OrgSettings } from './context.js';
-import { openDatabase } from './db/index.js';
+import { openDatabase, type Db } from './db/index.js';
 import { Mailer } from './mailer.js';
 import { RateLimiter } from './ratelimit.js';
 import { sha256 } from './secrets.js';
@@ -15,6 +15,8 @@ export const DEFAULT_API_PORT = 8787;
 export const DEFAULT_DEV_ORG_ID = 'org_keyway_dev';
 /** Management API key of the development organization (dev mode only) when `KEYWAY_DEV_API_KEY` is not set. */
 export const DEFAULT_DEV_API_KEY = 'kw_dev_api_key_not_secret';
+/** OAuth2 client of the seeded organization for the hosted login; in dev mode any redirect URI on an allowed origin works. */
+export const DEFAULT_DEV_OAUTH_CLIENT_ID = 'keyway-dev-client';
 /** Origins allowed by CORS in development when none are configured (the docs site's dev server). */
 export const DEFAULT_DEV_CORS_ORIGINS = ['http://localhost:3000', 'http://127.0.0.1:3000'];
 /** `.data` at the repository root. */
@@ -47,6 +49,9 @@ export interface IdentityServer {
   url: string;
   orgId: string;
   app: FastifyInstance;
+  /** The database (for tests and tooling: e.g. creating suborganizations). Call `reloadOrganizations()` after changing organizations. */
+  db: Db;
+  reloadOrganizations(): void;
   close(): Promise<void>;
 }
 
@@ -54,6 +59,7 @@ export interface IdentityServer {
 async function seedOrg(ctx: Ctx, id: string, apiKey: string | undefined): Promise<void> {
   const existing = await ctx.db.selectFrom('organizations').selectAll().where('id', '=', id).executeTakeFirst();
   const settings: OrgSettings = existing ? (JSON.parse(existing.settings) as OrgSettings) : { self_registration: true, auto_activate: true };
+  settings.oauth_clients ??= [{ client_id: DEFAULT_DEV_OAUTH_CLIENT_ID, name: 'Keyway docs', redirect_uris: [] }];
   if (apiKey) settings.api_key_sha256 = sha256(apiKey);
   if (existing) {
     await ctx.db.updateTable('organizations').set({ settings: JSON.stringify(settings) }).where('id', '=', id).execute();
@@ -92,11 +98,12 @@ export async function startIdentityServer(opts: IdentityServerOptions = {}): Pro
       limits: { ...DEFAULT_LIMITS, ...opts.limits },
       publicUrl: provisionalUrl,
       devMode,
+      corsOrigins: opts.corsOrigins ?? (devMode ? DEFAULT_DEV_CORS_ORIGINS : []),
       orgs: new Map(),
     };
     await tokens.init();
     await seedOrg(ctx, orgId, opts.apiKey ?? (devMode ? DEFAULT_DEV_API_KEY : undefined));
-    app = await buildApp(ctx, { corsOrigins: opts.corsOrigins ?? (devMode ? DEFAULT_DEV_CORS_ORIGINS : []), logger: opts.logger ?? false });
+    app = await buildApp(ctx, { corsOrigins: ctx.corsOrigins, logger: opts.logger ?? false });
     await app.listen({ port: opts.port ?? DEFAULT_API_PORT, host });
     const addr = app.server.address();
     const port = typeof addr === 'object' && addr ? addr.port : (opts.port ?? DEFAULT_API_PORT);
@@ -111,6 +118,8 @@ export async function startIdentityServer(opts: IdentityServerOptions = {}): Pro
       url,
       orgId,
       app,
+      db,
+      reloadOrganizations: () => ctx.orgs.clear(),
       async close() {
         for (const t of timers) clearInterval(t);
         await app!.close();
@@ -127,4 +136,5 @@ export async function startIdentityServer(opts: IdentityServerOptions = {}): Pro
 }
 
 export { ApiError } from './errors.js';
-export type { Limits } from './context.js';
+export type { Limits, OrgSettings } from './context.js';
+export type { Db } from './db/index.js';

@@ -106,13 +106,14 @@ export async function issueToken(
   ctx: Ctx,
   person: PersonRow,
   auth: Authentication,
-  opts: { firstToken: boolean; previous?: UserTokenClaims | undefined },
+  opts: { firstToken: boolean; previous?: UserTokenClaims | undefined; oid?: string; extraClaims?: Record<string, unknown> },
 ): Promise<string> {
   const authentications = [...(opts.previous?.authentications ?? []), auth];
   const methods = [...new Set(authentications.map((a) => a.method))];
   return ctx.tokens.sign({
+    ...opts.extraClaims,
     person_id: person.id,
-    oid: person.org_id,
+    oid: opts.oid ?? person.org_id,
     first_token: opts.firstToken,
     authenticated_methods: methods,
     authentications,

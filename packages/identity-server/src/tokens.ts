@@ -109,7 +109,26 @@ export class TokenService {
     return { keys: this.keys.map((k) => k.publicJwk) };
   }
 
-  async sign(claims: Omit<UserTokenClaims, 'iss' | 'sub' | 'aud' | 'iat' | 'exp' | 'jti'>, ttlSeconds = this.opts.ttlSeconds): Promise<string> {
+  /** Signs an arbitrary JWT (ID tokens, token containers) with the current key. */
+  async signJwt(payload: Record<string, unknown>, opts: { subject: string; audience: string; ttlSeconds?: number }): Promise<string> {
+    const key = this.keys[0];
+    if (!key) throw new Error('no signing key loaded');
+    const now = Math.floor(Date.now() / 1000);
+    return new SignJWT(payload)
+      .setProtectedHeader({ alg: SIGNING_ALG, kid: key.kid, typ: 'JWT' })
+      .setIssuer(this.opts.issuer)
+      .setSubject(opts.subject)
+      .setAudience(opts.audience)
+      .setIssuedAt(now)
+      .setExpirationTime(now + (opts.ttlSeconds ?? this.opts.ttlSeconds))
+      .setJti(randomUUID())
+      .sign(key.privateKey);
+  }
+
+  async sign(
+    claims: Omit<UserTokenClaims, 'iss' | 'sub' | 'aud' | 'iat' | 'exp' | 'jti'> & Record<string, unknown>,
+    ttlSeconds = this.opts.ttlSeconds,
+  ): Promise<string> {
     const key = this.keys[0];
     if (!key) throw new Error('no signing key loaded');
     const now = Math.floor(Date.now() / 1000);

@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -118,4 +119,15 @@ export async function signInWithEmail(server: { url: string; orgId: string }, em
 
 export function decodeClaims(token: string): Record<string, any> {
   return JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8'));
+}
+
+/** Starts a test server before the suite and stops it after; `t.server` and `t.call` are set once it runs. */
+export function useTestServer(backend: 'sqlite' | 'postgres', opts: IdentityServerOptions = {}) {
+  const t = {} as { server: TestServer; call: ReturnType<typeof api> };
+  beforeAll(async () => {
+    t.server = await startTestServer(backend, opts);
+    t.call = api(t.server);
+  });
+  afterAll(() => t.server.stop());
+  return t;
 }

@@ -3,10 +3,10 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Ctx, Org } from '../context.js';
 import { bearerToken, clientIp, loadOrg, nowIso, requireOrg } from '../context.js';
 import type { ChallengeTable } from '../db/schema.js';
-import { ApiError, badRequest, notFound, unauthorized } from '../errors.js';
+import { ApiError, badRequest, forbidden, notFound, unauthorized } from '../errors.js';
 import { assertReachable, parseHandle, type Handle } from '../handles.js';
 import { escapeHtml } from '../mailer.js';
-import { createPerson, issueToken, resolveSignInPerson } from '../persons.js';
+import { addHandle, createPerson, findPersonByHandle, getPerson, issueToken, resolveSignInPerson, type PersonRow } from '../persons.js';
 import * as S from '../schemas.js';
 import { hashSecret, newOtpCode, newSecret, sameDigest } from '../secrets.js';
 import type { UserTokenClaims } from '../tokens.js';
@@ -24,6 +24,8 @@ export interface ChallengeOut {
 export interface ChallengeData {
   previous?: UserTokenClaims;
   redirect_target?: string;
+  /** Recovery challenges never create persons. */
+  recovery?: boolean;
   [key: string]: unknown;
 }
 
@@ -45,6 +47,8 @@ export interface StartRequest {
   options: Record<string, unknown>;
   previous: UserTokenClaims | undefined;
   metadata: IdBody['metadata'];
+  /** Account recovery (`/recover`): no person is created and nothing is sent to unknown handles. */
+  recovery?: boolean;
 }
 
 export const factorHandlers = new Map<string, FactorHandler>();
@@ -121,24 +125,29 @@ export async function checkAnswer(ctx: Ctx, row: ChallengeRow, correct: boolean,
   throw unauthorized(wrongMessage);
 }
 
-/** Signs the person of a completed challenge in and returns the token. */
-export async function finishSignIn(ctx: Ctx, row: ChallengeRow, method: string): Promise<string> {
+/** Who a completed challenge signs in (see {@link resolveSignInPerson}); challenges bound to a person use it. */
+export async function resolveChallengePerson(ctx: Ctx, row: ChallengeRow): Promise<{ person: PersonRow; created: boolean; previous: UserTokenClaims | undefined }> {
   const org = await loadOrg(ctx, row.org_id);
   if (!org) throw notFound(`organization "${row.org_id}" does not exist`);
   const data = challengeData(row);
   const handle = rowHandle(row);
-  let resolved;
-  if (row.person_id && !handle) {
-    const person = await ctx.db.selectFrom('persons').selectAll().where('id', '=', row.person_id).executeTakeFirst();
+  if (row.person_id) {
+    const person = await getPerson(ctx, row.person_id);
     if (!person) throw notFound('person no longer exists');
-    resolved = { person, created: false, previous: data.previous?.person_id === person.id ? data.previous : undefined };
-  } else {
-    resolved = await resolveSignInPerson(ctx, org, handle, data.previous);
+    if (!person.active) throw forbidden(`Person ${person.id} is inactive`);
+    return { person, created: false, previous: data.previous?.person_id === person.id ? data.previous : undefined };
   }
-  return issueToken(ctx, resolved.person, { method, handle: handle?.value }, { firstToken: resolved.created, previous: resolved.previous });
+  if (data.recovery && handle && !(await findPersonByHandle(ctx, org.id, handle))) throw unauthorized('incorrect code');
+  return resolveSignInPerson(ctx, org, handle, data.previous);
 }
 
-function sendCode(ctx: Ctx, org: Org, handle: Handle, code: string, purpose: 'sign-in' | 'recovery'): Promise<void> {
+/** Signs the person of a completed challenge in and returns the token. */
+export async function finishSignIn(ctx: Ctx, row: ChallengeRow, method: string): Promise<string> {
+  const resolved = await resolveChallengePerson(ctx, row);
+  return issueToken(ctx, resolved.person, { method, handle: rowHandle(row)?.value }, { firstToken: resolved.created, previous: resolved.previous });
+}
+
+export function sendCode(ctx: Ctx, org: Org, handle: Handle, code: string, purpose: 'sign-in' | 'recovery'): Promise<void> {
   const minutes = Math.round(ctx.limits.codeTtlSeconds / 60);
   const what = purpose === 'sign-in' ? 'sign-in' : 'account recovery';
   if (handle.type === 'email_address') {
@@ -163,7 +172,7 @@ function sendCode(ctx: Ctx, org: Org, handle: Handle, code: string, purpose: 'si
   });
 }
 
-function requireHandleType(handle: Handle | undefined, method: string, type: Handle['type']): Handle {
+export function requireHandleType(handle: Handle | undefined, method: string, type: Handle['type']): Handle {
   const label = type === 'email_address' ? 'an email address' : 'a phone number';
   if (!handle) throw badRequest(`${method} needs a handle: ${label}`);
   const got = { email_address: 'an email address', phone_number: 'a phone number', username: 'a username' }[handle.type];
@@ -171,7 +180,7 @@ function requireHandleType(handle: Handle | undefined, method: string, type: Han
   return handle;
 }
 
-function redirectTarget(options: Record<string, unknown>): string | undefined {
+export function redirectTarget(options: Record<string, unknown>): string | undefined {
   const t = options.redirect_target;
   if (t === undefined) return undefined;
   if (typeof t !== 'string' || !/^https?:\/\//i.test(t)) throw badRequest('factor.options.redirect_target must be an http or https URL');
@@ -183,19 +192,20 @@ function redirectTarget(options: Record<string, unknown>): string | undefined {
   return t;
 }
 
-const otpFactor = (channel: 'email' | 'sms'): FactorHandler => ({
+export const otpFactor = (channel: 'email' | 'sms'): FactorHandler => ({
   async start(ctx, r) {
     const handle = requireHandleType(r.handle, r.method, channel === 'email' ? 'email_address' : 'phone_number');
     assertReachable(handle);
     const code = newOtpCode();
     const data: ChallengeData = r.previous ? { previous: r.previous } : {};
+    if (r.recovery) data.recovery = true;
     const row = await createChallenge(ctx, { org: r.org, type: 'otp', method: r.method, handle, secret: code, data });
-    await sendCode(ctx, r.org, handle, code, 'sign-in');
+    if (!r.recovery || (await findPersonByHandle(ctx, r.org.id, handle))) await sendCode(ctx, r.org, handle, code, r.recovery ? 'recovery' : 'sign-in');
     return [{ id: row.id, type: 'otp', authentication_method: r.method, options: {} }];
   },
 });
 
-const linkFactor = (channel: 'email' | 'sms'): FactorHandler => ({
+export const linkFactor = (channel: 'email' | 'sms'): FactorHandler => ({
   async start(ctx, r) {
     const handle = requireHandleType(r.handle, r.method, channel === 'email' ? 'email_address' : 'phone_number');
     assertReachable(handle);
@@ -204,7 +214,10 @@ const linkFactor = (channel: 'email' | 'sms'): FactorHandler => ({
     const data: ChallengeData = {};
     if (r.previous) data.previous = r.previous;
     if (target) data.redirect_target = target;
+    if (r.recovery) data.recovery = true;
     const row = await createChallenge(ctx, { org: r.org, type: 'proxy', method: r.method, handle, secret, data });
+    const out: ChallengeOut[] = [{ id: row.id, type: 'proxy', authentication_method: r.method, options: { challenge_id: row.id } }];
+    if (r.recovery && !(await findPersonByHandle(ctx, r.org.id, handle))) return out;
     const link = `${ctx.publicUrl}/challenge/${row.id}/verify?secret=${secret}`;
     const minutes = Math.round(ctx.limits.codeTtlSeconds / 60);
     await ctx.mailer.send(
@@ -213,7 +226,7 @@ const linkFactor = (channel: 'email' | 'sms'): FactorHandler => ({
             orgId: r.org.id,
             channel: 'email',
             to: handle.value,
-            subject: `Sign in to ${r.org.org_name}`,
+            subject: r.recovery ? `Recover your ${r.org.org_name} account` : `Sign in to ${r.org.org_name}`,
             text: `Open this link to sign in to ${r.org.org_name}:\n${link}\nIt expires in ${minutes} minutes. If you did not ask for it, ignore this message.`,
             html: `<p>Open this link to sign in to <b>${escapeHtml(r.org.org_name)}</b>:</p><p><a href="${escapeHtml(link)}">Sign in</a></p><p>It expires in ${minutes} minutes. If you did not ask for it, ignore this message.</p>`,
             link,
@@ -228,7 +241,7 @@ const linkFactor = (channel: 'email' | 'sms'): FactorHandler => ({
             link,
           },
     );
-    return [{ id: row.id, type: 'proxy', authentication_method: r.method, options: { challenge_id: row.id } }];
+    return out;
   },
 });
 
@@ -251,7 +264,7 @@ attestationHandlers.set('otp', async (ctx, row, data) => {
 });
 
 /** The previous token of an ID request (MFA, step-up, anonymous upgrade); 401 when present but invalid. */
-async function previousToken(ctx: Ctx, req: FastifyRequest): Promise<UserTokenClaims | undefined> {
+export async function previousToken(ctx: Ctx, req: FastifyRequest): Promise<UserTokenClaims | undefined> {
   const token = bearerToken(req);
   if (!token) return undefined;
   const res = await ctx.tokens.validate(token);

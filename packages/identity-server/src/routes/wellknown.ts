@@ -10,8 +10,13 @@ export function registerWellKnownRoutes(app: FastifyInstance, ctx: Ctx): void {
   app.get('/.well-known/openid-configuration', async () => ({
     issuer: ctx.publicUrl,
     jwks_uri: `${ctx.publicUrl}/.well-known/jwks.json`,
+    authorization_endpoint: `${ctx.publicUrl}/oauth2/authorize`,
+    token_endpoint: `${ctx.publicUrl}/oauth2/tokens`,
     revocation_endpoint: `${ctx.publicUrl}/token/revoke`,
     response_types_supported: ['code'],
+    grant_types_supported: ['authorization_code'],
+    code_challenge_methods_supported: ['S256'],
+    token_endpoint_auth_methods_supported: ['none'],
     subject_types_supported: ['public'],
     id_token_signing_alg_values_supported: [SIGNING_ALG],
     scopes_supported: ['openid'],

@@ -1,0 +1,55 @@
+import { randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+
+const scrypt = (password: string, salt: Buffer, keylen: number, opts: ScryptOptions) =>
+  new Promise<Buffer>((resolve, reject) => scryptCb(password, salt, keylen, opts, (err, key) => (err ? reject(err) : resolve(key))));
+
+const PARAMS = { N: 16384, r: 8, p: 1 };
+const KEYLEN = 32;
+
+/** `scrypt$N$r$p$salt$hash` (base64url parts). */
+export async function hashPassword(password: string): Promise<string> {
+  const salt = randomBytes(16);
+  const key = await scrypt(password.normalize('NFKC'), salt, KEYLEN, { ...PARAMS, maxmem: 64 * 1024 * 1024 });
+  return `scrypt$${PARAMS.N}$${PARAMS.r}$${PARAMS.p}$${salt.toString('base64url')}$${key.toString('base64url')}`;
+}
+
+export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+  const [kind, n, r, p, salt, hash] = stored.split('$');
+  if (kind !== 'scrypt' || !n || !r || !p || !salt || !hash) return false;
+  const expected = Buffer.from(hash, 'base64url');
+  const key = await scrypt(password.normalize('NFKC'), Buffer.from(salt, 'base64url'), expected.length, {
+    N: Number(n),
+    r: Number(r),
+    p: Number(p),
+    maxmem: 64 * 1024 * 1024,
+  });
+  return timingSafeEqual(key, expected);
+}
+
+/** A server-sent password rule (§5): the SDK evaluates the same rules before sending. */
+export interface PasswordRule {
+  name: string;
+  pattern: string;
+  match_type: 'must_match' | 'must_not_match';
+  qualifiers?: Array<'case_insensitive'>;
+}
+
+export const PASSWORD_RULES: PasswordRule[] = [
+  { name: 'min_length', pattern: '^.{10,}$', match_type: 'must_match' },
+  { name: 'max_length', pattern: '^.{129,}$', match_type: 'must_not_match' },
+  { name: 'letter', pattern: '[a-z]', match_type: 'must_match', qualifiers: ['case_insensitive'] },
+  { name: 'digit', pattern: '[0-9]', match_type: 'must_match' },
+  { name: 'no_surrounding_spaces', pattern: '^\\s|\\s$', match_type: 'must_not_match' },
+  { name: 'not_common', pattern: '^(password|qwerty|letmein|welcome|keyway)[0-9!]*$', match_type: 'must_not_match', qualifiers: ['case_insensitive'] },
+];
+
+/** Names of the rules the password fails (empty when it is acceptable). */
+export function failedRules(password: string, rules: PasswordRule[] = PASSWORD_RULES): string[] {
+  return rules
+    .filter((rule) => {
+      const re = new RegExp(rule.pattern, rule.qualifiers?.includes('case_insensitive') ? 'iu' : 'u');
+      const matches = re.test(password);
+      return rule.match_type === 'must_match' ? !matches : matches;
+    })
+    .map((r) => r.name);
+}

@@ -1,0 +1,294 @@
+import { createHash } from 'node:crypto';
+import formbody from '@fastify/formbody';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Ctx, Org } from '../context.js';
+import { loadOrg, requireOrg, requireUser } from '../context.js';
+import { badRequest, forbidden } from '../errors.js';
+import { parseHandle } from '../handles.js';
+import { escapeHtml } from '../mailer.js';
+import { getPerson } from '../persons.js';
+import { hashSecret, newSecret, sameDigest } from '../secrets.js';
+import type { UserTokenClaims } from '../tokens.js';
+import { attestationHandlers, challengeData, createChallenge, otpFactor } from './auth.js';
+
+interface AuthorizeQuery {
+  response_type?: string;
+  client_id?: string;
+  redirect_uri?: string;
+  state?: string;
+  scope?: string;
+  code_challenge?: string;
+  code_challenge_method?: string;
+  nonce?: string;
+  token?: string;
+}
+
+interface OAuthRequest {
+  client_id: string;
+  redirect_uri: string;
+  state?: string;
+  scope: string;
+  code_challenge: string;
+  nonce?: string;
+}
+
+async function findClient(ctx: Ctx, clientId: string): Promise<{ org: Org; client: { client_id: string; name: string; redirect_uris: string[] } } | undefined> {
+  const rows = await ctx.db.selectFrom('organizations').select('id').execute();
+  for (const r of rows) {
+    const org = await loadOrg(ctx, r.id);
+    const client = org?.settings.oauth_clients?.find((c) => c.client_id === clientId);
+    if (org && client) return { org, client };
+  }
+  return undefined;
+}
+
+function redirectAllowed(ctx: Ctx, registered: string[], uri: string): boolean {
+  if (registered.includes(uri)) return true;
+  if (!ctx.devMode) return false;
+  try {
+    return ctx.corsOrigins.includes(new URL(uri).origin);
+  } catch {
+    return false;
+  }
+}
+
+function withParams(uri: string, params: Record<string, string | undefined>): string {
+  const u = new URL(uri);
+  for (const [k, v] of Object.entries(params)) if (v !== undefined) u.searchParams.set(k, v);
+  return u.toString();
+}
+
+const s256 = (verifier: string) => createHash('sha256').update(verifier).digest('base64url');
+
+/** A one-time authorization code (60 s) bound to the client, redirect URI and PKCE challenge. */
+async function issueCode(ctx: Ctx, org: Org, req: OAuthRequest, claims: Pick<UserTokenClaims, 'person_id' | 'authentications'>): Promise<string> {
+  const secret = newSecret();
+  const row = await createChallenge(ctx, {
+    org,
+    type: 'oauth_code',
+    method: 'oauth2',
+    personId: claims.person_id,
+    secret,
+    data: { ...req, authentications: claims.authentications },
+    ttlSeconds: 60,
+  });
+  return `${row.id}.${secret}`;
+}
+
+function page(reply: FastifyReply, status: number, title: string, body: string) {
+  return reply
+    .code(status)
+    .type('text/html; charset=utf-8')
+    .header('cache-control', 'no-store')
+    .send(`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(title)}</title>
+<style>body{font-family:system-ui,sans-serif;max-width:24rem;margin:4rem auto;padding:0 1rem}input,button{font:inherit;padding:.5rem;width:100%;box-sizing:border-box;margin:.25rem 0}.error{color:#b00020}</style></head>
+<body><h1>${escapeHtml(title)}</h1>${body}</body></html>`);
+}
+
+const emailForm = (requestId: string, clientName: string, error?: string, email = '') => `
+<p>Sign in to continue to ${escapeHtml(clientName)}.</p>
+${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
+<form method="post" action="/oauth2/login">
+<input type="hidden" name="request_id" value="${escapeHtml(requestId)}">
+<label for="email">Email address</label><input id="email" name="email" type="email" autocomplete="email" required value="${escapeHtml(email)}">
+<button type="submit">Send me a code</button></form>`;
+
+const codeForm = (requestId: string, challengeId: string, email: string, error?: string) => `
+<p>We sent a 6-digit code to ${escapeHtml(email)}.</p>
+${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
+<form method="post" action="/oauth2/login/code">
+<input type="hidden" name="request_id" value="${escapeHtml(requestId)}"><input type="hidden" name="challenge_id" value="${escapeHtml(challengeId)}">
+<input type="hidden" name="email" value="${escapeHtml(email)}">
+<label for="code">Code</label><input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" required>
+<button type="submit">Sign in</button></form>`;
+
+const str = { type: 'string', maxLength: 2048 };
+
+export function registerOAuthRoutes(app: FastifyInstance, ctx: Ctx): void {
+  // Token for another organization of the person (suborganization or person pool); v2 wraps it in a token container.
+  const tokenFor = (version: 1 | 2) => async (req: FastifyRequest) => {
+    const claims = await requireUser(ctx, req);
+    const target = await requireOrg(ctx, req);
+    let allowed = target.id === claims.oid || (target.settings.person_pool_orgs_ids ?? []).includes(claims.oid);
+    for (let o: Org | undefined = target; !allowed && o?.parent_id; ) {
+      o = await loadOrg(ctx, o.parent_id);
+      if (o?.id === claims.oid) allowed = true;
+    }
+    if (!allowed) throw forbidden(`person has no access to organization "${target.id}"`);
+    const required = target.settings.required_factor;
+    if (required && !claims.authenticated_methods.includes(required.method)) {
+      const row = await createChallenge(ctx, { org: target, type: 'authn_context_update', method: required.method, personId: claims.person_id });
+      return {
+        result: {
+          type: 'challenge_list',
+          challenges: [{ id: row.id, type: 'authn_context_update', authentication_method: required.method, options: { target_org_id: target.id, factor: { method: required.method, options: required.options ?? {} } } }],
+        },
+      };
+    }
+    const person = await getPerson(ctx, claims.person_id);
+    const userToken = await ctx.tokens.sign({
+      person_id: claims.person_id,
+      oid: target.id,
+      first_token: false,
+      authenticated_methods: claims.authenticated_methods,
+      authentications: claims.authentications,
+      person_type: person?.person_type ?? claims.person_type,
+      groups: claims.groups,
+    });
+    if (version === 1) return { result: { type: 'token', token: userToken } };
+    const container = await ctx.tokens.signJwt({ user_token: userToken, oid: target.id, person_id: claims.person_id }, { subject: claims.person_id, audience: target.id });
+    return { result: { type: 'token', token: container } };
+  };
+  app.get('/token', tokenFor(1));
+  app.get('/token/v2', tokenFor(2));
+
+  app.get<{ Querystring: AuthorizeQuery }>(
+    '/oauth2/authorize',
+    {
+      schema: {
+        querystring: {
+          type: 'object',
+          properties: { response_type: str, client_id: str, redirect_uri: str, state: str, scope: str, code_challenge: str, code_challenge_method: str, nonce: str, token: { type: 'string', maxLength: 16384 } },
+        },
+      },
+    },
+    async (req, reply) => {
+      const q = req.query;
+      if (!q.client_id) throw badRequest('client_id is required');
+      const found = await findClient(ctx, q.client_id);
+      if (!found) throw badRequest(`unknown client_id "${q.client_id}"`);
+      if (!q.redirect_uri || !redirectAllowed(ctx, found.client.redirect_uris, q.redirect_uri)) throw badRequest('redirect_uri is not registered for this client');
+      const fail = (error: string, description: string) => reply.redirect(withParams(q.redirect_uri!, { error, error_description: description, state: q.state }), 302);
+      if (q.response_type !== 'code') return fail('unsupported_response_type', 'response_type must be code');
+      if (q.code_challenge_method !== 'S256') return fail('invalid_request', 'code_challenge_method must be S256');
+      if (!q.code_challenge || !/^[A-Za-z0-9_-]{43,128}$/.test(q.code_challenge)) return fail('invalid_request', 'code_challenge must be a base64url SHA-256 of the verifier');
+      const scope = q.scope ?? 'openid';
+      if (!scope.split(' ').includes('openid')) return fail('invalid_scope', 'scope must include openid');
+      const request: OAuthRequest = { client_id: q.client_id, redirect_uri: q.redirect_uri, scope, code_challenge: q.code_challenge, ...(q.state ? { state: q.state } : {}), ...(q.nonce ? { nonce: q.nonce } : {}) };
+      if (q.token) {
+        const v = await ctx.tokens.validate(q.token);
+        if (v.valid && v.claims.oid === found.org.id && v.claims.person_type !== 'anonymous') {
+          const code = await issueCode(ctx, found.org, request, v.claims);
+          return reply.redirect(withParams(q.redirect_uri, { code, state: q.state }), 302);
+        }
+      }
+      const row = await createChallenge(ctx, { org: found.org, type: 'oauth_request', method: 'oauth2', data: { ...request, client_name: found.client.name } });
+      return page(reply, 200, 'Sign in', emailForm(row.id, found.client.name));
+    },
+  );
+
+  app.register(async (scope) => {
+    await scope.register(formbody, { bodyLimit: 16 * 1024 });
+    const loadRequest = async (id: string) => {
+      const row = await ctx.db.selectFrom('challenges').selectAll().where('id', '=', id).executeTakeFirst();
+      if (!row || row.type !== 'oauth_request' || Date.parse(row.expires_at) <= Date.now()) return undefined;
+      const org = await loadOrg(ctx, row.org_id);
+      return org ? { row, org, request: challengeData(row) as unknown as OAuthRequest & { client_name: string } } : undefined;
+    };
+    const expired = (reply: FastifyReply) => page(reply, 400, 'Sign-in expired', '<p>This sign-in page has expired. Go back to the application and start again.</p>');
+
+    scope.post<{ Body: { request_id?: string; email?: string } }>(
+      '/oauth2/login',
+      { schema: { body: { type: 'object', additionalProperties: false, required: ['request_id', 'email'], properties: { request_id: str, email: str } } } },
+      async (req, reply) => {
+        const pending = await loadRequest(req.body.request_id!);
+        if (!pending) return expired(reply);
+        try {
+          const handle = parseHandle(req.body.email!);
+          if (handle.type !== 'email_address') throw badRequest('enter an email address');
+          ctx.limiter.hit('id-handle', `${pending.org.id}:${handle.type}:${handle.value}`, ctx.limits.perHandlePerMinute, 'sign-in attempts for this handle');
+          const [ch] = await otpFactor('email').start(ctx, { org: pending.org, handle, method: 'otp_via_email', options: {}, previous: undefined, metadata: undefined });
+          return page(reply, 200, 'Enter your code', codeForm(pending.row.id, ch!.id, handle.value));
+        } catch (err) {
+          return page(reply, 400, 'Sign in', emailForm(pending.row.id, pending.request.client_name, (err as Error).message, req.body.email));
+        }
+      },
+    );
+
+    scope.post<{ Body: { request_id?: string; challenge_id?: string; email?: string; code?: string } }>(
+      '/oauth2/login/code',
+      { schema: { body: { type: 'object', additionalProperties: false, required: ['request_id', 'challenge_id', 'code'], properties: { request_id: str, challenge_id: str, email: str, code: str } } } },
+      async (req, reply) => {
+        const pending = await loadRequest(req.body.request_id!);
+        if (!pending) return expired(reply);
+        const row = await ctx.db.selectFrom('challenges').selectAll().where('id', '=', req.body.challenge_id!).executeTakeFirst();
+        if (!row || row.type !== 'otp' || row.org_id !== pending.org.id) return expired(reply);
+        let token: string;
+        try {
+          if (row.status !== 'pending') throw badRequest('this code was already used: start again');
+          if (Date.parse(row.expires_at) <= Date.now()) throw badRequest('the code has expired: start again');
+          token = await attestationHandlers.get('otp')!(ctx, row, { otp: req.body.code ?? '' });
+        } catch (err) {
+          return page(reply, 400, 'Enter your code', codeForm(pending.row.id, row.id, req.body.email ?? '', (err as Error).message));
+        }
+        const v = await ctx.tokens.validate(token);
+        if (!v.valid) return expired(reply);
+        await ctx.db.updateTable('challenges').set({ status: 'completed' }).where('id', '=', pending.row.id).execute();
+        const code = await issueCode(ctx, pending.org, pending.request, v.claims);
+        return reply.redirect(withParams(pending.request.redirect_uri, { code, state: pending.request.state }), 303);
+      },
+    );
+
+    // RFC 6749 §4.1.3 with PKCE (RFC 7636, S256 only); answers in OAuth's shape plus the Keyway envelope's errors.
+    scope.post<{ Body: Record<string, string> }>(
+      '/oauth2/tokens',
+      {
+        schema: {
+          body: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['grant_type'],
+            properties: { grant_type: str, code: str, code_verifier: str, client_id: str, redirect_uri: str },
+          },
+        },
+      },
+      async (req, reply) => {
+        const b = req.body;
+        const oauthError = (status: number, error: string, description: string) =>
+          reply.code(status).header('cache-control', 'no-store').send({ error, error_description: description, result: null, errors: [{ httpcode: status, message: description }] });
+        if (b.grant_type !== 'authorization_code') return oauthError(400, 'unsupported_grant_type', 'grant_type must be authorization_code');
+        for (const f of ['code', 'code_verifier', 'client_id', 'redirect_uri'] as const) {
+          if (!b[f]) return oauthError(400, 'invalid_request', `${f} is required`);
+        }
+        const [id, secret] = b.code!.split('.', 2);
+        const row = id ? await ctx.db.selectFrom('challenges').selectAll().where('id', '=', id).executeTakeFirst() : undefined;
+        if (!row || row.type !== 'oauth_code' || !secret || row.secret_hash === null || !sameDigest(hashSecret(row.id, secret), row.secret_hash)) {
+          return oauthError(400, 'invalid_grant', 'authorization code is not valid');
+        }
+        const data = challengeData(row) as unknown as OAuthRequest & { authentications: UserTokenClaims['authentications'] };
+        if (row.status !== 'pending') return oauthError(400, 'invalid_grant', 'authorization code was already used');
+        if (Date.parse(row.expires_at) <= Date.now()) return oauthError(400, 'invalid_grant', 'authorization code has expired');
+        if (data.client_id !== b.client_id || data.redirect_uri !== b.redirect_uri) return oauthError(400, 'invalid_grant', 'client_id or redirect_uri does not match the authorization request');
+        if (!/^[A-Za-z0-9._~-]{43,128}$/.test(b.code_verifier!) || s256(b.code_verifier!) !== data.code_challenge) return oauthError(400, 'invalid_grant', 'code_verifier does not match the code_challenge');
+        const consumed = await ctx.db.updateTable('challenges').set({ status: 'completed' }).where('id', '=', row.id).where('status', '=', 'pending').executeTakeFirst();
+        if (Number(consumed.numUpdatedRows) !== 1) return oauthError(400, 'invalid_grant', 'authorization code was already used');
+        const person = await getPerson(ctx, row.person_id!);
+        if (!person) return oauthError(400, 'invalid_grant', 'person no longer exists');
+        const methods = [...new Set(data.authentications.map((a) => a.method))];
+        const access_token = await ctx.tokens.sign({
+          person_id: person.id,
+          oid: person.org_id,
+          first_token: false,
+          authenticated_methods: methods,
+          authentications: data.authentications,
+          person_type: person.person_type,
+          groups: JSON.parse(person.groups) as string[],
+        });
+        const email = await ctx.db.selectFrom('handles').select('value').where('person_id', '=', person.id).where('type', '=', 'email_address').executeTakeFirst();
+        const id_token = await ctx.tokens.signJwt(
+          {
+            auth_time: Math.floor(Date.now() / 1000),
+            amr: methods,
+            ...(data.nonce ? { nonce: data.nonce } : {}),
+            ...(email ? { email: email.value, email_verified: true } : {}),
+            person_id: person.id,
+            oid: person.org_id,
+          },
+          { subject: person.id, audience: data.client_id },
+        );
+        reply.header('cache-control', 'no-store');
+        return { access_token, id_token, token_type: 'Bearer', expires_in: ctx.tokens.opts.ttlSeconds, scope: data.scope };
+      },
+    );
+  });
+}
