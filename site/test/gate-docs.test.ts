@@ -1,0 +1,438 @@
+// Checks for the Keyway Gate pages (site/docs/gate/**).
+// Every page is parsed and compiled the way Docusaurus reads it and held to the one configuration
+// model of site/docs/gate/_reference/options.yaml: every configuration block parses in its format
+// and uses only options of the reference with the right types, every environment variable and
+// metric named exists in it, and the option tables are renderings of it. Plus the page rules:
+// routes, front matter, links, unique headings, prose length and banned wording.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { compile } from '@mdx-js/mdx';
+import matter from 'gray-matter';
+import GithubSlugger from 'github-slugger';
+import remarkDirective from 'remark-directive';
+import remarkGfm from 'remark-gfm';
+import { visit } from 'unist-util-visit';
+import YAML from 'yaml';
+import { describe, expect, it } from 'vitest';
+import {
+  checkEnvValue,
+  envIndex,
+  loadReference,
+  markersOf,
+  parseConfig,
+  parseHcl,
+  renderMarker,
+  renderPage,
+  validateConfig,
+  validatePlugins,
+} from '../docs/gate/_reference/gate-config.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const siteDir = path.resolve(here, '..');
+const docsDir = path.join(siteDir, 'docs');
+const roomDir = path.join(docsDir, 'gate');
+const specDir = process.env.KEYWAY_SPEC_DIR ?? path.resolve(siteDir, '../../shared/spec');
+const routesFile = fs.existsSync(path.join(specDir, 'routes.txt')) ? path.join(specDir, 'routes.txt') : '/work/shared/spec/routes.txt';
+const allRoutes = new Set(
+  fs
+    .readFileSync(routesFile, 'utf8')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l.startsWith('/'))
+    .map((l) => l.split(/\s+/)[0] ?? ''),
+);
+const roomRoutes = [...allRoutes].filter((r) => r.startsWith('/docs/gate/')).sort();
+
+const ref = loadReference();
+const ENV = envIndex(ref);
+const METRICS = new Set<string>(ref.metrics.map((m: { name: string }) => m.name));
+const HISTOGRAMS = new Set<string>(ref.metrics.filter((m: { type: string }) => m.type === 'histogram').map((m: { name: string }) => m.name));
+// The Keyway identity server the docs use, and the endpoints of it Gate calls.
+const ISSUER = 'https://auth.keyway.dev';
+const IDENTITY_PATHS = new Set([
+  '',
+  '/',
+  '/.well-known/jwks.json',
+  '/.well-known/openid-configuration',
+  '/token/validate',
+  '/oauth2/tokens',
+  '/oauth2/tokens/introspect',
+  '/oauth2/tokens/revoke',
+  '/oauth2/authorize',
+]);
+const BANNED = /(?<![A-Za-z])(TODO|TBD|lorem ipsum|coming soon|being written|placeholder)(?![A-Za-z])/i;
+const CONFIG_LANGS = new Set(['yaml', 'yml', 'json', 'toml', 'hcl']);
+
+// ---------------------------------------------------------------------------------------------
+// Reading the pages
+// ---------------------------------------------------------------------------------------------
+type Block = { lang: string; meta: string; value: string; line: number };
+type Page = {
+  file: string;
+  rel: string;
+  route: string;
+  raw: string;
+  data: Record<string, unknown>;
+  body: string;
+  blocks: Block[];
+  links: string[];
+  headings: string[];
+  h1: string[];
+  prose: string;
+};
+
+function listPages(dir: string): string[] {
+  return fs
+    .readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((f) => /\.mdx?$/.test(f) && !f.split(path.sep).some((p) => p.startsWith('_')))
+    .map((f) => path.join(dir, f))
+    .sort();
+}
+
+function routeOf(file: string): string {
+  const rel = path.relative(docsDir, file).replace(/\.mdx?$/, '').split(path.sep).join('/');
+  return `/docs/${rel.replace(/(^|\/)index$/, '')}`.replace(/\/$/, '');
+}
+
+async function readPage(file: string): Promise<Page> {
+  const raw = fs.readFileSync(file, 'utf8');
+  const { data, content } = matter(raw);
+  const blocks: Block[] = [];
+  const links: string[] = [];
+  const headings: string[] = [];
+  const h1: string[] = [];
+  const proseParts: string[] = [];
+  const capture = () => (tree: any) => {
+    visit(tree, (node: any) => {
+      if (node.type === 'code') blocks.push({ lang: node.lang ?? '', meta: node.meta ?? '', value: node.value, line: node.position?.start.line ?? 0 });
+      if (node.type === 'link' || node.type === 'definition') links.push(node.url);
+      if (node.type === 'heading') headings.push(textOf(node));
+      if (node.type === 'heading' && node.depth === 1) h1.push(textOf(node));
+      if (node.type === 'paragraph' || node.type === 'heading' || node.type === 'listItem') proseParts.push(textOf(node, true));
+    });
+  };
+  await compile({ value: content, path: file }, {
+    format: file.endsWith('.mdx') ? 'mdx' : 'md',
+    remarkPlugins: [remarkGfm, remarkDirective, capture],
+  });
+  return { file, rel: path.relative(roomDir, file), route: routeOf(file), raw, data, body: content, blocks, links, headings, h1, prose: proseParts.join(' ') };
+}
+
+// Text of a node; with `proseOnly`, inline code, lists nested in list items and tables are left out.
+function textOf(node: any, proseOnly = false): string {
+  if (node.type === 'text') return node.value;
+  if (node.type === 'inlineCode') return proseOnly ? ' ' : node.value;
+  if (proseOnly && node !== undefined && (node.type === 'code' || node.type === 'table' || node.type === 'list')) return ' ';
+  return (node.children ?? []).map((c: any) => textOf(c, proseOnly)).join(node.type === 'listItem' ? ' ' : '');
+}
+
+const files = listPages(roomDir);
+const pages: Page[] = await Promise.all(files.map(readPage));
+const byRoute = new Map(pages.map((p) => [p.route, p]));
+
+// Configuration blocks: yaml/json/toml/hcl fences marked `gate-config` (a complete file) or
+// `gate-fragment` (a part of one), and YAML Kubernetes manifests marked `gate-configmap` whose
+// ConfigMap data keys gate.yaml / gate.json / gate.toml / gate.hcl hold complete files.
+type ConfigBlock = { page: Page; block: Block; format: string; text: string; complete: boolean; same?: string };
+function configBlocks(page: Page): ConfigBlock[] {
+  const out: ConfigBlock[] = [];
+  for (const block of page.blocks) {
+    const words = block.meta.split(/\s+/);
+    const same = words.find((w) => w.startsWith('gate-same='))?.slice('gate-same='.length);
+    if (words.includes('gate-config') || words.includes('gate-fragment'))
+      out.push({ page, block, format: block.lang, text: block.value, complete: words.includes('gate-config'), same });
+    if (words.includes('gate-configmap')) {
+      for (const doc of YAML.parseAllDocuments(block.value)) {
+        const js = doc.toJS() as { kind?: string; data?: Record<string, string> } | null;
+        if (js?.kind !== 'ConfigMap') continue;
+        for (const [key, text] of Object.entries(js.data ?? {})) {
+          const m = /^gate\.(yaml|json|toml|hcl)$/.exec(key);
+          if (m?.[1]) out.push({ page, block, format: m[1], text, complete: true });
+        }
+      }
+    }
+  }
+  return out;
+}
+const allConfigBlocks = pages.flatMap(configBlocks);
+const where = (c: ConfigBlock) => `${c.page.rel}:${c.block.line} (${c.format})`;
+
+// ---------------------------------------------------------------------------------------------
+// The configuration model itself
+// ---------------------------------------------------------------------------------------------
+describe('the Gate configuration reference', () => {
+  it('defines every option with a type, a default and a description, and env names in the KEYWAY_GATE_ namespace', () => {
+    const types = new Set(['string', 'integer', 'number', 'boolean', 'duration', 'url', 'enum', 'list', 'map', 'object']);
+    const all = [...ref.global, ...ref.plugin_entry, ...Object.values<any>(ref.plugins).flatMap((p) => p.options)];
+    for (const o of all) {
+      expect(types.has(o.type), `${o.name} type ${o.type}`).toBe(true);
+      expect(o.default, `${o.name} default`).not.toBeUndefined();
+      expect(String(o.description ?? '').length, `${o.name} description`).toBeGreaterThan(10);
+      if (o.type === 'enum') expect(Array.isArray(o.values) && o.values.length > 1, `${o.name} values`).toBe(true);
+    }
+    const names = ref.global.map((o: any) => o.name);
+    expect(new Set(names).size).toBe(names.length);
+    const envs = [...ref.global.filter((o: any) => o.env).map((o: any) => o.env), ...ref.process.map((p: any) => p.env)];
+    expect(new Set(envs).size).toBe(envs.length - 1); // KEYWAY_GATE_PLUGINS is both a process variable and the env of `plugins`
+    for (const e of envs) expect(e).toMatch(/^KEYWAY_GATE_[A-Z0-9_]+$/);
+    for (const o of ref.global) expect(o.name === 'version' || o.env !== null || o.type === 'map', `${o.name} has no env`).toBe(true);
+  });
+
+  it('has one plugin page per plugin and one configuration page per option page', () => {
+    const pluginPages = roomRoutes.filter((r) => r.startsWith('/docs/gate/plugins/')).map((r) => r.split('/').pop());
+    expect(Object.keys(ref.plugins).sort()).toEqual(pluginPages.sort());
+    for (const o of ref.global) {
+      const route = o.page === 'monitoring' ? '/docs/gate/monitoring' : `/docs/gate/configuration/${o.page}`;
+      expect(allRoutes.has(route), `${o.name} page ${route}`).toBe(true);
+    }
+    for (const p of Object.values<any>(ref.plugins)) {
+      expect(p.modes.every((m: string) => m === 'request' || m === 'response')).toBe(true);
+      const names = p.options.map((o: any) => o.name);
+      expect(new Set(names).size).toBe(names.length);
+    }
+  });
+
+  it('accepts a complete configuration and reports each kind of mistake by its option path', () => {
+    const good = {
+      version: 1,
+      port: 8080,
+      upstream: { url: 'http://127.0.0.1:3000', timeout: '10s' },
+      keyway: { issuer_url: 'https://auth.keyway.dev', org_id: '${KEYWAY_ORG_ID}' },
+      headers: { request_set: { 'X-Request-Id': '{{ request.id }}' } },
+      plugins: [
+        { id: 'validate-jwt', config: { audiences: ['orders-api'], forward_claims: { 'X-User-Id': 'sub' } } },
+        { id: 'ratelimit', mode: 'request', config: { requests: 100, key: '{{ claims.sub }}' } },
+      ],
+    };
+    expect(validateConfig(ref, good, { complete: true })).toEqual([]);
+    const bad = {
+      prot: 8080,
+      port: '8080',
+      upstream: { timeout: 10 },
+      log: { level: 'verbose' },
+      headers: { request_set: { 'X-Bad': '{{ token.raw }}' } },
+      plugins: [
+        { id: 'validate-jwt', mode: 'response', config: { audience: 'x' } },
+        { id: 'validate-oauth2-tokens', config: { client_id: 'gate', cache_ttl: '1 minute' } },
+        { id: 'opa', enable: true, config: { decision_url: 'http://opa:8181/v1/data/gate/allow' } },
+        { id: 'opa', config: { decision_url: 'http://opa:8181/v1/data/gate/allow', timeout: '{{ request.id }}' } },
+        { id: 'rate-limit' },
+      ],
+    };
+    const errors = validateConfig(ref, bad, { complete: true });
+    const expected = [
+      'prot: unknown option',
+      'port: expected an integer',
+      'upstream.timeout: expected a duration',
+      'log.level: expected one of debug, info, warn, error',
+      'headers.request_set: key X-Bad: unknown template value {{ token.raw }}',
+      'keyway.issuer_url: required',
+      'upstream.url: required in reverse-proxy mode',
+      'plugins[0] (validate-jwt).mode: validate-jwt supports request, not response',
+      'plugins[0] (validate-jwt).config.audience: not an option of validate-jwt',
+      'plugins[1] (validate-oauth2-tokens).config.cache_ttl: expected a duration',
+      'plugins[1] (validate-oauth2-tokens).config.client_secret: required by validate-oauth2-tokens',
+      'plugins[2] (opa).enable: unknown plugin entry field',
+      'plugins[3] (opa).name: opa is used twice',
+      'plugins[3] (opa).config.timeout: "{{ request.id }}" uses a {{ }} template, but this option is not templated',
+      'plugins[4].id: unknown plugin "rate-limit"',
+    ];
+    for (const e of expected) expect(errors.some((x) => x.startsWith(e)), `${e}\n in ${errors.join('\n')}`).toBe(true);
+    expect(errors).toHaveLength(expected.length);
+  });
+
+  it('refuses response-mode plugins when Gate never sees the response', () => {
+    const base = { keyway: { issuer_url: 'https://auth.keyway.dev' }, run_mode: 'extauth' };
+    const withHttpOnly = { ...base, plugins: [{ id: 'http-only', name: 'to-cookie' }] };
+    expect(validateConfig(ref, withHttpOnly, { complete: true })).toEqual([
+      'plugins[0] (to-cookie).mode: response-mode plugins cannot run in extauth mode',
+    ]);
+    expect(validateConfig(ref, { ...base, plugins: [{ id: 'http-only', mode: 'request' }] }, { complete: true })).toEqual([]);
+    expect(validateConfig(ref, { ...base, plugins: [{ id: 'http-only', enabled: false }] }, { complete: true })).toEqual([]);
+  });
+
+  it('reads environment variable values the way Gate does', () => {
+    expect(checkEnvValue(ENV.get('KEYWAY_GATE_PORT'), '8443')).toBeNull();
+    expect(checkEnvValue(ENV.get('KEYWAY_GATE_PORT'), 'http')).toMatch(/integer/);
+    expect(checkEnvValue(ENV.get('KEYWAY_GATE_TLS_ENABLED'), 'yes')).toMatch(/true or false/);
+    expect(checkEnvValue(ENV.get('KEYWAY_GATE_LOG_REDACT_HEADERS'), 'authorization,cookie')).toBeNull();
+    expect(checkEnvValue(ENV.get('KEYWAY_GATE_PLUGINS'), '{"id":"opa"}')).toMatch(/JSON array/);
+    expect(checkEnvValue(ENV.get('KEYWAY_GATE_RUN_MODE'), 'proxy')).toMatch(/reverse-proxy/);
+  });
+
+  it('parses HCL with labelled plugin blocks in order and rejects malformed HCL with its line', () => {
+    const text = [
+      'version = 1 # format',
+      'keyway {',
+      '  issuer_url = "https://auth.keyway.dev"',
+      '}',
+      'plugin "validate-jwt" {',
+      '  config {',
+      '    audiences      = ["orders-api"]',
+      '    forward_claims = { "X-User-Id" = "sub" }',
+      '  }',
+      '}',
+      'plugin "ratelimit" {',
+      '  config { requests = 5 }',
+      '}',
+    ].join('\n');
+    expect(parseConfig('hcl', text)).toEqual({
+      version: 1,
+      keyway: { issuer_url: 'https://auth.keyway.dev' },
+      plugins: [
+        { id: 'validate-jwt', config: { audiences: ['orders-api'], forward_claims: { 'X-User-Id': 'sub' } } },
+        { id: 'ratelimit', config: { requests: 5 } },
+      ],
+    });
+    expect(() => parseHcl('keyway {\n  issuer_url = "https://x\n}')).toThrow(/line 2: unterminated string/);
+    expect(() => parseConfig('hcl', 'port = 1\nport = 2\n')).toThrow(/line 2: port is set twice/);
+    expect(() => parseHcl('plugins {\n  x = [1, 2\n}')).toThrow(/expected , or ]/);
+  });
+
+  it('renders tables that list every option of the marker it stands for', () => {
+    const table = renderMarker(ref, 'plugin id=ratelimit');
+    for (const o of ref.plugins.ratelimit.options) expect(table).toContain(`| \`${o.name}\` |`);
+    expect(renderMarker(ref, 'global page=tls')).toContain('`KEYWAY_GATE_TLS_CERT_FILE`');
+    expect(() => renderMarker(ref, 'global page=nowhere')).toThrow(/no global options/);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Pages: routes, front matter, compilation, links, headings, prose, wording
+// ---------------------------------------------------------------------------------------------
+describe('the Gate pages', () => {
+  it('exist for exactly the /docs/gate routes of routes.txt', () => {
+    expect(roomRoutes.length).toBeGreaterThan(40);
+    expect(pages.map((p) => p.route).sort()).toEqual(roomRoutes);
+  });
+
+  it('have a _category_.json in every folder', () => {
+    for (const dir of new Set(files.map((f) => path.dirname(f)))) {
+      const cat = JSON.parse(fs.readFileSync(path.join(dir, '_category_.json'), 'utf8'));
+      expect(typeof cat.label, dir).toBe('string');
+      expect(typeof cat.position, dir).toBe('number');
+    }
+  });
+
+  for (const page of pages) {
+    describe(page.rel, () => {
+      it('has complete front matter', () => {
+        for (const key of ['title', 'sidebar_label', 'description']) {
+          expect(typeof page.data[key], key).toBe('string');
+          expect(String(page.data[key]).length, key).toBeGreaterThan(2);
+        }
+        expect(String(page.data.description)).toMatch(/\.$/);
+        expect(typeof page.data.sidebar_position).toBe('number');
+        expect(page.h1, 'the front matter title is the only H1').toEqual([]);
+      });
+
+      it('links only to existing pages', () => {
+        for (const url of page.links) {
+          expect(url, 'links stay inside the site: a page of this room or a route of routes.txt').not.toMatch(/^[a-z]+:/i);
+          if (url.startsWith('#')) {
+            const slugger = new GithubSlugger();
+            const anchors = page.headings.map((h) => slugger.slug(h));
+            expect(anchors, `anchor ${url}`).toContain(url.slice(1));
+            continue;
+          }
+          const target = url.split('#')[0] ?? '';
+          if (target.startsWith('/')) {
+            expect(allRoutes.has(target) || byRoute.has(target), `link ${url}`).toBe(true);
+          } else {
+            expect(target, `relative link ${url} must name a .md file`).toMatch(/\.mdx?$/);
+            expect(fs.existsSync(path.resolve(path.dirname(page.file), target)), `link ${url}`).toBe(true);
+          }
+        }
+      });
+
+      it('has unique headings', () => {
+        const slugs = page.headings.map((h) => new GithubSlugger().slug(h));
+        expect(slugs.filter((s, i) => slugs.indexOf(s) !== i)).toEqual([]);
+      });
+
+      it('has at least 300 words of prose and no unfinished wording', () => {
+        const words = page.prose.split(/\s+/).filter((w) => /[A-Za-z]/.test(w));
+        expect(words.length).toBeGreaterThanOrEqual(300);
+        expect(page.raw).not.toMatch(BANNED);
+      });
+
+      it('names only environment variables, metrics and identity server paths of the reference', () => {
+        for (const m of page.raw.matchAll(/\bKEYWAY_GATE_[A-Z0-9_]+/g)) expect(ENV.has(m[0]), `environment variable ${m[0]}`).toBe(true);
+        for (const block of page.blocks) {
+          for (const m of block.value.matchAll(/\b(KEYWAY_GATE_[A-Z0-9_]+)=("[^"]*"|'[^']*'|[^\s\\]+)/g)) {
+            const raw = (m[2] ?? '').replace(/^["']|["']$/g, '');
+            if (raw.startsWith('$')) continue;
+            expect(checkEnvValue(ENV.get(m[1] ?? ''), raw), `${m[1]}=${raw}`).toBeNull();
+          }
+        }
+        for (const m of page.raw.matchAll(/\bkeyway_gate_[a-z_]+/g)) {
+          const base = m[0].replace(/_(bucket|sum|count)$/, '');
+          expect(METRICS.has(m[0]) || (HISTOGRAMS.has(base) && base !== m[0]), `metric ${m[0]}`).toBe(true);
+        }
+        for (const m of page.raw.matchAll(/https:\/\/auth\.keyway\.dev([^\s"'`)\]<>]*)/g)) {
+          const p = (m[1] ?? '').split('?')[0] ?? '';
+          expect(IDENTITY_PATHS.has(p), `identity server path ${p}`).toBe(true);
+        }
+      });
+
+      it('has option tables that match the reference', () => {
+        expect(renderPage(ref, page.raw), 'run node site/docs/gate/_reference/render.mjs').toBe(page.raw);
+        const markers = markersOf(page.raw);
+        const id = page.route.split('/').pop() ?? '';
+        if (page.route.startsWith('/docs/gate/plugins/')) expect(markers).toContain(`plugin id=${id}`);
+        if (page.route.startsWith('/docs/gate/configuration/') || page.route === '/docs/gate/monitoring')
+          expect(markers).toContain(`global page=${id}`);
+      });
+    });
+  }
+});
+
+// ---------------------------------------------------------------------------------------------
+// Configuration blocks
+// ---------------------------------------------------------------------------------------------
+describe('the Gate configuration examples', () => {
+  it('are found on the pages that need them', () => {
+    expect(allConfigBlocks.length).toBeGreaterThan(45);
+    for (const id of Object.keys(ref.plugins)) {
+      const page = byRoute.get(`/docs/gate/plugins/${id}`);
+      const own = allConfigBlocks.filter((c) => c.page === page && c.complete);
+      const usesIt = own.some((c) => (parseConfig(c.format, c.text)?.plugins ?? []).some((e: { id: string }) => e.id === id));
+      expect(usesIt, `${id}: a complete configuration that uses the plugin`).toBe(true);
+    }
+    const formats = new Set(allConfigBlocks.map((c) => c.format.replace('yml', 'yaml')));
+    expect([...formats].sort()).toEqual(['hcl', 'json', 'toml', 'yaml']);
+  });
+
+  it('mark every block titled as a Gate configuration file', () => {
+    for (const page of pages)
+      for (const b of page.blocks) {
+        if (!/title="([^"]*\/)?gate\.(ya?ml|json|toml|hcl)[" ]/.test(b.meta) || !CONFIG_LANGS.has(b.lang)) continue;
+        expect(/\bgate-(config|fragment|configmap)\b/.test(b.meta), `${page.rel}:${b.line} ${b.meta}`).toBe(true);
+      }
+  });
+
+  for (const c of allConfigBlocks) {
+    it(`${where(c)} parses and uses only options of the reference`, () => {
+      let parsed: unknown;
+      try {
+        parsed = parseConfig(c.format, c.text);
+      } catch (e) {
+        throw new Error(`${where(c)} does not parse: ${(e as Error).message}`);
+      }
+      const errors = Array.isArray(parsed) ? validatePlugins(ref, parsed, { complete: c.complete }) : validateConfig(ref, parsed, { complete: c.complete });
+      expect(errors, where(c)).toEqual([]);
+    });
+  }
+
+  it('say the same thing in every format when shown side by side', () => {
+    const groups = new Map<string, ConfigBlock[]>();
+    for (const c of allConfigBlocks) if (c.same) groups.set(c.same, [...(groups.get(c.same) ?? []), c]);
+    expect(groups.size).toBeGreaterThan(0);
+    for (const [name, group] of groups) {
+      expect(group.length, name).toBeGreaterThan(1);
+      const first = parseConfig(group[0]!.format, group[0]!.text);
+      for (const c of group.slice(1)) expect(parseConfig(c.format, c.text), `${name}: ${where(c)}`).toEqual(first);
+    }
+  });
+});
