@@ -60,7 +60,7 @@ function successResponse(ok) {
     ? ok.example
     : { result: ok.example, ...(ok.paginated ? { meta: { pagination: paginationOf(ok.example) } } : {}) };
   return [status, {
-    description: ok.description ?? 'Success.',
+    description: ok.description ?? ({ 201: 'Created.', 202: 'Accepted.' }[status] ?? 'Success.'),
     ...(ok.headers ? { headers: ok.headers } : {}),
     content: { [ok.contentType ?? 'application/json']: { schema, example } },
   }];

@@ -25,7 +25,7 @@ export const personOperations = [
 Registers a person in the organization with one or more handles, and optionally groups, roles and attributes. No
 message is sent to the person. Answers 409 'person exists' when a handle already belongs to a person of the person
 pool; use \`PUT /persons\` to create-or-update instead.`,
-    body: { schema: ref('PersonCreate'), example: { handles: [EMAIL_HANDLE], region: 'eu-west', groups: ['editors'], attributes: { end_user_read_only: { plan: 'pro' } } } },
+    body: { schema: ref('PersonCreate'), example: { handles: PERSON.handles, region: PERSON.region, groups: PERSON.groups, attributes: PERSON.attributes } },
     ok: { status: 201, schema: ref('Person'), example: PERSON },
     errors: ['IdBadRequest', 'PersonExists'],
   },
@@ -36,7 +36,7 @@ pool; use \`PUT /persons\` to create-or-update instead.`,
 Creates the person if none of the handles is known, otherwise updates the person owning them (adds the missing
 handles, sets groups, roles and attributes as given). Safe to repeat, which makes it the call for synchronising an
 external user directory. Handles belonging to two different persons answer 409.`,
-    body: { schema: ref('PersonCreate'), example: { handles: [EMAIL_HANDLE, PHONE_HANDLE], groups: ['editors'] } },
+    body: { schema: ref('PersonCreate'), example: { handles: [EMAIL_HANDLE, PHONE_HANDLE], groups: ['editors'], attributes: PERSON.attributes } },
     ok: { schema: ref('Person'), example: PERSON, description: 'The created or updated person.' },
     errors: ['IdBadRequest', 'PersonExists'],
   },

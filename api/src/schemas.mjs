@@ -272,9 +272,9 @@ export const schemas = {
     description: 'The answer to one challenge. `data` depends on `challenge_type`.',
     oneOf: [
       variant('challenge_type', 'nonce', { challenge_id: ref('ChallengeId'), data: closed({ challenge: str({ minLength: 1, maxLength: 512 }) }, ['challenge']) }, ['challenge_id', 'data']),
-      variant('challenge_type', 'otp', { challenge_id: ref('ChallengeId'), data: closed({ otp: str({ pattern: '^[0-9]{4,10}$' }) }, ['otp']) }, ['challenge_id', 'data']),
-      variant('challenge_type', 'totp_verify', { challenge_id: ref('ChallengeId'), data: closed({ otp: str({ pattern: '^([0-9]{6,8}|[a-z0-9-]{6,32})$', description: 'current TOTP code or an unused recovery code' }) }, ['otp']) }, ['challenge_id', 'data']),
-      variant('challenge_type', 'totp_register', { challenge_id: ref('ChallengeId'), data: closed({ otp: str({ pattern: '^[0-9]{6,8}$' }) }, ['otp']) }, ['challenge_id', 'data']),
+      variant('challenge_type', 'otp', { challenge_id: ref('ChallengeId'), data: closed({ otp: ref('EnteredCode') }, ['otp']) }, ['challenge_id', 'data']),
+      variant('challenge_type', 'totp_verify', { challenge_id: ref('ChallengeId'), data: closed({ otp: { ...ref('EnteredCode'), description: 'Current TOTP code or an unused recovery code.' } }, ['otp']) }, ['challenge_id', 'data']),
+      variant('challenge_type', 'totp_register', { challenge_id: ref('ChallengeId'), data: closed({ otp: ref('EnteredCode') }, ['otp']) }, ['challenge_id', 'data']),
       variant('challenge_type', 'password_set', { challenge_id: ref('ChallengeId'), data: closed({ password: str({ minLength: 1, maxLength: 256 }) }, ['password']) }, ['challenge_id', 'data']),
       variant('challenge_type', 'password_verify', { challenge_id: ref('ChallengeId'), data: closed({ password: str({ minLength: 1, maxLength: 256 }) }, ['password']) }, ['challenge_id', 'data']),
       variant('challenge_type', 'password_reset', { challenge_id: ref('ChallengeId'), data: closed({ password: str({ minLength: 1, maxLength: 256 }) }, ['password']) }, ['challenge_id', 'data']),
@@ -297,6 +297,10 @@ export const schemas = {
     authenticatorAttachment: nullable(str({ enum: ['platform', 'cross-platform'] })),
     clientExtensionResults: open({}),
   }, ['id', 'rawId', 'type', 'response'], { description: 'The PublicKeyCredential produced by the browser, binary fields base64url-encoded.' }),
+  EnteredCode: str({
+    minLength: 1, maxLength: 64,
+    description: 'The code as the person typed it. Any non-empty value is accepted here so that a wrong code is answered 401 (ask again), not 400.',
+  }),
   TokenResult: open({ token: ref('UserToken') }, ['token']),
   ChallengeListResult: open({ type: str({ const: 'challenge_list' }), challenges: ref('ChallengeList') }, ['type', 'challenges'], { title: 'challenge_list' }),
   TokenOrChallengeList: {

@@ -95,7 +95,8 @@ describe('wire facts of the SDK issue', () => {
     expect(validate({ challenge_id: 'ch_1', challenge_type: 'otp', data: { otp: '123456' } })).toBe(true);
     expect(validate({ challenge_id: 'ch_1', challenge_type: 'password_verify', data: { password: 'correct horse' } })).toBe(true);
     expect(validate({ challenge_id: 'ch_1', challenge_type: 'otp', data: { password: 'x' } })).toBe(false);
-    expect(validate({ challenge_id: 'ch_1', challenge_type: 'otp', data: { otp: '12ab' } })).toBe(false);
+    expect(validate({ challenge_id: 'ch_1', challenge_type: 'otp', data: { otp: '12ab' } })).toBe(true); // wrong codes are a 401, not a 400
+    expect(validate({ challenge_id: 'ch_1', challenge_type: 'otp', data: { otp: '' } })).toBe(false);
     const ok = resolve<{ content: Record<string, MediaType> }>(doc, doc.paths['/attestation/v3']!.post!.responses['200'] as Json);
     const okValidate = validatorFor(ok.content['application/json']!.schema!);
     expect(okValidate({ result: { token: 'a.b.c' } })).toBe(true);
