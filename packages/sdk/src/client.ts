@@ -236,6 +236,6 @@ export function failure(r: RawResponse<unknown>): Error | undefined {
   return mapServerError(
     e?.httpcode ?? r.status,
     e?.message ?? `HTTP ${r.status}`,
-    r.headers.get('Keyway-CorrelationID') ?? undefined,
+    r.headers.get('Keyway-Correlation-Id') ?? undefined,
   );
 }

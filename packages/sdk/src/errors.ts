@@ -90,7 +90,7 @@ export class APIResponseError extends KeywayError {
     message: string,
     /** `errors[0].httpcode` of the answer, or the HTTP status when the body had none. */
     readonly httpcode: number,
-    /** Value of the `Keyway-CorrelationID` response header, when present. */
+    /** Value of the `Keyway-Correlation-Id` response header, when present. */
     readonly correlationId?: string,
   ) {
     super(message);

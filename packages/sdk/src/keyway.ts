@@ -3,12 +3,12 @@ import { basicChallenges } from './challenges.js';
 import { KeywayClient, type KeywayConfig } from './client.js';
 import { InvalidActionError } from './errors.js';
 import type { Listener } from './events.js';
-import { authenticate, recover, type ChallengeHandlers, type Flow, type FlowRequest } from './flow.js';
+import { authenticate, recover, startFlow, type ChallengeHandlers, type Flow, type FlowRequest } from './flow.js';
 import { hostedLogin, type HostedLoginOptions } from './hosted.js';
 import { signInWithSSO, ssoChallenges } from './sso.js';
 import type { AnalyticsEventName, AuthenticationMethod, Factor, SDKEventName, WebAuthnFactorOptions } from './types.js';
 import { handleURL } from './url.js';
-import { createAnonymousUser, userFromToken, type AnonymousUser, type User } from './user.js';
+import { createAnonymousUser, userFromToken, type AnonymousUser, type LogoutOptions, type User } from './user.js';
 import { signInWithPasskey, webauthnChallenges } from './webauthn.js';
 
 /**
@@ -110,6 +110,24 @@ export class Keyway {
     return this.watch(authenticate(this.client, { handle, factor, previousToken: u.token }, this.handlers));
   }
 
+  /**
+   * Switches to another organization of the person pool (`GET /token/v2`): takes the token directly,
+   * or runs the challenges that organization requires first (for example SSO through
+   * `authn_context_update`). The new token replaces the current one.
+   * @throws {@link errors.InvalidActionError} when nobody is signed in.
+   */
+  switchOrganization(orgId: string): Flow {
+    const u = this.user;
+    if (!u?.isAuthenticated) throw new InvalidActionError('Cannot call methods on unauthenticated user');
+    const request = { factor: { method: 'api' as const }, previousToken: u.token, org: orgId };
+    return this.watch(
+      startFlow(this.client, 'auth', request, this.handlers, async (flow) => {
+        const r = await u.tokenForOrganization(orgId);
+        return r.type === 'token' ? r.token : flow.process(r.challenges);
+      }),
+    );
+  }
+
   /** Starts account recovery for an email address or phone number. */
   recover(handle: string, method: AuthenticationMethod = 'email_link'): Flow {
     return this.watch(recover(this.client, { handle, factor: { method } }, this.handlers));
@@ -139,8 +157,8 @@ export class Keyway {
   }
 
   /** Logs the current user out (revoke, then forget). */
-  async logout(): Promise<void> {
-    await this.user?.logout();
+  async logout(options?: LogoutOptions): Promise<void> {
+    await this.user?.logout(options);
     this.clearToken();
   }
 

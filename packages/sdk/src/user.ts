@@ -19,6 +19,14 @@ import type {
 /** Bucket used when none is given. */
 export const DEFAULT_BUCKET: AttributeBucket = 'end_user_read_write';
 
+/** Options of {@link User.logout}. */
+export interface LogoutOptions {
+  /** Wait until the revocation reached this region only, or every region (`Keyway-Required-Consistency`). */
+  consistency?: 'local_region' | 'all_regions';
+  /** Seconds the server may wait for that consistency (`Keyway-Required-Consistency-Timeout`). */
+  consistencyTimeout?: number;
+}
+
 const list = (names?: string[]) => names?.join(',');
 
 /**
@@ -181,8 +189,11 @@ export class User {
    * Logs out: revokes the token (`POST /token/revoke`), then forgets it. Further calls fail with
    * `Cannot call methods on unauthenticated user`.
    */
-  async logout(): Promise<void> {
-    await this.call('POST', '/token/revoke', { body: { token: this.token } });
+  async logout(options: LogoutOptions = {}): Promise<void> {
+    const headers: Record<string, string> = {};
+    if (options.consistency) headers['Keyway-Required-Consistency'] = options.consistency;
+    if (options.consistencyTimeout !== undefined) headers['Keyway-Required-Consistency-Timeout'] = String(options.consistencyTimeout);
+    await this.call('POST', '/token/revoke', { body: { token: this.token }, headers });
     this.loggedOut = true;
     if (this.client.token === this.token) this.client.token = undefined;
     void track(this.client, 'PersonLoggedOut_v1', { person_id: this.personId });

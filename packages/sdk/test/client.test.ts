@@ -83,7 +83,7 @@ describe('HTTP client', () => {
     [403, 'forbidden', errors.APIResponseError, 'forbidden'],
   ];
   it.each(rows)('maps %i "%s" to %o', async (code, message, cls, text) => {
-    route('GET', '/x', () => fail(code, message, code, { 'Keyway-CorrelationID': 'corr-1' }));
+    route('GET', '/x', () => fail(code, message, code, { 'Keyway-Correlation-Id': 'corr-1' }));
     const err = await client().request('GET', '/x').catch((e) => e);
     expect(err).toBeInstanceOf(cls);
     expect(err.message).toMatch(text);

@@ -193,11 +193,29 @@ describe('Keyway facade', () => {
     await vi.waitFor(() => expect(k.user?.authenticatedMethods).toEqual(['otp_via_email', 'totp']));
   });
 
-  it('logs out: revoke, then no user', async () => {
-    route('POST', '/token/revoke', () => new Response(null, { status: 204 }));
+  it('switches organization: a direct token, or the challenges the organization asks for', async () => {
+    const other = jwt({ person_id: 'p1', oid: 'org2' });
+    const tok = route('GET', '/token/v2', { type: 'token', token: other }, { type: 'challenge_list', challenges: [{ id: 'n', type: 'nonce', options: { challenge: 'z' } }] });
+    const att = route('POST', '/attestation/v3', { token: other });
+    const k = mk();
+    expect(() => k.switchOrganization('org2')).toThrow('Cannot call methods on unauthenticated user');
+    k.setToken(TOKEN);
+    await k.switchOrganization('org2').result;
+    expect(tok[0]!.headers.get('keyway-orgid')).toBe('org2');
+    await vi.waitFor(() => expect(k.user?.orgId).toBe('org2'));
+    k.setToken(TOKEN);
+    await expect(k.switchOrganization('org2').result).resolves.toBe(other);
+    expect(att[0]!.headers.get('keyway-orgid')).toBe('org2');
+    expect(att[0]!.headers.get('authorization')).toBe(`Bearer ${TOKEN}`);
+  });
+
+  it('logs out: revoke (with the consistency headers asked for), then no user', async () => {
+    const rev = route('POST', '/token/revoke', () => new Response(null, { status: 204 }));
     const k = mk();
     k.setToken(JSON.stringify(TOKEN));
-    await k.logout();
+    await k.logout({ consistency: 'all_regions', consistencyTimeout: 5 });
+    expect(rev[0]!.headers.get('keyway-required-consistency')).toBe('all_regions');
+    expect(rev[0]!.headers.get('keyway-required-consistency-timeout')).toBe('5');
     expect(k.user).toBeUndefined();
     expect(k.client.token).toBeUndefined();
   });

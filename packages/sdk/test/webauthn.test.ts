@@ -75,6 +75,9 @@ describe('passkeys', () => {
     await expect(signInWithPasskey(client()).result).rejects.toThrow('Passkey scope is invalid');
     installWebAuthn({ get: async () => null });
     await expect(signInWithPasskey(client()).result).rejects.toThrow('could not create assert credential');
+    installWebAuthn({ create: async () => null });
+    route('POST', '/id/v2', [createChallenge]);
+    await expect(signInWithPasskey(client()).result).rejects.toThrow('cannot create credential');
   });
 
   it('needs the WebAuthn API, and a platform authenticator for platform attachment', async () => {
