@@ -142,8 +142,10 @@ function findOperations(method: string, urlPath: string): Operation[] {
 // operation we show, our requests and responses must validate against it.
 // ---------------------------------------------------------------------------------------------
 type SecurityRequirement = Record<string, string[]>;
+type OpenApiParameter = { $ref?: string; name?: string; in?: string; schema?: { type?: string } };
 type OpenApiOperation = {
   security?: SecurityRequirement[];
+  parameters?: OpenApiParameter[];
   requestBody?: { content?: Record<string, { schema?: unknown }> };
   responses?: Record<string, { $ref?: string; content?: Record<string, { schema?: unknown }> }>;
 };
@@ -182,6 +184,33 @@ function schemaRef(schema: unknown): object {
 function validate(schema: unknown, value: unknown): string[] {
   const check = ajv.compile(schemaRef(schema));
   return check(value) ? [] : (check.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
+}
+
+/** The query parameters an operation declares, with $refs resolved. */
+function queryParameters(op: OpenApiOperation): Map<string, OpenApiParameter> {
+  const out = new Map<string, OpenApiParameter>();
+  for (const p of op.parameters ?? []) {
+    const param = p.$ref ? (openapi?.components?.parameters?.[p.$ref.split('/').pop() ?? ''] as OpenApiParameter | undefined) : p;
+    if (param?.in === 'query' && param.name) out.set(param.name, param);
+  }
+  return out;
+}
+
+/** Checks the query string of URL against the operation: known names, values valid for their schema. */
+function checkQuery(op: OpenApiOperation, url: string): string[] {
+  const declared = queryParameters(op);
+  const problems: string[] = [];
+  for (const [name, raw] of new URL(url.replace(/\$[A-Z_]+/g, 'sample')).searchParams) {
+    const param = declared.get(name);
+    if (!param) {
+      problems.push(`unknown query parameter ${name} (declared: ${[...declared.keys()].join(', ') || 'none'})`);
+      continue;
+    }
+    const schema = param.schema ?? {};
+    const value = schema.type === 'array' ? raw.split(',') : schema.type === 'integer' ? Number(raw) : schema.type === 'boolean' ? raw === 'true' : raw;
+    problems.push(...validate(schema, value).map((e) => `query ${name}: ${e}`));
+  }
+  return problems;
 }
 
 function successSchema(op: OpenApiOperation): unknown {
@@ -612,6 +641,7 @@ describe('accuracy against the spec', () => {
                 security.some((req) => Object.keys(req).every((scheme) => SCHEME_HEADER[scheme]?.(c) ?? false)),
                 `${where} sends credentials matching one of ${JSON.stringify(security)}`,
               ).toBe(true);
+            expect(checkQuery(found.op, c.url), `${where} query`).toEqual([]);
             const bodySchema = found.op.requestBody?.content?.['application/json']?.schema;
             if (c.data !== undefined && bodySchema) {
               const body = JSON.parse(c.data.replace(/\$[A-Z_]+/g, (v) => (v.endsWith('TOKEN') ? 'eyJhbGciOiJFUzI1NiJ9.eyJ9.c2ln' : 'sample'))) as unknown;
