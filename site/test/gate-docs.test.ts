@@ -12,6 +12,7 @@ import matter from 'gray-matter';
 import GithubSlugger from 'github-slugger';
 import remarkDirective from 'remark-directive';
 import remarkGfm from 'remark-gfm';
+import rehypeRaw from 'rehype-raw';
 import { visit } from 'unist-util-visit';
 import YAML from 'yaml';
 import { describe, expect, it } from 'vitest';
@@ -79,6 +80,7 @@ type Page = {
   links: string[];
   headings: string[];
   h1: string[];
+  rawHtml: string[];
   prose: string;
 };
 
@@ -102,6 +104,7 @@ async function readPage(file: string): Promise<Page> {
   const links: string[] = [];
   const headings: string[] = [];
   const h1: string[] = [];
+  const rawHtml: string[] = [];
   const proseParts: string[] = [];
   const capture = () => (tree: any) => {
     visit(tree, (node: any) => {
@@ -109,14 +112,19 @@ async function readPage(file: string): Promise<Page> {
       if (node.type === 'link' || node.type === 'definition') links.push(node.url);
       if (node.type === 'heading') headings.push(textOf(node));
       if (node.type === 'heading' && node.depth === 1) h1.push(textOf(node));
+      if (node.type === 'html' && !/^<!--[\s\S]*-->$/.test(node.value.trim())) rawHtml.push(node.value);
       if (node.type === 'paragraph' || node.type === 'heading' || node.type === 'listItem') proseParts.push(textOf(node, true));
     });
   };
+  // As Docusaurus compiles it: .md is CommonMark with raw HTML through rehype-raw, .mdx is MDX.
+  const md = !file.endsWith('.mdx');
+  const passThrough = ['mdxFlowExpression', 'mdxJsxFlowElement', 'mdxJsxTextElement', 'mdxTextExpression', 'mdxjsEsm'];
   await compile({ value: content, path: file }, {
-    format: file.endsWith('.mdx') ? 'mdx' : 'md',
+    format: md ? 'md' : 'mdx',
     remarkPlugins: [remarkGfm, remarkDirective, capture],
+    rehypePlugins: md ? [[rehypeRaw, { passThrough }]] : [],
   });
-  return { file, rel: path.relative(roomDir, file), route: routeOf(file), raw, data, body: content, blocks, links, headings, h1, prose: proseParts.join(' ') };
+  return { file, rel: path.relative(roomDir, file), route: routeOf(file), raw, data, body: content, blocks, links, headings, h1, rawHtml, prose: proseParts.join(' ') };
 }
 
 // Text of a node; with `proseOnly`, inline code, lists nested in list items and tables are left out.
@@ -325,6 +333,10 @@ describe('the Gate pages', () => {
         expect(String(page.data.description)).toMatch(/\.$/);
         expect(typeof page.data.sidebar_position).toBe('number');
         expect(page.h1, 'the front matter title is the only H1').toEqual([]);
+      });
+
+      it('has no raw HTML other than the option-table markers (a bare <word> in prose would become an element)', () => {
+        expect(page.rawHtml).toEqual([]);
       });
 
       it('links only to existing pages', () => {
