@@ -384,6 +384,30 @@ describe('Identity Protection docs: data model and IPQL', () => {
     expect(checkIpql(q)).toEqual([]);
   });
 
+  it('names only existing tables, fields and rules in the prose of every page', () => {
+    const bad: string[] = [];
+    const ruleIds = new Set(rules.map((r) => r.id));
+    for (const p of pages) {
+      const inline = nodes(p.tree, 'inlineCode').map((n) => n.value ?? '');
+      for (const code of inline) {
+        if (/^okta\.\w+\.(read|manage)$/.test(code)) continue; // Okta OAuth scopes, not tables
+        const m = /^([a-z_]+)\.([a-z_]+)(?:\.([a-z_]+))?$/.exec(code);
+        if (m && model.schemas[m[1]!]) {
+          const table = model.schemas[m[1]!]!.tables[m[2]!];
+          if (!table) bad.push(`${p.rel}: \`${code}\` names no table`);
+          else if (m[3] && !table.fields.some(([f]) => f === m[3])) bad.push(`${p.rel}: \`${code}\` names no field`);
+        }
+      }
+      for (const id of p.content.match(/\bKW-[A-Z]+-\d{3}\b/g) ?? []) if (!ruleIds.has(id)) bad.push(`${p.rel}: rule ${id} is not in detection-rules.yaml`);
+    }
+    expect(bad).toEqual([]);
+  });
+
+  it('exports every core table to the Snowflake sink', () => {
+    const sink = pages.find((p) => p.route === '/docs/identity-protection/sinks/snowflake')!;
+    for (const t of Object.keys(model.schemas.core!.tables)) expect(sink.content, `core.${t}`).toContain(`| \`${t.toUpperCase()}\` | \`core.${t}\` |`);
+  });
+
   it('rejects queries that step outside the data model or the IPQL rules', () => {
     expect(checkIpql('SELECT u.login FROM okta.users u')).toEqual([]);
     expect(checkIpql('SELECT u.mfa FROM okta.users u')).toEqual(['unknown field okta.users.mfa (alias u)']);
