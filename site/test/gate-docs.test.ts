@@ -303,6 +303,7 @@ describe('the Gate configuration reference', () => {
     for (const o of ref.plugins.ratelimit.options) expect(table).toContain(`| \`${o.name}\` |`);
     expect(renderMarker(ref, 'global page=tls')).toContain('`KEYWAY_GATE_TLS_CERT_FILE`');
     expect(() => renderMarker(ref, 'global page=nowhere')).toThrow(/no global options/);
+    expect(renderMarker(ref, 'errors')).toContain('| 422 or 502 | `pii_detected` |');
   });
 });
 
@@ -386,6 +387,21 @@ describe('the Gate pages', () => {
           const p = (m[1] ?? '').split('?')[0] ?? '';
           expect(IDENTITY_PATHS.has(p), `identity server path ${p}`).toBe(true);
         }
+      });
+
+      it('uses only the error codes of the reference, each with its status', () => {
+        const codes = new Map<string, number[]>(ref.errors.map((e: { code: string; status: number[] }) => [e.code, e.status]));
+        for (const m of page.raw.matchAll(/"error":\s*"([a-z_]+)"|error="([a-z_]+)"|Keyway-Gate-Reason: ([a-z_]+)/gi))
+          expect(codes.has(m[1] ?? m[2] ?? m[3] ?? ''), `error code ${m[0]}`).toBe(true);
+        for (const m of page.raw.matchAll(/\b([1-5]\d\d) `([a-z_]+)`/g))
+          if (codes.has(m[2] ?? '')) expect(codes.get(m[2] ?? ''), `${m[0]}`).toContain(Number(m[1]));
+        // In an answer shown as text, the status line and the error code of the body that follows agree.
+        for (const block of page.blocks.filter((b) => b.lang === 'text'))
+          for (const answer of block.value.split(/(?=HTTP\/[\d.]+ )/)) {
+            const status = /^HTTP\/[\d.]+ (\d{3})/.exec(answer)?.[1];
+            const code = /"error":\s*"([a-z_]+)"/.exec(answer)?.[1];
+            if (status && code) expect(codes.get(code), `${code} after HTTP ${status}`).toContain(Number(status));
+          }
       });
 
       it('has option tables that match the reference', () => {

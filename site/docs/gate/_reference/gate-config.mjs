@@ -396,6 +396,7 @@ const defaultCell = (d) => (/^(none|the )/.test(String(d)) ? cell(d) : code(d));
  * The markdown a marker stands for. Markers are HTML comments on their own line:
  * `<!-- gate-options global page=tls -->`, `<!-- gate-options plugin id=opa -->`,
  * `<!-- gate-options entry -->`, `<!-- gate-options env -->`, `<!-- gate-options metrics -->`,
+ * `<!-- gate-options errors -->`, `<!-- gate-options plugins -->`,
  * each closed by `<!-- /gate-options -->`.
  */
 export function renderMarker(ref, spec) {
@@ -423,6 +424,9 @@ export function renderMarker(ref, spec) {
   } else if (kind === 'plugins') {
     rows.push('| Plugin | Kind | Modes |', '| --- | --- | --- |');
     for (const [id, p] of Object.entries(ref.plugins)) rows.push(`| [${id}](/docs/gate/plugins/${id}) | ${p.kind} | ${p.modes.join(', ')} |`);
+  } else if (kind === 'errors') {
+    rows.push('| Status | `error` | Meaning |', '| --- | --- | --- |');
+    for (const e of ref.errors) rows.push(`| ${e.status.join(' or ')} | ${code(e.code)} | ${cell(e.description)} |`);
   } else if (kind === 'metrics') {
     rows.push('| Metric | Type | Labels | Description |', '| --- | --- | --- | --- |');
     for (const m of ref.metrics) rows.push(`| ${code(m.name)} | ${m.type} | ${m.labels.map(code).join(', ')} | ${cell(m.description)} |`);
