@@ -16,7 +16,7 @@ function attributeOperations({ base, owner, tags, params, idPrefix, notes }) {
     ...common, method, path: multi ? `${base}/attributes` : `${base}/attributes/{bucket_name}`,
     id: `${method === 'put' ? 'put' : 'patch'}${idPrefix}${multi ? 'Attributes' : 'BucketAttributes'}`,
     params: multi ? params : bucketParams,
-    summary: `Upsert attributes for ${owner} in ${multi ? 'multiple buckets' : 'a single bucket'}`,
+    summary: `Upsert attributes for ${owner} in ${multi ? 'multiple buckets' : 'a single bucket'} (${method === 'put' ? 'replace values' : 'merge values'})`,
     description: (method === 'put'
       ? `Stores each given attribute of ${owner}, replacing its previous value; attributes not named are kept.`
       : `Merges each given attribute of ${owner} into its stored value (JSON Merge Patch: objects merge, \`null\` removes).`)

@@ -89,7 +89,7 @@ also answer 200, so the caller cannot probe which tokens exist.`,
   },
   ...['get', 'post'].map((method) => ({
     method, path: '/oauth2/userinfo', id: method === 'get' ? 'getOAuth2Userinfo' : 'postOAuth2Userinfo', tags: ['o-auth-2'], security: 'accessToken',
-    summary: "Get a person's profile",
+    summary: method === 'get' ? "Get a person's profile" : "Get a person's profile (POST)",
     description: `Returns the OpenID Connect claims of the person the access token was issued for, limited to the granted scopes.${method === 'post' ? ' Same as GET, for clients that cannot send GET.' : ''}`,
     ok: { raw: true, schema: ref('UserInfo'), example: userInfoExample },
     errors: ['OAuth2Unauthorized'],

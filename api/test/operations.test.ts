@@ -79,6 +79,9 @@ describe('every operation is documented', () => {
   it('has a unique operationId, a summary and a description of its own', () => {
     const ids = all.map(({ op }) => op.operationId);
     expect(new Set(ids).size).toBe(ids.length);
+    // Summaries title the reference pages: no two operations share one.
+    const summaries = all.map(({ op }) => op.summary);
+    expect(summaries.filter((x, i) => summaries.indexOf(x) !== i)).toEqual([]);
     const descriptions = new Set<string>();
     for (const { method, path, op } of all) {
       const where = key(method, path);
