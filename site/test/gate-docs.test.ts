@@ -453,6 +453,31 @@ describe('the Gate configuration examples', () => {
     });
   }
 
+  it('show every option of the reference in at least one example', () => {
+    const used = new Set<string>();
+    const walk = (o: unknown, prefix: string) => {
+      if (typeof o !== 'object' || o === null || Array.isArray(o)) return;
+      for (const [k, v] of Object.entries(o)) {
+        used.add(prefix + k);
+        if (k !== 'plugins') walk(v, `${prefix}${k}.`);
+      }
+    };
+    for (const c of allConfigBlocks) {
+      const parsed = parseConfig(c.format, c.text);
+      walk(parsed, '');
+      for (const e of Array.isArray(parsed) ? parsed : (parsed?.plugins ?? [])) {
+        for (const k of Object.keys(e)) used.add(`entry ${k}`);
+        for (const k of Object.keys(e.config ?? {})) used.add(`${e.id} ${k}`);
+      }
+    }
+    const all = [
+      ...ref.global.map((o: { name: string }) => o.name),
+      ...ref.plugin_entry.map((o: { name: string }) => `entry ${o.name}`),
+      ...Object.entries<any>(ref.plugins).flatMap(([id, p]) => p.options.map((o: { name: string }) => `${id} ${o.name}`)),
+    ];
+    expect(all.filter((n) => !used.has(n))).toEqual([]);
+  });
+
   it('say the same thing in every format when shown side by side', () => {
     const groups = new Map<string, ConfigBlock[]>();
     for (const c of allConfigBlocks) if (c.same) groups.set(c.same, [...(groups.get(c.same) ?? []), c]);
