@@ -202,6 +202,13 @@ const checkIpql = (query: string, m: Model = model): string[] => {
         errors.push(`unknown field ${a.schema}.${a.table}.${f?.text ?? ''} (alias ${t.text})`);
         return;
       }
+      // Literal comparisons must match the field type: a boolean against TRUE/FALSE, a number against an integer.
+      const op = toks[i + 3]?.text, lit = toks[i + 4];
+      if (op && ['=', '!=', '<>', '<', '>', '<=', '>='].includes(op) && lit) {
+        const litType = lit.kind === 'string' ? 'string' : lit.kind === 'number' ? 'integer' : ['TRUE', 'FALSE'].includes(lit.text.toUpperCase()) ? 'boolean' : undefined;
+        const fits = (t: string) => field[1] === t || (t === 'string' && field[1] === 'timestamp');
+        if (litType && !fits(litType)) errors.push(`${a.schema}.${a.table}.${field[0]} is ${field[1]}, compared with ${lit.text}`);
+      }
       const fn = toks[i - 2];
       if (toks[i - 1]?.text === '(' && fn && ARRAY_FUNCTIONS.has(fn.text.toUpperCase()) && !field[1].startsWith('array<'))
         errors.push(`${fn.text.toUpperCase()} needs an array field, ${a.schema}.${a.table}.${field[0]} is ${field[1]}`);
@@ -421,6 +428,8 @@ describe('Identity Protection docs: data model and IPQL', () => {
       'ARRAY_CONTAINS needs an array field, okta.users.email is string',
     ]);
     expect(checkIpql('SELECT COUNT(*) AS n FROM core.accounts a GROUP BY a.source ORDER BY n DESC')).toEqual([]);
+    expect(checkIpql("SELECT a.username FROM core.accounts a WHERE a.mfa_enabled = 'no'")).toEqual(["core.accounts.mfa_enabled is boolean, compared with 'no'"]);
+    expect(checkIpql('SELECT a.username FROM core.accounts a WHERE a.status = TRUE')).toEqual(['core.accounts.status is string, compared with TRUE']);
   });
 });
 
