@@ -4,6 +4,7 @@
 // wording, API paths and curl requests, event, bucket, claim and header names, JSON examples and
 // TypeScript samples (type-checked against the packages installed in the workspace).
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compile } from '@mdx-js/mdx';
@@ -16,7 +17,7 @@ import remarkGfm from 'remark-gfm';
 import ts from 'typescript';
 import { visit } from 'unist-util-visit';
 import { parse as parseYaml } from 'yaml';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 // ---------------------------------------------------------------------------------------------
 // Locations and the spec
@@ -799,4 +800,91 @@ describe('accuracy against the spec', () => {
     }
     expect(index.prose).toMatch(/not legal advice/i);
   });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Samples marked `runnable` (```bash title="…" runnable) run against the local identity server,
+// started in-process from packages/identity-server on a free port with a throw-away database.
+// Each request gets a fresh anonymous person: $TOKEN is its user token, $PERSON_ID its id.
+// ---------------------------------------------------------------------------------------------
+type LiveServer = { url: string; orgId: string; close(): Promise<void> };
+type ServerModule = { startIdentityServer(o: Record<string, unknown>): Promise<LiveServer>; DEFAULT_DEV_API_KEY: string };
+const serverEntry = path.resolve(siteDir, '..', 'packages', 'identity-server', 'src', 'index.ts');
+
+describe('runnable samples against the local identity server', () => {
+  let server: LiveServer | undefined;
+  let apiKey = '';
+  let dataDir = '';
+  let startError = '';
+
+  beforeAll(async () => {
+    try {
+      const mod = (await import(/* @vite-ignore */ serverEntry)) as ServerModule;
+      dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'keyway-concepts-'));
+      server = await mod.startIdentityServer({ port: 0, dataDir, devMode: true, logger: false });
+      apiKey = mod.DEFAULT_DEV_API_KEY;
+    } catch (err) {
+      startError = (err as Error).stack ?? String(err);
+    }
+  }, 60_000);
+
+  afterAll(async () => {
+    await server?.close();
+    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  async function anonymousPerson(live: LiveServer): Promise<{ token: string; personId: string }> {
+    const res = await fetch(`${live.url}/persons/anonymous`, {
+      method: 'POST',
+      headers: { 'Keyway-OrgID': live.orgId, 'Content-Type': 'application/json' },
+      body: '{}',
+    });
+    const body = (await res.json()) as { result?: { token?: string } };
+    const token = body.result?.token ?? '';
+    const claims = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as { person_id?: string };
+    return { token, personId: claims.person_id ?? '' };
+  }
+
+  it('runs every runnable request and gets the documented status and result fields', async () => {
+    expect(startError, 'the identity server starts').toBe('');
+    const live = server as LiveServer;
+    let ran = 0;
+    for (const p of pages) {
+      for (const [i, block] of p.code.entries()) {
+        if (!/\brunnable\b/.test(block.meta)) continue;
+        expect(['bash', 'sh', 'shell'], `${p.rel}: only shell blocks are runnable`).toContain(block.lang);
+        const next = p.code[i + 1];
+        const documented =
+          next?.lang === 'json' && /title="Response/.test(next.meta) ? (JSON.parse(next.value) as { result?: unknown; errors?: { httpcode: number }[] }) : undefined;
+        const curls = parseCurls(block.value);
+        expect(curls.length, `${p.rel}: a runnable block holds requests`).toBeGreaterThan(0);
+        for (const c of curls) {
+          const person = await anonymousPerson(live);
+          const vars: Record<string, string> = { KEYWAY_ORG_ID: live.orgId, KEYWAY_API_KEY: apiKey, TOKEN: person.token, PERSON_ID: person.personId };
+          const fill = (s: string) =>
+            s.replace(/\$\{?([A-Z_]+)\}?/g, (m, name: string) => {
+              if (!(name in vars)) throw new Error(`${p.rel}: runnable sample uses unknown variable ${m}`);
+              return vars[name] ?? '';
+            });
+          const headers = Object.fromEntries(Object.entries(c.headers).map(([k, v]) => [k, fill(v)]));
+          const res = await fetch(fill(c.url).replace(API_HOST, live.url), {
+            method: c.method,
+            headers,
+            ...(c.data === undefined ? {} : { body: fill(c.data) }),
+          });
+          const text = await res.text();
+          const where = `${p.rel}: ${c.method} ${c.url} answered ${res.status} ${text.slice(0, 300)}`;
+          ran++;
+          const expectedStatus = documented?.errors?.[0]?.httpcode;
+          if (expectedStatus !== undefined) expect(res.status, where).toBe(expectedStatus);
+          else expect(res.status >= 200 && res.status < 300, where).toBe(true);
+          if (curls.length === 1 && documented?.result && typeof documented.result === 'object' && !Array.isArray(documented.result)) {
+            const actual = (JSON.parse(text) as { result?: Record<string, unknown> }).result ?? {};
+            for (const key of Object.keys(documented.result)) expect(Object.keys(actual), `${where}: documented result field ${key}`).toContain(key);
+          }
+        }
+      }
+    }
+    expect(ran, 'runnable samples executed').toBeGreaterThanOrEqual(10);
+  }, 120_000);
 });
