@@ -68,6 +68,12 @@ describe('every listed operation is in openapi.yaml with its tags', () => {
     expect(op?.tags?.length).toBeGreaterThan(1);
   });
 
+  it('documents nothing beyond the spec lists except the stored-events query the server offers', () => {
+    const known = new Set([...md.listed, ...md.sdk].map((o) => key(o.method, o.path)));
+    const extra = all.map(({ method, path }) => key(method, path)).filter((k) => !known.has(k));
+    expect(extra).toEqual(['GET /events']);
+  });
+
   it('uses only the 22 category tags of the site', () => {
     const allowed = new Set([...md.counts.keys(), 'identity-management']);
     expect(allowed.size).toBe(22);
