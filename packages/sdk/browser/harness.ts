@@ -1,0 +1,93 @@
+/**
+ * Browser test harness: the real identity server (in-process, temporary SQLite), a static page on
+ * http://localhost that loads the SDK bundle (built from src with esbuild), and Debian Chromium.
+ */
+import { build } from 'esbuild';
+import { createHmac } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { startIdentityServer, type IdentityServer } from '../../identity-server/src/index.ts';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+export interface Harness {
+  api: IdentityServer;
+  origin: string;
+  browser: Browser;
+  newPage(): Promise<Page>;
+  close(): Promise<void>;
+}
+
+/** Newest dev-mailbox entry for `to` that arrived after `after` (ISO time). */
+export async function mailbox(api: IdentityServer, to: string, after = ''): Promise<{ code?: string; link?: string; created_at: string }> {
+  for (let i = 0; i < 100; i++) {
+    const r = (await (await fetch(`${api.url}/dev/mailbox.json?to=${encodeURIComponent(to)}`)).json()) as {
+      result: Array<{ code?: string; link?: string; created_at: string }>;
+    };
+    const m = r.result.find((x) => x.created_at > after);
+    if (m) return m;
+    await new Promise((res) => setTimeout(res, 100));
+  }
+  throw new Error(`no message for ${to}`);
+}
+
+/** RFC 6238 TOTP (SHA-1, 6 digits, 30 s) of an otpauth:// URI's secret. */
+export function totp(keyUri: string, at = Date.now()): string {
+  const secret = new URL(keyUri).searchParams.get('secret') ?? '';
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+  let bits = '';
+  for (const c of secret.replace(/=+$/, '').toUpperCase()) bits += alphabet.indexOf(c).toString(2).padStart(5, '0');
+  const key = Buffer.from(bits.match(/.{8}/g)!.map((b) => parseInt(b, 2)));
+  const counter = Buffer.alloc(8);
+  counter.writeBigUInt64BE(BigInt(Math.floor(at / 30_000)));
+  const h = createHmac('sha1', key).update(counter).digest();
+  const o = h[h.length - 1]! & 15;
+  return String((h.readUInt32BE(o) & 0x7fffffff) % 1_000_000).padStart(6, '0');
+}
+
+export async function startHarness(): Promise<Harness> {
+  const bundle = await build({
+    entryPoints: [path.join(root, 'src/index.ts')],
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2022',
+    write: false,
+  });
+  const js = bundle.outputFiles[0]!.text;
+  const html = `<!doctype html><html><head><meta charset="utf-8"><title>sdk test</title></head><body>
+<script type="module">import * as K from '/sdk.js'; window.K = K; window.sdkReady = true;</script></body></html>`;
+  const web: Server = createServer((req, res) => {
+    if (req.url === '/sdk.js') res.writeHead(200, { 'content-type': 'text/javascript' }).end(js);
+    else res.writeHead(200, { 'content-type': 'text/html' }).end(html);
+  });
+  await new Promise<void>((r) => web.listen(0, '127.0.0.1', r));
+  const origin = `http://localhost:${(web.address() as AddressInfo).port}`;
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'keyway-sdk-browser-'));
+  const api = await startIdentityServer({ port: 0, dataDir, devMode: true, corsOrigins: [origin], limits: { perHandlePerMinute: 1000, perIpPerMinute: 10_000 } });
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  return {
+    api,
+    origin,
+    browser,
+    async newPage() {
+      const page = await browser.newPage();
+      page.on('pageerror', (e) => console.error('page error:', e));
+      await page.goto(origin + '/');
+      await page.waitForFunction(() => (window as unknown as { sdkReady?: boolean }).sdkReady === true);
+      return page;
+    },
+    async close() {
+      await browser.close();
+      await api.close();
+      await new Promise((r) => web.close(r));
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,200 @@
+/* eslint-disable @typescript-eslint/no-explicit-any */
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mailbox, startHarness, totp, type Harness } from './harness.js';
+
+let h: Harness;
+let page: Page;
+let n = 0;
+const email = () => `browser-${Date.now()}-${++n}@example.com`;
+
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+async function freshPage(): Promise<Page> {
+  page = await h.newPage();
+  await page.exposeFunction('mailbox', (to: string, after: string) => mailbox(h.api, to, after));
+  await page.exposeFunction('totp', (uri: string) => totp(uri));
+  await page.exposeFunction('openLink', async (url: string) => (await fetch(url, { redirect: 'manual' })).status);
+  await page.evaluate(
+    ({ api, oid }) => {
+      const w = window as any;
+      w.kw = new w.K.Keyway({ oid, baseURL: api, analytics: true });
+      w.seen = [];
+      for (const e of ['idFlowSucceeded', 'idFlowFailed', 'incorrectCodeSubmitted', 'incorrectPasswordSubmitted', 'invalidPasswordSubmitted', 'totpKeyGenerated', 'codeSent'])
+        w.kw.on(e, (p: any) => w.seen.push([e, p.failedRules ?? p.failureDetail ?? null]));
+      w.signInOTP = async (to: string, wrongFirst = false) => {
+        const started = new Date(Date.now() - 1000).toISOString();
+        let tries = 0;
+        const off = w.kw.on('codeRequested', async (e: any) => {
+          const m = await w.mailbox(to, started);
+          e.submit(wrongFirst && tries++ === 0 ? (m.code === '000000' ? '111111' : '000000') : m.code);
+        });
+        try {
+          return await w.kw.authenticate(to, { method: 'otp_via_email' }).result;
+        } finally {
+          off();
+        }
+      };
+    },
+    { api: h.api.url, oid: h.api.orgId },
+  );
+  return page;
+}
+
+describe('@keyway/sdk in Chromium against the identity server', () => {
+  it('email OTP: a wrong code asks again, the right one signs in; /me shows the handle', async () => {
+    await freshPage();
+    const to = email();
+    const r = await page.evaluate(async (to) => {
+      const w = window as any;
+      const token = await w.signInOTP(to, true);
+      const me = await w.kw.user.me();
+      return { token, me, methods: w.kw.user.authenticatedMethods, seen: w.seen, remembered: w.K.rememberedHandles() };
+    }, to);
+    expect(r.methods).toContain('otp_via_email');
+    expect(r.me.handles).toEqual(expect.arrayContaining([expect.objectContaining({ type: 'email_address', value: to })]));
+    expect(r.seen.map((s: any) => s[0])).toEqual(['codeSent', 'incorrectCodeSubmitted', 'idFlowSucceeded']);
+    expect(r.seen[1][1]).toBe('incorrect_otp_code_via_email');
+    expect(r.remembered[0]).toBe(to);
+  });
+
+  it('magic link: the flow polls until the emailed link is opened', async () => {
+    await freshPage();
+    const to = email();
+    const r = await page.evaluate(async (to) => {
+      const w = window as any;
+      const started = new Date(Date.now() - 1000).toISOString();
+      const flow = w.kw.authenticate(to, { method: 'email_link' });
+      const m = await w.mailbox(to, started);
+      await new Promise((res) => setTimeout(res, 1500));
+      const status = await w.openLink(m.link);
+      await flow.result;
+      return { status, methods: w.kw.user.authenticatedMethods };
+    }, to);
+    expect(r.status).toBeLessThan(400);
+    expect(r.methods).toContain('email_link');
+  });
+
+  it('password: sign-up with server rules (weak one refused), then sign-in (wrong one asks again)', async () => {
+    await freshPage();
+    const to = email();
+    const r = await page.evaluate(async (to) => {
+      const w = window as any;
+      const pw = ['abc', 'Correct-Horse-42-battery'];
+      const offSet = w.kw.on('passwordSetReady', (e: any) => e.submit(pw.shift()));
+      await w.kw.authenticate(to, { method: 'password' }).result;
+      offSet();
+      await w.kw.logout();
+      const again = ['not-the-password', 'Correct-Horse-42-battery'];
+      w.kw.on('passwordVerifyReady', (e: any) => e.submit(again.shift()));
+      await w.kw.authenticate(to, { method: 'password' }).result;
+      return { seen: w.seen, methods: w.kw.user.authenticatedMethods };
+    }, to);
+    const names = r.seen.map((s: any) => s[0]);
+    expect(names).toContain('invalidPasswordSubmitted');
+    expect(r.seen.find((s: any) => s[0] === 'invalidPasswordSubmitted')[1].length).toBeGreaterThan(0);
+    expect(names).toContain('incorrectPasswordSubmitted');
+    expect(r.methods).toContain('password');
+  });
+
+  it('TOTP: step-up registers an authenticator app and the token gains the method', async () => {
+    await freshPage();
+    const to = email();
+    const r = await page.evaluate(async (to) => {
+      const w = window as any;
+      await w.signInOTP(to);
+      let uri = '';
+      w.kw.on('totpKeyGenerated', (e: any) => (uri = e.key_uri));
+      w.kw.on('codeRequested', async (e: any) => e.kind === 'totp' && e.submit(await w.totp(uri)));
+      await w.kw.stepUp({ method: 'totp' }).result;
+      return { uri, methods: w.kw.user.authenticatedMethods };
+    }, to);
+    expect(r.uri).toMatch(/^otpauth:\/\/totp\//);
+    expect(r.methods).toEqual(expect.arrayContaining(['otp_via_email', 'totp']));
+  });
+
+  it('anonymous person, then upgrade keeps the same person id', async () => {
+    await freshPage();
+    const to = email();
+    const r = await page.evaluate(async (to) => {
+      const w = window as any;
+      const anon = await w.kw.createAnonymousUser();
+      const anonId = anon.personId;
+      const wasAuthenticated = anon.isAuthenticated;
+      await anon.setAttributes({ cart: ['book'] });
+      await w.signInOTP(to);
+      return { anonId, wasAuthenticated, after: w.kw.user.personId, attrs: await w.kw.user.getBucketAttributes() };
+    }, to);
+    expect(r.wasAuthenticated).toBe(false);
+    expect(r.after).toBe(r.anonId);
+    expect(r.attrs).toMatchObject({ cart: ['book'] });
+  });
+
+  it('attributes (buckets), GDPR consent, organizations, then logout revokes the token', async () => {
+    await freshPage();
+    const to = email();
+    const r = await page.evaluate(async (to) => {
+      const w = window as any;
+      await w.signInOTP(to);
+      const u = w.kw.user;
+      await u.setAttributes({ theme: 'dark', locale: 'en' });
+      await u.updateAttributes({ font: 'large' });
+      const bucket = await u.getBucketAttributes();
+      let readOnlyWrite = '';
+      await u.setAttributes({ plan: 'free' }, 'end_user_read_only').catch((e: Error) => (readOnlyWrite = e.name));
+      await u.addConsents(['analytics']);
+      await u.addConsents(['marketing']);
+      await u.removeConsents(['analytics']);
+      const consents = (await u.consents()).map((c: any) => c.consent_level);
+      const orgs = await u.organizations();
+      const token = u.token;
+      await w.kw.logout();
+      const validation = await new w.K.User(w.kw.client, token).validate();
+      let after = '';
+      await u.me().catch((e: Error) => (after = e.message));
+      return { bucket, readOnlyWrite, consents, orgs, validation, after };
+    }, to);
+    expect(r.bucket).toEqual({ theme: 'dark', locale: 'en', font: 'large' });
+    expect(r.readOnlyWrite).toBe('APIResponseError');
+    expect(r.consents).toEqual(['marketing']);
+    expect(r.orgs.org_hierarchy.map((o: any) => o.id)).toContain(h.api.orgId);
+    expect(r.validation.valid).toBe(false);
+    expect(r.after).toBe('Cannot call methods on unauthenticated user');
+  });
+
+  it('hosted login: authorize with the held token, come back with code and state, exchange with PKCE', async () => {
+    await freshPage();
+    const to = email();
+    await page.evaluate(async (to) => {
+      const w = window as any;
+      await w.signInOTP(to);
+      await w.kw.hostedLogin({ clientId: 'keyway-dev-client', redirectUri: location.origin + '/callback' });
+    }, to);
+    await page.waitForURL(/\/callback\?code=/);
+    await page.waitForFunction(() => (window as any).sdkReady === true);
+    const r = await page.evaluate(async ({ api, oid }) => {
+      const w = window as any;
+      const kw = new w.K.Keyway({ oid, baseURL: api, analytics: false });
+      const token = await kw.handleURL();
+      return { token: typeof token, person: kw.user?.personId, url: location.href };
+    }, { api: h.api.url, oid: h.api.orgId });
+    expect(r.token).toBe('string');
+    expect(r.person).toBeTruthy();
+    expect(r.url).not.toMatch(/code=|state=/);
+  });
+
+  it('analytics events reach the server with the correlation id of the tab', async () => {
+    await freshPage();
+    await page.evaluate(async (to) => (window as any).signInOTP(to), email());
+    const events = (await (
+      await fetch(`${h.api.url}/events?limit=50`, { headers: { 'Keyway-OrgID': h.api.orgId, 'Keyway-API-Key': 'kw_dev_api_key_not_secret' } })
+    ).json()) as { result: Array<{ event_name: string }> } | { result: { events: Array<{ event_name: string }> } };
+    const list = Array.isArray(events.result) ? events.result : events.result.events;
+    expect(list.map((e) => e.event_name)).toEqual(expect.arrayContaining(['KeywaySDKLoaded_v1', 'AuthenticationSucceeded_v1']));
+  });
+});
