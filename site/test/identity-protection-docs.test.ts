@@ -464,6 +464,24 @@ describe('Identity Protection docs: detection webhooks', () => {
     expect(validateWebhook({ ...good, data: { detection: noRemediation } })).toBe(false);
   });
 
+  it('documents exactly the categories of the schema on the detections page', () => {
+    const page = pages.find((p) => p.route === '/docs/identity-protection/detections')!;
+    const section = page.content.split('## Categories')[1]!.split('\n## ')[0]!;
+    const listed = [...section.matchAll(/^\| `([a-z_]+)` \|/gm)].map((m) => m[1]);
+    const defs = (schema as { $defs: { detection: { properties: { category: { enum: string[] } } } } }).$defs;
+    expect(listed.sort()).toEqual([...defs.detection.properties.category.enum].sort());
+  });
+
+  it('sends to Splunk the fields of core.events and the webhook body', () => {
+    const page = pages.find((p) => p.route === '/docs/identity-protection/sinks/splunk')!;
+    const row = page.content.split('\n').find((l) => l.startsWith('| `keyway:event` |'))!;
+    const named = [...row.matchAll(/`([a-z_]+)`/g)].map((m) => m[1]);
+    expect(named.sort()).toEqual(model.schemas.core!.tables.events!.fields.map(([f]) => f).sort());
+    const det = page.content.split('\n').find((l) => l.startsWith('| `keyway:detection` |'))!;
+    const required = (schema as { required: string[] }).required;
+    for (const k of required) expect(det, k).toContain(`\`${k === 'data' ? 'data.detection' : k}\``);
+  });
+
   it('keeps the rule catalog consistent with the schema', () => {
     const defs = (schema as { $defs: { detection: { properties: { category: { enum: string[] } } }; severity: { enum: string[] }; source: { enum: string[] } } }).$defs;
     const ids = rules.map((r) => r.id);
