@@ -229,7 +229,7 @@ const isIpqlBlock = (b: Block) => b.lang === 'sql' && /title="IPQL/.test(b.meta)
 const ipqlBlocks = pages.flatMap((p) => blocksOf(p).filter(isIpqlBlock).map((b) => ({ page: p, block: b })));
 const webhookExamples = pages.flatMap((p) =>
   blocksOf(p)
-    .filter((b) => b.lang === 'json' && /"api_version"/.test(b.value))
+    .filter((b) => b.lang === 'json' && /"api_version": "/.test(b.value))
     .map((b) => ({ page: p, block: b })),
 );
 
@@ -274,6 +274,11 @@ const renderTargets: { file: string; marker: string; render: () => string }[] = 
   { file: path.join(room, 'queries', 'index.md'), marker: 'model:core', render: () => renderSchema('core') },
   { file: path.join(room, 'detections', 'index.md'), marker: 'rules', render: renderRules },
   { file: path.join(room, 'detections', 'index.md'), marker: 'evidence', render: renderEvidence },
+  {
+    file: path.join(room, 'detections', 'webhooks.md'),
+    marker: 'schema',
+    render: () => ['```json title="detection-webhook.schema.json"', fs.readFileSync(path.join(room, '_schemas', 'detection-webhook.schema.json'), 'utf8').trimEnd(), '```'].join('\n'),
+  },
 ];
 const sectionRe = (marker: string) => new RegExp(`(<!-- ${marker}:begin -->\\n)([\\s\\S]*?)\\n?(<!-- ${marker}:end -->)`);
 
