@@ -64,6 +64,8 @@ const IDENTITY_PATHS = new Set([
 ]);
 const BANNED = /(?<![A-Za-z])(TODO|TBD|lorem ipsum|coming soon|being written|placeholder)(?![A-Za-z])/i;
 const CONFIG_LANGS = new Set(['yaml', 'yml', 'json', 'toml', 'hcl']);
+// The request values of the templating page.
+const TEMPLATE_VALUE = /^(claims\.[A-Za-z0-9_.-]+|claims\.NAME|request\.(method|path|host|id)|request\.headers\.[A-Za-z0-9-]+|client\.ip)$/;
 
 // ---------------------------------------------------------------------------------------------
 // Reading the pages
@@ -373,7 +375,9 @@ describe('the Gate pages', () => {
       it('names only environment variables, metrics and identity server paths of the reference', () => {
         for (const m of page.raw.matchAll(/\bKEYWAY_GATE_[A-Z0-9_]+/g)) expect(ENV.has(m[0]), `environment variable ${m[0]}`).toBe(true);
         for (const block of page.blocks) {
-          for (const m of block.value.matchAll(/\b(KEYWAY_GATE_[A-Z0-9_]+)=("[^"]*"|'[^']*'|[^\s\\]+)/g)) {
+          // NAME=value in shell and env files, NAME: value in Compose, name: NAME + value: in Kubernetes.
+          const assignments = /\b(KEYWAY_GATE_[A-Z0-9_]+)(?:=|: |"?\s*\n\s*value: )("[^"]*"|'[^']*'|[^\s\\,}]+)/g;
+          for (const m of block.value.matchAll(assignments)) {
             const raw = (m[2] ?? '').replace(/^["']|["']$/g, '');
             if (raw.startsWith('$')) continue;
             expect(checkEnvValue(ENV.get(m[1] ?? ''), raw), `${m[1]}=${raw}`).toBeNull();
@@ -402,6 +406,18 @@ describe('the Gate pages', () => {
             const code = /"error":\s*"([a-z_]+)"/.exec(answer)?.[1];
             if (status && code) expect(codes.get(code), `${code} after HTTP ${status}`).toContain(Number(status));
           }
+      });
+
+      it('writes request templates, well-known paths and release versions as the reference defines them', () => {
+        for (const m of page.raw.matchAll(/\{\{\s*([^}`\n]*?)\s*\}\}/g)) {
+          if (m[1] === '...' || m[1] === 'value' || m[1] === '') continue; // the generic forms on the templating page
+          if (page.raw.slice(Math.max(0, (m.index ?? 0) - 24), m.index).endsWith('unknown template value ')) continue; // a quoted error
+          expect(m[1], `template {{ ${m[1]} }}`).toMatch(TEMPLATE_VALUE);
+        }
+        for (const m of page.raw.matchAll(/\/\.well-known\/[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*/g))
+          expect(['/.well-known/jwks.json', '/.well-known/openid-configuration', '/.well-known/keys'], m[0]).toContain(m[0]);
+        for (const m of page.raw.matchAll(/(?:gate:|keyway-gate_|gate\/|keyway-gate )(\d+\.\d+\.\d+)/g))
+          expect(m[1], `release ${m[0]}`).toBe(ref.release.version);
       });
 
       it('has option tables that match the reference', () => {
