@@ -11,7 +11,7 @@ import { compile } from '@mdx-js/mdx';
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import matter from 'gray-matter';
-import GithubSlugger from 'github-slugger';
+import { createSlugger } from '@docusaurus/utils';
 import remarkDirective from 'remark-directive';
 import remarkGfm from 'remark-gfm';
 import ts from 'typescript';
@@ -163,8 +163,10 @@ function loadOpenApi(): OpenApi | undefined {
 }
 const openapi = loadOpenApi();
 const OPENAPI_ID = 'https://keyway.example/openapi.json';
-const ajv = new Ajv2020.default({ strict: false, allErrors: true });
-addFormats.default(ajv);
+// ajv and ajv-formats are CommonJS modules whose default export arrives as `.default` under some loaders.
+const interop = <T>(m: T): T => (m as T & { default?: T }).default ?? m;
+const ajv = new (interop(Ajv2020))({ strict: false, allErrors: true });
+interop(addFormats)(ajv);
 if (openapi) ajv.addSchema({ ...openapi, $id: OPENAPI_ID } as object);
 
 /** The operation of openapi.yaml that serves METHOD PATH, if the spec describes it already. */
@@ -293,7 +295,8 @@ async function readPage(file: string): Promise<Page> {
     { value: content, path: file },
     { format: file.endsWith('.mdx') ? 'mdx' : 'md', remarkPlugins: [remarkGfm, remarkDirective, capture] },
   );
-  const slugger = new GithubSlugger();
+  // The slugger Docusaurus itself uses for heading ids, so anchors are checked exactly as the build resolves them.
+  const slugger = createSlugger();
   const headings: Page['headings'] = [];
   const links: string[] = [];
   const code: Page['code'] = [];
