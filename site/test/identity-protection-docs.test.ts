@@ -358,6 +358,24 @@ describe('Identity Protection docs: pages and routes', () => {
   });
 });
 
+describe('Identity Protection docs: onboarding guides', () => {
+  const guides = pages.filter((p) => /^onboarding\/[^/]+\/(snapshot|streaming)\.md$/.test(p.rel.replace(/\\/g, '/')));
+  it('has a snapshot or streaming guide for every source schema', () => {
+    expect(guides.length).toBe(21);
+    const slugs = new Set(guides.map((g) => g.rel.split(path.sep)[1]));
+    expect([...slugs].sort()).toEqual(Object.keys(model.schemas).filter((k) => k !== 'core').map(explorerSlug).sort());
+  });
+  it.each(guides.map((g) => [g.rel, g] as const))('%s has the standard sections and verifies with a query of its source', (_r, g) => {
+    const headings = nodes(g.tree, 'heading').filter((h) => h.depth === 2).map(textOf);
+    for (const h of ['Prerequisites', 'Steps', 'Verify the connection', 'Troubleshooting', 'Next steps']) expect(headings, h).toContain(h);
+    if (g.rel.endsWith('snapshot.md')) expect(headings).toContain('Permissions Keyway needs');
+    const verify = g.content.split('## Verify the connection')[1]!.split('\n## ')[0]!;
+    const schemaKey = g.rel.split(path.sep)[1]!.replace(/-/g, '_');
+    expect(verify, 'an IPQL query in the verify section').toMatch(/```sql title="IPQL/);
+    expect(verify, `the verify query reads ${schemaKey}.*`).toMatch(new RegExp(`FROM ${schemaKey}\\.`));
+  });
+});
+
 describe('Identity Protection docs: data model and IPQL', () => {
   it('has an explorer page for every source schema and a schema for every explorer page', () => {
     const explorer = pages.filter((p) => p.route.startsWith('/docs/identity-protection/queries/explorer/')).map((p) => p.route.split('/').pop()).sort();
