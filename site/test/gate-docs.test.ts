@@ -9,7 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compile } from '@mdx-js/mdx';
 import matter from 'gray-matter';
-import GithubSlugger from 'github-slugger';
+import { createSlugger } from '@docusaurus/utils';
 import remarkDirective from 'remark-directive';
 import remarkGfm from 'remark-gfm';
 import rehypeRaw from 'rehype-raw';
@@ -345,7 +345,7 @@ describe('the Gate pages', () => {
         for (const url of page.links) {
           expect(url, 'links stay inside the site: a page of this room or a route of routes.txt').not.toMatch(/^[a-z]+:/i);
           if (url.startsWith('#')) {
-            const slugger = new GithubSlugger();
+            const slugger = createSlugger();
             const anchors = page.headings.map((h) => slugger.slug(h));
             expect(anchors, `anchor ${url}`).toContain(url.slice(1));
             continue;
@@ -361,7 +361,7 @@ describe('the Gate pages', () => {
       });
 
       it('has unique headings', () => {
-        const slugs = page.headings.map((h) => new GithubSlugger().slug(h));
+        const slugs = page.headings.map((h) => createSlugger().slug(h));
         expect(slugs.filter((s, i) => slugs.indexOf(s) !== i)).toEqual([]);
       });
 
