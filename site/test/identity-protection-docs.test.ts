@@ -365,6 +365,11 @@ describe('Identity Protection docs: onboarding guides', () => {
     const slugs = new Set(guides.map((g) => g.rel.split(path.sep)[1]));
     expect([...slugs].sort()).toEqual(Object.keys(model.schemas).filter((k) => k !== 'core').map(explorerSlug).sort());
   });
+  it('offers a streaming guide for every source of a streaming rule', () => {
+    for (const r of rules.filter((x) => x.trigger === 'streaming'))
+      for (const src of r.sources)
+        expect(fs.existsSync(path.join(room, 'onboarding', explorerSlug(src), 'streaming.md')), `${r.id} uses ${src} events`).toBe(true);
+  });
   it.each(guides.map((g) => [g.rel, g] as const))('%s has the standard sections and verifies with a query of its source', (_r, g) => {
     const headings = nodes(g.tree, 'heading').filter((h) => h.depth === 2).map(textOf);
     for (const h of ['Prerequisites', 'Steps', 'Verify the connection', 'Troubleshooting', 'Next steps']) expect(headings, h).toContain(h);
