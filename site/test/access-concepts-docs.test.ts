@@ -646,6 +646,10 @@ describe('accuracy against the spec', () => {
                 `${where} sends credentials matching one of ${JSON.stringify(security)}`,
               ).toBe(true);
             expect(checkQuery(found.op, c.url), `${where} query`).toEqual([]);
+            // Consistency headers only where the operation declares them (they make no sense on reads).
+            const declaresConsistency = (found.op.parameters ?? []).some((prm) => prm.$ref?.endsWith('/RequiredConsistency') || prm.name === 'Keyway-Required-Consistency');
+            if (c.headers['keyway-required-consistency'] !== undefined || c.headers['keyway-required-consistency-timeout'] !== undefined)
+              expect(declaresConsistency, `${where} does not take the consistency headers`).toBe(true);
             const bodySchema = found.op.requestBody?.content?.['application/json']?.schema;
             if (c.data !== undefined && bodySchema) {
               const body = JSON.parse(c.data.replace(/\$[A-Z_]+/g, (v) => (v.endsWith('TOKEN') ? 'eyJhbGciOiJFUzI1NiJ9.eyJ9.c2ln' : 'sample'))) as unknown;
