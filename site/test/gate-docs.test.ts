@@ -494,6 +494,36 @@ describe('the Gate configuration examples', () => {
     expect(all.filter((n) => !used.has(n))).toEqual([]);
   });
 
+  it('pair each gateway resource with the extauth settings of the Gate shown on the same page', () => {
+    let pairs = 0;
+    for (const page of pages) {
+      const gates = configBlocks(page)
+        .filter((c) => c.complete)
+        .map((c) => parseConfig(c.format, c.text))
+        .filter((c) => c.run_mode === 'extauth');
+      const resources = page.blocks
+        .filter((b) => b.lang === 'yaml' && !/gate-(config|fragment)/.test(b.meta))
+        .flatMap((b) => YAML.parseAllDocuments(b.value).map((d) => d.toJS()))
+        .filter((r) => r?.kind === 'AuthService' || r?.kind === 'SecurityPolicy');
+      for (const r of resources) {
+        expect(gates.length, `${page.rel}: a ${r.kind} needs the Gate configuration it talks to`).toBe(1);
+        const gate = gates[0];
+        const wanted = [...(gate.extauth?.upstream_headers ?? ['authorization'])].map((h: string) => h.toLowerCase()).sort();
+        if (r.kind === 'AuthService') {
+          expect(r.spec.path_prefix ?? '', `${page.rel}: path_prefix`).toBe(gate.extauth?.path_prefix ?? '');
+          expect(r.spec.proto, `${page.rel}: proto`).toBe(gate.extauth?.protocol ?? 'http');
+          expect([...r.spec.allowed_authorization_headers].sort(), `${page.rel}: allowed_authorization_headers`).toEqual(wanted);
+          expect(r.spec.failure_mode_allow, `${page.rel}: fail closed`).toBe(false);
+        } else {
+          expect([...r.spec.extAuth.http.headersToBackend].sort(), `${page.rel}: headersToBackend`).toEqual(wanted);
+          expect(r.spec.extAuth.failOpen, `${page.rel}: fail closed`).toBe(false);
+        }
+        pairs++;
+      }
+    }
+    expect(pairs).toBeGreaterThanOrEqual(3);
+  });
+
   it('say the same thing in every format when shown side by side', () => {
     const groups = new Map<string, ConfigBlock[]>();
     for (const c of allConfigBlocks) if (c.same) groups.set(c.same, [...(groups.get(c.same) ?? []), c]);
