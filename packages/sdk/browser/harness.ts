@@ -62,7 +62,12 @@ export async function startHarness(): Promise<Harness> {
   });
   const js = bundle.outputFiles[0]!.text;
   const html = `<!doctype html><html><head><meta charset="utf-8"><title>sdk test</title></head><body>
-<script type="module">import * as K from '/sdk.js'; window.K = K; window.sdkReady = true;</script></body></html>`;
+<script type="module">import * as K from '/sdk.js'; window.K = K; window.sdkReady = true;
+// SSO return page: inside a popup, handleURL hands the parameters to the opener and closes the window.
+// Stand-in identity provider: waits a moment, then sends the browser back to ?next=.
+if (location.pathname === '/idp') setTimeout(() => location.assign(new URLSearchParams(location.search).get('next')), 700);
+if (location.pathname === '/sso-return') K.handleURL(new K.KeywayClient({ baseURL: 'https://unused.invalid', analytics: false }), {});
+</script></body></html>`;
   const web: Server = createServer((req, res) => {
     if (req.url === '/sdk.js') res.writeHead(200, { 'content-type': 'text/javascript' }).end(js);
     else res.writeHead(200, { 'content-type': 'text/html' }).end(html);

@@ -190,11 +190,23 @@ describe('@keyway/sdk in Chromium against the identity server', () => {
 
   it('analytics events reach the server with the correlation id of the tab', async () => {
     await freshPage();
-    await page.evaluate(async (to) => (window as any).signInOTP(to), email());
-    const events = (await (
-      await fetch(`${h.api.url}/events?limit=50`, { headers: { 'Keyway-OrgID': h.api.orgId, 'Keyway-API-Key': 'kw_dev_api_key_not_secret' } })
-    ).json()) as { result: Array<{ event_name: string }> } | { result: { events: Array<{ event_name: string }> } };
-    const list = Array.isArray(events.result) ? events.result : events.result.events;
-    expect(list.map((e) => e.event_name)).toEqual(expect.arrayContaining(['KeywaySDKLoaded_v1', 'AuthenticationSucceeded_v1']));
-  });
+    const to = email();
+    const correlation = await page.evaluate(async (to) => {
+      await (window as any).signInOTP(to);
+      return sessionStorage.getItem('keyway.analytics_correlation_id');
+    }, to);
+    const events = async () => {
+      const res = await fetch(`${h.api.url}/events?limit=200`, { headers: { 'Keyway-OrgID': h.api.orgId, 'Keyway-API-Key': 'kw_dev_api_key_not_secret' } });
+      const list = ((await res.json()) as { result: Array<{ event_name: string; source: string; event: any }> }).result;
+      return list.filter((e) => e.event.analytics_correlation_id === correlation);
+    };
+    // Analytics are fire-and-forget (keep-alive): wait until the three events of the sign-in are stored.
+    await expect.poll(async () => (await events()).length, { timeout: 5000 }).toBeGreaterThanOrEqual(3);
+    const mine = await events();
+    expect(correlation).toBeTruthy();
+    expect(mine.map((e) => e.event_name)).toEqual(expect.arrayContaining(['KeywaySDKLoaded_v1', 'AuthenticationSucceeded_v1', 'PersonIdentified_v1']));
+    const success = mine.find((e) => e.event_name === 'AuthenticationSucceeded_v1')!;
+    expect(success.source).toBe('sdk');
+    expect(success.event.event_data).toMatchObject({ success_authn_method: 'otp_via_email', handle: to });
+});
 });
