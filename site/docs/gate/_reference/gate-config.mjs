@@ -419,8 +419,9 @@ export function renderMarker(ref, spec) {
     for (const o of ref.plugin_entry) rows.push(`| ${code(o.name)} | ${typeLabel(o)} | ${defaultCell(o.default)} | ${cell(o.description)} |`);
   } else if (kind === 'env') {
     rows.push('| Environment variable | Option | Type |', '| --- | --- | --- |');
-    for (const p of ref.process) rows.push(`| ${code(p.env)} | none: ${cell(p.description)} | string |`);
-    for (const o of ref.global) if (o.env && o.items !== 'plugin') rows.push(`| ${code(o.env)} | ${code(o.name)} | ${typeLabel(o)} |`);
+    for (const p of ref.process) rows.push(`| ${code(p.env)} | no option of the file: ${cell(p.description)} | string |`);
+    for (const o of ref.global)
+      if (o.env) rows.push(`| ${code(o.env)} | ${code(o.name)} | ${o.items === 'plugin' ? 'JSON array of plugin entries' : typeLabel(o)} |`);
   } else if (kind === 'plugins') {
     rows.push('| Plugin | Kind | Modes |', '| --- | --- | --- |');
     for (const [id, p] of Object.entries(ref.plugins)) rows.push(`| [${id}](/docs/gate/plugins/${id}) | ${p.kind} | ${p.modes.join(', ')} |`);
