@@ -1,5 +1,6 @@
 import type { KeywayClient } from './client.js';
 import { InvalidKeywayConfigurationError } from './errors.js';
+import { randomToken } from './pkce.js';
 import { getItem, setItem } from './storage.js';
 import type { AnalyticsEventName } from './types.js';
 
@@ -10,7 +11,7 @@ export const isFirefoxLike = (ua: string) => /firefox|fxios|seamonkey/i.test(ua)
 export function correlationId(): string {
   let id = getItem('sessionStorage', 'analytics_correlation_id', 'analytics correlation');
   if (!id) {
-    id = crypto.randomUUID();
+    id = crypto.randomUUID?.() ?? randomToken(16);
     setItem('sessionStorage', 'analytics_correlation_id', id, 'analytics correlation');
   }
   return id;
@@ -23,7 +24,8 @@ export function correlationId(): string {
  */
 export function track(client: KeywayClient, name: AnalyticsEventName, data: Record<string, unknown>): Promise<void> {
   const { analytics, oid } = client.config;
-  if (!analytics) return Promise.resolve();
+  // Off, or not in a browser (server-side rendering): nothing is sent.
+  if (!analytics || typeof location === 'undefined' || typeof navigator === 'undefined') return Promise.resolve();
   const ua = navigator.userAgent.slice(0, 500);
   return client
     .call('POST', '/actions/sdk', {

@@ -29,6 +29,7 @@ export class Keyway {
   readonly handlers: ChallengeHandlers = { ...basicChallenges, ...ssoChallenges, ...webauthnChallenges };
   /** The current user, when a token is held. */
   user?: User;
+  private readonly userListeners = new Set<(user: User | undefined) => void>();
 
   /**
    * @throws {@link errors.InvalidKeywayConfigurationError} when the options break a configuration rule.
@@ -44,21 +45,35 @@ export class Keyway {
   }
 
   /**
+   * Calls `listener` whenever {@link Keyway.user} changes (sign-in, step-up, organization switch,
+   * anonymous person, logout). UI bindings use it to re-render.
+   * @returns a function that unsubscribes.
+   */
+  onUserChange(listener: (user: User | undefined) => void): () => void {
+    this.userListeners.add(listener);
+    return () => this.userListeners.delete(listener);
+  }
+
+  private setUser(user: User | undefined): void {
+    this.user = user;
+    this.client.token = user?.token;
+    for (const l of this.userListeners) l(user);
+  }
+
+  /**
    * Holds a token (from storage, a cookie or a flow) and re-initialises {@link Keyway.user}.
    * @throws {@link errors.InvalidActionError} `token must be a string`; {@link errors.UnexpectedError} when undecodable.
    */
   setToken(token: unknown): User {
     const user = userFromToken(this.client, token);
-    this.user = user;
-    this.client.token = user.token;
+    this.setUser(user);
     void track(this.client, 'PersonIdentified_v1', { person_id: user.personId });
     return user;
   }
 
   /** Forgets the token without revoking it. */
   clearToken(): void {
-    this.user = undefined;
-    this.client.token = undefined;
+    this.setUser(undefined);
   }
 
   private watch(flow: Flow): Flow {
@@ -136,7 +151,7 @@ export class Keyway {
   /** Creates an anonymous person and makes it the current user. */
   async createAnonymousUser(region?: string): Promise<AnonymousUser> {
     const user = await createAnonymousUser(this.client, region);
-    this.user = user;
+    this.setUser(user);
     return user;
   }
 

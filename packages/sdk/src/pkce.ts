@@ -1,3 +1,4 @@
+import { UnexpectedError } from './errors.js';
 import { getItem, setItem } from './storage.js';
 
 /** base64url without padding. */
@@ -15,8 +16,10 @@ export const fromB64url = (s: string): Uint8Array<ArrayBuffer> =>
 export const randomToken = (bytes = 32): string => b64url(crypto.getRandomValues(new Uint8Array(bytes)));
 
 /** PKCE S256 code challenge of a verifier: base64url(SHA-256(verifier)). */
-export const pkceChallenge = async (verifier: string): Promise<string> =>
-  b64url(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(verifier)));
+export async function pkceChallenge(verifier: string): Promise<string> {
+  if (!crypto.subtle) throw new UnexpectedError('PKCE needs a secure context (https or localhost)');
+  return b64url(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(verifier)));
+}
 
 const FEATURE = 'SSO and hosted login';
 

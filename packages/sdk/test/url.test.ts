@@ -209,6 +209,18 @@ describe('Keyway facade', () => {
     expect(att[0]!.headers.get('authorization')).toBe(`Bearer ${TOKEN}`);
   });
 
+  it('tells listeners about every user change', async () => {
+    route('POST', '/token/revoke', () => new Response(null, { status: 204 }));
+    const k = mk();
+    const seen: Array<string | undefined> = [];
+    const off = k.onUserChange((u) => seen.push(u?.personId));
+    k.setToken(TOKEN);
+    await k.logout();
+    off();
+    k.setToken(TOKEN);
+    expect(seen).toEqual(['p1', undefined]);
+  });
+
   it('logs out: revoke (with the consistency headers asked for), then no user', async () => {
     const rev = route('POST', '/token/revoke', () => new Response(null, { status: 204 }));
     const k = mk();

@@ -171,6 +171,11 @@ describe('analytics', () => {
     await authenticate(c, { handle: 'u', factor: { method: 'password' } }, {}).result;
     expect(fetchSpy.mock.calls.map((a) => String(a[0]))).not.toContainEqual(expect.stringContaining('/actions/sdk'));
   });
+  it('falls back to random bytes for the correlation id outside secure contexts', () => {
+    vi.stubGlobal('crypto', { getRandomValues: (a: Uint8Array) => a.fill(7) });
+    expect(correlationId()).toBe('BwcHBwcHBwcHBwcHBwcHBw');
+  });
+
   it('analytics failures never break the caller', async () => {
     route('POST', '/actions/sdk', () => fail(500, 'down'));
     await expect(sendEvent(client({ analytics: true }), 'VirtualPageLoaded_v1')).resolves.toBeUndefined();
