@@ -4,6 +4,7 @@ import addFormatsModule from 'ajv-formats';
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import type { Ctx } from './context.js';
 import { ApiError, errorEnvelope } from './errors.js';
+import { OPTIONAL_BODY, type OpenApiContract } from './openapi.js';
 import { RateLimitError } from './ratelimit.js';
 import { registerAuthRoutes } from './routes/auth.js';
 import { registerDevRoutes } from './routes/dev.js';
@@ -29,19 +30,71 @@ export const BODY_LIMIT_BYTES = 64 * 1024;
 export interface AppOptions {
   corsOrigins: string[];
   logger?: boolean;
+  /** When given, request schemas of every route the spec describes come from it (in-code schemas are the fallback). */
+  contract?: OpenApiContract | undefined;
 }
 
 interface ValidationIssue {
   keyword: string;
   instancePath: string;
+  schemaPath: string;
   message?: string;
   params: Record<string, unknown>;
 }
 
-/** Turns an Ajv error into one sentence naming the field, e.g. `body.factor has unknown field "x"`. */
-export function describeValidation(context: string, issues: ValidationIssue[]): string {
-  // Prefer the most specific issue: unknown fields and missing properties over oneOf summaries.
-  const ranked = [...issues].sort((a, b) => rank(a) - rank(b));
+const depth = (p: string) => p.split('/').filter(Boolean).length;
+
+/**
+ * Drops the errors of `oneOf` branches that were never meant for this input: a branch whose discriminating property
+ * (a `const`/`enum` right below the alternatives) or whose type does not match. What is left are the errors of the
+ * branch the client was aiming at.
+ */
+function pruneOneOf(issues: ValidationIssue[]): ValidationIssue[] {
+  let out = issues;
+  for (const alt of issues.filter((i) => i.keyword === 'oneOf' || i.keyword === 'anyOf')) {
+    const prefix = `${alt.schemaPath}/`;
+    const branches = new Map<string, ValidationIssue[]>();
+    for (const i of out) {
+      if (!i.schemaPath.startsWith(prefix)) continue;
+      const b = i.schemaPath.slice(prefix.length).split('/')[0]!;
+      branches.set(b, [...(branches.get(b) ?? []), i]);
+    }
+    const rejected = new Set<string>();
+    for (const [b, list] of branches) {
+      const mismatch = list.some(
+        (i) =>
+          ((i.keyword === 'const' || i.keyword === 'enum') && depth(i.instancePath) === depth(alt.instancePath) + 1) ||
+          (i.keyword === 'type' && i.instancePath === alt.instancePath),
+      );
+      if (mismatch) rejected.add(b);
+    }
+    const kept = [...branches.keys()].filter((b) => !rejected.has(b));
+    if (kept.length > 0 && kept.length < branches.size) {
+      out = out.filter((i) => i !== alt && !(i.schemaPath.startsWith(prefix) && rejected.has(i.schemaPath.slice(prefix.length).split('/')[0]!)));
+    } else if (kept.length === 0 && branches.size > 0) {
+      // No alternative fits: explain with the discriminator's allowed values, or the allowed types.
+      const all = [...branches.values()].flat();
+      const consts = all.filter((i) => i.keyword === 'const' && depth(i.instancePath) === depth(alt.instancePath) + 1);
+      const types = all.filter((i) => i.keyword === 'type' && i.instancePath === alt.instancePath);
+      let summary: ValidationIssue;
+      if (consts.length && new Set(consts.map((c) => c.instancePath)).size === 1) {
+        summary = { ...consts[0]!, keyword: 'enum', params: { allowedValues: [...new Set(consts.map((c) => c.params.allowedValue))] } };
+      } else if (types.length === all.filter((i) => i.instancePath === alt.instancePath || depth(i.instancePath) > depth(alt.instancePath)).length && types.length) {
+        summary = { ...types[0]!, params: { type: [...new Set(types.map((t) => String(t.params.type)))] } };
+      } else {
+        summary = { ...alt, keyword: 'shape', message: 'does not match any of the allowed shapes' };
+      }
+      out = [...out.filter((i) => !i.schemaPath.startsWith(prefix) && i !== alt), summary];
+    }
+  }
+  return out;
+}
+
+/** Turns Ajv errors into one sentence naming the field, e.g. `body.factor has unknown field "x"`. */
+export function describeValidation(context: string, raw: ValidationIssue[]): string {
+  const issues = pruneOneOf(raw);
+  // Prefer unknown fields and missing properties, outermost first (a missing discriminator before what depends on it).
+  const ranked = [...issues].sort((a, b) => rank(a) - rank(b) || depth(a.instancePath) - depth(b.instancePath));
   const issue = ranked[0];
   if (!issue) return `${context} is invalid`;
   const where = [context, ...issue.instancePath.split('/').filter(Boolean)].join('.');
@@ -52,6 +105,8 @@ export function describeValidation(context: string, issues: ValidationIssue[]): 
       return `${where} is missing required field "${String(issue.params.missingProperty)}"`;
     case 'enum':
       return `${where} must be one of ${(issue.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+    case 'const':
+      return `${where} must be ${JSON.stringify(issue.params.allowedValue)}`;
     case 'type':
       return `${where} must be of type ${Array.isArray(issue.params.type) ? issue.params.type.join(' or ') : String(issue.params.type)}`;
     default:
@@ -61,8 +116,8 @@ export function describeValidation(context: string, issues: ValidationIssue[]): 
 
 function rank(i: ValidationIssue): number {
   if (i.keyword === 'additionalProperties' || i.keyword === 'required') return 0;
-  if (i.keyword === 'oneOf' || i.keyword === 'anyOf') return 3;
-  return 1 + (i.instancePath === '' ? 1 : 0);
+  if (i.keyword === 'oneOf' || i.keyword === 'anyOf' || i.keyword === 'shape') return 3;
+  return 1;
 }
 
 export async function buildApp(ctx: Ctx, opts: AppOptions): Promise<FastifyInstance> {
@@ -75,9 +130,32 @@ export async function buildApp(ctx: Ctx, opts: AppOptions): Promise<FastifyInsta
   });
 
   // Query strings and path parameters are strings: coerce those (limit=10) but never JSON bodies.
-  const strictAjv = newAjv(false);
-  const coercingAjv = newAjv(true);
-  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? strictAjv : coercingAjv).compile(schema));
+  const contract = opts.contract;
+  const strictAjv = contract?.bodyAjv ?? newAjv(false);
+  const coercingAjv = contract?.paramAjv ?? newAjv(true);
+  app.setValidatorCompiler(({ schema, httpPart }) => {
+    const validate = (httpPart === 'body' ? strictAjv : coercingAjv).compile(schema);
+    if (!(schema as Record<string, unknown>)[OPTIONAL_BODY]) return validate;
+    // An optional request body may be absent altogether.
+    const optional = (data: unknown) => {
+      if (data === undefined || data === null) {
+        optional.errors = null;
+        return true;
+      }
+      const ok = validate(data);
+      optional.errors = validate.errors;
+      return ok;
+    };
+    optional.errors = null as typeof validate.errors;
+    return optional;
+  });
+  if (contract) {
+    app.addHook('onRoute', (route) => {
+      if (typeof route.method !== 'string' || route.method === 'HEAD') return;
+      const fromSpec = contract.routeSchemas(route.method, route.url);
+      if (fromSpec) route.schema = { ...route.schema, ...fromSpec };
+    });
+  }
 
   app.addHook('onRequest', async (req, reply) => {
     reply.header('keyway-correlation-id', req.id);

@@ -34,6 +34,7 @@ const server = await startIdentityServer({
     perHandlePerMinute: intEnv('KEYWAY_RATE_LIMIT_PER_HANDLE', 10),
   },
   logger: env.KEYWAY_LOG === '1',
+  ...(env.KEYWAY_OPENAPI_PATH ? { openapiPath: resolve(env.KEYWAY_OPENAPI_PATH) } : {}),
 });
 
 console.log(`Keyway API listening on ${server.url}`);

@@ -5,6 +5,7 @@ import { buildApp } from './app.js';
 import type { Ctx, Limits, OrgSettings } from './context.js';
 import { openDatabase, type Db } from './db/index.js';
 import { Mailer } from './mailer.js';
+import { DEFAULT_OPENAPI_PATH, OpenApiContract } from './openapi.js';
 import { RateLimiter } from './ratelimit.js';
 import { sha256 } from './secrets.js';
 import { TokenService } from './tokens.js';
@@ -43,6 +44,8 @@ export interface IdentityServerOptions {
   keyRotationSeconds?: number;
   /** Fastify request logging (default off). */
   logger?: boolean;
+  /** OpenAPI document whose request schemas validate the routes (default `api/openapi.yaml` of the repository; `false` uses the built-in schemas only). */
+  openapiPath?: string | false;
 }
 
 export interface IdentityServer {
@@ -103,7 +106,9 @@ export async function startIdentityServer(opts: IdentityServerOptions = {}): Pro
     };
     await tokens.init();
     await seedOrg(ctx, orgId, opts.apiKey ?? (devMode ? DEFAULT_DEV_API_KEY : undefined));
-    app = await buildApp(ctx, { corsOrigins: ctx.corsOrigins, logger: opts.logger ?? false });
+    const contract = opts.openapiPath === false ? undefined : OpenApiContract.load(opts.openapiPath ?? DEFAULT_OPENAPI_PATH);
+    if (!contract && opts.openapiPath) throw new Error(`OpenAPI document not found: ${opts.openapiPath}`);
+    app = await buildApp(ctx, { corsOrigins: ctx.corsOrigins, contract, logger: opts.logger ?? false });
     await app.listen({ port: opts.port ?? DEFAULT_API_PORT, host });
     const addr = app.server.address();
     const port = typeof addr === 'object' && addr ? addr.port : (opts.port ?? DEFAULT_API_PORT);

@@ -31,11 +31,11 @@ export async function createPerson(
 ): Promise<PersonRow> {
   const now = nowIso();
   const person: PersonRow = {
-    id: randomUUID(),
+    id: `pid:${randomUUID()}`,
     org_id: org.id,
     person_type: opts.type,
     active: org.settings.auto_activate === false && opts.type === 'regular' ? 0 : 1,
-    region: opts.region ?? 'eu',
+    region: opts.region ?? 'eu-west',
     groups: '[]',
     created_at: now,
   };

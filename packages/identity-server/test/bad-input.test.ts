@@ -9,18 +9,18 @@ const OPERATIONS: Array<{ method: string; path: string; body: Record<string, unk
   { method: 'POST', path: '/attestation/v2', body: { challenge_id: 'x', challenge_type: 'otp', data: { otp: '1' } }, wrongType: { challenge_id: 'x', challenge_type: 'otp', data: [] } },
   { method: 'POST', path: '/attestation/v3', body: { challenge_id: 'x', challenge_type: 'otp', data: { otp: '1' } }, wrongType: { challenge_id: 'x', challenge_type: 'pizza', data: {} } },
   { method: 'POST', path: '/recover', body: { handle: 'bad@example.com', factor: { method: 'otp_via_email' } }, wrongType: { handle: 'bad@example.com', factor: { method: 7 } } },
-  { method: 'POST', path: '/persons/p1/impersonate/v2', body: { target_url: 'http://localhost:3000/' }, auth: true, wrongType: { target_url: false } },
-  { method: 'POST', path: '/oauth2/tokens', body: { grant_type: 'authorization_code' }, wrongType: { grant_type: 1 } },
+  { method: 'POST', path: '/persons/pid:nobody/impersonate/v2', body: { target_url: 'http://localhost:3000/' }, auth: true, wrongType: { target_url: false } },
+  { method: 'POST', path: '/oauth2/tokens', body: { grant_type: 'authorization_code', code: 'c', redirect_uri: 'http://localhost:3000/login' }, wrongType: { grant_type: 1 } },
   { method: 'POST', path: '/token/validate', body: { token: 'x' }, wrongType: { token: ['x'] } },
   { method: 'POST', path: '/token/revoke', body: { token: 'x' }, wrongType: { token: null } },
-  { method: 'POST', path: '/persons/anonymous', body: { region: 'eu' }, wrongType: { region: 5 } },
+  { method: 'POST', path: '/persons/anonymous', body: { region: 'eu-west' }, wrongType: { region: 5 } },
   { method: 'PUT', path: '/attributes', body: { end_user_read_write: { a: 1 } }, auth: true, wrongType: { end_user_read_write: 'a' } },
   { method: 'PATCH', path: '/attributes', body: { end_user_read_write: { a: 1 } }, auth: true, wrongType: { end_user_read_write: [1] } },
   { method: 'PUT', path: '/attributes/end_user_read_write', body: { a: 1 }, auth: true, wrongType: [1, 2] as unknown as Record<string, unknown> },
-  { method: 'POST', path: '/consent/gdpr', body: { consent_levels: ['a'] }, auth: true, wrongType: { consent_levels: 'a' } },
-  { method: 'PUT', path: '/consent/gdpr', body: { consent_levels: ['a'] }, auth: true, wrongType: { consent_levels: [1] } },
-  { method: 'POST', path: '/actions/sdk', body: { event_name: 'X', organization_id: 'org_keyway_dev' }, wrongType: { event_name: 5 } },
-  { method: 'POST', path: '/events', body: { event_name: 'X', organization_id: 'org_keyway_dev' }, wrongType: { event_name: 'X', event_data: 'no' } },
+  { method: 'POST', path: '/consent/gdpr', body: { consent_levels: ['marketing'] }, auth: true, wrongType: { consent_levels: 'marketing' } },
+  { method: 'PUT', path: '/consent/gdpr', body: { consent_levels: ['marketing'] }, auth: true, wrongType: { consent_levels: [1] } },
+  { method: 'POST', path: '/actions/sdk', body: { event_name: 'KeywaySDKLoaded_v1', organization_id: 'org_keyway_dev' }, wrongType: { event_name: 5 } },
+  { method: 'POST', path: '/events', body: { event_name: 'KeywaySDKLoaded_v1', organization_id: 'org_keyway_dev' }, wrongType: { event_name: 'KeywaySDKLoaded_v1', event_data: 'no' } },
 ];
 
 describe('bad input never yields a 5xx and never writes', () => {
@@ -75,7 +75,7 @@ describe('bad input never yields a 5xx and never writes', () => {
     const r = await call('POST', '/id/v2', { handle: 'a@example.com', factor: { method: 'otp_via_email', extra: 1 } });
     expect(r.body.errors[0].message).toBe('body.factor has unknown field "extra"');
     const m = await call('POST', '/id/v2', { handle: 'a@example.com', factor: { method: 'carrier_pigeon' } });
-    expect(m.body.errors[0].message).toMatch(/^body\.factor\.method must be one of "webauthn", "email_link"/);
+    expect(m.body.errors[0].message).toMatch(/^body\.factor\.method must be one of "email_link", "sms_link", "otp_via_email"/);
     const req = await call('POST', '/attestation/v3', { challenge_id: 'x', data: {} });
     expect(req.body.errors[0].message).toBe('body is missing required field "challenge_type"');
     const q = await call('GET', '/events?limit=5000', undefined, { headers: { 'keyway-api-key': 'kw_dev_api_key_not_secret' } });
@@ -89,10 +89,10 @@ describe('bad input never yields a 5xx and never writes', () => {
     const r = await call('POST', '/attestation/v3', { challenge_id: 'does-not-exist', challenge_type: 'otp', data: { otp: '123456' } });
     expect(r.status).toBe(404);
     const id = await call('POST', '/id/v2', { handle: 'type@example.com', factor: { method: 'otp_via_email' } });
-    const t = await call('POST', '/attestation/v3', { challenge_id: id.body.result.challenges[0].id, challenge_type: 'totp_verify', data: { otp: '1' } });
+    const t = await call('POST', '/attestation/v3', { challenge_id: id.body.result.challenges[0].id, challenge_type: 'totp_verify', data: { otp: '123456' } });
     expect(t.status).toBe(400);
     expect(t.body.errors[0].message).toBe('challenge_type "totp_verify" does not match the challenge, which is of type "otp"');
     const empty = await call('POST', '/attestation/v3', { challenge_id: id.body.result.challenges[0].id, challenge_type: 'otp', data: {} });
-    expect(empty.body.errors[0]).toEqual({ httpcode: 400, message: 'data.otp must be a non-empty string' });
+    expect(empty.body.errors[0]).toEqual({ httpcode: 400, message: 'body.data is missing required field "otp"' });
   });
 });

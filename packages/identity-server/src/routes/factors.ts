@@ -228,27 +228,12 @@ attestationHandlers.set('totp_verify', async (ctx, row, data) => {
   return finishSignIn(ctx, row, 'totp');
 });
 
-/** A single-use sign-in for a known person: a nonce challenge whose id and secret form the Direct-ID. */
+/** A single-use sign-in for a known person: a nonce challenge, handed out inside a challenge pack. */
 async function oneTimeSignIn(ctx: Ctx, org: Org, personId: string, method: 'direct_id' | 'impersonate', ttlSeconds: number, extra: ChallengeData = {}) {
   const secret = newSecret();
   const row = await createChallenge(ctx, { org, type: 'nonce', method, personId, secret, data: extra, ttlSeconds });
-  return { row, secret, directId: `${row.id}.${secret}` };
+  return { row, secret };
 }
-
-factorHandlers.set('direct_id', {
-  async start(ctx, r) {
-    const raw = r.options.direct_id;
-    if (typeof raw !== 'string' || !raw.includes('.')) throw badRequest('factor.options.direct_id must be the value returned by POST /direct-id');
-    const [id, secret] = raw.split('.', 2) as [string, string];
-    const row = await ctx.db.selectFrom('challenges').selectAll().where('id', '=', id).executeTakeFirst();
-    if (!row || row.type !== 'nonce' || row.org_id !== r.org.id || row.secret_hash === null || !sameDigest(hashSecret(row.id, secret), row.secret_hash)) {
-      throw unauthorized('direct id is not valid');
-    }
-    if (row.status !== 'pending') throw unauthorized('direct id has already been used');
-    if (Date.parse(row.expires_at) <= Date.now()) throw unauthorized('authentication has expired');
-    return [{ id: row.id, type: 'nonce', authentication_method: row.method, options: { challenge: secret } }];
-  },
-});
 
 attestationHandlers.set('nonce', async (ctx, row, data) => {
   const answer = data.challenge;
@@ -293,7 +278,7 @@ export function registerFactorRoutes(app: FastifyInstance, ctx: Ctx): void {
       return {
         result: {
           type: 'challenge_list',
-          challenges: [...first, { id: reset.id, type: 'password_reset', authentication_method: method, options: passwordRulesOptions() }],
+          challenges: [...first, { id: reset.id, type: 'password_reset', authentication_method: 'password', options: passwordRulesOptions() }],
         },
       };
     },
@@ -315,8 +300,9 @@ export function registerFactorRoutes(app: FastifyInstance, ctx: Ctx): void {
   app.post('/direct-id', async (req) => {
     const claims = await requireUser(ctx, req);
     const org = (await loadOrg(ctx, claims.oid))!;
-    const { directId } = await oneTimeSignIn(ctx, org, claims.person_id, 'direct_id', 300);
-    return { result: { direct_id: directId } };
+    const { row, secret } = await oneTimeSignIn(ctx, org, claims.person_id, 'direct_id', 300);
+    const pack = await createChallengePack(ctx, org, [{ id: row.id, type: 'nonce', authentication_method: 'direct_id', options: { challenge: secret } }], 300);
+    return { result: { direct_id: pack } };
   });
 
   // Impersonation: with the organization's API key, or as a signed-in person of the group "impersonators".

@@ -224,13 +224,13 @@ export function registerMeRoutes(app: FastifyInstance, ctx: Ctx): void {
     await addConsents(claims.person_id, req.body.consent_levels, true);
     return { result: await listConsents(claims.person_id) };
   });
-  app.delete<{ Querystring: { consent_levels?: string; deleteAll?: string } }>(
+  app.delete<{ Querystring: { consent_levels?: string; deleteAll?: string | boolean } }>(
     '/consent/gdpr',
     { schema: { querystring: { type: 'object', additionalProperties: false, properties: { consent_levels: S.commaList, deleteAll: { enum: ['true', 'false'] } } } } },
     async (req) => {
       const claims = await requireUser(ctx, req);
       const levels = splitList(req.query.consent_levels, 'consent_levels');
-      const all = req.query.deleteAll === 'true';
+      const all = String(req.query.deleteAll) === 'true';
       if (all && levels) throw badRequest('give either consent_levels or deleteAll=true, not both');
       if (!all && !levels) throw badRequest('give consent_levels (comma-separated) or deleteAll=true');
       let q = ctx.db.deleteFrom('consents').where('person_id', '=', claims.person_id);

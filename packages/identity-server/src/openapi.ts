@@ -1,0 +1,171 @@
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Ajv2020Module from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { parse } from 'yaml';
+
+// CommonJS modules whose default export sits on `.default` under NodeNext.
+const Ajv2020 = Ajv2020Module.default;
+const addFormats = addFormatsModule.default;
+type Ajv = InstanceType<typeof Ajv2020>;
+
+/** `api/openapi.yaml` of the repository (the single source of truth of the REST contract). */
+export const DEFAULT_OPENAPI_PATH = resolve(dirname(fileURLToPath(import.meta.url)), '../../../api/openapi.yaml');
+export const SPEC_ID = 'keyway-openapi';
+/** Marks a body schema whose operation declares the request body optional. */
+export const OPTIONAL_BODY = 'x-keyway-optional-body';
+
+interface Parameter {
+  name: string;
+  in: 'query' | 'path' | 'header' | 'cookie';
+  required?: boolean;
+  schema?: Record<string, unknown>;
+  $ref?: string;
+}
+
+interface Operation {
+  parameters?: Parameter[];
+  requestBody?: { required?: boolean; content?: Record<string, { schema?: unknown }> };
+  responses?: Record<string, unknown>;
+}
+
+export interface OpenApiDoc {
+  paths: Record<string, Record<string, Operation>>;
+  components?: { parameters?: Record<string, Parameter>; responses?: Record<string, unknown> };
+}
+
+/** Escapes one JSON-pointer segment. */
+const seg = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
+
+/** `/challenge/:challenge_id` → `/challenge/{challenge_id}` */
+export const toOpenApiPath = (fastifyPath: string) => fastifyPath.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+
+/** The loaded spec plus Ajv instances that know it (JSON Schema 2020-12, as OpenAPI 3.1 uses). */
+export class OpenApiContract {
+  readonly bodyAjv: Ajv;
+  readonly paramAjv: Ajv;
+
+  constructor(readonly doc: OpenApiDoc) {
+    this.bodyAjv = newSpecAjv(doc, false);
+    this.paramAjv = newSpecAjv(doc, true);
+  }
+
+  private readonly routeCache = new Map<string, ReturnType<OpenApiContract['routeSchemas']>>();
+  private static readonly loaded = new Map<string, { mtimeMs: number; contract: OpenApiContract }>();
+
+  /** Loads (once per file version and process: compiled validators are shared between servers) the spec at `path`. */
+  static load(path: string = DEFAULT_OPENAPI_PATH): OpenApiContract | undefined {
+    if (!existsSync(path)) return undefined;
+    const mtimeMs = statSync(path).mtimeMs;
+    const hit = OpenApiContract.loaded.get(path);
+    if (hit && hit.mtimeMs === mtimeMs) return hit.contract;
+    const contract = new OpenApiContract(inlineRefs(parse(readFileSync(path, 'utf8')) as OpenApiDoc));
+    OpenApiContract.loaded.set(path, { mtimeMs, contract });
+    return contract;
+  }
+
+  operation(method: string, fastifyPath: string): { op: Operation; pointer: string } | undefined {
+    const path = toOpenApiPath(fastifyPath);
+    const m = method.toLowerCase();
+    const op = this.doc.paths[path]?.[m];
+    return op ? { op, pointer: `#/paths/${seg(path)}/${m}` } : undefined;
+  }
+
+  private param(p: Parameter): Parameter {
+    if (!p.$ref) return p;
+    const name = p.$ref.split('/').pop()!;
+    return this.doc.components?.parameters?.[name] ?? p;
+  }
+
+  /**
+   * Fastify route schemas from the spec: the JSON (or form) request body, and query/path parameters as objects.
+   * Comma-joined list parameters (`style: form, explode: false`) arrive as one string: they are checked as strings
+   * here and split by the handlers.
+   */
+  routeSchemas(method: string, fastifyPath: string): { body?: unknown; querystring?: unknown; params?: unknown } | undefined {
+    // The same schema objects for every server of this process, so Ajv compiles each validator once.
+    const key = `${method} ${fastifyPath}`;
+    if (!this.routeCache.has(key)) this.routeCache.set(key, this.buildRouteSchemas(method, fastifyPath));
+    return this.routeCache.get(key);
+  }
+
+  private buildRouteSchemas(method: string, fastifyPath: string): { body?: unknown; querystring?: unknown; params?: unknown } | undefined {
+    const found = this.operation(method, fastifyPath);
+    if (!found) return undefined;
+    const out: { body?: unknown; querystring?: unknown; params?: unknown } = {};
+    const content = found.op.requestBody?.content;
+    const mediaType = content && (['application/json', 'application/x-www-form-urlencoded'].find((t) => content[t]?.schema) ?? undefined);
+    if (mediaType) {
+      out.body = {
+        $ref: `${SPEC_ID}${found.pointer}/requestBody/content/${seg(mediaType)}/schema`,
+        ...(found.op.requestBody?.required ? {} : { [OPTIONAL_BODY]: true }),
+      };
+    }
+    const params = (found.op.parameters ?? []).map((p) => this.param(p));
+    for (const where of ['query', 'path'] as const) {
+      const list = params.filter((p) => p.in === where);
+      if (!list.length) continue;
+      const properties: Record<string, unknown> = {};
+      for (const p of list) {
+        const s = p.schema ?? {};
+        properties[p.name] = s.type === 'array' ? { type: 'string', maxLength: 4096 } : resolveRefs(s);
+      }
+      const schema = { type: 'object', properties, required: list.filter((p) => p.required).map((p) => p.name) };
+      if (where === 'query') out.querystring = schema;
+      else out.params = schema;
+    }
+    return out;
+  }
+}
+
+/**
+ * Replaces local `$ref`s by the objects they point to (recursive ones stay references). With every schema inline,
+ * Ajv's error paths run through the `oneOf` branches, which lets error messages name the branch the client meant.
+ */
+export function inlineRefs<T>(doc: T): T {
+  const done = new Map<string, unknown>();
+  const lookup = (ref: string): unknown =>
+    ref
+      .slice(2)
+      .split('/')
+      .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
+      .reduce<unknown>((node, key) => (node && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined), doc);
+  const walk = (node: unknown, stack: string[]): unknown => {
+    if (Array.isArray(node)) return node.map((n) => walk(n, stack));
+    if (!node || typeof node !== 'object') return node;
+    const ref = (node as { $ref?: unknown }).$ref;
+    if (typeof ref === 'string' && ref.startsWith('#/')) {
+      if (stack.includes(ref)) return node;
+      if (!done.has(ref)) {
+        const target = lookup(ref);
+        if (target === undefined) return node;
+        done.set(ref, walk(target, [...stack, ref]));
+      }
+      const { $ref: _drop, ...siblings } = node as Record<string, unknown>;
+      const resolved = done.get(ref) as Record<string, unknown>;
+      return Object.keys(siblings).length ? { ...resolved, ...(walk(siblings, stack) as object) } : resolved;
+    }
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(node)) out[k] = walk(v, stack);
+    return out;
+  };
+  return walk(doc, []) as T;
+}
+
+/** Rewrites local `#/components/...` refs of a fragment to point into the registered spec document. */
+function resolveRefs(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(resolveRefs);
+  if (!schema || typeof schema !== 'object') return schema;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(schema)) out[k] = k === '$ref' && typeof v === 'string' && v.startsWith('#/') ? `${SPEC_ID}${v}` : resolveRefs(v);
+  return out;
+}
+
+export function newSpecAjv(doc: OpenApiDoc | undefined, coerceTypes: boolean): Ajv {
+  const ajv = new Ajv2020({ removeAdditional: false, coerceTypes, useDefaults: false, allErrors: true, strict: false, validateSchema: false });
+  addFormats(ajv);
+  ajv.addKeyword({ keyword: 'example' });
+  if (doc) ajv.addSchema({ ...doc, $id: SPEC_ID } as object, SPEC_ID);
+  return ajv;
+}

@@ -1,0 +1,47 @@
+import { expect } from 'vitest';
+import { OpenApiContract, SPEC_ID } from '../src/openapi.js';
+import { api, type Answer } from './helpers.js';
+
+const contract = OpenApiContract.load()!;
+const templates = Object.keys(contract.doc.paths).map((template) => ({
+  template,
+  re: new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`),
+}));
+
+/** `/challenge/abc/v2` → `/challenge/{challenge_id}/v2` (exact paths win over templated ones). */
+export function specPath(path: string): string | undefined {
+  const clean = path.split('?')[0]!;
+  if (contract.doc.paths[clean]) return clean;
+  return templates.find((t) => t.re.test(clean))?.template;
+}
+
+/** Operations answered and validated so far: `METHOD /template status`. */
+export const covered = new Set<string>();
+
+/** Checks one real answer against the response schema the spec gives for its status code. */
+export function expectMatchesSpec(method: string, path: string, status: number, body: unknown, contentType = 'application/json'): void {
+  const template = specPath(path);
+  expect(template, `${method} ${path} is not in api/openapi.yaml`).toBeDefined();
+  const op = contract.doc.paths[template!]![method.toLowerCase()] as { responses?: Record<string, { content?: Record<string, { schema?: unknown }> }> } | undefined;
+  expect(op, `${method} ${template} is not in api/openapi.yaml`).toBeDefined();
+  const response = op!.responses?.[String(status)] ?? op!.responses?.[`${String(status)[0]}XX`] ?? op!.responses?.default;
+  expect(response, `${method} ${template} answered ${status}, which the spec does not list`).toBeDefined();
+  const media = response!.content?.[contentType] ? contentType : Object.keys(response!.content ?? {})[0];
+  if (media) {
+    const pointer = `${SPEC_ID}#/paths/${template!.replace(/~/g, '~0').replace(/\//g, '~1')}/${method.toLowerCase()}/responses/${status in (op!.responses ?? {}) ? status : 'default'}/content/${media.replace(/\//g, '~1')}/schema`;
+    const validate = contract.bodyAjv.getSchema(pointer) ?? contract.bodyAjv.compile({ $ref: pointer });
+    const ok = validate(body);
+    expect(ok, `${method} ${path} → ${status} does not match the spec: ${JSON.stringify(validate.errors?.slice(0, 3))}\n${JSON.stringify(body).slice(0, 400)}`).toBe(true);
+  }
+  covered.add(`${method.toUpperCase()} ${template} ${status}`);
+}
+
+/** Like {@link api}, but every JSON answer is validated against api/openapi.yaml. */
+export function contractApi(server: { url: string; orgId: string }) {
+  const call = api(server);
+  return async <T = any>(...args: Parameters<typeof call>): Promise<Answer<T>> => {
+    const res = await call<T>(...args);
+    expectMatchesSpec(args[0], args[1], res.status, res.body);
+    return res;
+  };
+}
