@@ -178,3 +178,49 @@ describe('helper page', () => {
     expect(get.mock.calls[0]![0]!.publicKey!.rpId).toBe('keyway.dev');
   });
 });
+
+describe('helper iframe', () => {
+  async function channelWith(win: ReturnType<typeof fakeWindow> | null) {
+    const { HelperChannel, HELPER_FRAME_ID } = await import('../src/helper.js');
+    vi.spyOn(document, 'getElementById').mockImplementation((id) =>
+      id === HELPER_FRAME_ID ? ({ contentWindow: win } as unknown as HTMLElement) : null,
+    );
+    return new HelperChannel(client());
+  }
+
+  it('pings the hidden iframe until ready, then reads and writes the helper origin storage', async () => {
+    const w = fakeWindow();
+    const store = new Map<string, string>();
+    const origin = new URL(SDK_HOST).origin;
+    w.postMessage.mockImplementation((m: { id: number; type: string; key?: string; value?: string }, target: string) => {
+      expect(target).toBe(origin);
+      let result: unknown = null;
+      if (m.type === 'ping') result = 'pong';
+      if (m.type === 'get_item') result = store.get(m.key!) ?? null;
+      if (m.type === 'set_item') store.set(m.key!, m.value!);
+      queueMicrotask(() => deliver({ keyway: true, id: m.id, type: m.type, result }, w, origin));
+    });
+    const ch = await channelWith(w);
+    await ch.setItem('handles', '["ada@example.com"]');
+    expect(await ch.getItem('handles')).toBe('["ada@example.com"]');
+    expect(w.postMessage.mock.calls.map(([m]) => m.type)).toEqual(['ping', 'set_item', 'get_item']);
+  });
+
+  it('ignores answers from other origins', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout'] });
+    const w = fakeWindow();
+    w.postMessage.mockImplementation((m: { id: number; type: string }) =>
+      queueMicrotask(() => deliver({ keyway: true, id: m.id, type: m.type, result: 'pong' }, w, 'https://evil.test')),
+    );
+    const { HelperChannel, HelperMessageType } = await import('../src/helper.js');
+    const p = new HelperChannel(client()).send(w as unknown as Window, HelperMessageType.Ping, {}, 1000);
+    p.catch(() => {});
+    await vi.advanceTimersByTimeAsync(1000);
+    await expect(p).rejects.toThrow('Keyway helper did not answer ping');
+  });
+
+  it('fails with "cannot get global id iframe" when the frame has no window', async () => {
+    const ch = await channelWith(null);
+    await expect(ch.getItem('x')).rejects.toThrow('cannot get global id iframe');
+  });
+});
