@@ -55,6 +55,7 @@ export class Flow {
   challengeId?: string;
   private answer?: [(v: unknown) => void, (e: Error) => void];
   private cancelled = false;
+  /** Cancellers of what the flow is waiting for. */
   private readonly stops = new Set<() => void>();
 
   /** @internal */
@@ -93,7 +94,7 @@ export class Flow {
     if (this.cancelled) return;
     this.cancelled = true;
     if (this.client.flows[this.kind] === this) this.client.flows[this.kind] = undefined;
-    for (const stop of this.stops) stop();
+    for (const cancel of [...this.stops]) cancel();
   }
 
   /** Throws {@link errors.FlowCancelledError} when the flow is stale. */
@@ -114,8 +115,12 @@ export class Flow {
     return new Promise<T>((resolve, reject) => {
       this.check();
       let cleanup: (() => void) | void;
+      const cancel = () => {
+        stop();
+        reject(new FlowCancelledError());
+      };
       const stop = () => {
-        this.stops.delete(stop);
+        this.stops.delete(cancel);
         cleanup?.();
       };
       const settle =
@@ -124,10 +129,7 @@ export class Flow {
           stop();
           f(a);
         };
-      this.stops.add(() => {
-        stop();
-        reject(new FlowCancelledError());
-      });
+      this.stops.add(cancel);
       cleanup = start(settle(resolve), settle(reject));
     });
   }

@@ -301,3 +301,17 @@ describe('recovery flow', () => {
     await expect(Promise.allSettled([r.result, a.result])).resolves.toHaveLength(2);
   });
 });
+
+describe('flow waits', () => {
+  it('forgets finished waits, so a long poll does not pile up cancellers', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout'] });
+    route('POST', '/id/v2', [ch('c1', 'proxy', { challenge_id: 'px' })]);
+    const polls = route('GET', '/challenge/px/v2', () => fail(202, 'pending', 202));
+    const flow = authenticate(client(), { handle: 'ada@example.com', factor: { method: 'email_link' } }, handlers);
+    await vi.advanceTimersByTimeAsync(10_500);
+    expect(polls.length).toBeGreaterThanOrEqual(10);
+    expect((flow as unknown as { stops: Set<unknown> }).stops.size).toBeLessThanOrEqual(1);
+    flow.cancel();
+    await expect(flow.result).rejects.toBeInstanceOf(errors.FlowCancelledError);
+  });
+});
