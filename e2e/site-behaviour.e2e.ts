@@ -42,32 +42,36 @@ function chunkContaining(text: string): string {
 
 describe('navigation', () => {
   it('shows the progress bar only when a route takes longer than 200 ms, without a spinner', async () => {
-    await page.goto(`${base}/docs/intro`);
-    // A fast route change: no bar.
-    await page.getByRole('link', { name: 'Identity Management', exact: true }).first().click();
-    await page.waitForURL(`${base}/docs/access`);
-    expect(await page.locator('#nprogress').count()).toBe(0);
-    // A slow one: hold the next page's content chunk for 1.5 s.
-    const chunk = chunkContaining('Conventions in these docs');
+    // Hold the code of the target page for 1.5 s (from the start, so that prefetching cannot fetch it early).
+    const chunk = chunkContaining('client credentials grant at');
     await page.route(`**/assets/js/${chunk}`, async (route) => {
       await new Promise((r) => setTimeout(r, 1500));
       await route.continue();
     });
+    await page.goto(`${base}/docs/intro`);
+    // A fast route change (its code is already there): no bar.
+    await page.locator('nav[aria-label="Docs sidebar"] a[href="/docs/access"]').first().click();
+    await page.waitForURL(`${base}/docs/access`);
+    expect(await page.locator('#nprogress').count()).toBe(0);
+    // A slow one: the bar appears after the 200 ms delay, as a bar only.
     const started = Date.now();
-    await page.locator('nav[aria-label="Docs sidebar"] a[href="/docs/intro"]').click();
+    await clientNavigate(page, '/docs/access/guides/m2m');
     await page.locator('#nprogress .bar').waitFor({ state: 'attached' });
     expect(Date.now() - started).toBeGreaterThanOrEqual(190);
     expect(await page.locator('#nprogress .spinner').count()).toBe(0);
-    await page.waitForURL(`${base}/docs/intro`);
+    await expect.poll(() => page.locator('h1').first().textContent(), { timeout: 5000 }).toBe('Machine-to-machine access');
     await page.locator('#nprogress').waitFor({ state: 'detached' });
   });
 
   it('hides the navbar on downward scroll and shows it again near the top', async () => {
     await page.goto(`${base}/docs/intro`);
     const navbar = page.locator('nav.navbar');
-    await page.mouse.wheel(0, 600);
+    for (const y of [100, 300, 500, 700]) {
+      await page.evaluate((top) => window.scrollTo(0, top), y);
+      await page.waitForTimeout(50);
+    }
     await expect.poll(async () => (await navbar.boundingBox())!.y, { timeout: 3000 }).toBeLessThan(-10);
-    await page.mouse.wheel(0, -2000);
+    await page.evaluate(() => window.scrollTo(0, 0));
     await expect.poll(async () => (await navbar.boundingBox())!.y, { timeout: 3000 }).toBe(0);
   });
 
@@ -82,13 +86,13 @@ describe('navigation', () => {
     await expect.poll(() => page.evaluate(() => window.scrollY)).toBe(0);
   });
 
-  it('offers a skip-to-content link as the first focus stop', async () => {
+  it('offers a skip-to-content link as the first focus stop, which moves keyboard focus into the main content', async () => {
     await page.goto(`${base}/docs/intro`);
     await page.keyboard.press('Tab');
-    const focused = page.locator(':focus');
-    expect(await focused.textContent()).toBe('Skip to main content');
+    expect(await page.locator(':focus').textContent()).toBe('Skip to main content');
     await page.keyboard.press('Enter');
-    expect(await page.evaluate(() => document.activeElement?.closest('main') !== null || document.activeElement?.id === '__docusaurus_skipToContent_fallback')).toBe(true);
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.closest('main') !== null)).toBe(true);
   });
 });
 
@@ -101,7 +105,7 @@ describe('mobile layout', () => {
     await toggle.click();
     const sidebar = page.locator('.navbar-sidebar');
     await expect.poll(() => sidebar.isVisible()).toBe(true);
-    await sidebar.getByRole('link', { name: 'Identity Management' }).first().click();
+    await sidebar.locator('a[href="/docs/access"]').locator('visible=true').first().click();
     await page.waitForURL(`${base}/docs/access`);
     await expect.poll(() => page.evaluate(() => document.querySelector('.navbar')?.classList.contains('navbar-sidebar--show'))).toBe(false);
   });
@@ -121,7 +125,7 @@ describe('failures', () => {
     await page.route(`**/assets/js/${chunk}`, (route) =>
       route.fulfill({
         contentType: 'application/javascript',
-        body: original.replace('"Conventions in these docs"', '(()=>{throw new Error("Injected render failure")})()'),
+        body: original.replace('children:"Conventions in these docs"', 'children:(()=>{throw new Error("Injected render failure")})()'),
       }),
     );
     await page.goto(`${base}/docs/intro`);
@@ -131,7 +135,7 @@ describe('failures', () => {
   });
 
   it('shows the base URL banner on the home page when the site’s scripts cannot load', async () => {
-    await page.route('**/assets/js/**', (route) => route.abort());
+    await page.route('**/assets/**', (route) => route.abort());
     await page.goto(`${base}/`);
     const banner = page.locator('#__docusaurus-base-url-issue-banner');
     await expect.poll(() => banner.isVisible()).toBe(true);
@@ -140,19 +144,32 @@ describe('failures', () => {
   });
 
   it('reloads the page fully when the next page’s code cannot be fetched during client navigation', async () => {
-    await page.goto(`${base}/docs/access`);
     const chunk = chunkContaining('Conventions in these docs');
-    let failures = 0;
-    await page.route(`**/assets/js/${chunk}`, async (route) => {
-      if (failures++ === 0) return route.abort();
-      return route.continue();
-    });
+    let requests = 0;
+    // The prefetch and the navigation's own fetch fail; the full reload succeeds.
+    await page.route(`**/assets/js/${chunk}`, (route) => (++requests <= 2 ? route.abort() : route.continue()));
+    await page.goto(`${base}/docs/access`);
     await page.evaluate(() => ((window as unknown as { marker: number }).marker = 1));
-    await page.locator('nav[aria-label="Docs sidebar"] a[href="/docs/intro"]').click();
+    await clientNavigate(page, '/docs/intro');
     await page.waitForURL(`${base}/docs/intro`);
+    await expect.poll(() => page.evaluate(() => (window as unknown as { marker?: number }).marker), { timeout: 10_000 }).toBeUndefined();
     await expect.poll(() => page.locator('h1').first().textContent()).toBe('Introduction');
-    // A full reload drops the marker of the old document.
-    expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBeUndefined();
+  });
+
+  it('shows the load error and Retry when the page’s own code cannot be fetched, and Retry loads it', async () => {
+    const chunk = chunkContaining('Conventions in these docs');
+    let requests = 0;
+    await page.route(`**/assets/js/${chunk}`, (route) => (++requests === 1 ? route.abort() : route.continue()));
+    await page.goto(`${base}/docs/intro`);
+    const alert = page.getByRole('alert').filter({ hasText: 'did not load completely' });
+    await expect.poll(() => alert.isVisible()).toBe(true);
+    expect(await alert.textContent()).toContain(`Loading chunk`);
+    await alert.getByRole('button', { name: 'Retry' }).click();
+    await page.waitForLoadState('load');
+    await expect.poll(() => page.getByRole('alert').filter({ hasText: 'did not load completely' }).count()).toBe(0);
+    // Hydrated this time: the search box works.
+    await page.keyboard.press('Control+k');
+    await expect.poll(() => page.getByRole('combobox').isVisible()).toBe(true);
   });
 });
 

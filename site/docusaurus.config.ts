@@ -33,7 +33,17 @@ const config: Config = {
     hooks: { onBrokenMarkdownLinks: 'throw', onBrokenMarkdownImages: 'throw' },
   },
   // Rspack + SWC + Lightning CSS: several times faster than webpack on a 2-core machine.
-  future: { v4: true, faster: true },
+  // v4 flags on, except storage namespacing: the stored keys are part of the spec (`docusaurus.tab.<groupId>`, …).
+  future: {
+    v4: {
+      removeLegacyPostBuildHeadAttribute: true,
+      useCssCascadeLayers: true,
+      siteStorageNamespacing: false,
+      fasterByDefault: true,
+      mdx1CompatDisabledByDefault: true,
+    },
+    faster: true,
+  },
 
   i18n: {
     defaultLocale: 'en',
@@ -64,6 +74,8 @@ const config: Config = {
     ],
   ],
 
+  clientModules: ['./src/clientModules/chunkLoadFailure.ts'],
+
   plugins: [
     analyticsPlugin,
     postBuildPlugin,
@@ -84,8 +96,9 @@ const config: Config = {
       hideOnScroll: true,
       logo: { alt: 'Keyway', src: 'img/logo.svg', width: 28, height: 28 },
       items: [
-        { type: 'doc', docId: 'intro', label: 'Docs', position: 'left' },
-        { type: 'doc', docId: 'access/index', label: 'Identity Management', position: 'left' },
+        // Plain links with their own active rule: doc items would all light up for any page of the shared docs sidebar.
+        { to: '/docs/intro', label: 'Docs', position: 'left', activeBaseRegex: '^/docs/intro$' },
+        { to: '/docs/access', label: 'Identity Management', position: 'left', activeBaseRegex: '^/docs/access(/|$)' },
         { to: '/docs/identity-protection/onboarding', label: 'Identity Protection', position: 'left', activeBaseRegex: '^/docs/identity-protection' },
         { to: '/docs/gate/getting-started', label: 'Gate', position: 'left', activeBaseRegex: '^/docs/gate' },
         { type: 'docSidebar', sidebarId: 'api', label: 'API Reference', position: 'left' },
