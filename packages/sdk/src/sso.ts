@@ -1,7 +1,7 @@
 import { track } from './analytics.js';
 import { proxy } from './challenges.js';
 import type { KeywayClient } from './client.js';
-import { InvalidAuthenticationMethodError, InvalidKeywayURLParamsError, POPUP_BLOCKED, UnexpectedError } from './errors.js';
+import { FlowCancelledError, InvalidAuthenticationMethodError, InvalidKeywayURLParamsError, POPUP_BLOCKED, UnexpectedError } from './errors.js';
 import { startFlow, type ChallengeHandler, type ChallengeHandlers, type Flow } from './flow.js';
 import { clearPkce, newPkce, storedPkce } from './pkce.js';
 import type { Factor, OIDCFactorOptions, SAMLFactorOptions } from './types.js';
@@ -130,12 +130,12 @@ export const ssoChallenge: ChallengeHandler = async (flow, ch) => {
       return () => {
         clearInterval(t);
         removeEventListener('message', onMessage);
+        popup.close();
       };
     })
     .catch((e: Error) => {
-      throw fail(e);
+      throw e instanceof FlowCancelledError ? e : fail(e);
     });
-  popup.close();
   return completeSSO(flow, ret);
 };
 

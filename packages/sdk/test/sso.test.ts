@@ -95,6 +95,20 @@ describe('SSO popup', () => {
     await expect(signInWithSSO(client(), { method: 'oidc' }).result).rejects.toThrow('Bad OAuth sign in URL');
   });
 
+  it('cancelling the flow closes the popup', async () => {
+    const { w } = mockOpen();
+    route('POST', '/id/v2', oidcChallenge());
+    const c = client();
+    const failed = vi.fn();
+    c.events.on('oauthFlowFailed', failed);
+    const flow = signInWithSSO(c, { method: 'oidc' });
+    await vi.waitFor(() => expect(w.location.href).not.toBe(''));
+    flow.cancel();
+    await expect(flow.result).rejects.toBeInstanceOf(errors.FlowCancelledError);
+    expect(w.close).toHaveBeenCalled();
+    expect(failed).not.toHaveBeenCalled();
+  });
+
   it('a wrong CSRF token in the return is refused', async () => {
     const { w } = mockOpen();
     route('POST', '/id/v2', oidcChallenge());
