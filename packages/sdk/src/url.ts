@@ -35,7 +35,7 @@ function strip(u: URL, names: string[]): void {
  * - `iss=social:{provider}:{client_id}` (with `idpInitiatedSso`): restarts that social login in redirect mode.
  * - `challenge_pack_id` or `challenges` (base64url JSON; not both): completes the challenges (magic links,
  *   direct ID, impersonation).
- * - `code` and `state`: completes the hosted login.
+ * - `code` and `state`: completes the hosted login (`error` and `state`: reports its failure).
  *
  * Flows emit `userAuthenticatedFromURL` with the token.
  * @returns the running flow, the hosted login's access token, or `undefined` when there was nothing to do.
@@ -107,6 +107,11 @@ export async function handleURL(
     }, { method: (list?.[0]?.authentication_method ?? 'email_link') as Factor['method'] });
   }
 
+  const oauthError = p.get('error');
+  if (oauthError && p.has(P.state)) {
+    strip(u, ['error', 'error_description', P.state]);
+    throw new UnexpectedError(`Failed to obtain access token: ${p.get('error_description') ?? oauthError}`);
+  }
   if (p.has(P.code) && p.has(P.state)) {
     const tokens = await completeHostedLogin(client, p);
     strip(u, [P.code, P.state]);

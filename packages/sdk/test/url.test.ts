@@ -137,6 +137,12 @@ describe('hosted login', () => {
     );
   });
 
+  it('reports an error return of the authorization server', async () => {
+    await expect(handleURL(client(), h, `${PAGE}?error=access_denied&error_description=person%20refused&state=x`)).rejects.toThrow(
+      'Failed to obtain access token: person refused',
+    );
+  });
+
   it('reports "Failed to obtain access token" when the exchange fails', async () => {
     stored();
     route('POST', '/oauth2/tokens', () => Response.json({ error: 'invalid_grant' }, { status: 400 }));
