@@ -12,6 +12,7 @@ import { registerEventRoutes } from './routes/events.js';
 import { registerMeRoutes } from './routes/me.js';
 import { registerFactorRoutes } from './routes/factors.js';
 import { registerOAuthRoutes } from './routes/oauth.js';
+import './routes/webauthn.js';
 import { registerWellKnownRoutes } from './routes/wellknown.js';
 
 // ajv and ajv-formats are CommonJS modules whose default export sits on `.default`.

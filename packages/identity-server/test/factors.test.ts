@@ -19,7 +19,7 @@ describe.each(BACKENDS)('password, TOTP, recovery, direct ID, impersonation, oth
     expect(names).toEqual(expect.arrayContaining(['min_length', 'digit', 'letter']));
     const weak = await answer(set, { password: 'short' });
     expect(weak.status).toBe(400);
-    expect(weak.body.errors[0].message).toBe('password does not meet the rules: min_length, digit');
+    expect(weak.body.errors[0].message).toBe('password does not satisfy the validation rules: min_length, digit');
     const ok = await answer(set, { password: 'correct horse 42 battery' });
     expect(ok.status).toBe(200);
     expect(decodeClaims(ok.body.result.token)).toMatchObject({ first_token: true, authenticated_methods: ['password'] });

@@ -49,6 +49,8 @@ export interface StartRequest {
   metadata: IdBody['metadata'];
   /** Account recovery (`/recover`): no person is created and nothing is sent to unknown handles. */
   recovery?: boolean;
+  /** `Origin` header of the request (passkeys are bound to it). */
+  origin?: string | undefined;
 }
 
 export const factorHandlers = new Map<string, FactorHandler>();
@@ -289,6 +291,7 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: Ctx): void {
       options: body.factor.options ?? {},
       previous,
       metadata: body.metadata,
+      origin: req.headers.origin,
     });
     reply.header('cache-control', 'no-cache, no-store');
     return { result: { type: 'challenge_list', challenges } };

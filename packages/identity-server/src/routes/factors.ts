@@ -80,7 +80,7 @@ function passwordOf(data: Record<string, unknown>, rules: boolean): string {
   if (password.length > 1024) throw badRequest('password is longer than 1024 characters');
   if (rules) {
     const failed = failedRules(password);
-    if (failed.length) throw badRequest(`password does not meet the rules: ${failed.join(', ')}`);
+    if (failed.length) throw badRequest(`password does not satisfy the validation rules: ${failed.join(', ')}`);
   }
   return password;
 }
