@@ -109,8 +109,9 @@ export async function handleURL(
 
   const oauthError = p.get('error');
   if (oauthError && p.has(P.state)) {
+    const detail = p.get('error_description') ?? oauthError;
     strip(u, ['error', 'error_description', P.state]);
-    throw new UnexpectedError(`Failed to obtain access token: ${p.get('error_description') ?? oauthError}`);
+    throw new UnexpectedError(`Failed to obtain access token: ${detail}`);
   }
   if (p.has(P.code) && p.has(P.state)) {
     const tokens = await completeHostedLogin(client, p);
