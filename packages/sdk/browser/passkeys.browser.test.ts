@@ -1,7 +1,8 @@
 /* eslint-disable @typescript-eslint/no-explicit-any */
-// Passkeys in real Chromium with the CDP virtual authenticator. The identity server has no WebAuthn
-// endpoints yet, so the two API calls of the ceremony are scripted with page.route; what is under test
-// is the SDK's use of navigator.credentials (scope, option decoding, serialization, remembered ids).
+// Passkeys in real Chromium with the CDP virtual authenticator, with the two API calls of the ceremony
+// scripted by page.route so the test pins exactly what the SDK does with navigator.credentials (scope,
+// option decoding, serialization, remembered ids, dismissal). sdk.browser.test.ts runs passkeys against
+// the real identity server.
 import type { Page, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from './harness.js';

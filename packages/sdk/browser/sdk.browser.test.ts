@@ -118,6 +118,30 @@ describe('@keyway/sdk in Chromium against the identity server', () => {
     expect(r.methods).toEqual(expect.arrayContaining(['otp_via_email', 'totp']));
   });
 
+  it('passkeys (Chromium virtual authenticator): sign up with a handle, then sign in without one', async () => {
+    await freshPage();
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('WebAuthn.enable');
+    await cdp.send('WebAuthn.addVirtualAuthenticator', {
+      options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+    });
+    const to = email();
+    const r = await page.evaluate(async (to) => {
+      const w = window as any;
+      await w.kw.signInWithPasskey({ handle: to }).result;
+      const first = { person: w.kw.user.personId, methods: w.kw.user.authenticatedMethods };
+      const remembered = w.K.rememberedCredentials(location.hostname);
+      await w.kw.logout();
+      await w.kw.signInWithPasskey().result;
+      const me = await w.kw.user.me();
+      return { first, remembered, second: w.kw.user.personId, credentials: me.credentials.map((c: any) => c.type) };
+    }, to);
+    expect(r.first.methods).toContain('webauthn');
+    expect(r.remembered).toHaveLength(1);
+    expect(r.second).toBe(r.first.person);
+    expect(r.credentials).toContain('public-key');
+  });
+
   it('anonymous person, then upgrade keeps the same person id', async () => {
     await freshPage();
     const to = email();
