@@ -142,6 +142,33 @@ describe('@keyway/sdk in Chromium against the identity server', () => {
     expect(r.credentials).toContain('public-key');
   });
 
+  it('direct ID: a challenge pack handed to another page signs the same person in there', async () => {
+    await freshPage();
+    const to = email();
+    const { pack, person } = await page.evaluate(async (to) => {
+      const w = window as any;
+      await w.signInOTP(to);
+      return { pack: (await w.kw.user.directId()).direct_id, person: w.kw.user.personId };
+    }, to);
+    const other = await h.newPage();
+    await other.goto(`${h.origin}/welcome?challenge_pack_id=${encodeURIComponent(pack)}&tab=1`);
+    await other.waitForFunction(() => (window as any).sdkReady === true);
+    const r = await other.evaluate(async ({ api, oid }) => {
+      const w = window as any;
+      const kw = new w.K.Keyway({ oid, baseURL: api, analytics: false });
+      let factor = '';
+      kw.on('idFlowSucceeded', (e: any) => (factor = e.factor.method));
+      const flow = await kw.handleURL();
+      await flow.result;
+      return { person: kw.user.personId, methods: kw.user.authenticatedMethods, factor, url: location.href };
+    }, { api: h.api.url, oid: h.api.orgId });
+    expect(r.person).toBe(person);
+    expect(r.methods).toContain('direct_id');
+    expect(r.factor).toBe('direct_id');
+    expect(r.url).toBe(`${h.origin}/welcome?tab=1`);
+    await other.close();
+  });
+
   it('anonymous person, then upgrade keeps the same person id', async () => {
     await freshPage();
     const to = email();

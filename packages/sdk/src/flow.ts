@@ -259,10 +259,10 @@ export function startFlow(
 
 function finish(flow: Flow, body: () => Promise<string | undefined>): Promise<string> {
   const { client, kind, request } = flow;
-  const { handle, factor, previousToken } = request;
+  const { handle, previousToken } = request;
   const rec = kind === 'recovery';
   return (async () => {
-    flow.emit(rec ? 'recoveryFlowStarted' : 'idFlowStarted', { handle, factor });
+    flow.emit(rec ? 'recoveryFlowStarted' : 'idFlowStarted', { handle, factor: request.factor });
     try {
       const token = await body();
       if (!token) throw new UnexpectedError('no user token in attestation response');
@@ -270,10 +270,10 @@ function finish(flow: Flow, body: () => Promise<string | undefined>): Promise<st
       client.token = token;
       if (handle) rememberHandle(handle);
       const claims = decodeToken(token, client.config.groupsClaimName);
-      flow.emit(rec ? 'recoveryFlowSucceeded' : 'idFlowSucceeded', { token, factor, handle });
+      flow.emit(rec ? 'recoveryFlowSucceeded' : 'idFlowSucceeded', { token, factor: request.factor, handle });
       track(client, 'AuthenticationSucceeded_v1', {
         person_id: claims.person_id,
-        success_authn_method: factor.method,
+        success_authn_method: request.factor.method,
         authenticated_methods: claims.authenticated_methods,
         handle,
       });
@@ -285,7 +285,7 @@ function finish(flow: Flow, body: () => Promise<string | undefined>): Promise<st
         if (!(e instanceof KeywayError)) flow.emit('clientSideError', { errorText: String((e as Error)?.message ?? e), error: e });
         flow.emit(rec ? 'recoveryFlowFailed' : 'idFlowFailed', {
           errorText,
-          factor,
+          factor: request.factor,
           handle,
           previousToken,
           challengeId: flow.challengeId,
@@ -293,7 +293,7 @@ function finish(flow: Flow, body: () => Promise<string | undefined>): Promise<st
           error: e,
         });
         track(client, 'AuthenticationFailed_v1', {
-          failed_authn_method: factor.method,
+          failed_authn_method: request.factor.method,
           failure_reason: failureDetail,
           failure_detail: (e as Error).message,
           handle,

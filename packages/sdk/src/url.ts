@@ -103,8 +103,10 @@ export async function handleURL(
             }),
         );
       if (!got) throw new UnexpectedError('error fetching challenges');
-      return typeof got === 'string' ? got : flow.process(got);
-    }, { method: (list?.[0]?.authentication_method ?? 'email_link') as Factor['method'] });
+      if (typeof got === 'string') return got;
+      flow.request.factor = { method: got[0]?.authentication_method ?? 'direct_id' };
+      return flow.process(got);
+    }, { method: 'direct_id' });
   }
 
   const oauthError = p.get('error');
