@@ -102,6 +102,48 @@ describe('@keyway/sdk in Chromium against the identity server', () => {
     expect(r.methods).toContain('password');
   });
 
+  it('recovery: a code by e-mail, then a new password that works for the next sign-in', async () => {
+    await freshPage();
+    const to = email();
+    const r = await page.evaluate(async (to) => {
+      const w = window as any;
+      const offSet = w.kw.on('passwordSetReady', (e: any) => e.submit('First-Password-77'));
+      await w.kw.authenticate(to, { method: 'password' }).result;
+      offSet();
+      await w.kw.logout();
+      const started = new Date(Date.now() - 1000).toISOString();
+      const seen: string[] = [];
+      for (const n of ['recoveryFlowStarted', 'passwordResetReady', 'recoveryFlowSucceeded']) w.kw.on(n, () => seen.push(n));
+      const offCode = w.kw.on('codeRequested', async (e: any) => e.submit((await w.mailbox(to, started)).code));
+      const offReset = w.kw.on('passwordResetReady', (e: any) => e.submit('Second-Password-88'));
+      await w.kw.recover(to, 'otp_via_email').result;
+      offCode();
+      offReset();
+      await w.kw.logout();
+      w.kw.on('passwordVerifyReady', (e: any) => e.submit('Second-Password-88'));
+      await w.kw.authenticate(to, { method: 'password' }).result;
+      return { seen, methods: w.kw.user.authenticatedMethods };
+    }, to);
+    expect(r.seen).toEqual(['recoveryFlowStarted', 'passwordResetReady', 'recoveryFlowSucceeded']);
+    expect(r.methods).toContain('password');
+  });
+
+  it('SMS code: a phone handle receives the code; an e-mail handle is refused before any call', async () => {
+    await freshPage();
+    const phone = `+1555${String(Date.now()).slice(-7)}`;
+    const r = await page.evaluate(async (phone) => {
+      const w = window as any;
+      const started = new Date(Date.now() - 1000).toISOString();
+      const off = w.kw.on('codeRequested', async (e: any) => e.submit((await w.mailbox(phone, started)).code));
+      await w.kw.authenticate(phone, { method: 'otp_via_sms' }).result;
+      off();
+      const refused = await w.kw.authenticate('ada@example.com', { method: 'otp_via_sms' }).result.catch((e: Error) => e.name);
+      return { methods: w.kw.user.authenticatedMethods, refused };
+    }, phone);
+    expect(r.methods).toContain('otp_via_sms');
+    expect(r.refused).toBe('InvalidPhoneNumberFormatError');
+  });
+
   it('TOTP: step-up registers an authenticator app and the token gains the method', async () => {
     await freshPage();
     const to = email();
