@@ -12,6 +12,7 @@ import { registerEventRoutes } from './routes/events.js';
 import { registerMeRoutes } from './routes/me.js';
 import { registerFactorRoutes } from './routes/factors.js';
 import { registerOAuthRoutes } from './routes/oauth.js';
+import { registerSsoRoutes } from './routes/sso.js';
 import './routes/webauthn.js';
 import { registerWellKnownRoutes } from './routes/wellknown.js';
 
@@ -225,6 +226,7 @@ export async function buildApp(ctx: Ctx, opts: AppOptions): Promise<FastifyInsta
   registerEventRoutes(app, ctx);
   registerFactorRoutes(app, ctx);
   registerOAuthRoutes(app, ctx);
+  registerSsoRoutes(app, ctx);
   registerWellKnownRoutes(app, ctx);
   if (ctx.devMode) registerDevRoutes(app, ctx);
   app.get('/health', async () => ({ result: { ok: true } }));

@@ -134,3 +134,13 @@ const analyticsEvent = {
 };
 
 export const eventsBody = { oneOf: [analyticsEvent, { type: 'array', minItems: 1, maxItems: 100, items: analyticsEvent }] };
+
+export const ssoResolve = {
+  ...attestation,
+  required: ['challenge_id', 'code', 'pkce_code_verifier'],
+  properties: {
+    challenge_id: attestation.properties.challenge_id,
+    code: { type: 'string', minLength: 1, maxLength: 2048 },
+    pkce_code_verifier: { type: 'string', pattern: '^[A-Za-z0-9._~-]{43,128}$' },
+  },
+};

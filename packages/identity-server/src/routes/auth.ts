@@ -316,12 +316,13 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: Ctx): void {
   const poll = async (req: FastifyRequest<{ Params: { challenge_id: string } }>, reply: FastifyReply) => {
     const row = await ctx.db.selectFrom('challenges').selectAll().where('id', '=', req.params.challenge_id).executeTakeFirst();
     if (!row) throw notFound(`challenge "${req.params.challenge_id}" does not exist`);
-    if (row.type !== 'proxy') throw badRequest(`challenge "${row.id}" is of type "${row.type}" and cannot be polled`);
+    if (!['proxy', 'oidc', 'saml'].includes(row.type)) throw badRequest(`challenge "${row.id}" is of type "${row.type}" and cannot be polled`);
     if (row.status === 'completed') throw unauthorized('challenge has already been answered');
     if (Date.parse(row.expires_at) <= Date.now()) throw unauthorized('authentication has expired');
     if (row.status !== 'verified') {
       reply.code(202);
-      return { result: null, errors: [{ httpcode: 202, message: 'waiting for the link to be opened' }] };
+      const waitingFor = row.type === 'proxy' ? 'the link to be opened' : 'the identity provider sign-in to complete';
+      return { result: null, errors: [{ httpcode: 202, message: `waiting for ${waitingFor}` }] };
     }
     await checkAnswer(ctx, row, true, '');
     const token = await finishSignIn(ctx, row, row.method);

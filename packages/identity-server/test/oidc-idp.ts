@@ -1,0 +1,58 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Provider from 'oidc-provider';
+
+/** A real OpenID Provider (node-oidc-provider with its development login pages) on loopback, for SSO tests. */
+export async function startOidcIdp(redirectUri: string, account: { sub: string; email: string }) {
+  const server = http.createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const client = { client_id: 'keyway-sso', client_secret: 'sso-client-secret-for-tests-0123456789' };
+  const provider = new Provider(issuer, {
+    clients: [{ ...client, redirect_uris: [redirectUri], grant_types: ['authorization_code'], response_types: ['code'], token_endpoint_auth_method: 'client_secret_basic' }],
+    findAccount: async (_ctx: unknown, sub: string) => ({ accountId: sub, claims: async () => ({ sub, email: account.email, email_verified: true }) }),
+    claims: { openid: ['sub'], email: ['email', 'email_verified'] },
+    features: { devInteractions: { enabled: true } },
+    cookies: { keys: ['oidc-test-cookie-key'] },
+  });
+  server.on('request', provider.callback());
+  return { issuer, ...client, close: () => new Promise<void>((r) => server.close(() => r())) };
+}
+
+/**
+ * Plays the person's browser at the provider: follows redirects, keeps cookies, submits the login form (any password
+ * works on the development pages) and the consent form, and stops at the first redirect to `stopAt`.
+ */
+export async function browseUntil(start: string, stopAt: string, login: string): Promise<string> {
+  const jar = new Map<string, string>();
+  let url = start;
+  let init: RequestInit = {};
+  for (let i = 0; i < 20; i++) {
+    if (url.startsWith(stopAt)) return url;
+    const res = await fetch(url, { ...init, redirect: 'manual', headers: { ...(init.headers as Record<string, string>), cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; ') } });
+    for (const c of res.headers.getSetCookie()) {
+      const [pair] = c.split(';');
+      const [k, ...v] = pair!.split('=');
+      jar.set(k!.trim(), v.join('='));
+    }
+    init = {};
+    const location = res.headers.get('location');
+    if (location) {
+      url = new URL(location, url).href;
+      continue;
+    }
+    const html = await res.text();
+    const form = /<form[^>]*action="([^"]+)"[^>]*>([\s\S]*?)<\/form>/i.exec(html);
+    if (!form) throw new Error(`no form and no redirect at ${url}: ${res.status} ${html.slice(0, 200)}`);
+    const fields = new URLSearchParams();
+    for (const [tag] of form[2]!.matchAll(/<input[^>]*>/gi)) {
+      const name = /name="([^"]+)"/.exec(tag)?.[1];
+      if (name) fields.set(name, /value="([^"]*)"/.exec(tag)?.[1] ?? '');
+    }
+    if (fields.has('login')) fields.set('login', login);
+    if (fields.has('password')) fields.set('password', 'any');
+    url = new URL(form[1]!, url).href;
+    init = { method: 'POST', body: fields.toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } };
+  }
+  throw new Error('too many steps at the identity provider');
+}

@@ -1,0 +1,85 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contractApi } from './contract.js';
+import { BACKENDS, decodeClaims, useTestServer } from './helpers.js';
+import { browseUntil, startOidcIdp } from './oidc-idp.js';
+
+const ORIGIN = 'http://localhost:3000';
+
+describe.each(BACKENDS)('OIDC SSO against a real OpenID Provider (%s)', (backend) => {
+  const t = useTestServer(backend);
+  let idp: Awaited<ReturnType<typeof startOidcIdp>>;
+  beforeAll(async () => {
+    idp = await startOidcIdp(`${t.server.url}/sso/oidc/callback`, { sub: 'ada-1', email: 'Ada@Corp.example' });
+    const row = await t.server.db.selectFrom('organizations').select('settings').where('id', '=', t.server.orgId).executeTakeFirstOrThrow();
+    const settings = { ...JSON.parse(row.settings), oidc_providers: [{ provider: 'generic', client_id: idp.client_id, client_secret: idp.client_secret, issuer: idp.issuer }] };
+    await t.server.db.updateTable('organizations').set({ settings: JSON.stringify(settings) }).where('id', '=', t.server.orgId).execute();
+    t.server.reloadOrganizations();
+  });
+  afterAll(() => idp.close());
+
+  function pkce() {
+    const verifier = randomBytes(32).toString('base64url');
+    return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url'), csrf: randomBytes(16).toString('hex') };
+  }
+
+  it('redirect mode: provider sign-in, return parameters, /sso/resolve with PKCE, then the token by polling', async () => {
+    const call = contractApi(t.server);
+    const p = pkce();
+    const id = await call('POST', '/id/v2', {
+      factor: { method: 'oidc', options: { provider: 'generic', ux_mode: 'redirect', redirect_target: `${ORIGIN}/login`, csrf_token: p.csrf, pkce_code_challenge: p.challenge } },
+    }, { headers: { origin: ORIGIN } });
+    expect(id.status).toBe(200);
+    const [ch] = id.body.result.challenges;
+    expect(ch.type).toBe('oidc');
+    expect(ch.options.auth_code_url.startsWith(`${idp.issuer}/auth?`)).toBe(true);
+    expect((await call('GET', `/challenge/${ch.id}/v2`)).status).toBe(202);
+
+    const callback = await browseUntil(ch.options.auth_code_url, `${t.server.url}/sso/oidc/callback`, 'ada-1');
+    const back = await fetch(callback, { redirect: 'manual' });
+    expect(back.status).toBe(303);
+    const ret = new URL(back.headers.get('location')!);
+    expect(ret.origin + ret.pathname).toBe(`${ORIGIN}/login`);
+    expect(ret.searchParams.get('sso_challenge_id')).toBe(ch.id);
+    expect(ret.searchParams.get('csrf_token')).toBe(p.csrf);
+    const code = ret.searchParams.get('sso_code')!;
+
+    const wrongPkce = await call('POST', '/sso/resolve', { challenge_id: ch.id, code, pkce_code_verifier: randomBytes(32).toString('base64url') });
+    expect(wrongPkce.status).toBe(401);
+    expect(wrongPkce.body.errors[0].message).toBe('PKCE code verifier does not match the code challenge');
+    const resolved = await call('POST', '/sso/resolve', { challenge_id: ch.id, code, pkce_code_verifier: p.verifier });
+    expect(resolved.status).toBe(204);
+    const done = await call('GET', `/challenge/${ch.id}/v2`);
+    expect(done.status).toBe(200);
+    expect(decodeClaims(done.body.result.token)).toMatchObject({ authenticated_methods: ['oidc'], authentications: [{ method: 'oidc', handle: 'ada@corp.example' }], first_token: true });
+    // The same return cannot be replayed.
+    expect((await fetch(callback, { redirect: 'manual' })).status).toBe(400);
+  });
+
+  it('popup mode: the return page posts the SSO code to the opening page origin only', async () => {
+    const p = pkce();
+    const id = await t.call('POST', '/id/v2', { factor: { method: 'oidc', options: { provider: 'generic', csrf_token: p.csrf, pkce_code_challenge: p.challenge } } }, { headers: { origin: ORIGIN } });
+    const [ch] = id.body.result.challenges;
+    const callback = await browseUntil(ch.options.auth_code_url, `${t.server.url}/sso/oidc/callback`, 'ada-1');
+    const page = await (await fetch(callback)).text();
+    const posted = /postMessage\((\{.*?\}), "([^"]+)"\)/.exec(page)!;
+    expect(posted[2]).toBe(ORIGIN);
+    const msg = JSON.parse(posted[1]!);
+    expect(msg).toMatchObject({ type: 'sso_challenge', challenge_id: ch.id, csrf_token: p.csrf });
+    expect((await t.call('POST', '/sso/resolve', { challenge_id: ch.id, code: msg.code, pkce_code_verifier: p.verifier })).status).toBe(204);
+    const done = await t.call('GET', `/challenge/${ch.id}`);
+    expect(decodeClaims(done.body.result.token).authentications[0].handle).toBe('ada@corp.example');
+  });
+
+  it('refuses unknown providers, handles and forged returns', async () => {
+    const p = pkce();
+    const unknown = await t.call('POST', '/id/v2', { factor: { method: 'oidc', options: { provider: 'okta', pkce_code_challenge: p.challenge } } }, { headers: { origin: ORIGIN } });
+    expect(unknown.body.errors[0]).toEqual({ httpcode: 400, message: `no OIDC provider "okta" is configured for organization "${t.server.orgId}"` });
+    const withHandle = await t.call('POST', '/id/v2', { handle: 'a@b.example', factor: { method: 'oidc', options: { provider: 'generic', pkce_code_challenge: p.challenge } } }, { headers: { origin: ORIGIN } });
+    expect(withHandle.body.errors[0].message).toBe('oidc takes no handle: the identity provider names the person');
+    const forged = await fetch(`${t.server.url}/sso/oidc/callback?state=abc.def&code=xyz`);
+    expect(forged.status).toBe(400);
+    const resolveUnknown = await t.call('POST', '/sso/resolve', { challenge_id: 'nope', code: 'x', pkce_code_verifier: p.verifier });
+    expect(resolveUnknown.status).toBe(404);
+  });
+});
