@@ -46,6 +46,8 @@ export const LOOP_MS = 50;
 export const WINDOW_DELAY_MS = 200;
 /** Milliseconds after which an unanswered helper gives up. */
 export const HELPER_TIMEOUT_MS = 30_000;
+/** Milliseconds the hidden iframe may take to answer its first ping. */
+export const FRAME_READY_MS = 5_000;
 
 let seq = 0;
 
@@ -90,9 +92,9 @@ export class HelperChannel {
     });
   }
 
-  /** Pings `target` every 50 ms (focusing it when asked) until it answers. */
-  async ready(target: Window, focus = false): Promise<Window> {
-    for (let waited = 0; waited < HELPER_TIMEOUT_MS; waited += LOOP_MS) {
+  /** Pings `target` every 50 ms (focusing it when asked) until it answers, for at most `budget` ms. */
+  async ready(target: Window, focus = false, budget = HELPER_TIMEOUT_MS): Promise<Window> {
+    for (let waited = 0; waited < budget; waited += LOOP_MS) {
       if (focus) target.focus();
       const pong = await this.send(target, HelperMessageType.Ping, {}, LOOP_MS).catch(() => undefined);
       if (pong === 'pong') return target;
@@ -116,7 +118,7 @@ export class HelperChannel {
         document.body.appendChild(f);
       }
       if (!f.contentWindow) throw new UnexpectedError('cannot get global id iframe');
-      return this.ready(f.contentWindow);
+      return this.ready(f.contentWindow, false, FRAME_READY_MS);
     })());
   }
 

@@ -21,6 +21,7 @@ export type { SSOReturn } from './sso.js';
 export {
   signInWithPasskey,
   passkeyFactor,
+  knownCredentials,
   webauthnChallenge,
   webauthnChallenges,
   webauthnAvailable,

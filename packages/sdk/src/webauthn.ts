@@ -142,13 +142,37 @@ export async function runCeremony(
   return credentialToJSON(cred as PublicKeyCredential);
 }
 
+const sharedKey = (scope: string) => 'passkeys.' + scope;
+
+/**
+ * Credential ids remembered for `scope`: this site's storage and, for a scope of another site, the
+ * storage of the helper origin (shared by every site that uses that scope).
+ */
+export async function knownCredentials(client: KeywayClient, scope: string): Promise<string[]> {
+  const local = rememberedCredentials(scope);
+  if (scopeFitsPage(scope)) return local;
+  const shared = await new HelperChannel(client)
+    .getItem(sharedKey(scope))
+    .then((v) => JSON.parse(v ?? '[]') as string[], () => []);
+  return [...new Set([...local, ...shared])];
+}
+
+/** Remembers a created credential id for the scope (also in the helper origin for another site's scope). */
+async function remember(client: KeywayClient, scope: string, id: string): Promise<void> {
+  rememberCredential(scope, id);
+  if (!scopeFitsPage(scope)) {
+    const list = [id, ...(await knownCredentials(client, scope)).filter((c) => c !== id)];
+    await new HelperChannel(client).setItem(sharedKey(scope), JSON.stringify(list)).catch(() => {});
+  }
+}
+
 /** `webauthn_create` and `webauthn_get`: run the ceremony, remember created credential ids for the scope, attest. */
 export const webauthnChallenge: ChallengeHandler = async (flow: Flow, ch) => {
   const create = ch.type === 'webauthn_create';
   const scope = (flow.request.factor.options as WebAuthnFactorOptions | undefined)?.scope ?? location.hostname;
   const data = await runCeremony(flow.client, create, ch.options as WebAuthnCreateOptions, scope);
   const credentialId = String(data.id);
-  if (create) rememberCredential(scope, credentialId);
+  if (create) await remember(flow.client, scope, credentialId);
   flow.emit('webAuthnChallengeProcessed', { challengeId: ch.id, type: ch.type as 'webauthn_create', credentialId });
   return flow.attest(ch, data);
 };
@@ -161,18 +185,20 @@ export const webauthnChallenges = {
 
 /**
  * Checks the passkey factor options and fills the defaults: scope = current hostname, offered
- * credentials = the ones remembered for the scope.
+ * credentials = the ones remembered for the scope (with a `client`, also those kept by the helper
+ * origin for a scope of another site).
  * @throws {@link errors.UnexpectedError} without WebAuthn; {@link errors.InvalidAuthenticationMethodError}
  *   `This device has no platform authenticator available` for `attachment: 'platform'` without one.
  */
-export async function passkeyFactor(options: WebAuthnFactorOptions = {}): Promise<WebAuthnFactorOptions> {
+export async function passkeyFactor(options: WebAuthnFactorOptions = {}, client?: KeywayClient): Promise<WebAuthnFactorOptions> {
   const scope = options.scope ?? location.hostname;
   if (scopeFitsPage(scope)) {
     if (!webauthnAvailable()) throw new UnexpectedError('The WebAuthn API is not available in the current environment');
     if (options.attachment === 'platform' && !(await platformAuthenticatorAvailable()))
       throw new InvalidAuthenticationMethodError('This device has no platform authenticator available');
   }
-  return { ...options, scope, available_credential_ids: options.available_credential_ids ?? rememberedCredentials(scope) };
+  const known = options.available_credential_ids ?? (client ? await knownCredentials(client, scope) : rememberedCredentials(scope));
+  return { ...options, scope, available_credential_ids: known };
 }
 
 /**
@@ -187,7 +213,7 @@ export function signInWithPasskey(
   const { handle, previousToken, ...factorOptions } = options;
   const request = { handle, previousToken, factor: { method: 'webauthn' as const, options: factorOptions } };
   return startFlow(client, 'auth', request, { ...webauthnChallenges, ...handlers }, async (flow) => {
-    flow.request.factor = { method: 'webauthn', options: await passkeyFactor(factorOptions) };
+    flow.request.factor = { method: 'webauthn', options: await passkeyFactor(factorOptions, client) };
     return flow.identify();
   });
 }

@@ -40,6 +40,24 @@ const createChallenge = {
   },
 };
 
+/** A hidden helper iframe whose window answers like helper.html, with its own storage. */
+function sharedStorageFrame(initial: Record<string, string> = {}) {
+  const win = fakeWindow();
+  const store = new Map(Object.entries(initial));
+  const origin = new URL(SDK_HOST).origin;
+  win.postMessage.mockImplementation((m: { id: number; type: string; key?: string; value?: string }) => {
+    let result: unknown = null;
+    if (m.type === 'ping') result = 'pong';
+    if (m.type === 'get_item') result = store.get('keyway.' + m.key) ?? null;
+    if (m.type === 'set_item') store.set('keyway.' + m.key, m.value!);
+    queueMicrotask(() => deliver({ keyway: true, id: m.id, type: m.type, result }, win, origin));
+  });
+  vi.spyOn(document, 'getElementById').mockImplementation((id) =>
+    id === 'keyway-helper-frame' ? ({ contentWindow: win } as unknown as HTMLElement) : null,
+  );
+  return { win, store };
+}
+
 describe('passkeys', () => {
   it('creates a passkey: scope defaults to the hostname, binary options decoded, id remembered, attested', async () => {
     const { create } = installWebAuthn();
@@ -129,10 +147,13 @@ describe('passkeys', () => {
       queueMicrotask(() => deliver({ keyway: true, id: m.id, type: m.type, result }, w, origin));
     });
     const { open } = mockOpen(w);
-    route('POST', '/id/v2', [{ ...createChallenge, options: { ...createChallenge.options, rp: { id: 'keyway.dev' } } }]);
+    const frame = sharedStorageFrame({ 'keyway.passkeys.keyway.dev': '["older-cred"]' });
+    const id = route('POST', '/id/v2', [{ ...createChallenge, options: { ...createChallenge.options, rp: { id: 'keyway.dev' } } }]);
     const att = route('POST', '/attestation/v3', { token: TOKEN });
     const flow = signInWithPasskey(client(), { scope: 'keyway.dev', handle: 'ada@example.com' });
-    await vi.advanceTimersByTimeAsync(150);
+    await vi.advanceTimersByTimeAsync(5);
+    expect(id[0]!.body.factor.options.available_credential_ids).toEqual(['older-cred']);
+    await vi.advanceTimersByTimeAsync(145);
     expect(open).not.toHaveBeenCalled();
     await vi.advanceTimersByTimeAsync(60);
     expect(open).toHaveBeenCalledWith(`${SDK_HOST}/helper.html`, 'keyway-helper', expect.any(String));
@@ -144,11 +165,13 @@ describe('passkeys', () => {
     expect(w.postMessage.mock.calls[3]![1]).toBe(origin);
     expect(att[0]!.body.data.id).toBe('remote-cred');
     expect(rememberedCredentials('keyway.dev')).toEqual(['remote-cred']);
+    expect(frame.store.get('keyway.passkeys.keyway.dev')).toBe('["remote-cred","older-cred"]');
     expect(w.close).toHaveBeenCalled();
   });
 
   it('fails when the helper window cannot open', async () => {
     mockOpen(null);
+    sharedStorageFrame();
     route('POST', '/id/v2', [createChallenge]);
     await expect(signInWithPasskey(client(), { scope: 'keyway.dev' }).result).rejects.toThrow('cannot open global id window');
   });
