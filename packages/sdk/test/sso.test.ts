@@ -27,6 +27,18 @@ describe('SSO factor rules', () => {
   });
 });
 
+/** Starts a popup OIDC flow and waits until the popup shows the provider. */
+async function popupAtProvider() {
+  const { w } = mockOpen();
+  route('POST', '/id/v2', oidcChallenge());
+  const c = client();
+  const failed = vi.fn();
+  c.events.on('oauthFlowFailed', failed);
+  const flow = signInWithSSO(c, { method: 'oidc' });
+  await vi.waitFor(() => expect(w.location.href).not.toBe(''));
+  return { w, failed, flow };
+}
+
 describe('SSO popup', () => {
   it('opens a centred 400x600 popup with the waiting text, then completes through /sso/resolve', async () => {
     const { open, w } = mockOpen();
@@ -73,13 +85,7 @@ describe('SSO popup', () => {
   });
 
   it('closing the popup fails the flow with "OIDC flow unsuccesful!"', async () => {
-    const { w } = mockOpen();
-    route('POST', '/id/v2', oidcChallenge());
-    const c = client();
-    const failed = vi.fn();
-    c.events.on('oauthFlowFailed', failed);
-    const flow = signInWithSSO(c, { method: 'oidc' });
-    await vi.waitFor(() => expect(w.location.href).not.toBe(''));
+    const { w, failed, flow } = await popupAtProvider();
     w.closed = true;
     await expect(flow.result).rejects.toThrow('OIDC flow unsuccesful!');
     expect(failed).toHaveBeenCalledWith(expect.objectContaining({ errorText: 'OIDC flow unsuccesful!' }));
@@ -96,13 +102,7 @@ describe('SSO popup', () => {
   });
 
   it('cancelling the flow closes the popup', async () => {
-    const { w } = mockOpen();
-    route('POST', '/id/v2', oidcChallenge());
-    const c = client();
-    const failed = vi.fn();
-    c.events.on('oauthFlowFailed', failed);
-    const flow = signInWithSSO(c, { method: 'oidc' });
-    await vi.waitFor(() => expect(w.location.href).not.toBe(''));
+    const { w, failed, flow } = await popupAtProvider();
     flow.cancel();
     await expect(flow.result).rejects.toBeInstanceOf(errors.FlowCancelledError);
     expect(w.close).toHaveBeenCalled();
