@@ -138,7 +138,7 @@ export class Keyway {
     return this.watch(
       startFlow(this.client, 'auth', request, this.handlers, async (flow) => {
         const r = await u.tokenForOrganization(orgId);
-        return r.type === 'token' ? r.token : flow.process(r.challenges);
+        return r.token ?? flow.process(r.challenges ?? []);
       }),
     );
   }

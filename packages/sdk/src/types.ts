@@ -336,9 +336,14 @@ export interface TokenContainer {
   [claim: string]: unknown;
 }
 /** Result of `GET /token/v2` (token for another organization). */
-export type TokenResponse =
-  | { type: 'token'; token: string }
-  | { type: 'challenge_list'; challenges: Challenge[] };
+export interface TokenResponse {
+  /** `token` when the person may enter directly, `challenge_list` when the organization asks for more first. */
+  type: 'token' | 'challenge_list';
+  /** The token (a token container or user token), with `type: 'token'`. */
+  token?: string;
+  /** Challenges to complete, with `type: 'challenge_list'`. */
+  challenges?: Challenge[];
+}
 /** Body of `POST /token/validate`. */
 export interface TokenValidationRequest {
   /** The token to check. */
@@ -445,8 +450,11 @@ export type AttributeBucket =
   | 'person_pool-end_user_read_write'
   | 'person_pool-end_user_read_only'
   | 'person_pool-end_user_no_access';
-/** Attributes of one bucket. */
-export type Attributes = Record<string, unknown>;
+/** Attributes of one bucket, by name. */
+export interface Attributes {
+  /** Value of the attribute (any JSON value). */
+  [name: string]: unknown;
+}
 /** Attributes keyed by bucket (`GET /attributes`). */
 export interface BucketAttributes {
   /** Attributes of each bucket. */

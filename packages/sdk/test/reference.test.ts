@@ -47,7 +47,7 @@ describe('generated SDK reference', () => {
         'UICustomizationOptions', 'GDPRConsent', 'GDPRConsentRequest', 'BucketAttributes', 'Organization',
         'OrganizationHierarchyEntry', 'OAuthTokenResponse', 'UserTokenClaims', 'TokenContainer', 'TokenValidationRequest',
         'TokenValidationResponse', 'Person', 'AnonymousPersonRequest', 'ImpersonationRequest', 'ImpersonationResponse',
-        'SSOResolveRequest', 'SDKEvents', 'FlowFailedEvent', 'OIDCFactorOptions', 'SAMLFactorOptions', 'WebAuthnFactorOptions',
+        'SSOResolveRequest', 'SDKEvents', 'TokenResponse', 'Attributes', 'MeResponse', 'FlowFailedEvent', 'OIDCFactorOptions', 'SAMLFactorOptions', 'WebAuthnFactorOptions',
       ].map((i) => `interfaces/${i}.md`),
     ];
     const missing = need.filter((p) => !existsSync(path.join(out, p)));
