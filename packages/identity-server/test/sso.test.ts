@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contractApi } from './contract.js';
 import { BACKENDS, decodeClaims, useTestServer } from './helpers.js';
 import { browseUntil, startOidcIdp } from './oidc-idp.js';
+import { startSamlIdp, submitAutoPost } from './saml-idp.js';
 
 const ORIGIN = 'http://localhost:3000';
 
@@ -81,5 +82,52 @@ describe.each(BACKENDS)('OIDC SSO against a real OpenID Provider (%s)', (backend
     expect(forged.status).toBe(400);
     const resolveUnknown = await t.call('POST', '/sso/resolve', { challenge_id: 'nope', code: 'x', pkce_code_verifier: p.verifier });
     expect(resolveUnknown.status).toBe(404);
+  });
+});
+
+describe.each(BACKENDS)('SAML SSO against a SAML 2.0 identity provider (%s)', (backend) => {
+  const t = useTestServer(backend);
+  let idp: Awaited<ReturnType<typeof startSamlIdp>>;
+  beforeAll(async () => {
+    idp = await startSamlIdp('Grace@Navy.example');
+    const row = await t.server.db.selectFrom('organizations').select('settings').where('id', '=', t.server.orgId).executeTakeFirstOrThrow();
+    const settings = { ...JSON.parse(row.settings), saml_providers: [{ provider_credentials_id: 'navy', entry_point: idp.entryPoint, idp_cert: idp.certPem, idp_issuer: idp.issuer }] };
+    await t.server.db.updateTable('organizations').set({ settings: JSON.stringify(settings) }).where('id', '=', t.server.orgId).execute();
+    t.server.reloadOrganizations();
+  });
+  afterAll(() => idp.close());
+
+  it('redirect mode: signed assertion accepted at the ACS, then /sso/resolve and polling give the token', async () => {
+    const call = contractApi(t.server);
+    const verifier = randomBytes(32).toString('base64url');
+    const csrf = randomBytes(16).toString('hex');
+    const id = await call('POST', '/id/v2', {
+      factor: { method: 'saml', options: { provider_credentials_id: 'navy', ux_mode: 'redirect', redirect_target: `${ORIGIN}/login`, csrf_token: csrf, pkce_code_challenge: createHash('sha256').update(verifier).digest('base64url') } },
+    }, { headers: { origin: ORIGIN } });
+    expect(id.status).toBe(200);
+    const [ch] = id.body.result.challenges;
+    expect(ch).toMatchObject({ type: 'saml', authentication_method: 'saml' });
+    expect(ch.options.start_authentication_url.startsWith(`${idp.entryPoint}?SAMLRequest=`)).toBe(true);
+    const idpPage = await (await fetch(ch.options.start_authentication_url)).text();
+    const acs = await submitAutoPost(idpPage);
+    expect(acs.status).toBe(303);
+    const ret = new URL(acs.headers.get('location')!);
+    expect(ret.searchParams.get('sso_challenge_id')).toBe(ch.id);
+    expect(ret.searchParams.get('csrf_token')).toBe(csrf);
+    expect((await call('POST', '/sso/resolve', { challenge_id: ch.id, code: ret.searchParams.get('sso_code'), pkce_code_verifier: verifier })).status).toBe(204);
+    const done = await call('GET', `/challenge/${ch.id}/v2`);
+    expect(decodeClaims(done.body.result.token)).toMatchObject({ authenticated_methods: ['saml'], authentications: [{ method: 'saml', handle: 'grace@navy.example' }] });
+    // Replaying the same IdP answer fails: the challenge was used.
+    expect((await submitAutoPost(idpPage)).status).toBe(400);
+  });
+
+  it('rejects a response whose assertion was tampered with', async () => {
+    const id = await t.call('POST', '/id/v2', { factor: { method: 'saml', options: { provider_credentials_id: 'navy', pkce_code_challenge: createHash('sha256').update('x'.repeat(43)).digest('base64url') } } }, { headers: { origin: ORIGIN } });
+    const page = await (await fetch(id.body.result.challenges[0].options.start_authentication_url)).text();
+    const b64 = /name="SAMLResponse" value="([^"]+)"/.exec(page)![1]!;
+    const forged = Buffer.from(Buffer.from(b64, 'base64').toString('utf8').replaceAll('Grace@Navy.example', 'admin@navy.example')).toString('base64');
+    const res = await submitAutoPost(page.replace(b64, forged));
+    expect(res.status).toBe(400);
+    expect(await res.text()).toContain('could not be verified');
   });
 });

@@ -1,4 +1,6 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
+import formbody from '@fastify/formbody';
+import { SAML, ValidateInResponseTo } from '@node-saml/node-saml';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import * as oidc from 'openid-client';
 import type { Ctx, Org } from '../context.js';
@@ -19,16 +21,44 @@ export interface OidcProviderConfig {
   scopes?: string[];
 }
 
-interface SsoData extends ChallengeData {
-  provider: string;
-  client_id: string;
+/** What every SSO challenge keeps: how to return to the SDK and what to check in /sso/resolve. */
+interface SsoReturnFields {
   ux_mode: 'popup' | 'redirect';
   origin?: string;
   csrf_token?: string;
   sdk_pkce: string;
+  redirect_target?: string;
+  previous?: ChallengeData['previous'];
+}
+
+interface SsoCommon extends ChallengeData, SsoReturnFields {
   state_sha256: string;
+}
+
+interface SsoData extends SsoCommon {
+  provider: string;
+  client_id: string;
   nonce: string;
   idp_verifier: string;
+}
+
+/** The SDK-facing part of an OIDC or SAML factor: ux_mode, redirect target, the SDK's PKCE challenge and CSRF token. */
+function ssoCommon(r: StartRequest): SsoReturnFields {
+  const uxMode = r.options.ux_mode === 'redirect' ? 'redirect' : 'popup';
+  const target = redirectTarget(r.options);
+  if (uxMode === 'redirect' && !target) throw badRequest('factor.options.redirect_target is required in redirect mode');
+  const sdkPkce = (r.options.pkce_code_challenge ?? r.metadata?.pkce_code_challenge) as string | undefined;
+  if (!sdkPkce) throw badRequest('factor.options.pkce_code_challenge is required');
+  const csrf = (r.options.csrf_token ?? r.metadata?.csrf_token) as string | undefined;
+  if (uxMode === 'popup' && !r.origin) throw badRequest('popup mode needs the Origin header of the page');
+  return {
+    ux_mode: uxMode,
+    sdk_pkce: sdkPkce,
+    ...(r.origin ? { origin: r.origin } : {}),
+    ...(csrf ? { csrf_token: csrf } : {}),
+    ...(target ? { redirect_target: target } : {}),
+    ...(r.previous ? { previous: r.previous } : {}),
+  };
 }
 
 const SSO_TTL_SECONDS = 600;
@@ -65,32 +95,14 @@ factorHandlers.set('oidc', {
   async start(ctx, r: StartRequest) {
     if (r.handle) throw badRequest('oidc takes no handle: the identity provider names the person');
     const provider = pickProvider(r.org, r.options);
-    const uxMode = r.options.ux_mode === 'redirect' ? 'redirect' : 'popup';
-    const target = redirectTarget(r.options);
-    if (uxMode === 'redirect' && !target) throw badRequest('factor.options.redirect_target is required in redirect mode');
-    const sdkPkce = (r.options.pkce_code_challenge ?? r.metadata?.pkce_code_challenge) as string | undefined;
-    if (!sdkPkce) throw badRequest('factor.options.pkce_code_challenge is required');
-    const csrf = (r.options.csrf_token ?? r.metadata?.csrf_token) as string | undefined;
-    if (uxMode === 'popup' && !r.origin) throw badRequest('popup mode needs the Origin header of the page');
+    const common = ssoCommon(r);
     const config = await providerConfig(ctx, provider).catch((err: unknown) => {
       throw err instanceof ApiError ? err : new ApiError(502, `OIDC provider ${provider.issuer} cannot be reached`);
     });
     const stateSecret = newSecret();
     const nonce = newSecret();
     const idpVerifier = oidc.randomPKCECodeVerifier();
-    const data: SsoData = {
-      provider: provider.provider,
-      client_id: provider.client_id,
-      ux_mode: uxMode,
-      sdk_pkce: sdkPkce,
-      state_sha256: sha256(stateSecret),
-      nonce,
-      idp_verifier: idpVerifier,
-      ...(r.origin ? { origin: r.origin } : {}),
-      ...(csrf ? { csrf_token: csrf } : {}),
-      ...(target ? { redirect_target: target } : {}),
-      ...(r.previous ? { previous: r.previous } : {}),
-    };
+    const data: SsoData = { ...common, provider: provider.provider, client_id: provider.client_id, state_sha256: sha256(stateSecret), nonce, idp_verifier: idpVerifier };
     const row = await createChallenge(ctx, { org: r.org, type: 'oidc', method: 'oidc', data, ttlSeconds: SSO_TTL_SECONDS });
     const url = oidc.buildAuthorizationUrl(config, {
       redirect_uri: ssoCallbackUrl(ctx),
@@ -112,18 +124,111 @@ function ssoPage(reply: FastifyReply, status: number, title: string, text: strin
     .send(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head><body style="font-family:system-ui;margin:3rem"><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p>${script}</body></html>`);
 }
 
+/**
+ * After the provider vouched for the person: binds the e-mail handle to the challenge and hands the browser a one-time
+ * SSO code — posted to the opening page's origin (popup) or as URL parameters of redirect_target (redirect).
+ */
+async function ssoReturn(ctx: Ctx, reply: FastifyReply, challengeId: string, d: SsoCommon, email: string | undefined, subject: string) {
+  const handle = email ? parseHandle({ type: 'email_address', value: email }) : undefined;
+  if (!handle) return ssoPage(reply, 400, 'Sign-in failed', 'The identity provider did not share a verified e-mail address.');
+  const ssoCode = newSecret();
+  const res = await ctx.db
+    .updateTable('challenges')
+    .set({ status: 'returned', handle_type: handle.type, handle_value: handle.value, secret_hash: hashSecret(challengeId, ssoCode), data: JSON.stringify({ ...d, sso_subject: subject }) })
+    .where('id', '=', challengeId)
+    .where('status', '=', 'pending')
+    .executeTakeFirst();
+  if (Number(res.numUpdatedRows) !== 1) return ssoPage(reply, 400, 'Sign-in failed', 'This sign-in was already used. Start again.');
+  const params = { sso_challenge_id: challengeId, sso_code: ssoCode, ...(d.csrf_token ? { csrf_token: d.csrf_token } : {}) };
+  if (d.ux_mode === 'redirect') {
+    const back = new URL(d.redirect_target!);
+    for (const [k, v] of Object.entries(params)) back.searchParams.set(k, v);
+    return reply.redirect(back.href, 303);
+  }
+  const message = JSON.stringify({ type: 'sso_challenge', challenge_id: challengeId, code: ssoCode, csrf_token: d.csrf_token }).replace(/</g, '\\u003c');
+  const script = `<script>window.opener && window.opener.postMessage(${message}, ${JSON.stringify(d.origin).replace(/</g, '\\u003c')});</script>`;
+  return ssoPage(reply, 200, 'Signed in', 'You can close this window.', script);
+}
+
+/** SAML identity provider credentials of an organization (`settings.saml_providers`). */
+export interface SamlProviderConfig {
+  provider_credentials_id: string;
+  /** Single sign-on URL of the identity provider (HTTP-Redirect binding). */
+  entry_point: string;
+  /** PEM certificate(s) the identity provider signs assertions with. */
+  idp_cert: string | string[];
+  /** Expected Issuer of the responses, when given. */
+  idp_issuer?: string;
+}
+
+interface SamlData extends SsoCommon {
+  provider_credentials_id: string;
+  request_id: string;
+  request_instant: string;
+}
+
+function pickSamlProvider(org: Org, id: unknown): SamlProviderConfig {
+  const list = (org.settings as { saml_providers?: SamlProviderConfig[] }).saml_providers ?? [];
+  const found = id === undefined && list.length === 1 ? list[0] : list.find((p) => p.provider_credentials_id === id);
+  if (!found) throw badRequest(`no SAML provider "${String(id)}" is configured for organization "${org.id}"`);
+  return found;
+}
+
+/** node-saml for one provider; the AuthnRequest id of the challenge is the only InResponseTo it accepts. */
+function samlClient(ctx: Ctx, p: SamlProviderConfig, request: { request_id: string; request_instant: string }) {
+  return new SAML({
+    callbackUrl: `${ctx.publicUrl}/sso/saml/acs`,
+    entryPoint: p.entry_point,
+    issuer: `${ctx.publicUrl}/sso/saml/metadata`,
+    audience: `${ctx.publicUrl}/sso/saml/metadata`,
+    idpCert: p.idp_cert,
+    ...(p.idp_issuer ? { idpIssuer: p.idp_issuer } : {}),
+    wantAssertionsSigned: true,
+    wantAuthnResponseSigned: false,
+    identifierFormat: 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress',
+    validateInResponseTo: ValidateInResponseTo.always,
+    generateUniqueId: () => request.request_id,
+    cacheProvider: {
+      saveAsync: async (key, value) => ({ value, createdAt: Date.now() }),
+      getAsync: async (key) => (key === request.request_id ? request.request_instant : null),
+      removeAsync: async (key) => key,
+    },
+  });
+}
+
+factorHandlers.set('saml', {
+  async start(ctx, r: StartRequest) {
+    if (r.handle) throw badRequest('saml takes no handle: the identity provider names the person');
+    const provider = pickSamlProvider(r.org, r.options.provider_credentials_id);
+    const common = ssoCommon(r);
+    const stateSecret = newSecret();
+    const requestId = `_${randomUUID()}`;
+    const data: SamlData = { ...common, provider_credentials_id: provider.provider_credentials_id, request_id: requestId, request_instant: new Date().toISOString(), state_sha256: sha256(stateSecret) };
+    const row = await createChallenge(ctx, { org: r.org, type: 'saml', method: 'saml', data, ttlSeconds: SSO_TTL_SECONDS });
+    const url = await samlClient(ctx, provider, data).getAuthorizeUrlAsync(`${row.id}.${stateSecret}`, undefined, {});
+    return [{ id: row.id, type: 'saml', authentication_method: 'saml', options: { start_authentication_url: url } }];
+  },
+});
+
+/** The pending SSO challenge named by an OIDC `state` / SAML `RelayState` (`<challenge id>.<secret>`), or why not. */
+async function openSsoChallenge(ctx: Ctx, type: 'oidc' | 'saml', state: string) {
+  const [id, secret] = state.split('.', 2);
+  const row = id ? await ctx.db.selectFrom('challenges').selectAll().where('id', '=', id).executeTakeFirst() : undefined;
+  const data = row ? (challengeData(row) as SsoCommon) : undefined;
+  if (!row || !data || row.type !== type || !secret || !sameDigest(sha256(secret), data.state_sha256)) return 'This sign-in response does not belong to a sign-in started here.';
+  if (row.status !== 'pending' || Date.parse(row.expires_at) <= Date.now()) return 'This sign-in has expired or was already used. Start again.';
+  return { row, data };
+}
+
 export function registerSsoRoutes(app: FastifyInstance, ctx: Ctx): void {
   // The identity provider sends the browser back here with a code; the code is exchanged and checked server-side, then
   // the browser gets a one-time SSO code for /sso/resolve (posted to the opener in popup mode, URL parameters in redirect mode).
   app.get<{ Querystring: Record<string, string> }>('/sso/oidc/callback', async (req, reply) => {
     const state = req.query.state ?? '';
-    const [id, secret] = state.split('.', 2);
-    const row = id ? await ctx.db.selectFrom('challenges').selectAll().where('id', '=', id).executeTakeFirst() : undefined;
-    const d = row ? (challengeData(row) as SsoData) : undefined;
-    if (!row || !d || row.type !== 'oidc' || !secret || !sameDigest(sha256(secret), d.state_sha256)) {
-      return ssoPage(reply, 400, 'Sign-in failed', 'This sign-in response does not belong to a sign-in started here.');
-    }
-    if (row.status !== 'pending' || Date.parse(row.expires_at) <= Date.now()) return ssoPage(reply, 400, 'Sign-in failed', 'This sign-in has expired or was already used. Start again.');
+    const found = await openSsoChallenge(ctx, 'oidc', state);
+    if (typeof found === 'string') return ssoPage(reply, 400, 'Sign-in failed', found);
+    const { row } = found;
+    const d = found.data as SsoData;
     if (req.query.error) return ssoPage(reply, 400, 'Sign-in failed', `The identity provider answered: ${req.query.error_description ?? req.query.error}`);
     const org = await loadOrg(ctx, row.org_id);
     const provider = org && pickProvider(org, { client_id: d.client_id });
@@ -147,24 +252,32 @@ export function registerSsoRoutes(app: FastifyInstance, ctx: Ctx): void {
       req.log.warn({ err }, 'OIDC code exchange failed');
       return ssoPage(reply, 400, 'Sign-in failed', 'The answer of the identity provider could not be verified.');
     }
-    const handle = email ? parseHandle({ type: 'email_address', value: email }) : undefined;
-    if (!handle) return ssoPage(reply, 400, 'Sign-in failed', 'The identity provider did not share a verified e-mail address.');
-    const ssoCode = newSecret();
-    await ctx.db
-      .updateTable('challenges')
-      .set({ status: 'returned', handle_type: handle.type, handle_value: handle.value, secret_hash: hashSecret(row.id, ssoCode), data: JSON.stringify({ ...d, sso_subject: subject }) })
-      .where('id', '=', row.id)
-      .where('status', '=', 'pending')
-      .execute();
-    const params = { sso_challenge_id: row.id, sso_code: ssoCode, ...(d.csrf_token ? { csrf_token: d.csrf_token } : {}) };
-    if (d.ux_mode === 'redirect') {
-      const back = new URL(d.redirect_target!);
-      for (const [k, v] of Object.entries(params)) back.searchParams.set(k, v);
-      return reply.redirect(back.href, 303);
-    }
-    const message = JSON.stringify({ type: 'sso_challenge', challenge_id: row.id, code: ssoCode, csrf_token: d.csrf_token }).replace(/</g, '\\u003c');
-    const script = `<script>window.opener && window.opener.postMessage(${message}, ${JSON.stringify(d.origin).replace(/</g, '\\u003c')});</script>`;
-    return ssoPage(reply, 200, 'Signed in', 'You can close this window.', script);
+    return ssoReturn(ctx, reply, row.id, d, email, subject);
+  });
+
+  // SAML 2.0 assertion consumer service (HTTP-POST binding); RelayState names the challenge.
+  app.register(async (scope) => {
+    await scope.register(formbody, { bodyLimit: 512 * 1024 });
+    scope.post<{ Body: Record<string, string> }>('/sso/saml/acs', async (req, reply) => {
+      const found = await openSsoChallenge(ctx, 'saml', req.body?.RelayState ?? '');
+      if (typeof found === 'string') return ssoPage(reply, 400, 'Sign-in failed', found);
+      const { row } = found;
+      const d = found.data as SamlData;
+      const org = await loadOrg(ctx, row.org_id);
+      const provider = org && pickSamlProvider(org, d.provider_credentials_id);
+      let profile;
+      try {
+        const saml = samlClient(ctx, provider!, { request_id: d.request_id, request_instant: d.request_instant });
+        profile = (await saml.validatePostResponseAsync({ SAMLResponse: req.body.SAMLResponse ?? '' })).profile;
+      } catch (err) {
+        req.log.warn({ err }, 'SAML response rejected');
+        return ssoPage(reply, 400, 'Sign-in failed', 'The answer of the identity provider could not be verified.');
+      }
+      const email = [profile?.email, profile?.mail, profile?.['urn:oid:0.9.2342.19200300.100.1.3'], profile?.nameIDFormat?.endsWith('emailAddress') ? profile.nameID : undefined].find(
+        (v): v is string => typeof v === 'string' && v.includes('@'),
+      );
+      return ssoReturn(ctx, reply, row.id, d, email, profile?.nameID ?? '');
+    });
   });
 
   app.post<{ Body: { challenge_id: string; code: string; pkce_code_verifier: string } }>(
@@ -177,7 +290,7 @@ export function registerSsoRoutes(app: FastifyInstance, ctx: Ctx): void {
       if (Date.parse(row.expires_at) <= Date.now()) throw unauthorized('authentication has expired');
       if (row.status !== 'returned') throw unauthorized(row.status === 'pending' ? 'the identity provider has not answered yet' : 'challenge has already been answered');
       if (row.attempts >= ctx.limits.maxAttempts) throw new ApiError(429, 'too many incorrect answers for this challenge: start again');
-      const d = challengeData(row) as SsoData;
+      const d = challengeData(row) as SsoCommon;
       const codeOk = row.secret_hash !== null && sameDigest(hashSecret(row.id, req.body.code), row.secret_hash);
       const pkceOk = createHash('sha256').update(req.body.pkce_code_verifier).digest('base64url') === d.sdk_pkce;
       if (!codeOk || !pkceOk) {
