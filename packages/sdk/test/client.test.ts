@@ -84,7 +84,7 @@ describe('HTTP client', () => {
   ];
   it.each(rows)('maps %i "%s" to %o', async (code, message, cls, text) => {
     route('GET', '/x', () => fail(code, message, code, { 'Keyway-Correlation-Id': 'corr-1' }));
-    const err = await client().request('GET', '/x').catch((e) => e);
+    const err = (await client().request('GET', '/x').catch((e: unknown) => e)) as errors.APIResponseError;
     expect(err).toBeInstanceOf(cls);
     expect(err.message).toMatch(text);
     if (cls === errors.APIResponseError) expect(err).toMatchObject({ httpcode: code, correlationId: 'corr-1', slug: 'api_response_error' });

@@ -16,7 +16,9 @@ export function fakeWindow() {
 }
 
 /** Mocks window.open; returns the calls and the window handed out. */
-export function mockOpen(w: ReturnType<typeof fakeWindow> | null = fakeWindow()) {
+export function mockOpen<W extends ReturnType<typeof fakeWindow> | null = ReturnType<typeof fakeWindow>>(
+  w: W = fakeWindow() as W,
+) {
   const open = vi.spyOn(window, 'open').mockImplementation(() => w as unknown as Window);
   return { open, w };
 }

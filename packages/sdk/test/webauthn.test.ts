@@ -21,9 +21,10 @@ function fakeCredential(id: string) {
   };
 }
 
-function installWebAuthn(opts: { platform?: boolean; create?: () => unknown; get?: () => unknown } = {}) {
-  const create = vi.fn(opts.create ?? (async () => fakeCredential('cred-1')));
-  const get = vi.fn(opts.get ?? (async () => fakeCredential('cred-1')));
+function installWebAuthn(opts: { platform?: boolean; create?: () => Promise<unknown>; get?: () => Promise<unknown> } = {}) {
+  type Ceremony = (o: { publicKey: PublicKeyCredentialCreationOptions & PublicKeyCredentialRequestOptions }) => Promise<unknown>;
+  const create = vi.fn<Ceremony>(opts.create ?? (async () => fakeCredential('cred-1')));
+  const get = vi.fn<Ceremony>(opts.get ?? (async () => fakeCredential('cred-1')));
   vi.stubGlobal('PublicKeyCredential', { isUserVerifyingPlatformAuthenticatorAvailable: async () => opts.platform ?? true });
   Object.defineProperty(navigator, 'credentials', { value: { create, get }, configurable: true });
   return { create, get };
