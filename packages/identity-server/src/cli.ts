@@ -6,8 +6,8 @@ function intEnv(name: string, fallback: number): number {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0) {
-    console.error(`${name} must be a non-negative integer, got "${raw}"`);
+  if (!Number.isInteger(n) || n < 0 || (name === 'KEYWAY_API_PORT' && n > 65535)) {
+    console.error(`${name} must be a non-negative integer${name === 'KEYWAY_API_PORT' ? ' up to 65535' : ''}, got "${raw}"`);
     process.exit(2);
   }
   return n;
@@ -21,7 +21,7 @@ const apiKey = env.KEYWAY_API_KEY ?? (devMode ? DEFAULT_DEV_API_KEY : undefined)
 
 const server = await startIdentityServer({
   port,
-  host: env.KEYWAY_API_HOST ?? '127.0.0.1',
+  host: env.KEYWAY_API_HOST ?? 'localhost',
   dataDir: env.DATA_DIR ? resolve(env.DATA_DIR) : DEFAULT_DATA_DIR,
   ...(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : {}),
   ...(env.KEYWAY_ORG_ID ? { orgId: env.KEYWAY_ORG_ID } : {}),

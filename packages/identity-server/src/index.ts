@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import type { Ctx, Limits, OrgSettings } from './context.js';
 import { openDatabase, type Db } from './db/index.js';
+import { purgeExpired } from './maintenance.js';
 import { Mailer } from './mailer.js';
 import { DEFAULT_OPENAPI_PATH, OpenApiContract } from './openapi.js';
 import { RateLimiter } from './ratelimit.js';
@@ -118,6 +119,7 @@ export async function startIdentityServer(opts: IdentityServerOptions = {}): Pro
       tokens.opts.issuer = url;
     }
     timers.push(setInterval(() => void tokens.rotateIfDue().catch(() => undefined), 3600_000).unref());
+    timers.push(setInterval(() => void purgeExpired(db).catch(() => undefined), 600_000).unref());
     if (dialect === 'postgres') timers.push(setInterval(() => void tokens.syncRevocations().catch(() => undefined), 5000).unref());
     const server: IdentityServer = {
       url,

@@ -1,0 +1,79 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const pkg = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** Starts dist/cli.js with `env`; resolves with the banner once it listens. */
+function startCli(env: Record<string, string>) {
+  const child = spawn(process.execPath, ['dist/cli.js'], { cwd: pkg, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  const ready = new Promise<{ banner: string; url: string }>((resolve, reject) => {
+    child.stdout.on('data', (d) => {
+      out += d;
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m && out.includes('storage:')) setTimeout(() => resolve({ banner: out, url: m[1]! }), 50);
+    });
+    child.stderr.on('data', (d) => (out += d));
+    child.on('exit', (code) => reject(new Error(`exited with ${code}: ${out}`)));
+  });
+  const stop = () =>
+    new Promise<void>((r) => {
+      child.removeAllListeners('exit');
+      child.once('exit', () => r());
+      child.kill('SIGTERM');
+    });
+  return { ready, stop };
+}
+
+describe('CLI (dist/cli.js)', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'keyway-cli-'));
+  beforeAll(() => {
+    const built = spawnSync('npx', ['tsc', '-b'], { cwd: pkg, encoding: 'utf8' });
+    expect(built.status, built.stdout + built.stderr).toBe(0);
+  });
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('starts from env, prints URL, org id and mailbox, and seeds the organization idempotently', async () => {
+    const env = { KEYWAY_API_PORT: '0', KEYWAY_API_HOST: '127.0.0.1', DATA_DIR: dataDir, KEYWAY_ORG_ID: 'org_cli_test', NODE_ENV: 'development', DATABASE_URL: '' };
+    for (let run = 0; run < 2; run++) {
+      const cli = startCli(env);
+      try {
+        const { banner, url } = await cli.ready;
+        expect(banner).toContain('organization id: org_cli_test');
+        expect(banner).toContain(`dev mailbox:     ${url}/dev/mailbox`);
+        expect(banner).toContain(`SQLite in ${dataDir}`);
+        const id = await fetch(`${url}/id/v2`, { method: 'POST', headers: { 'content-type': 'application/json', 'keyway-orgid': 'org_cli_test' }, body: JSON.stringify({ handle: `run${run}@example.com`, factor: { method: 'otp_via_email' } }) });
+        expect(id.status).toBe(200);
+        const mailbox = (await (await fetch(`${url}/dev/mailbox.json`)).json()) as { result: Array<{ to: string }> };
+        // Messages persist in the data directory: the second run sees both.
+        expect(mailbox.result.map((m) => m.to)).toEqual(run === 0 ? ['run0@example.com'] : ['run1@example.com', 'run0@example.com']);
+      } finally {
+        await cli.stop();
+      }
+    }
+  });
+
+  it('has no dev mailbox and no default API key in production', async () => {
+    const cli = startCli({ KEYWAY_API_PORT: '0', KEYWAY_API_HOST: '127.0.0.1', DATA_DIR: dataDir, NODE_ENV: 'production', DATABASE_URL: '' });
+    try {
+      const { banner, url } = await cli.ready;
+      expect(banner).not.toContain('dev mailbox');
+      expect(banner).not.toContain('API key');
+      expect((await fetch(`${url}/dev/mailbox.json`)).status).toBe(404);
+      const pre = await fetch(`${url}/id/v2`, { method: 'OPTIONS', headers: { origin: 'http://localhost:3000', 'access-control-request-method': 'POST' } });
+      expect(pre.headers.get('access-control-allow-origin')).toBeNull();
+    } finally {
+      await cli.stop();
+    }
+  });
+
+  it('refuses a malformed port with a clear message', () => {
+    const r = spawnSync(process.execPath, ['dist/cli.js'], { cwd: pkg, env: { ...process.env, KEYWAY_API_PORT: 'eighty', DATA_DIR: dataDir }, encoding: 'utf8' });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('KEYWAY_API_PORT must be a non-negative integer up to 65535, got "eighty"');
+  });
+});

@@ -1,0 +1,59 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openDatabase, type Db } from '../src/db/index.js';
+import { purgeExpired } from '../src/maintenance.js';
+import { TokenService } from '../src/tokens.js';
+
+describe('signing key rotation and purging', () => {
+  let db: Db | undefined;
+  let dir: string | undefined;
+  afterEach(async () => {
+    await db?.destroy();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('rotates keys, keeps the old public key while its tokens live, then drops it', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'keyway-keys-'));
+    db = (await openDatabase({ dataDir: dir })).db;
+    const tokens = new TokenService(db, { issuer: 'http://issuer.test', ttlSeconds: 3600, rotationSeconds: 86_400 });
+    await tokens.init();
+    const claims = { person_id: 'pid:1', oid: 'org', first_token: true, authenticated_methods: ['otp_via_email'], authentications: [{ method: 'otp_via_email' }], person_type: 'regular', groups: [] };
+    const old = await tokens.sign(claims);
+    const [first] = tokens.jwks().keys;
+
+    // Not due yet: same key.
+    await tokens.rotateIfDue(Date.now() + 3600_000);
+    expect(tokens.jwks().keys.map((k) => k.kid)).toEqual([first!.kid]);
+
+    // Due: a new key signs, the old one still verifies its tokens.
+    await tokens.rotateIfDue(Date.now() + 86_400_000 + 1000);
+    const kids = tokens.jwks().keys.map((k) => k.kid);
+    expect(kids).toHaveLength(2);
+    expect(kids[1]).toBe(first!.kid);
+    const fresh = await tokens.sign(claims);
+    expect(JSON.parse(Buffer.from(fresh.split('.')[0]!, 'base64url').toString()).kid).toBe(kids[0]);
+    expect((await tokens.validate(old)).valid).toBe(true);
+
+    // Once every token of the old key has expired (successor older than the token lifetime), it leaves the JWKS.
+    await tokens.rotateIfDue(Date.now() + 86_400_000 + 3600_000 + 5000);
+    expect(tokens.jwks().keys.map((k) => k.kid)).toEqual([kids[0]]);
+    expect((await tokens.validate(old)).valid).toBe(false);
+  });
+
+  it('purges expired challenges, stale revocations and old mailbox messages only', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'keyway-purge-'));
+    db = (await openDatabase({ dataDir: dir })).db;
+    const now = Date.now();
+    const iso = (ms: number) => new Date(ms).toISOString();
+    const challenge = (id: string, expires: number) => ({ id, org_id: 'o', type: 'otp', method: 'otp_via_email', handle_type: null, handle_value: null, person_id: null, secret_hash: null, attempts: 0, status: 'pending', data: '{}', expires_at: iso(expires), created_at: iso(now) });
+    await db.insertInto('challenges').values([challenge('old', now - 2 * 86_400_000), challenge('recent', now - 3600_000), challenge('open', now + 600_000)]).execute();
+    await db.insertInto('revoked_tokens').values([{ jti: 'gone', expires_at: iso(now - 1000), revoked_at: iso(now - 5000) }, { jti: 'live', expires_at: iso(now + 60_000), revoked_at: iso(now) }]).execute();
+    const mail = (id: string, at: number) => ({ id, org_id: 'o', channel: 'email', to_address: 'a@b.c', subject: 's', text_body: 't', html_body: 'h', code: null, link: null, created_at: iso(at) });
+    await db.insertInto('mailbox').values([mail('m-old', now - 8 * 86_400_000), mail('m-new', now)]).execute();
+    expect(await purgeExpired(db, now)).toEqual({ challenges: 1, revoked_tokens: 1, mailbox: 1 });
+    expect((await db.selectFrom('challenges').select('id').orderBy('id').execute()).map((r) => r.id)).toEqual(['open', 'recent']);
+    expect((await db.selectFrom('revoked_tokens').select('jti').execute()).map((r) => r.jti)).toEqual(['live']);
+  });
+});
