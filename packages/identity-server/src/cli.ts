@@ -34,12 +34,14 @@ const server = await startIdentityServer({
     perHandlePerMinute: intEnv('KEYWAY_RATE_LIMIT_PER_HANDLE', 10),
   },
   logger: env.KEYWAY_LOG === '1',
+  ...(env.KEYWAY_SMTP_URL ? { smtp: { url: env.KEYWAY_SMTP_URL, from: env.KEYWAY_SMTP_FROM ?? 'Keyway <no-reply@keyway.dev>' } } : {}),
   ...(env.KEYWAY_OPENAPI_PATH ? { openapiPath: resolve(env.KEYWAY_OPENAPI_PATH) } : {}),
 });
 
 console.log(`Keyway API listening on ${server.url}`);
 console.log(`  organization id: ${server.orgId}`);
 console.log(`  storage:         ${env.DATABASE_URL ? 'PostgreSQL (DATABASE_URL)' : `SQLite in ${env.DATA_DIR ? resolve(env.DATA_DIR) : DEFAULT_DATA_DIR}`}`);
+if (env.KEYWAY_SMTP_URL) console.log(`  e-mail:          SMTP (${new URL(env.KEYWAY_SMTP_URL).host})`);
 if (devMode) {
   console.log(`  dev mailbox:     ${server.url}/dev/mailbox`);
   if (!env.KEYWAY_API_KEY) console.log(`  dev API key:     ${DEFAULT_DEV_API_KEY}`);

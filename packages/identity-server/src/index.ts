@@ -5,7 +5,7 @@ import { buildApp } from './app.js';
 import type { Ctx, Limits, OrgSettings } from './context.js';
 import { openDatabase, type Db } from './db/index.js';
 import { purgeExpired } from './maintenance.js';
-import { Mailer } from './mailer.js';
+import { Mailer, type SmtpOptions } from './mailer.js';
 import { DEFAULT_OPENAPI_PATH, OpenApiContract } from './openapi.js';
 import { RateLimiter } from './ratelimit.js';
 import { sha256 } from './secrets.js';
@@ -45,6 +45,8 @@ export interface IdentityServerOptions {
   keyRotationSeconds?: number;
   /** Fastify request logging (default off). */
   logger?: boolean;
+  /** Send emails by SMTP (besides recording them in the mailbox). */
+  smtp?: SmtpOptions;
   /** OpenAPI document whose request schemas validate the routes (default `api/openapi.yaml` of the repository; `false` uses the built-in schemas only). */
   openapiPath?: string | false;
 }
@@ -97,7 +99,7 @@ export async function startIdentityServer(opts: IdentityServerOptions = {}): Pro
       db,
       dialect,
       tokens,
-      mailer: new Mailer(db),
+      mailer: new Mailer(db, opts.smtp),
       limiter: new RateLimiter(),
       limits: { ...DEFAULT_LIMITS, ...opts.limits },
       publicUrl: provisionalUrl,
@@ -129,6 +131,7 @@ export async function startIdentityServer(opts: IdentityServerOptions = {}): Pro
       reloadOrganizations: () => ctx.orgs.clear(),
       async close() {
         for (const t of timers) clearInterval(t);
+        ctx.mailer.close();
         await app!.close();
         await db.destroy();
       },

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import nodemailer, { type Transporter } from 'nodemailer';
 import type { Db } from './db/index.js';
+import { ApiError } from './errors.js';
 
 export interface OutgoingMessage {
   orgId: string;
@@ -24,14 +26,35 @@ export interface MailboxEntry {
   created_at: string;
 }
 
+export interface SmtpOptions {
+  /** `smtp://user:pass@host:587` or `smtps://…:465`. */
+  url: string;
+  /** From address, e.g. `Keyway <no-reply@example.com>`. */
+  from: string;
+}
+
 /**
- * Delivers sign-in emails and SMS. In development every message lands in the dev mailbox (a table shown at
- * `/dev/mailbox`); in production the mailbox is not exposed.
+ * Delivers sign-in emails and SMS. Every message is recorded in the mailbox table, which development mode shows at
+ * `/dev/mailbox`; emails also go out by SMTP when it is configured. (SMS have no gateway yet: only the mailbox.)
  */
 export class Mailer {
-  constructor(private readonly db: Db) {}
+  private readonly transport: Transporter | undefined;
+
+  constructor(
+    private readonly db: Db,
+    private readonly smtp?: SmtpOptions,
+  ) {
+    this.transport = smtp ? nodemailer.createTransport(smtp.url) : undefined;
+  }
 
   async send(msg: OutgoingMessage): Promise<void> {
+    if (this.transport && msg.channel === 'email') {
+      try {
+        await this.transport.sendMail({ from: this.smtp!.from, to: msg.to, subject: msg.subject, text: msg.text, html: msg.html });
+      } catch {
+        throw new ApiError(502, 'the e-mail could not be sent: try again later');
+      }
+    }
     await this.db
       .insertInto('mailbox')
       .values({
@@ -47,6 +70,10 @@ export class Mailer {
         created_at: new Date().toISOString(),
       })
       .execute();
+  }
+
+  close(): void {
+    this.transport?.close();
   }
 
   /** Newest first. */
