@@ -161,6 +161,15 @@ export async function buildApp(ctx: Ctx, opts: AppOptions): Promise<FastifyInsta
 
   app.addHook('onRequest', async (req, reply) => {
     reply.header('keyway-correlation-id', req.id);
+    // One region serves everything, so every consistency level is met at once; the headers are still checked.
+    const level = req.headers['keyway-required-consistency'];
+    if (level !== undefined && level !== 'local_region' && level !== 'all_regions') {
+      throw new ApiError(400, 'Keyway-Required-Consistency must be local_region or all_regions');
+    }
+    const timeout = req.headers['keyway-required-consistency-timeout'];
+    if (timeout !== undefined && !/^[1-9]\d{0,3}$/.test(String(timeout))) {
+      throw new ApiError(400, 'Keyway-Required-Consistency-Timeout must be a whole number of seconds (1 to 9999)');
+    }
   });
 
   await app.register(cors, {

@@ -17,6 +17,8 @@ export interface OrgSettings {
   person_pool_orgs_ids?: string[];
   /** A factor a token must carry before a token of this organization is given (`/token`): else `authn_context_update`. */
   required_factor?: { method: string; options?: Record<string, unknown> };
+  /** Name of the token claim carrying the person's groups (default `groups`). */
+  groups_claim_name?: string;
   /** OAuth2 clients of the hosted login. */
   oauth_clients?: Array<{ client_id: string; name: string; redirect_uris: string[] }>;
 }

@@ -90,10 +90,12 @@ export async function startIdentityServer(opts: IdentityServerOptions = {}): Pro
   try {
     // The issuer must be known before listening; with port 0 it is fixed up after listen.
     const provisionalUrl = opts.publicUrl ?? `http://${host}:${opts.port ?? DEFAULT_API_PORT}`;
+    const orgs: Ctx['orgs'] = new Map();
     const tokens = new TokenService(db, {
       issuer: provisionalUrl,
       ttlSeconds: opts.tokenTtlSeconds ?? 3600,
       rotationSeconds: opts.keyRotationSeconds ?? 7 * 24 * 3600,
+      groupsClaimFor: (oid) => orgs.get(oid)?.settings.groups_claim_name,
     });
     const ctx: Ctx = {
       db,
@@ -105,7 +107,7 @@ export async function startIdentityServer(opts: IdentityServerOptions = {}): Pro
       publicUrl: provisionalUrl,
       devMode,
       corsOrigins: opts.corsOrigins ?? (devMode ? DEFAULT_DEV_CORS_ORIGINS : []),
-      orgs: new Map(),
+      orgs,
     };
     await tokens.init();
     await seedOrg(ctx, orgId, opts.apiKey ?? (devMode ? DEFAULT_DEV_API_KEY : undefined));

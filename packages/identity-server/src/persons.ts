@@ -71,6 +71,11 @@ export async function resolveSignInPerson(
   previous: UserTokenClaims | undefined,
 ): Promise<{ person: PersonRow; created: boolean; previous: UserTokenClaims | undefined }> {
   let person = handle ? await findPersonByHandle(ctx, org.id, handle) : undefined;
+  // Person pools: persons of the listed organizations sign in here as themselves.
+  for (const poolOrg of org.settings.person_pool_orgs_ids ?? []) {
+    if (person || !handle) break;
+    person = await findPersonByHandle(ctx, poolOrg, handle);
+  }
   let created = false;
   const prev = previous && previous.oid === org.id ? previous : undefined;
   if (!person && prev && handle) {

@@ -23,7 +23,8 @@ export interface UserTokenClaims {
   authenticated_methods: string[];
   authentications: Authentication[];
   person_type: string;
-  groups: string[];
+  /** Absent when the organization renames the claim (`groups_claim_name`). */
+  groups?: string[];
 }
 
 interface LoadedKey {
@@ -40,6 +41,8 @@ export interface TokenServiceOptions {
   ttlSeconds: number;
   /** A new signing key is generated when the newest one is older than this. */
   rotationSeconds: number;
+  /** Claim that carries the groups for an organization (default `groups`). */
+  groupsClaimFor?: (oid: string) => string | undefined;
 }
 
 export type ValidationResult =
@@ -132,7 +135,13 @@ export class TokenService {
     const key = this.keys[0];
     if (!key) throw new Error('no signing key loaded');
     const now = Math.floor(Date.now() / 1000);
-    return new SignJWT({ ...claims })
+    const groupsClaim = this.opts.groupsClaimFor?.(claims.oid) ?? 'groups';
+    const payload: Record<string, unknown> = { ...claims };
+    if (groupsClaim !== 'groups') {
+      payload[groupsClaim] = claims.groups ?? [];
+      delete payload.groups;
+    }
+    return new SignJWT(payload)
       .setProtectedHeader({ alg: SIGNING_ALG, kid: key.kid, typ: 'JWT' })
       .setIssuer(this.opts.issuer)
       .setSubject(claims.person_id)

@@ -146,7 +146,7 @@ export async function resolveChallengePerson(ctx: Ctx, row: ChallengeRow): Promi
 /** Signs the person of a completed challenge in and returns the token. */
 export async function finishSignIn(ctx: Ctx, row: ChallengeRow, method: string): Promise<string> {
   const resolved = await resolveChallengePerson(ctx, row);
-  return issueToken(ctx, resolved.person, { method, handle: rowHandle(row)?.value }, { firstToken: resolved.created, previous: resolved.previous });
+  return issueToken(ctx, resolved.person, { method, handle: rowHandle(row)?.value }, { firstToken: resolved.created, previous: resolved.previous, oid: row.org_id });
 }
 
 export function sendCode(ctx: Ctx, org: Org, handle: Handle, code: string, purpose: 'sign-in' | 'recovery'): Promise<void> {

@@ -103,7 +103,7 @@ attestationHandlers.set('password_set', async (ctx, row, data) => {
   const resolved = await resolveChallengePerson(ctx, row);
   await checkAnswer(ctx, row, true, '');
   await setPassword(ctx, resolved.person.id, password);
-  return issueToken(ctx, resolved.person, { method: 'password', handle: rowHandle(row)?.value }, { firstToken: resolved.created, previous: resolved.previous });
+  return issueToken(ctx, resolved.person, { method: 'password', handle: rowHandle(row)?.value }, { firstToken: resolved.created, previous: resolved.previous, oid: row.org_id });
 });
 
 attestationHandlers.set('password_verify', async (ctx, row, data) => {
@@ -125,7 +125,7 @@ attestationHandlers.set('password_reset', async (ctx, row, data) => {
   await checkAnswer(ctx, row, true, '');
   const resolved = await resolveChallengePerson(ctx, row);
   await setPassword(ctx, resolved.person.id, password);
-  return issueToken(ctx, resolved.person, { method: row.method, handle: rowHandle(row)?.value }, { firstToken: false });
+  return issueToken(ctx, resolved.person, { method: row.method, handle: rowHandle(row)?.value }, { firstToken: false, oid: row.org_id });
 });
 
 factorHandlers.set('totp', {
@@ -316,7 +316,8 @@ export function registerFactorRoutes(app: FastifyInstance, ctx: Ctx): void {
       const claims: UserTokenClaims = await requireUser(ctx, req);
       org = await requireOrg(ctx, req);
       if (claims.oid !== org.id) throw forbidden('token belongs to another organization');
-      if (!claims.groups.includes('impersonators')) throw forbidden('impersonation needs membership of the "impersonators" group');
+      const caller = await getPerson(ctx, claims.person_id);
+      if (!caller || !(JSON.parse(caller.groups) as string[]).includes('impersonators')) throw forbidden('impersonation needs membership of the "impersonators" group');
       impersonator = claims.person_id;
     }
     const person = await getPerson(ctx, req.params.person_id);

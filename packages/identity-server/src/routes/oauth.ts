@@ -133,7 +133,7 @@ export function registerOAuthRoutes(app: FastifyInstance, ctx: Ctx): void {
       authenticated_methods: claims.authenticated_methods,
       authentications: claims.authentications,
       person_type: person?.person_type ?? claims.person_type,
-      groups: claims.groups,
+      groups: person ? (JSON.parse(person.groups) as string[]) : [],
     });
     if (version === 1) return { result: { type: 'token', token: userToken } };
     const container = await ctx.tokens.signJwt({ user_token: userToken, oid: target.id, person_id: claims.person_id }, { subject: claims.person_id, audience: target.id });

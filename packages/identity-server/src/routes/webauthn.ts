@@ -155,7 +155,7 @@ attestationHandlers.set('webauthn_create', async (ctx, row, body) => {
       last_used: now,
     })
     .execute();
-  return issueToken(ctx, resolved.person, { method: 'webauthn', handle: rowHandle(row)?.value }, { firstToken: resolved.created, previous: resolved.previous });
+  return issueToken(ctx, resolved.person, { method: 'webauthn', handle: rowHandle(row)?.value }, { firstToken: resolved.created, previous: resolved.previous, oid: row.org_id });
 });
 
 attestationHandlers.set('webauthn_get', async (ctx, row, body) => {

@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { BACKENDS, decodeClaims, signInWithEmail, useTestServer } from './helpers.js';
+
+describe.each(BACKENDS)('organization settings (%s)', (backend) => {
+  const t = useTestServer(backend);
+
+  it('signs persons of a pooled organization in as themselves, and renames the groups claim when asked', async () => {
+    const home = decodeClaims(await signInWithEmail(t.server, 'pooled@example.com'));
+    await t.server.db.updateTable('persons').set({ groups: '["editors"]' }).where('id', '=', home.person_id).execute();
+    const now = new Date().toISOString();
+    await t.server.db
+      .insertInto('organizations')
+      .values({ id: 'org_pool', parent_id: null, org_name: 'Pool', tenant_name: 'pool', settings: JSON.stringify({ person_pool_orgs_ids: [t.server.orgId], groups_claim_name: 'roles' }), created_at: now })
+      .execute();
+    t.server.reloadOrganizations();
+    const pooled = decodeClaims(await signInWithEmail({ url: t.server.url, orgId: 'org_pool' }, 'pooled@example.com'));
+    expect(pooled).toMatchObject({ person_id: home.person_id, oid: 'org_pool', first_token: false, roles: ['editors'] });
+    expect(pooled.groups).toBeUndefined();
+    const again = decodeClaims(await signInWithEmail(t.server, 'pooled@example.com'));
+    expect(again.groups).toEqual(['editors']);
+  });
+
+  it('checks the consistency headers', async () => {
+    const token = await signInWithEmail(t.server, 'consistent@example.com');
+    const ok = await t.call('POST', '/token/revoke', { token }, { headers: { 'keyway-required-consistency': 'all_regions', 'keyway-required-consistency-timeout': '5' } });
+    expect(ok.status).toBe(200);
+    const bad = await t.call('POST', '/token/revoke', { token }, { headers: { 'keyway-required-consistency': 'everywhere' } });
+    expect(bad.body.errors[0]).toEqual({ httpcode: 400, message: 'Keyway-Required-Consistency must be local_region or all_regions' });
+    const badTimeout = await t.call('POST', '/token/revoke', { token }, { headers: { 'keyway-required-consistency-timeout': '-1' } });
+    expect(badTimeout.status).toBe(400);
+  });
+});
