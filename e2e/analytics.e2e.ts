@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { isolatedContext, launchBrowser } from './browser';
+import { isolatedContext, launchBrowser, openPage } from './browser';
 
 type DataLayerEntry = unknown[];
 let browser: Browser;
@@ -43,7 +43,7 @@ describe('analytics with every tool configured', () => {
     const context = await isolatedContext(browser);
     const page = await context.newPage();
     const requested = await interceptTrackers(page);
-    await page.goto(`${base}/docs/intro`);
+    await openPage(page, `${base}/docs/intro`);
     await expect.poll(() => page.evaluate(() => (window as unknown as { __gtagLoaded?: boolean }).__gtagLoaded)).toBe(true);
     expect(requested).toContain('https://www.googletagmanager.com/gtag/js?id=G-KEYWAYTEST1');
     expect(requested).toContain('https://intel.keyway-test.invalid/track.js');
@@ -63,7 +63,7 @@ describe('analytics with every tool configured', () => {
     const context = await isolatedContext(browser);
     const page = await context.newPage();
     await interceptTrackers(page);
-    await page.goto(`${base}/docs/intro`);
+    await openPage(page, `${base}/docs/intro`);
     expect(await pageViews(page)).toEqual([]); // the first view is sent by gtag('config')
     await page.locator('nav[aria-label="Docs sidebar"] a[href="/docs/access"]').first().click();
     await page.waitForURL(`${base}/docs/access`);
@@ -91,7 +91,7 @@ describe('analytics without configuration', () => {
     page.on('request', (r) => {
       if (!new URL(r.url()).hostname.match(/^(127\.0\.0\.1|localhost)$/)) external.push(r.url());
     });
-    await page.goto(`${base}/docs/intro`);
+    await openPage(page, `${base}/docs/intro`);
     await page.locator('nav[aria-label="Docs sidebar"] a[href="/docs/access"]').first().click();
     await page.waitForURL(`${base}/docs/access`);
     expect(external).toEqual([]);

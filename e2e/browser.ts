@@ -1,4 +1,4 @@
-import { chromium, type Browser, type BrowserContext, type BrowserContextOptions } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
 
 const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
@@ -29,4 +29,14 @@ export async function isolatedContext(browser: Browser, options: BrowserContextO
     (route) => route.abort('blockedbyclient'),
   );
   return context;
+}
+
+/** Opens a page and waits until React has hydrated it, so that clicks and shortcuts reach their handlers. */
+export async function openPage(page: Page, url: string): Promise<void> {
+  await page.goto(url);
+  await hydrated(page);
+}
+
+export async function hydrated(page: Page): Promise<void> {
+  await page.locator('html[data-has-hydrated="true"]').waitFor({ state: 'attached', timeout: 15_000 });
 }

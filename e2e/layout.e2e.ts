@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser, BrowserContext } from 'playwright-core';
-import { isolatedContext, launchBrowser } from './browser';
+import { isolatedContext, launchBrowser, openPage } from './browser';
 
 const base = inject('docsUrl');
 let browser: Browser;
@@ -17,7 +17,7 @@ afterAll(async () => {
 describe('navbar and footer', () => {
   it('has the navbar of the spec, in order, with the console sign-up link external', async () => {
     const page = await context.newPage();
-    await page.goto(`${base}/docs/intro`);
+    await openPage(page, `${base}/docs/intro`);
     const links = await page.locator('.theme-layout-navbar-left a.navbar__link').evaluateAll((as) =>
       as.map((a) => [a.textContent?.trim(), a.getAttribute('href')]),
     );
@@ -38,11 +38,11 @@ describe('navbar and footer', () => {
 
   it('shows the locale dropdown everywhere and the version dropdown (Next) on doc pages only', async () => {
     const page = await context.newPage();
-    await page.goto(`${base}/docs/intro`);
+    await openPage(page, `${base}/docs/intro`);
     const right = page.locator('.navbar__items--right');
     expect(await right.locator('.dropdown > .navbar__link').first().textContent()).toBe('English');
     expect(await right.getByText('Next', { exact: true }).isVisible()).toBe(true);
-    await page.goto(`${base}/`);
+    await openPage(page, `${base}/`);
     expect(await page.locator('.navbar__items--right .dropdown > .navbar__link').first().textContent()).toBe('English');
     expect(await page.locator('.navbar__items--right').getByText('Next', { exact: true }).count()).toBe(0);
     await page.close();
@@ -50,7 +50,7 @@ describe('navbar and footer', () => {
 
   it('has the footer of the spec', async () => {
     const page = await context.newPage();
-    await page.goto(`${base}/`);
+    await openPage(page, `${base}/`);
     const footer = page.locator('footer');
     expect(await footer.getByText('Copyright © 2025 Keyway').isVisible()).toBe(true);
     expect(await footer.locator('img[alt="Keyway"]').count()).toBe(1);
@@ -62,12 +62,12 @@ describe('navbar and footer', () => {
 
   it('uses the docs sidebar on docs pages and the api sidebar on API pages, neither hideable, no breadcrumbs', async () => {
     const page = await context.newPage();
-    await page.goto(`${base}/docs/intro`);
+    await openPage(page, `${base}/docs/intro`);
     const sidebar = page.locator('nav[aria-label="Docs sidebar"]');
     expect(await sidebar.getByRole('link', { name: 'Introduction' }).first().getAttribute('href')).toBe('/docs/intro');
     expect(await page.getByRole('button', { name: 'Collapse sidebar', exact: true }).count()).toBe(0);
     expect(await page.locator('nav[aria-label="Breadcrumbs"]').count()).toBe(0);
-    await page.goto(`${base}/docs/category/api/persons`);
+    await openPage(page, `${base}/docs/category/api/persons`);
     const apiLinks = await page.locator('nav[aria-label="Docs sidebar"] a').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
     expect(apiLinks[0]).toBe('/docs/api');
     expect(apiLinks).toContain('/docs/category/api/tokens');
@@ -77,7 +77,7 @@ describe('navbar and footer', () => {
 
   it('lists h2 to h4 in the table of contents', async () => {
     const page = await context.newPage();
-    await page.goto(`${base}/docs/intro`);
+    await openPage(page, `${base}/docs/intro`);
     const toc = await page.locator('.table-of-contents a').allTextContents();
     expect(toc).toEqual(['The three products', 'Where to go next', 'Conventions in these docs']);
     await page.close();
@@ -87,7 +87,7 @@ describe('navbar and footer', () => {
 describe('search', () => {
   it('opens with Ctrl+K, finds pages and sections, and opens a result with the keyboard', async () => {
     const page = await context.newPage();
-    await page.goto(`${base}/docs/intro`);
+    await openPage(page, `${base}/docs/intro`);
     await page.keyboard.press('Control+k');
     const input = page.getByRole('combobox');
     await expect.poll(() => input.isVisible()).toBe(true);

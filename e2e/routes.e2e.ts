@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser, BrowserContext } from 'playwright-core';
-import { isolatedContext, launchBrowser } from './browser';
+import { isolatedContext, launchBrowser, openPage } from './browser';
 import { repoRoot, routeContract } from './paths';
 
 const base = inject('docsUrl');
@@ -74,7 +74,7 @@ describe('the route contract', () => {
       expect(res?.status(), route).toBe(200);
       const h1 = (await page.locator('h1').first().textContent())?.trim();
       expect(h1, route).toBeTruthy();
-      if (route !== '/') expect(await page.title(), route).toMatch(/^.+ \| Keyway Docs$/);
+      if (route !== '/') await expect.poll(() => page.title(), { message: route }).toMatch(/^.+ \| Keyway Docs$/);
     }
     await page.close();
   });
@@ -103,7 +103,7 @@ describe('not found and redirects', () => {
       expect(res.headers.get('location'), from).toBe(to);
     }
     const page = await context.newPage();
-    await page.goto(`${base}/docs/intro.html`);
+    await openPage(page, `${base}/docs/intro.html`);
     expect(new URL(page.url()).pathname).toBe('/docs/intro');
     await page.close();
   });

@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { Config } from '@docusaurus/types';
 import type * as Preset from '@docusaurus/preset-classic';
 import { themes as prismThemes } from 'prism-react-renderer';
-import { announcementFromEnv } from './plugins/announcement';
+import { announcementFromEnv, announcementResetPlugin } from './plugins/announcement';
 import analyticsPlugin from './plugins/analytics';
 import postBuildPlugin from './plugins/postbuild';
 import { writeApiCategoryPages } from './plugins/api-categories';
@@ -78,6 +78,7 @@ const config: Config = {
 
   plugins: [
     analyticsPlugin,
+    announcementResetPlugin,
     postBuildPlugin,
     [
       '@docusaurus/plugin-client-redirects',

@@ -1,4 +1,5 @@
 import type { ThemeConfig } from '@docusaurus/preset-classic';
+import type { LoadContext, Plugin } from '@docusaurus/types';
 
 type AnnouncementBar = NonNullable<ThemeConfig['announcementBar']>;
 
@@ -41,5 +42,22 @@ export function announcementFromEnv(env: NodeJS.ProcessEnv): AnnouncementBar | u
     backgroundColor: color('KEYWAY_ANNOUNCEMENT_BG', defaultAnnouncement.backgroundColor!),
     textColor: color('KEYWAY_ANNOUNCEMENT_COLOR', defaultAnnouncement.textColor!),
     isCloseable: closeable === 'true',
+  };
+}
+
+/**
+ * Docusaurus marks the bar "initially dismissed" from the stored dismissal flag alone, before it knows whether the
+ * stored id is the current one, so a visitor who closed an older announcement would not see a new one until the next
+ * full page load. This inline script, placed after that one, clears the mark when the stored id differs.
+ */
+export function announcementResetPlugin(context: LoadContext): Plugin {
+  const id = (context.siteConfig.themeConfig as { announcementBar?: AnnouncementBar }).announcementBar?.id;
+  return {
+    name: 'keyway-announcement-reset',
+    injectHtmlTags() {
+      if (!id) return {};
+      const script = `try{if(localStorage.getItem("docusaurus.announcement.id")!==${JSON.stringify(id)})document.documentElement.setAttribute("data-announcement-bar-initially-dismissed","false")}catch(e){}`;
+      return { preBodyTags: [{ tagName: 'script', innerHTML: script }] };
+    },
   };
 }

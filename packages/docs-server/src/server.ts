@@ -25,7 +25,7 @@ export async function createDocsServer(options: DocsServerOptions): Promise<Fast
   const notFound = files.get('404.html');
   const csp = { connectSrc: options.connectSrc ?? [] };
 
-  const app = Fastify({ logger: options.logger ?? false, disableRequestLogging: true, ignoreTrailingSlash: false });
+  const app = Fastify({ logger: options.logger ?? false });
   await app.register(fastifyStatic, {
     root: siteDir,
     serve: false,

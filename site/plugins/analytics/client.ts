@@ -13,14 +13,16 @@ const clientModule: ClientModule = {
     if (!previousLocation) return;
     const page = location.pathname + location.search + location.hash;
     if (page === previousLocation.pathname + previousLocation.search + previousLocation.hash) return;
-    // The document title is updated on the next tick; read it then.
-    window.setTimeout(() => {
+    // The new document title is written by react-helmet in an animation frame after the route update: read it then.
+    // Hidden tabs get no animation frames, so they send on the next tick instead.
+    const send = () =>
       window.gtag?.('event', 'page_view', {
         page_title: document.title,
         page_location: window.location.href,
         page_path: page,
       });
-    });
+    if (document.visibilityState === 'visible') window.requestAnimationFrame(() => window.setTimeout(send));
+    else window.setTimeout(send);
   },
 };
 
