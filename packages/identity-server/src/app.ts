@@ -12,6 +12,7 @@ import { registerEventRoutes } from './routes/events.js';
 import { registerMeRoutes } from './routes/me.js';
 import { registerFactorRoutes } from './routes/factors.js';
 import { registerOAuthRoutes } from './routes/oauth.js';
+import { registerManagementRoutes } from './routes/management.js';
 import { registerSsoRoutes } from './routes/sso.js';
 import './routes/webauthn.js';
 import { registerWellKnownRoutes } from './routes/wellknown.js';
@@ -236,6 +237,8 @@ export async function buildApp(ctx: Ctx, opts: AppOptions): Promise<FastifyInsta
   registerFactorRoutes(app, ctx);
   registerOAuthRoutes(app, ctx);
   registerSsoRoutes(app, ctx);
+  // The management API has no schemas of its own: its request validation comes from api/openapi.yaml only.
+  if (contract) registerManagementRoutes(app, ctx);
   registerWellKnownRoutes(app, ctx);
   if (ctx.devMode) registerDevRoutes(app, ctx);
   app.get('/health', async () => ({ result: { ok: true } }));

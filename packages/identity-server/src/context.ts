@@ -17,6 +17,16 @@ export interface OrgSettings {
   person_pool_orgs_ids?: string[];
   /** A factor a token must carry before a token of this organization is given (`/token`): else `authn_context_update`. */
   required_factor?: { method: string; options?: Record<string, unknown> };
+  /** Handles must match one of these patterns to register (else 403 `person cannot be registered`). */
+  handle_patterns?: string[];
+  /** Lifetime of user tokens of this organization. */
+  token_duration_seconds?: number;
+  /** Factors `/id` accepts (all when empty or absent). */
+  allowed_factors?: string[];
+  /** Password rules sent with password_set / password_reset and enforced (default: the server's rules). */
+  password_validation_rules?: Array<{ name: string; pattern: string; match_type: 'must_match' | 'must_not_match'; qualifiers?: Array<'case_insensitive'> }>;
+  /** OIDC identity providers (see routes/sso.ts). */
+  oidc_providers?: Array<{ provider: string; client_id: string; client_secret: string; issuer: string; scopes?: string[]; label?: string; created_at?: string }>;
   /** Name of the token claim carrying the person's groups (default `groups`). */
   groups_claim_name?: string;
   /** OAuth2 clients of the hosted login. */

@@ -96,6 +96,7 @@ export async function startIdentityServer(opts: IdentityServerOptions = {}): Pro
       ttlSeconds: opts.tokenTtlSeconds ?? 3600,
       rotationSeconds: opts.keyRotationSeconds ?? 7 * 24 * 3600,
       groupsClaimFor: (oid) => orgs.get(oid)?.settings.groups_claim_name,
+      ttlFor: (oid) => orgs.get(oid)?.settings.token_duration_seconds,
     });
     const ctx: Ctx = {
       db,

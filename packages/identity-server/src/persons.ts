@@ -92,6 +92,8 @@ export async function resolveSignInPerson(
   }
   if (!person && handle) {
     if (org.settings.self_registration === false) throw forbidden('self-registration not allowed for this organization');
+    const patterns = org.settings.handle_patterns ?? [];
+    if (patterns.length && !patterns.some((p) => new RegExp(p, 'u').test(handle.value))) throw forbidden('person cannot be registered');
     try {
       person = await createPerson(ctx, org, { type: 'regular', handle });
       created = true;

@@ -43,6 +43,8 @@ export interface TokenServiceOptions {
   rotationSeconds: number;
   /** Claim that carries the groups for an organization (default `groups`). */
   groupsClaimFor?: (oid: string) => string | undefined;
+  /** Token lifetime of an organization, when it sets its own. */
+  ttlFor?: (oid: string) => number | undefined;
 }
 
 export type ValidationResult =
@@ -130,8 +132,9 @@ export class TokenService {
 
   async sign(
     claims: Omit<UserTokenClaims, 'iss' | 'sub' | 'aud' | 'iat' | 'exp' | 'jti'> & Record<string, unknown>,
-    ttlSeconds = this.opts.ttlSeconds,
+    ttlSeconds?: number,
   ): Promise<string> {
+    const ttl = ttlSeconds ?? this.opts.ttlFor?.(claims.oid) ?? this.opts.ttlSeconds;
     const key = this.keys[0];
     if (!key) throw new Error('no signing key loaded');
     const now = Math.floor(Date.now() / 1000);
@@ -147,7 +150,7 @@ export class TokenService {
       .setSubject(claims.person_id)
       .setAudience(claims.oid)
       .setIssuedAt(now)
-      .setExpirationTime(now + ttlSeconds)
+      .setExpirationTime(now + ttl)
       .setJti(randomUUID())
       .sign(key.privateKey);
   }

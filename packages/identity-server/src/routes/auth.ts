@@ -281,6 +281,10 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: Ctx): void {
     ctx.limiter.hit('id-ip', clientIp(req), ctx.limits.perIpPerMinute, 'sign-in attempts from this address');
     const handle = body.handle === undefined ? undefined : parseHandle(body.handle);
     if (handle) ctx.limiter.hit('id-handle', `${org.id}:${handle.type}:${handle.value}`, ctx.limits.perHandlePerMinute, 'sign-in attempts for this handle');
+    const allowed = org.settings.allowed_factors;
+    if (allowed?.length && !allowed.includes(body.factor.method)) {
+      throw badRequest(`authentication method "${body.factor.method}" is not allowed for this organization`);
+    }
     const factor = factorHandlers.get(body.factor.method);
     if (!factor) throw badRequest(`authentication method "${body.factor.method}" is not available on this server`);
     const previous = await previousToken(ctx, req);

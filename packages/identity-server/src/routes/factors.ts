@@ -4,7 +4,7 @@ import type { Ctx, Org } from '../context.js';
 import { clientIp, loadOrg, nowIso, requireOrg, requireUser } from '../context.js';
 import { badRequest, forbidden, notFound, unauthorized } from '../errors.js';
 import { parseHandle, type Handle } from '../handles.js';
-import { failedRules, hashPassword, PASSWORD_RULES, verifyPassword } from '../passwords.js';
+import { failedRules, hashPassword, PASSWORD_RULES, verifyPassword, type PasswordRule } from '../passwords.js';
 import { findPersonByHandle, getPerson, issueToken, type PersonRow } from '../persons.js';
 import * as S from '../schemas.js';
 import { hashSecret, newSecret, sameDigest, sha256 } from '../secrets.js';
@@ -51,7 +51,8 @@ async function subjectOf(ctx: Ctx, r: StartRequest): Promise<{ person: PersonRow
   return { person: await getPerson(ctx, prev.person_id), signedIn: true };
 }
 
-const passwordRulesOptions = () => ({ validation_rules: PASSWORD_RULES });
+const rulesOf = (org: Org | undefined): PasswordRule[] => (org?.settings.password_validation_rules?.length ? org.settings.password_validation_rules : PASSWORD_RULES);
+const passwordRulesOptions = (org: Org) => ({ validation_rules: rulesOf(org) });
 
 factorHandlers.set('password', {
   async start(ctx, r) {
@@ -65,21 +66,21 @@ factorHandlers.set('password', {
       }
       if (!signedIn) throw forbidden('no password set');
       const row = await createChallenge(ctx, { org: r.org, type: 'password_set', method: 'password', personId: person.id, data });
-      return [{ id: row.id, type: 'password_set', authentication_method: 'password', options: passwordRulesOptions() }];
+      return [{ id: row.id, type: 'password_set', authentication_method: 'password', options: passwordRulesOptions(r.org) }];
     }
     // Sign-up with a password (or a signed-in person adding a handle with a password).
     if (r.org.settings.self_registration === false && !r.previous) throw forbidden('self-registration not allowed for this organization');
     const row = await createChallenge(ctx, { org: r.org, type: 'password_set', method: 'password', handle: r.handle, data });
-    return [{ id: row.id, type: 'password_set', authentication_method: 'password', options: passwordRulesOptions() }];
+    return [{ id: row.id, type: 'password_set', authentication_method: 'password', options: passwordRulesOptions(r.org) }];
   },
 });
 
-function passwordOf(data: Record<string, unknown>, rules: boolean): string {
+function passwordOf(data: Record<string, unknown>, rules: PasswordRule[] | false): string {
   const password = data.password;
   if (typeof password !== 'string' || password.length === 0) throw badRequest('No password provided');
   if (password.length > 1024) throw badRequest('password is longer than 1024 characters');
   if (rules) {
-    const failed = failedRules(password);
+    const failed = failedRules(password, rules);
     if (failed.length) throw badRequest(`password does not satisfy the validation rules: ${failed.join(', ')}`);
   }
   return password;
@@ -99,7 +100,7 @@ async function setPassword(ctx: Ctx, personId: string, password: string): Promis
 }
 
 attestationHandlers.set('password_set', async (ctx, row, data) => {
-  const password = passwordOf(data, true);
+  const password = passwordOf(data, rulesOf(await loadOrg(ctx, row.org_id)));
   const resolved = await resolveChallengePerson(ctx, row);
   await checkAnswer(ctx, row, true, '');
   await setPassword(ctx, resolved.person.id, password);
@@ -118,7 +119,7 @@ attestationHandlers.set('password_verify', async (ctx, row, data) => {
 
 // Recovery: the code (or link) challenge must be answered first; then the new password is set.
 attestationHandlers.set('password_reset', async (ctx, row, data) => {
-  const password = passwordOf(data, true);
+  const password = passwordOf(data, rulesOf(await loadOrg(ctx, row.org_id)));
   const first = challengeData(row).after as string | undefined;
   const before = first ? await ctx.db.selectFrom('challenges').select(['status']).where('id', '=', first).executeTakeFirst() : undefined;
   if (before?.status !== 'completed') throw forbidden('answer the recovery code or open the recovery link first');
@@ -278,7 +279,7 @@ export function registerFactorRoutes(app: FastifyInstance, ctx: Ctx): void {
       return {
         result: {
           type: 'challenge_list',
-          challenges: [...first, { id: reset.id, type: 'password_reset', authentication_method: 'password', options: passwordRulesOptions() }],
+          challenges: [...first, { id: reset.id, type: 'password_reset', authentication_method: 'password', options: passwordRulesOptions(org) }],
         },
       };
     },

@@ -1,0 +1,294 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Ctx, Org, OrgSettings } from '../context.js';
+import { nowIso } from '../context.js';
+import { ApiError, badRequest, notFound } from '../errors.js';
+import { parseHandle, type Handle } from '../handles.js';
+import type { PasswordRule } from '../passwords.js';
+import { getPerson, type PersonRow } from '../persons.js';
+import { compileFilter, type FilterSubject } from '../scim.js';
+import { sha256 } from '../secrets.js';
+import { requireApiKey } from './events.js';
+import { BUCKETS } from './me.js';
+import type { OidcProviderConfig } from './sso.js';
+
+const conflict = (message: string) => new ApiError(409, message);
+
+/** Rewrites an organization's settings and forgets the cached copy. */
+export async function updateSettings(ctx: Ctx, org: Org, change: (s: OrgSettings) => void): Promise<OrgSettings> {
+  const settings = structuredClone(org.settings);
+  change(settings);
+  await ctx.db.updateTable('organizations').set({ settings: JSON.stringify(settings) }).where('id', '=', org.id).execute();
+  ctx.orgs.delete(org.id);
+  return settings;
+}
+
+async function personOut(ctx: Ctx, p: PersonRow) {
+  const handles = await ctx.db.selectFrom('handles').select(['type', 'value']).where('person_id', '=', p.id).orderBy('created_at').execute();
+  const attrs = await ctx.db.selectFrom('attributes').select(['bucket', 'name', 'value']).where('person_id', '=', p.id).execute();
+  const attributes: Record<string, Record<string, unknown>> = {};
+  for (const a of attrs) (attributes[a.bucket] ??= {})[a.name] = JSON.parse(a.value) as unknown;
+  return { person_id: p.id, active: p.active === 1, person_type: p.person_type, region: p.region, handles, groups: JSON.parse(p.groups) as string[], attributes };
+}
+
+async function orgPerson(ctx: Ctx, org: Org, id: string): Promise<PersonRow> {
+  const p = await getPerson(ctx, id);
+  if (!p || p.org_id !== org.id) throw notFound(`person "${id}" does not exist`);
+  return p;
+}
+
+async function assertHandlesFree(ctx: Ctx, org: Org, handles: Handle[], personId?: string): Promise<void> {
+  for (const h of handles) {
+    const owner = await ctx.db.selectFrom('handles').select('person_id').where('org_id', '=', org.id).where('type', '=', h.type).where('value', '=', h.value).executeTakeFirst();
+    if (owner && owner.person_id !== personId) throw conflict('person exists');
+  }
+}
+
+const configOut = (s: OrgSettings) => ({
+  allow_self_registration: s.self_registration !== false,
+  require_approval_for_new_persons: s.auto_activate === false,
+  handle_patterns: s.handle_patterns ?? [],
+  token_duration_seconds: s.token_duration_seconds ?? 3600,
+  allowed_factors: s.allowed_factors ?? [],
+  password_validation_rules: s.password_validation_rules ?? [],
+  groups_claim_name: s.groups_claim_name ?? 'groups',
+});
+
+/** Well-known issuers of providers that speak OpenID Connect. */
+const KNOWN_ISSUERS: Record<string, string> = {
+  google: 'https://accounts.google.com',
+  apple: 'https://appleid.apple.com',
+  gitlab: 'https://gitlab.com',
+  line: 'https://access.line.me',
+};
+
+const oidcOut = (p: OidcProviderConfig & { label?: string; created_at?: string }) => ({
+  client_id: p.client_id,
+  label: p.label ?? p.client_id,
+  provider: p.provider,
+  issuer: p.issuer,
+  ...(p.scopes ? { scopes: p.scopes } : {}),
+  ...(p.created_at ? { created_at: p.created_at } : {}),
+});
+
+/** Management API (`Keyway-OrgID` + `Keyway-API-Key`): persons, handles, groups, suborganizations, configuration, OIDC providers. */
+export function registerManagementRoutes(app: FastifyInstance, ctx: Ctx): void {
+  const admin = (req: FastifyRequest) => requireApiKey(ctx, req);
+
+  app.post<{ Body: { active?: boolean; region?: string; handles: Array<{ type: string; value: string }>; groups?: string[]; attributes?: Record<string, Record<string, unknown>> } }>(
+    '/persons',
+    async (req, reply) => {
+      const org = await admin(req);
+      const handles = req.body.handles.map((h) => parseHandle(h));
+      for (const b of Object.keys(req.body.attributes ?? {})) if (!(BUCKETS as readonly string[]).includes(b)) throw badRequest(`unknown attribute bucket "${b}"`);
+      await assertHandlesFree(ctx, org, handles);
+      const now = nowIso();
+      const person: PersonRow = { id: `pid:${randomUUID()}`, org_id: org.id, person_type: 'regular', active: req.body.active === false ? 0 : 1, region: req.body.region ?? 'eu-west', groups: JSON.stringify(req.body.groups ?? []), created_at: now };
+      try {
+        await ctx.db.transaction().execute(async (trx) => {
+          await trx.insertInto('persons').values(person).execute();
+          for (const h of handles) await trx.insertInto('handles').values({ id: randomUUID(), org_id: org.id, person_id: person.id, type: h.type, value: h.value, created_at: now }).execute();
+          for (const [bucket, attrs] of Object.entries(req.body.attributes ?? {})) {
+            for (const [name, value] of Object.entries(attrs)) await trx.insertInto('attributes').values({ person_id: person.id, bucket, name, value: JSON.stringify(value), updated_at: now }).execute();
+          }
+        });
+      } catch (err) {
+        if (await ctx.db.selectFrom('persons').select('id').where('id', '=', person.id).executeTakeFirst()) throw err;
+        await assertHandlesFree(ctx, org, handles);
+        throw err;
+      }
+      reply.code(201);
+      return { result: await personOut(ctx, person) };
+    },
+  );
+
+  app.get<{ Querystring: { filter?: string; limit?: number; offset?: number } }>('/persons', async (req) => {
+    const org = await admin(req);
+    const test = req.query.filter ? compileFilter(req.query.filter) : () => true;
+    const limit = Number(req.query.limit ?? 100);
+    const offset = Number(req.query.offset ?? 0);
+    const rows = await ctx.db.selectFrom('persons').selectAll().where('org_id', '=', org.id).orderBy('created_at', 'desc').orderBy('id').execute();
+    const handles = await ctx.db.selectFrom('handles').select(['person_id', 'type', 'value']).where('org_id', '=', org.id).execute();
+    const byPerson = new Map<string, Array<{ type: string; value: string }>>();
+    for (const h of handles) byPerson.set(h.person_id, [...(byPerson.get(h.person_id) ?? []), { type: h.type, value: h.value }]);
+    const matching = rows.filter((p) => {
+      const subject: FilterSubject = { person_id: p.id, active: p.active === 1, person_type: p.person_type, region: p.region, handles: byPerson.get(p.id) ?? [], groups: JSON.parse(p.groups) as string[] };
+      return test(subject);
+    });
+    const page = await Promise.all(matching.slice(offset, offset + limit).map((p) => personOut(ctx, p)));
+    return { result: page, meta: { pagination: { limit, offset, total_count: matching.length } } };
+  });
+
+  app.get<{ Params: { person_id: string } }>('/persons/:person_id', async (req) => {
+    const org = await admin(req);
+    return { result: await personOut(ctx, await orgPerson(ctx, org, req.params.person_id)) };
+  });
+
+  app.patch<{ Params: { person_id: string }; Body: { active?: boolean; region?: string } }>('/persons/:person_id', async (req) => {
+    const org = await admin(req);
+    const p = await orgPerson(ctx, org, req.params.person_id);
+    const set: Partial<PersonRow> = {};
+    if (req.body.active !== undefined) set.active = req.body.active ? 1 : 0;
+    if (req.body.region !== undefined) set.region = req.body.region;
+    if (Object.keys(set).length) await ctx.db.updateTable('persons').set(set).where('id', '=', p.id).execute();
+    return { result: await personOut(ctx, (await getPerson(ctx, p.id))!) };
+  });
+
+  app.delete<{ Params: { person_id: string } }>('/persons/:person_id', async (req, reply) => {
+    const org = await admin(req);
+    const p = await orgPerson(ctx, org, req.params.person_id);
+    await ctx.db.transaction().execute(async (trx) => {
+      for (const t of ['handles', 'credentials', 'attributes', 'consents'] as const) await trx.deleteFrom(t).where('person_id', '=', p.id).execute();
+      await trx.deleteFrom('persons').where('id', '=', p.id).execute();
+    });
+    return reply.code(204).send();
+  });
+
+  const listHandles = (id: string) => ctx.db.selectFrom('handles').select(['type', 'value']).where('person_id', '=', id).orderBy('created_at').execute();
+  app.get<{ Params: { person_id: string } }>('/persons/:person_id/handles', async (req) => {
+    const org = await admin(req);
+    return { result: await listHandles((await orgPerson(ctx, org, req.params.person_id)).id) };
+  });
+  app.post<{ Params: { person_id: string }; Body: { handles: Array<{ type: string; value: string }> } }>('/persons/:person_id/handles', async (req) => {
+    const org = await admin(req);
+    const p = await orgPerson(ctx, org, req.params.person_id);
+    const handles = req.body.handles.map((h) => parseHandle(h));
+    await assertHandlesFree(ctx, org, handles, p.id);
+    const now = nowIso();
+    for (const h of handles) {
+      await ctx.db
+        .insertInto('handles')
+        .values({ id: randomUUID(), org_id: org.id, person_id: p.id, type: h.type, value: h.value, created_at: now })
+        .onConflict((oc) => oc.columns(['org_id', 'type', 'value']).doNothing())
+        .execute();
+    }
+    return { result: await listHandles(p.id) };
+  });
+  app.delete<{ Params: { person_id: string; handle: string } }>('/persons/:person_id/handles/:handle', async (req, reply: FastifyReply) => {
+    const org = await admin(req);
+    const p = await orgPerson(ctx, org, req.params.person_id);
+    const sep = req.params.handle.indexOf(':');
+    const h = parseHandle({ type: req.params.handle.slice(0, sep), value: req.params.handle.slice(sep + 1) });
+    const all = await listHandles(p.id);
+    if (!all.some((x) => x.type === h.type && x.value === h.value)) throw notFound(`person "${p.id}" has no handle ${h.type}:${h.value}`);
+    if (all.length === 1) throw conflict('cannot remove the last handle of a person');
+    await ctx.db.deleteFrom('handles').where('person_id', '=', p.id).where('type', '=', h.type).where('value', '=', h.value).execute();
+    return reply.code(204).send();
+  });
+
+  app.get<{ Params: { person_id: string } }>('/persons/:person_id/groups', async (req) => {
+    const org = await admin(req);
+    return { result: JSON.parse((await orgPerson(ctx, org, req.params.person_id)).groups) as string[] };
+  });
+  app.put<{ Params: { person_id: string }; Body: { groups: string[] } }>('/persons/:person_id/groups', async (req) => {
+    const org = await admin(req);
+    const p = await orgPerson(ctx, org, req.params.person_id);
+    await ctx.db.updateTable('persons').set({ groups: JSON.stringify(req.body.groups) }).where('id', '=', p.id).execute();
+    return { result: req.body.groups };
+  });
+
+  // Organizations.
+  const orgOut = (o: Org) => ({ id: o.id, parent_id: o.parent_id, org_name: o.org_name, tenant_name: o.tenant_name });
+  const children = async (id: string) => (await ctx.db.selectFrom('organizations').selectAll().where('parent_id', '=', id).orderBy('created_at').execute()).map((r) => ({ id: r.id, parent_id: r.parent_id, org_name: r.org_name, tenant_name: r.tenant_name }));
+  app.get('/organizations', async (req) => {
+    const org = await admin(req);
+    return { result: { ...orgOut(org), managed_organizations: await children(org.id) } };
+  });
+  app.get('/organizations/suborganizations', async (req) => {
+    const org = await admin(req);
+    return { result: await children(org.id) };
+  });
+  app.post<{ Body: { org_name: string; tenant_name?: string; share_person_pool?: boolean; share_group_pool?: boolean; inherits_rbac_pools?: boolean } }>(
+    '/organizations/suborganizations',
+    async (req, reply) => {
+      const parent = await admin(req);
+      const apiKey = `kw_${randomBytes(24).toString('base64url')}`;
+      const id = `org_${randomBytes(10).toString('hex')}`;
+      const settings: OrgSettings = {
+        self_registration: parent.settings.self_registration,
+        auto_activate: parent.settings.auto_activate,
+        api_key_sha256: sha256(apiKey),
+        ...(req.body.share_person_pool ? { person_pool_orgs_ids: [parent.id] } : {}),
+      };
+      const tenant = req.body.tenant_name ?? req.body.org_name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+      await ctx.db.insertInto('organizations').values({ id, parent_id: parent.id, org_name: req.body.org_name, tenant_name: tenant || id, settings: JSON.stringify(settings), created_at: nowIso() }).execute();
+      reply.code(201);
+      return { result: { id, parent_id: parent.id, org_name: req.body.org_name, tenant_name: tenant || id, api_key: apiKey } };
+    },
+  );
+
+  app.get('/organizations/config', async (req) => ({ result: configOut((await admin(req)).settings) }));
+  app.patch<{ Body: { allow_self_registration?: boolean; require_approval_for_new_persons?: boolean; handle_patterns?: string[]; token_duration_seconds?: number; allowed_factors?: string[]; password_validation_rules?: PasswordRule[]; groups_claim_name?: string } }>(
+    '/organizations/config',
+    async (req) => {
+      const org = await admin(req);
+      const b = req.body;
+      for (const p of [...(b.handle_patterns ?? []), ...(b.password_validation_rules ?? []).map((r) => r.pattern)]) {
+        try {
+          new RegExp(p, 'u');
+        } catch {
+          throw badRequest(`pattern ${JSON.stringify(p)} is not a valid regular expression`);
+        }
+      }
+      const settings = await updateSettings(ctx, org, (s) => {
+        if (b.allow_self_registration !== undefined) s.self_registration = b.allow_self_registration;
+        if (b.require_approval_for_new_persons !== undefined) s.auto_activate = !b.require_approval_for_new_persons;
+        if (b.handle_patterns !== undefined) s.handle_patterns = b.handle_patterns;
+        if (b.token_duration_seconds !== undefined) s.token_duration_seconds = b.token_duration_seconds;
+        if (b.allowed_factors !== undefined) s.allowed_factors = b.allowed_factors;
+        if (b.password_validation_rules !== undefined) s.password_validation_rules = b.password_validation_rules;
+        if (b.groups_claim_name !== undefined) s.groups_claim_name = b.groups_claim_name;
+      });
+      return { result: configOut(settings) };
+    },
+  );
+
+  // OIDC provider credentials used by the `oidc` factor.
+  type StoredOidc = OidcProviderConfig & { label?: string; created_at?: string };
+  const oidcList = (o: Org) => (o.settings.oidc_providers ?? []) as StoredOidc[];
+  const oidcOne = (o: Org, id: string) => {
+    const found = oidcList(o).find((p) => p.client_id === id);
+    if (!found) throw notFound(`OIDC provider credentials "${id}" do not exist`);
+    return found;
+  };
+  app.get('/organizations/sso/oidc/provider-credentials', async (req) => ({ result: oidcList(await admin(req)).map(oidcOut) }));
+  app.post<{ Body: { client_id: string; client_secret: string; label: string; provider: string; issuer?: string; scopes?: string[] } }>(
+    '/organizations/sso/oidc/provider-credentials',
+    async (req, reply) => {
+      const org = await admin(req);
+      const b = req.body;
+      const issuer = b.issuer ?? KNOWN_ISSUERS[b.provider];
+      if (!issuer) throw badRequest(`issuer is required for provider "${b.provider}"`);
+      if (oidcList(org).some((p) => p.client_id === b.client_id)) throw conflict(`OIDC provider credentials "${b.client_id}" already exist`);
+      const entry: StoredOidc = { provider: b.provider, client_id: b.client_id, client_secret: b.client_secret, issuer, label: b.label, created_at: nowIso(), ...(b.scopes ? { scopes: b.scopes } : {}) };
+      await updateSettings(ctx, org, (s) => {
+        s.oidc_providers = [...(s.oidc_providers ?? []), entry];
+      });
+      reply.code(201);
+      return { result: oidcOut(entry) };
+    },
+  );
+  app.get<{ Params: { oauth_client_id: string } }>('/organizations/sso/oidc/provider-credentials/:oauth_client_id', async (req) => ({
+    result: oidcOut(oidcOne(await admin(req), req.params.oauth_client_id)),
+  }));
+  app.patch<{ Params: { oauth_client_id: string }; Body: { client_secret?: string; label?: string; scopes?: string[] } }>(
+    '/organizations/sso/oidc/provider-credentials/:oauth_client_id',
+    async (req) => {
+      const org = await admin(req);
+      const current = { ...oidcOne(org, req.params.oauth_client_id), ...req.body };
+      await updateSettings(ctx, org, (s) => {
+        s.oidc_providers = oidcList(org).map((p) => (p.client_id === current.client_id ? current : p));
+      });
+      return { result: oidcOut(current) };
+    },
+  );
+  app.delete<{ Params: { oauth_client_id: string } }>('/organizations/sso/oidc/provider-credentials/:oauth_client_id', async (req, reply) => {
+    const org = await admin(req);
+    oidcOne(org, req.params.oauth_client_id);
+    await updateSettings(ctx, org, (s) => {
+      s.oidc_providers = oidcList(org).filter((p) => p.client_id !== req.params.oauth_client_id);
+    });
+    return reply.code(204).send();
+  });
+
+}

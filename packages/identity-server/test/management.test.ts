@@ -1,0 +1,113 @@
+import { describe, expect, it } from 'vitest';
+import { contractApi } from './contract.js';
+import { BACKENDS, decodeClaims, lastMessage, signInWithEmail, useTestServer } from './helpers.js';
+
+const KEY = { headers: { 'keyway-api-key': 'kw_dev_api_key_not_secret' } };
+
+describe.each(BACKENDS)('management API (%s)', (backend) => {
+  const t = useTestServer(backend);
+
+  it('needs the organization API key', async () => {
+    const call = contractApi(t.server);
+    expect((await call('GET', '/persons')).status).toBe(401);
+    expect((await call('GET', '/persons', undefined, { headers: { 'keyway-api-key': 'wrong' } })).body.errors[0].message).toBe('Keyway-API-Key is not valid for this organization');
+  });
+
+  it('creates, finds, changes and deletes persons with handles and groups', async () => {
+    const call = contractApi(t.server);
+    const created = await call('POST', '/persons', { handles: [{ type: 'email_address', value: 'Made@Example.com' }], groups: ['editors'], attributes: { end_user_read_only: { plan: 'gold' } } }, KEY);
+    expect(created.status).toBe(201);
+    const id = created.body.result.person_id;
+    expect(created.body.result).toMatchObject({ active: true, person_type: 'regular', handles: [{ type: 'email_address', value: 'made@example.com' }], groups: ['editors'], attributes: { end_user_read_only: { plan: 'gold' } } });
+    const dup = await call('POST', '/persons', { handles: [{ type: 'email_address', value: 'made@example.com' }] }, KEY);
+    expect(dup.body.errors[0]).toEqual({ httpcode: 409, message: 'person exists' });
+
+    // The person signs in and sees the attribute the organization set; the token carries the groups.
+    const token = await signInWithEmail(t.server, 'made@example.com');
+    expect(decodeClaims(token)).toMatchObject({ person_id: id, groups: ['editors'], first_token: false });
+    expect((await call('GET', '/attributes?buckets=end_user_read_only', undefined, { token })).body.result).toEqual({ end_user_read_only: { plan: 'gold' } });
+
+    await call('POST', `/persons/${id}/handles`, { handles: [{ type: 'phone_number', value: '+447700900555' }] }, KEY);
+    expect((await call('GET', `/persons/${id}/handles`, undefined, KEY)).body.result).toHaveLength(2);
+    const filtered = await call('GET', `/persons?filter=${encodeURIComponent('handles.value eq "+447700900555" and groups co "edit"')}`, undefined, KEY);
+    expect(filtered.body.result.map((p: any) => p.person_id)).toEqual([id]);
+    expect(filtered.body.meta.pagination).toEqual({ limit: 100, offset: 0, total_count: 1 });
+    const badFilter = await call('GET', `/persons?filter=${encodeURIComponent('handles.value eq')}`, undefined, KEY);
+    expect(badFilter.body.errors[0]).toEqual({ httpcode: 400, message: 'filter: expected a value at the end' });
+    const badAttr = await call('GET', `/persons?filter=${encodeURIComponent('active eq true or shoe_size eq "9"')}`, undefined, KEY);
+    expect(badAttr.body.errors[0].message).toMatch(/^filter: unknown attribute "shoe_size" \(use person_id, active, .*\) at position 19$/);
+
+    expect((await call('PUT', `/persons/${id}/groups`, { groups: ['admins'] }, KEY)).body.result).toEqual(['admins']);
+    expect((await call('GET', `/persons/${id}/groups`, undefined, KEY)).body.result).toEqual(['admins']);
+    expect((await call('DELETE', `/persons/${id}/handles/${encodeURIComponent('phone_number:+447700900555')}`, undefined, KEY)).status).toBe(204);
+    expect((await call('DELETE', `/persons/${id}/handles/${encodeURIComponent('email_address:made@example.com')}`, undefined, KEY)).status).toBe(409);
+
+    const off = await call('PATCH', `/persons/${id}`, { active: false }, KEY);
+    expect(off.body.result.active).toBe(false);
+    const id2 = await t.call('POST', '/id/v2', { handle: 'made@example.com', factor: { method: 'otp_via_email' } });
+    const { code } = await lastMessage(t.server, 'made@example.com');
+    const refused = await t.call('POST', '/attestation/v3', { challenge_id: id2.body.result.challenges[0].id, challenge_type: 'otp', data: { otp: code } });
+    expect(refused.body.errors[0]).toEqual({ httpcode: 403, message: `Person ${id} is inactive` });
+
+    expect((await call('DELETE', `/persons/${id}`, undefined, KEY)).status).toBe(204);
+    expect((await call('GET', `/persons/${id}`, undefined, KEY)).status).toBe(404);
+  });
+
+  it('configures the organization: self-registration, handle patterns, allowed factors, password rules, token lifetime', async () => {
+    const call = contractApi(t.server);
+    const cfg = await call('PATCH', '/organizations/config', {
+      handle_patterns: ['@example\\.org$'],
+      allowed_factors: ['otp_via_email', 'password'],
+      token_duration_seconds: 600,
+      password_validation_rules: [{ name: 'long', pattern: '^.{16,}$', match_type: 'must_match' }],
+    }, KEY);
+    expect(cfg.body.result).toMatchObject({ allow_self_registration: true, token_duration_seconds: 600, allowed_factors: ['otp_via_email', 'password'] });
+    try {
+      const outsider = await t.call('POST', '/id/v2', { handle: 'x@example.com', factor: { method: 'otp_via_email' } });
+      const { code } = await lastMessage(t.server, 'x@example.com');
+      const att = await t.call('POST', '/attestation/v3', { challenge_id: outsider.body.result.challenges[0].id, challenge_type: 'otp', data: { otp: code } });
+      expect(att.body.errors[0]).toEqual({ httpcode: 403, message: 'person cannot be registered' });
+      const token = decodeClaims(await signInWithEmail(t.server, 'in@example.org'));
+      expect(token.exp - token.iat).toBe(600);
+      const sms = await t.call('POST', '/id/v2', { handle: '+447700900777', factor: { method: 'otp_via_sms' } });
+      expect(sms.body.errors[0]).toEqual({ httpcode: 400, message: 'authentication method "otp_via_sms" is not allowed for this organization' });
+      const pw = await t.call('POST', '/id/v2', { handle: 'pw@example.org', factor: { method: 'password' } });
+      const [set] = pw.body.result.challenges;
+      expect(set.options.validation_rules).toEqual([{ name: 'long', pattern: '^.{16,}$', match_type: 'must_match' }]);
+      const short = await t.call('POST', '/attestation/v3', { challenge_id: set.id, challenge_type: 'password_set', data: { password: 'short1' } });
+      expect(short.body.errors[0].message).toBe('password does not satisfy the validation rules: long');
+    } finally {
+      await call('PATCH', '/organizations/config', { handle_patterns: [], allowed_factors: [], password_validation_rules: [], token_duration_seconds: 3600 }, KEY);
+    }
+  });
+
+  it('creates suborganizations with their own API key and shared person pool', async () => {
+    const call = contractApi(t.server);
+    const sub = await call('POST', '/organizations/suborganizations', { org_name: 'Acme Europe', share_person_pool: true }, KEY);
+    expect(sub.status).toBe(201);
+    expect(sub.body.result).toMatchObject({ parent_id: t.server.orgId, org_name: 'Acme Europe', tenant_name: 'acme-europe' });
+    const own = await call('GET', '/organizations', undefined, KEY);
+    expect(own.body.result.managed_organizations.map((o: any) => o.id)).toContain(sub.body.result.id);
+    expect((await call('GET', '/organizations/suborganizations', undefined, KEY)).body.result.map((o: any) => o.id)).toContain(sub.body.result.id);
+    const subKey = { org: sub.body.result.id, headers: { 'keyway-api-key': sub.body.result.api_key } };
+    expect((await call('GET', '/organizations', undefined, subKey)).body.result.id).toBe(sub.body.result.id);
+    const parentPerson = decodeClaims(await signInWithEmail(t.server, 'pool@example.com'));
+    const inSub = decodeClaims(await signInWithEmail({ url: t.server.url, orgId: sub.body.result.id }, 'pool@example.com'));
+    expect(inSub).toMatchObject({ person_id: parentPerson.person_id, oid: sub.body.result.id });
+  });
+
+  it('manages OIDC provider credentials without ever returning the secret', async () => {
+    const call = contractApi(t.server);
+    const body = { client_id: 'corp-client', client_secret: 'super-secret-value', label: 'Corp SSO', provider: 'keycloak', issuer: 'https://sso.corp.example/realms/main' };
+    const created = await call('POST', '/organizations/sso/oidc/provider-credentials', body, KEY);
+    expect(created.status).toBe(201);
+    expect(JSON.stringify(created.body)).not.toContain('super-secret-value');
+    expect((await call('POST', '/organizations/sso/oidc/provider-credentials', body, KEY)).status).toBe(409);
+    const noIssuer = await call('POST', '/organizations/sso/oidc/provider-credentials', { ...body, client_id: 'x', issuer: undefined }, KEY);
+    expect(noIssuer.body.errors[0].message).toBe('issuer is required for provider "keycloak"');
+    expect((await call('PATCH', '/organizations/sso/oidc/provider-credentials/corp-client', { label: 'Corp' }, KEY)).body.result.label).toBe('Corp');
+    expect((await call('GET', '/organizations/sso/oidc/provider-credentials', undefined, KEY)).body.result.map((p: any) => p.client_id)).toEqual(['corp-client']);
+    expect((await call('DELETE', '/organizations/sso/oidc/provider-credentials/corp-client', undefined, KEY)).status).toBe(204);
+    expect((await call('GET', '/organizations/sso/oidc/provider-credentials/corp-client', undefined, KEY)).status).toBe(404);
+  });
+});
