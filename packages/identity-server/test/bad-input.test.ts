@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, signInWithEmail, startTestServer, type TestServer } from './helpers.js';
 
 /** Every operation that takes a JSON body, with a valid body to mutate. */
-const OPERATIONS: Array<{ method: string; path: string; body: Record<string, unknown>; auth?: boolean; wrongType: Record<string, unknown> }> = [
+const OPERATIONS: Array<{ method: string; path: string; body: Record<string, unknown>; auth?: boolean; admin?: boolean; wrongType: Record<string, unknown> }> = [
   { method: 'POST', path: '/id', body: { handle: 'bad@example.com', factor: { method: 'otp_via_email' } }, wrongType: { handle: 42, factor: { method: 'otp_via_email' } } },
   { method: 'POST', path: '/id/v2', body: { handle: 'bad@example.com', factor: { method: 'otp_via_email' } }, wrongType: { handle: 'bad@example.com', factor: 'otp' } },
   { method: 'POST', path: '/attestation', body: { challenge_id: 'x', challenge_type: 'otp', data: { otp: '1' } }, wrongType: { challenge_id: 1, challenge_type: 'otp', data: {} } },
@@ -11,6 +11,10 @@ const OPERATIONS: Array<{ method: string; path: string; body: Record<string, unk
   { method: 'POST', path: '/recover', body: { handle: 'bad@example.com', factor: { method: 'otp_via_email' } }, wrongType: { handle: 'bad@example.com', factor: { method: 7 } } },
   { method: 'POST', path: '/persons/pid:nobody/impersonate/v2', body: { target_url: 'http://localhost:3000/' }, auth: true, wrongType: { target_url: false } },
   { method: 'POST', path: '/oauth2/tokens', body: { grant_type: 'authorization_code', code: 'c', redirect_uri: 'http://localhost:3000/login' }, wrongType: { grant_type: 1 } },
+  { method: 'POST', path: '/sso/resolve', body: { challenge_id: 'ch1', code: 'c', pkce_code_verifier: 'v'.repeat(43) }, wrongType: { challenge_id: 'ch1', code: 5, pkce_code_verifier: 'v'.repeat(43) } },
+  { method: 'POST', path: '/persons', body: { handles: [{ type: 'email_address', value: 'new@example.com' }] }, admin: true, wrongType: { handles: 'new@example.com' } },
+  { method: 'PATCH', path: '/organizations/config', body: { allow_self_registration: true }, admin: true, wrongType: { allow_self_registration: 'yes' } },
+  { method: 'POST', path: '/organizations/suborganizations', body: { org_name: 'Sub' }, admin: true, wrongType: { org_name: ['Sub'] } },
   { method: 'POST', path: '/token/validate', body: { token: 'x' }, wrongType: { token: ['x'] } },
   { method: 'POST', path: '/token/revoke', body: { token: 'x' }, wrongType: { token: null } },
   { method: 'POST', path: '/persons/anonymous', body: { region: 'eu-west' }, wrongType: { region: 5 } },
@@ -40,7 +44,7 @@ describe('bad input never yields a 5xx and never writes', () => {
 
   for (const op of OPERATIONS) {
     it(`${op.method} ${op.path}`, async () => {
-      const opts = op.auth ? { token } : {};
+      const opts = op.auth ? { token } : op.admin ? { headers: { 'keyway-api-key': 'kw_dev_api_key_not_secret' } } : {};
       const before = await mailboxSize();
       const cases: Array<{ name: string; status: number; message: RegExp; run: () => ReturnType<typeof call> }> = [
         { name: 'malformed JSON', status: 400, message: /^malformed JSON body/, run: () => call(op.method, op.path, undefined, { ...opts, raw: '{"handle": ' }) },
@@ -63,9 +67,9 @@ describe('bad input never yields a 5xx and never writes', () => {
         expect(noOrg.status).toBe(400);
         expect(noOrg.body.errors[0].message).toBe('missing Keyway-OrgID header');
       }
-      if (op.auth) {
-        const noToken = await call(op.method, op.path, op.body);
-        expect(noToken.status).toBe(401);
+      if (op.auth || op.admin) {
+        const noCredentials = await call(op.method, op.path, op.body);
+        expect(noCredentials.status).toBe(401);
       }
       expect(await mailboxSize()).toBe(before);
     });
