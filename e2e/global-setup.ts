@@ -3,7 +3,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { startDocsServer, type StartedDocsServer } from '@keyway/docs-server';
+import net from 'node:net';
+import { startDocsServer } from '@keyway/docs-server';
+import { DEFAULT_DEV_API_KEY, startIdentityServer } from '@keyway/identity-server';
 import { repoRoot, siteBuild } from './paths';
 
 declare module 'vitest' {
@@ -12,6 +14,11 @@ declare module 'vitest' {
     docsUrl: string;
     /** The same site built with analytics configured and another announcement id, served the same way. */
     variantUrl: string;
+    /** A real identity server (fresh SQLite database) whose CORS allows the docs server's origin. */
+    apiUrl: string;
+    /** Its seeded development organization and management API key. */
+    orgId: string;
+    apiKey: string;
   }
 }
 
@@ -26,26 +33,58 @@ export const VARIANT_ENV = {
   KEYWAY_ANNOUNCEMENT_COLOR: '#ffffff',
 } as const;
 
-const servers: StartedDocsServer[] = [];
+const servers: { close(): Promise<void> }[] = [];
+
+/** A port nobody listens on right now (the servers must know each other's URL before they start). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   if (!fs.existsSync(path.join(siteBuild, 'index.html'))) {
     throw new Error('No site build in site/build: run the browser tests through `npm test`, which builds first.');
   }
-  const variantDir = path.join(os.tmpdir(), 'keyway-e2e-variant-build');
-  const build = spawnSync('npx', ['docusaurus', 'build', '--out-dir', variantDir], {
-    cwd: path.join(repoRoot, 'site'),
-    env: { ...process.env, ...VARIANT_ENV },
-    encoding: 'utf8',
-  });
+  const variantDir = fs.mkdtempSync(path.join(os.tmpdir(), 'keyway-e2e-variant-'));
+  // One site build at a time on this machine (the generated-files folder is per build here, the CPU is not).
+  const build = spawnSync(
+    'flock',
+    ['/tmp/keyway-site-build.lock', 'npx', 'docusaurus', 'build', '--out-dir', variantDir],
+    {
+      cwd: path.join(repoRoot, 'site'),
+      env: { ...process.env, ...VARIANT_ENV, DOCUSAURUS_GENERATED_FILES_DIR_NAME: '.docusaurus-e2e-variant' },
+      encoding: 'utf8',
+    },
+  );
   if (build.status !== 0) throw new Error(`The analytics variant of the site did not build:\n${build.stdout}\n${build.stderr}`);
 
-  const main = await startDocsServer({ siteDir: siteBuild, port: 0 });
+  const [docsPort, apiPort] = await Promise.all([freePort(), freePort()]);
+  const docsOrigin = `http://127.0.0.1:${docsPort}`;
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'keyway-e2e-data-'));
+  const identity = await startIdentityServer({
+    port: apiPort,
+    dataDir,
+    devMode: true,
+    apiKey: DEFAULT_DEV_API_KEY,
+    corsOrigins: [docsOrigin, `http://localhost:${docsPort}`],
+  });
+  const main = await startDocsServer({ siteDir: siteBuild, port: docsPort, connectSrc: [identity.url] });
   const variant = await startDocsServer({ siteDir: variantDir, port: 0 });
-  servers.push(main, variant);
+  servers.push(main, variant, identity);
   project.provide('docsUrl', main.url);
   project.provide('variantUrl', variant.url);
+  project.provide('apiUrl', identity.url);
+  project.provide('orgId', identity.orgId);
+  project.provide('apiKey', DEFAULT_DEV_API_KEY);
   return async () => {
     await Promise.all(servers.map((s) => s.close()));
+    fs.rmSync(variantDir, { recursive: true, force: true });
+    fs.rmSync(dataDir, { recursive: true, force: true });
   };
 }

@@ -4,6 +4,7 @@ import fastifyStatic from '@fastify/static';
 import { readSite, type SiteFile } from './site-files.js';
 import { resolvePath } from './resolve.js';
 import { cacheControl, contentSecurityPolicy, SECURITY_HEADERS } from './headers.js';
+import { registerSessionDefault } from './session.js';
 
 const COMPRESSIBLE = /\.(html|js|css|json|svg|xml|txt|map|webmanifest)$/;
 
@@ -36,6 +37,9 @@ export async function createDocsServer(options: DocsServerOptions): Promise<Fast
     index: false,
     dotfiles: 'deny',
   });
+
+  registerSessionDefault(app);
+  // Feature modules (the gate, the assistant) register here, before the catch-all route below.
 
   app.addHook('onSend', async (_request, reply) => {
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) reply.header(name, value);
