@@ -3,7 +3,8 @@ import { randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } 
 const scrypt = (password: string, salt: Buffer, keylen: number, opts: ScryptOptions) =>
   new Promise<Buffer>((resolve, reject) => scryptCb(password, salt, keylen, opts, (err, key) => (err ? reject(err) : resolve(key))));
 
-const PARAMS = { N: 16384, r: 8, p: 1 };
+/** One of OWASP's equivalent scrypt settings (N=2^15, r=8, p=3): 32 MiB per hash, a quarter second on a small CPU. */
+const PARAMS = { N: 32768, r: 8, p: 3 };
 const KEYLEN = 32;
 
 /** `scrypt$N$r$p$salt$hash` (base64url parts). */
