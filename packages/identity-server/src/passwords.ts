@@ -7,21 +7,23 @@ const scrypt = (password: string, salt: Buffer, keylen: number, opts: ScryptOpti
 const PARAMS = { N: 32768, r: 8, p: 3 };
 const KEYLEN = 32;
 
-/** `scrypt$N$r$p$salt$hash` (base64url parts). */
+const b64 = (b: Buffer) => b.toString('base64').replace(/=+$/, '');
+
+/** A PHC string: `$scrypt$ln=15,r=8,p=3$<salt>$<hash>` (unpadded base64). */
 export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(16);
   const key = await scrypt(password.normalize('NFKC'), salt, KEYLEN, { ...PARAMS, maxmem: 64 * 1024 * 1024 });
-  return `scrypt$${PARAMS.N}$${PARAMS.r}$${PARAMS.p}$${salt.toString('base64url')}$${key.toString('base64url')}`;
+  return `$scrypt$ln=${Math.log2(PARAMS.N)},r=${PARAMS.r},p=${PARAMS.p}$${b64(salt)}$${b64(key)}`;
 }
 
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
-  const [kind, n, r, p, salt, hash] = stored.split('$');
-  if (kind !== 'scrypt' || !n || !r || !p || !salt || !hash) return false;
-  const expected = Buffer.from(hash, 'base64url');
-  const key = await scrypt(password.normalize('NFKC'), Buffer.from(salt, 'base64url'), expected.length, {
-    N: Number(n),
-    r: Number(r),
-    p: Number(p),
+  const m = /^\$scrypt\$ln=(\d+),r=(\d+),p=(\d+)\$([A-Za-z0-9+/]+)\$([A-Za-z0-9+/]+)$/.exec(stored);
+  if (!m) return false;
+  const expected = Buffer.from(m[5]!, 'base64');
+  const key = await scrypt(password.normalize('NFKC'), Buffer.from(m[4]!, 'base64'), expected.length, {
+    N: 2 ** Number(m[1]),
+    r: Number(m[2]),
+    p: Number(m[3]),
     maxmem: 64 * 1024 * 1024,
   });
   return timingSafeEqual(key, expected);

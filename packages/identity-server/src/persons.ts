@@ -128,3 +128,8 @@ export async function issueToken(
     groups: JSON.parse(person.groups) as string[],
   });
 }
+
+/** A credential as the API shows it (§3: id, last_used, type, label, params). */
+export function credentialOut(c: { id: string; last_used: string | null; type: string; label: string; params: string }) {
+  return { id: c.id, last_used: c.last_used, type: c.type, label: c.label, params: JSON.parse(c.params) as Record<string, unknown> };
+}

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { generate } from 'otplib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contractApi, covered, expectMatchesSpec } from './contract.js';
 import { BACKENDS, decodeClaims, lastMessage, startTestServer, type TestServer } from './helpers.js';
@@ -66,7 +67,14 @@ describe.each(BACKENDS)('contract: real answers match api/openapi.yaml (%s)', (b
   it('person operations', async () => {
     const token = (await otpSignIn('p1@example.com')).body.result.token;
     const opts = { token };
-    expect((await call('GET', '/me', undefined, opts)).status).toBe(200);
+    // Credentials of every kind the server stores show up in /me in the spec's shapes.
+    const pw = await call('POST', '/id/v2', { factor: { method: 'password' } }, opts);
+    await call('POST', '/attestation/v3', { challenge_id: pw.body.result.challenges[0].id, challenge_type: 'password_set', data: { password: 'contract password 1' } });
+    const reg = (await call('POST', '/id/v2', { factor: { method: 'totp' } }, opts)).body.result.challenges[0];
+    const secret = new URL(reg.options.key_uri).searchParams.get('secret')!;
+    await call('POST', '/attestation/v3', { challenge_id: reg.id, challenge_type: 'totp_register', data: { otp: await generate({ secret }) } });
+    const me = await call('GET', '/me', undefined, opts);
+    expect(me.body.result.credentials.map((c: any) => c.type).sort()).toEqual(['password', 'totp']);
     expect((await call('GET', '/me/orgs', undefined, opts)).status).toBe(200);
     expect((await call('GET', '/token', undefined, { token, org: 'org_sub' })).status).toBe(200);
     expect((await call('GET', '/token/v2', undefined, { token, org: 'org_sub' })).status).toBe(200);

@@ -35,8 +35,9 @@ describe.each(BACKENDS)('password, TOTP, recovery, direct ID, impersonation, oth
     const right = await answer(verify, { password: 'correct horse 42 battery' });
     expect(decodeClaims(right.body.result.token).person_id).toBe(decodeClaims(ok.body.result.token).person_id);
     const me = await t.call('GET', '/me', undefined, { token: right.body.result.token });
-    expect(me.body.result.credentials).toEqual([expect.objectContaining({ type: 'password', label: 'Password', params: {} })]);
-    expect(JSON.stringify(me.body.result)).not.toContain('scrypt');
+    // As the spec says: the PHC string of the stored hash, never the password.
+    expect(me.body.result.credentials).toEqual([expect.objectContaining({ type: 'password', label: 'Password', params: { password_hash: expect.stringMatching(/^\$scrypt\$ln=15,r=8,p=3\$[A-Za-z0-9+/]{22}\$[A-Za-z0-9+/]{43}$/) } })]);
+    expect(JSON.stringify(me.body.result)).not.toContain('correct horse');
   });
 
   it('answers 403 "no password set" for a person who signed up by email code', async () => {

@@ -111,3 +111,40 @@ describe.each(BACKENDS)('management API (%s)', (backend) => {
     expect((await call('GET', '/organizations/sso/oidc/provider-credentials/corp-client', undefined, KEY)).status).toBe(404);
   });
 });
+
+describe.each(BACKENDS)('management API for one person (%s)', (backend) => {
+  const t = useTestServer(backend);
+
+  it('reads and writes every attribute bucket, consents and credentials, and hands out a direct ID', async () => {
+    const call = contractApi(t.server);
+    const token = await signInWithEmail(t.server, 'managed@example.com');
+    const id = decodeClaims(token).person_id;
+    const put = await call('PUT', `/persons/${id}/attributes`, { end_user_no_access: { risk: 3 }, end_user_read_only: { tier: 'gold' } }, KEY);
+    expect(put.body.result).toEqual({ end_user_no_access: { risk: 3 }, end_user_read_only: { tier: 'gold' } });
+    await call('PATCH', `/persons/${id}/attributes/end_user_no_access`, { note: 'vip' }, KEY);
+    expect((await call('GET', `/persons/${id}/attributes/end_user_no_access?attributes=note`, undefined, KEY)).body.result).toEqual({ note: 'vip' });
+    // The person still cannot read the no-access bucket, but sees the read-only one.
+    expect((await call('GET', '/attributes?buckets=end_user_no_access', undefined, { token })).status).toBe(403);
+    expect((await call('GET', '/attributes?buckets=end_user_read_only', undefined, { token })).body.result).toEqual({ end_user_read_only: { tier: 'gold' } });
+    expect((await call('DELETE', `/persons/${id}/attributes/end_user_no_access?attributes=risk`, undefined, KEY)).status).toBe(204);
+    expect((await call('GET', `/persons/${id}/attributes?buckets=end_user_no_access`, undefined, KEY)).body.result).toEqual({ end_user_no_access: { note: 'vip' } });
+
+    await call('POST', `/persons/${id}/consent/gdpr`, { consent_levels: ['marketing', 'analytics'] }, KEY);
+    expect((await call('GET', '/consent/gdpr', undefined, { token })).body.result.consents.map((c: any) => c.consent_level)).toEqual(['analytics', 'marketing']);
+    expect((await call('DELETE', `/persons/${id}/consent/gdpr?deleteAll=true`, undefined, KEY)).status).toBe(204);
+    expect((await call('GET', `/persons/${id}/consent/gdpr`, undefined, KEY)).body.result.consents).toEqual([]);
+
+    const pw = await t.call('POST', '/id/v2', { factor: { method: 'password' } }, { token });
+    await t.call('POST', '/attestation/v3', { challenge_id: pw.body.result.challenges[0].id, challenge_type: 'password_set', data: { password: 'managed password 1' } });
+    const creds = await call('GET', `/persons/${id}/credentials`, undefined, KEY);
+    expect(creds.body.result.map((c: any) => c.type)).toEqual(['password']);
+    expect((await call('DELETE', `/persons/${id}/credentials/${creds.body.result[0].id}`, undefined, KEY)).status).toBe(204);
+    expect((await t.call('POST', '/id/v2', { handle: 'managed@example.com', factor: { method: 'password' } })).body.errors[0].message).toBe('no password set');
+
+    const direct = await call('POST', `/persons/${id}/direct-id`, undefined, KEY);
+    const pack = await call('GET', `/challenge_pack/${direct.body.result.direct_id}`);
+    const [nonce] = pack.body.result.challenges;
+    const signed = await call('POST', '/attestation/v3', { challenge_id: nonce.id, challenge_type: 'nonce', data: { challenge: nonce.options.challenge } });
+    expect(decodeClaims(signed.body.result.token)).toMatchObject({ person_id: id, authenticated_methods: ['direct_id'] });
+  });
+});

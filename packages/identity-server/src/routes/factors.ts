@@ -94,7 +94,7 @@ async function setPassword(ctx: Ctx, personId: string, password: string): Promis
     await trx.deleteFrom('credentials').where('person_id', '=', personId).where('type', '=', 'password').execute();
     await trx
       .insertInto('credentials')
-      .values({ id: randomUUID(), person_id: personId, type: 'password', label: 'Password', params: '{}', secret: JSON.stringify({ hash }), created_at: now, last_used: now })
+      .values({ id: randomUUID(), person_id: personId, type: 'password', label: 'Password', params: JSON.stringify({ password_hash: hash }), secret: JSON.stringify({ hash }), created_at: now, last_used: now })
       .execute();
   });
 }
@@ -247,6 +247,12 @@ attestationHandlers.set('nonce', async (ctx, row, data) => {
   return issueToken(ctx, person, { method: row.method }, { firstToken: false, extraClaims: typeof d.impersonator === 'string' ? { impersonator: d.impersonator } : {} });
 });
 
+/** A single-use Direct-ID (5 minutes): the id of a challenge pack holding a nonce challenge that signs the person in. */
+export async function directIdFor(ctx: Ctx, org: Org, personId: string): Promise<string> {
+  const { row, secret } = await oneTimeSignIn(ctx, org, personId, 'direct_id', 300);
+  return createChallengePack(ctx, org, [{ id: row.id, type: 'nonce', authentication_method: 'direct_id', options: { challenge: secret } }], 300);
+}
+
 /** Stores a list of challenges under an id the SDK fetches with `GET /challenge_pack/{id}` (`challenge_pack_id` URL parameter). */
 export async function createChallengePack(ctx: Ctx, org: Org, challenges: ChallengeOut[], ttlSeconds: number): Promise<string> {
   const row = await createChallenge(ctx, { org, type: 'challenge_pack', method: 'pack', data: { challenges }, ttlSeconds });
@@ -300,10 +306,7 @@ export function registerFactorRoutes(app: FastifyInstance, ctx: Ctx): void {
 
   app.post('/direct-id', async (req) => {
     const claims = await requireUser(ctx, req);
-    const org = (await loadOrg(ctx, claims.oid))!;
-    const { row, secret } = await oneTimeSignIn(ctx, org, claims.person_id, 'direct_id', 300);
-    const pack = await createChallengePack(ctx, org, [{ id: row.id, type: 'nonce', authentication_method: 'direct_id', options: { challenge: secret } }], 300);
-    return { result: { direct_id: pack } };
+    return { result: { direct_id: await directIdFor(ctx, (await loadOrg(ctx, claims.oid))!, claims.person_id) } };
   });
 
   // Impersonation: with the organization's API key, or as a signed-in person of the group "impersonators".

@@ -5,11 +5,12 @@ import { nowIso } from '../context.js';
 import { ApiError, badRequest, notFound } from '../errors.js';
 import { parseHandle, type Handle } from '../handles.js';
 import type { PasswordRule } from '../passwords.js';
-import { getPerson, type PersonRow } from '../persons.js';
+import { credentialOut, getPerson, type PersonRow } from '../persons.js';
 import { compileFilter, type FilterSubject } from '../scim.js';
 import { sha256 } from '../secrets.js';
 import { requireApiKey } from './events.js';
-import { BUCKETS } from './me.js';
+import { addConsents, BUCKETS, checkBucket, listConsents, readBuckets, removeConsents, splitList, writeBuckets } from './me.js';
+import { directIdFor } from './factors.js';
 import type { OidcProviderConfig } from './sso.js';
 
 const conflict = (message: string) => new ApiError(409, message);
@@ -185,6 +186,77 @@ export function registerManagementRoutes(app: FastifyInstance, ctx: Ctx): void {
     const p = await orgPerson(ctx, org, req.params.person_id);
     await ctx.db.updateTable('persons').set({ groups: JSON.stringify(req.body.groups) }).where('id', '=', p.id).execute();
     return { result: req.body.groups };
+  });
+
+  // A person's attributes and consents, as the organization sees them (every bucket).
+  app.get<{ Params: { person_id: string }; Querystring: { buckets?: string } }>('/persons/:person_id/attributes', async (req) => {
+    const p = await orgPerson(ctx, await admin(req), req.params.person_id);
+    const buckets = splitList(req.query.buckets, 'buckets') ?? [...BUCKETS];
+    for (const b of buckets) checkBucket(b, 'admin');
+    return { result: await readBuckets(ctx, p.id, buckets) };
+  });
+  const adminWriteAll = (replace: boolean) => async (req: FastifyRequest<{ Params: { person_id: string }; Body: Record<string, Record<string, unknown>> }>) => {
+    const p = await orgPerson(ctx, await admin(req), req.params.person_id);
+    await writeBuckets(ctx, p.id, req.body, replace, 'admin');
+    return { result: await readBuckets(ctx, p.id, Object.keys(req.body)) };
+  };
+  app.put('/persons/:person_id/attributes', adminWriteAll(true));
+  app.patch('/persons/:person_id/attributes', adminWriteAll(false));
+  app.get<{ Params: { person_id: string; bucket_name: string }; Querystring: { attributes?: string } }>('/persons/:person_id/attributes/:bucket_name', async (req) => {
+    const p = await orgPerson(ctx, await admin(req), req.params.person_id);
+    checkBucket(req.params.bucket_name, 'admin');
+    const out = await readBuckets(ctx, p.id, [req.params.bucket_name], splitList(req.query.attributes, 'attributes'));
+    return { result: out[req.params.bucket_name] };
+  });
+  const adminWriteOne = (replace: boolean) => async (req: FastifyRequest<{ Params: { person_id: string; bucket_name: string }; Body: Record<string, unknown> }>) => {
+    const p = await orgPerson(ctx, await admin(req), req.params.person_id);
+    await writeBuckets(ctx, p.id, { [req.params.bucket_name]: req.body }, replace, 'admin');
+    return { result: (await readBuckets(ctx, p.id, [req.params.bucket_name]))[req.params.bucket_name] };
+  };
+  app.put('/persons/:person_id/attributes/:bucket_name', adminWriteOne(true));
+  app.patch('/persons/:person_id/attributes/:bucket_name', adminWriteOne(false));
+  app.delete<{ Params: { person_id: string; bucket_name: string }; Querystring: { attributes?: string } }>('/persons/:person_id/attributes/:bucket_name', async (req, reply) => {
+    const p = await orgPerson(ctx, await admin(req), req.params.person_id);
+    checkBucket(req.params.bucket_name, 'admin');
+    const names = splitList(req.query.attributes, 'attributes');
+    let q = ctx.db.deleteFrom('attributes').where('person_id', '=', p.id).where('bucket', '=', req.params.bucket_name);
+    if (names) q = q.where('name', 'in', names);
+    await q.execute();
+    return reply.code(204).send();
+  });
+
+  app.get<{ Params: { person_id: string } }>('/persons/:person_id/consent/gdpr', async (req) => {
+    const p = await orgPerson(ctx, await admin(req), req.params.person_id);
+    return { result: await listConsents(ctx, p.id) };
+  });
+  const adminConsents = (replace: boolean) => async (req: FastifyRequest<{ Params: { person_id: string }; Body: { consent_levels: string[] } }>) => {
+    const p = await orgPerson(ctx, await admin(req), req.params.person_id);
+    await addConsents(ctx, p.id, req.body.consent_levels, replace);
+    return { result: await listConsents(ctx, p.id) };
+  };
+  app.post('/persons/:person_id/consent/gdpr', adminConsents(false));
+  app.put('/persons/:person_id/consent/gdpr', adminConsents(true));
+  app.delete<{ Params: { person_id: string }; Querystring: { consent_levels?: string; deleteAll?: string | boolean } }>('/persons/:person_id/consent/gdpr', async (req, reply) => {
+    const p = await orgPerson(ctx, await admin(req), req.params.person_id);
+    await removeConsents(ctx, p.id, req.query);
+    return reply.code(204).send();
+  });
+
+  app.get<{ Params: { person_id: string } }>('/persons/:person_id/credentials', async (req) => {
+    const p = await orgPerson(ctx, await admin(req), req.params.person_id);
+    const creds = await ctx.db.selectFrom('credentials').selectAll().where('person_id', '=', p.id).orderBy('created_at').execute();
+    return { result: creds.map(credentialOut) };
+  });
+  app.delete<{ Params: { person_id: string; credential_id: string } }>('/persons/:person_id/credentials/:credential_id', async (req, reply) => {
+    const p = await orgPerson(ctx, await admin(req), req.params.person_id);
+    const res = await ctx.db.deleteFrom('credentials').where('person_id', '=', p.id).where('id', '=', req.params.credential_id).executeTakeFirst();
+    if (Number(res.numDeletedRows) !== 1) throw notFound(`person "${p.id}" has no credential "${req.params.credential_id}"`);
+    return reply.code(204).send();
+  });
+  app.post<{ Params: { person_id: string } }>('/persons/:person_id/direct-id', async (req) => {
+    const org = await admin(req);
+    const p = await orgPerson(ctx, org, req.params.person_id);
+    return { result: { direct_id: await directIdFor(ctx, org, p.id) } };
   });
 
   // Organizations.

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Ctx, Org } from '../context.js';
 import { loadOrg, nowIso, requireUser } from '../context.js';
 import { badRequest, forbidden } from '../errors.js';
+import { credentialOut } from '../persons.js';
 import * as S from '../schemas.js';
 
 export const BUCKETS = [
@@ -15,16 +16,20 @@ export const BUCKETS = [
 export const DEFAULT_BUCKET = 'end_user_read_write';
 const MAX_VALUE_BYTES = 16 * 1024;
 
-/** Bucket access for the end person itself (§6): read-write, read-only or no access. */
-function checkBucket(bucket: string, access: 'read' | 'write'): void {
+/**
+ * Bucket access (§6): for the end person itself read-write, read-only or no access; the organization (`'admin'`)
+ * reads and writes every bucket.
+ */
+export function checkBucket(bucket: string, access: 'read' | 'write' | 'admin'): void {
   if (!(BUCKETS as readonly string[]).includes(bucket)) {
     throw badRequest(`unknown attribute bucket "${bucket}": use one of ${BUCKETS.join(', ')}`);
   }
+  if (access === 'admin') return;
   if (bucket.endsWith('end_user_no_access')) throw forbidden(`attribute bucket "${bucket}" is not accessible to end users`);
   if (access === 'write' && bucket.endsWith('end_user_read_only')) throw forbidden(`attribute bucket "${bucket}" is read-only for end users`);
 }
 
-function splitList(raw: string | undefined, what: string): string[] | undefined {
+export function splitList(raw: string | undefined, what: string): string[] | undefined {
   if (raw === undefined) return undefined;
   const items = raw.split(',').map((s) => s.trim()).filter(Boolean);
   if (items.length === 0) throw badRequest(`${what} must list at least one name (comma-separated)`);
@@ -38,7 +43,7 @@ function encodeValue(bucket: string, name: string, value: unknown): string {
   return json;
 }
 
-async function readBuckets(ctx: Ctx, personId: string, buckets: string[], names?: string[]): Promise<Record<string, Record<string, unknown>>> {
+export async function readBuckets(ctx: Ctx, personId: string, buckets: string[], names?: string[]): Promise<Record<string, Record<string, unknown>>> {
   let q = ctx.db.selectFrom('attributes').select(['bucket', 'name', 'value']).where('person_id', '=', personId).where('bucket', 'in', buckets);
   if (names) q = q.where('name', 'in', names);
   const rows = await q.execute();
@@ -49,10 +54,10 @@ async function readBuckets(ctx: Ctx, personId: string, buckets: string[], names?
 }
 
 /** Writes attributes of several buckets in one transaction; `replace` empties each bucket first (PUT). */
-async function writeBuckets(ctx: Ctx, personId: string, body: Record<string, Record<string, unknown>>, replace: boolean): Promise<void> {
+export async function writeBuckets(ctx: Ctx, personId: string, body: Record<string, Record<string, unknown>>, replace: boolean, access: 'write' | 'admin' = 'write'): Promise<void> {
   const entries = Object.entries(body);
   for (const [bucket, attrs] of entries) {
-    checkBucket(bucket, 'write');
+    checkBucket(bucket, access);
     for (const [name, value] of Object.entries(attrs)) encodeValue(bucket, name, value);
   }
   const now = nowIso();
@@ -69,6 +74,30 @@ async function writeBuckets(ctx: Ctx, personId: string, body: Record<string, Rec
       }
     }
   });
+}
+
+export const listConsents = async (ctx: Ctx, personId: string) => ({
+  consents: await ctx.db.selectFrom('consents').select(['consent_level', 'created_at']).where('person_id', '=', personId).orderBy('consent_level').execute(),
+});
+export const addConsents = async (ctx: Ctx, personId: string, levels: string[], replace: boolean) => {
+  const now = nowIso();
+  await ctx.db.transaction().execute(async (trx) => {
+    if (replace) await trx.deleteFrom('consents').where('person_id', '=', personId).where('consent_level', 'not in', levels.length ? levels : ['']).execute();
+    for (const level of new Set(levels)) {
+      await trx.insertInto('consents').values({ person_id: personId, consent_level: level, created_at: now }).onConflict((oc) => oc.columns(['person_id', 'consent_level']).doNothing()).execute();
+    }
+  });
+};
+
+/** Removes the listed consent levels, or all with `deleteAll=true` (exactly one of the two). */
+export async function removeConsents(ctx: Ctx, personId: string, query: { consent_levels?: string; deleteAll?: string | boolean }): Promise<void> {
+  const levels = splitList(query.consent_levels, 'consent_levels');
+  const all = String(query.deleteAll) === 'true';
+  if (all && levels) throw badRequest('give either consent_levels or deleteAll=true, not both');
+  if (!all && !levels) throw badRequest('give consent_levels (comma-separated) or deleteAll=true');
+  let q = ctx.db.deleteFrom('consents').where('person_id', '=', personId);
+  if (levels) q = q.where('consent_level', 'in', levels);
+  await q.execute();
 }
 
 function hierarchyEntry(org: Org, all: Org[], personOrgId: string) {
@@ -131,7 +160,7 @@ export function registerMeRoutes(app: FastifyInstance, ctx: Ctx): void {
           ? [{ id: own.id, parent_id: own.parent_id, org_name: own.org_name, tenant_name: own.tenant_name, managed_organizations: tree.slice(1).map((o) => ({ id: o.id, parent_id: o.parent_id, org_name: o.org_name, tenant_name: o.tenant_name })) }]
           : [],
         handles,
-        credentials: creds.map((c) => ({ id: c.id, last_used: c.last_used, type: c.type, label: c.label, params: JSON.parse(c.params) as Record<string, unknown> })),
+        credentials: creds.map(credentialOut),
       },
     };
   });
@@ -198,45 +227,27 @@ export function registerMeRoutes(app: FastifyInstance, ctx: Ctx): void {
   );
 
   // GDPR consent.
-  const listConsents = async (personId: string) => ({
-    consents: await ctx.db.selectFrom('consents').select(['consent_level', 'created_at']).where('person_id', '=', personId).orderBy('consent_level').execute(),
-  });
-  const addConsents = async (personId: string, levels: string[], replace: boolean) => {
-    const now = nowIso();
-    await ctx.db.transaction().execute(async (trx) => {
-      if (replace) await trx.deleteFrom('consents').where('person_id', '=', personId).where('consent_level', 'not in', levels.length ? levels : ['']).execute();
-      for (const level of new Set(levels)) {
-        await trx.insertInto('consents').values({ person_id: personId, consent_level: level, created_at: now }).onConflict((oc) => oc.columns(['person_id', 'consent_level']).doNothing()).execute();
-      }
-    });
-  };
   app.get('/consent/gdpr', async (req) => {
     const claims = await requireUser(ctx, req);
-    return { result: await listConsents(claims.person_id) };
+    return { result: await listConsents(ctx, claims.person_id) };
   });
   app.post<{ Body: { consent_levels: string[] } }>('/consent/gdpr', { schema: { body: S.consentBody } }, async (req) => {
     const claims = await requireUser(ctx, req);
-    await addConsents(claims.person_id, req.body.consent_levels, false);
-    return { result: await listConsents(claims.person_id) };
+    await addConsents(ctx, claims.person_id, req.body.consent_levels, false);
+    return { result: await listConsents(ctx, claims.person_id) };
   });
   app.put<{ Body: { consent_levels: string[] } }>('/consent/gdpr', { schema: { body: S.consentBody } }, async (req) => {
     const claims = await requireUser(ctx, req);
-    await addConsents(claims.person_id, req.body.consent_levels, true);
-    return { result: await listConsents(claims.person_id) };
+    await addConsents(ctx, claims.person_id, req.body.consent_levels, true);
+    return { result: await listConsents(ctx, claims.person_id) };
   });
   app.delete<{ Querystring: { consent_levels?: string; deleteAll?: string | boolean } }>(
     '/consent/gdpr',
     { schema: { querystring: { type: 'object', additionalProperties: false, properties: { consent_levels: S.commaList, deleteAll: { enum: ['true', 'false'] } } } } },
     async (req) => {
       const claims = await requireUser(ctx, req);
-      const levels = splitList(req.query.consent_levels, 'consent_levels');
-      const all = String(req.query.deleteAll) === 'true';
-      if (all && levels) throw badRequest('give either consent_levels or deleteAll=true, not both');
-      if (!all && !levels) throw badRequest('give consent_levels (comma-separated) or deleteAll=true');
-      let q = ctx.db.deleteFrom('consents').where('person_id', '=', claims.person_id);
-      if (levels) q = q.where('consent_level', 'in', levels);
-      await q.execute();
-      return { result: await listConsents(claims.person_id) };
+      await removeConsents(ctx, claims.person_id, req.query);
+      return { result: await listConsents(ctx, claims.person_id) };
     },
   );
 
