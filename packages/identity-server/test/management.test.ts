@@ -141,6 +141,14 @@ describe.each(BACKENDS)('management API for one person (%s)', (backend) => {
     expect((await call('DELETE', `/persons/${id}/credentials/${creds.body.result[0].id}`, undefined, KEY)).status).toBe(204);
     expect((await t.call('POST', '/id/v2', { handle: 'managed@example.com', factor: { method: 'password' } })).body.errors[0].message).toBe('no password set');
 
+    const minted = await call('POST', `/persons/${id}/mint-token`, { custom_claims: { tenant: 'blue' }, expiry_seconds: 120 }, KEY);
+    expect(decodeClaims(minted.body.result.token)).toMatchObject({ person_id: id, authenticated_methods: ['api'], tenant: 'blue' });
+    const claims = decodeClaims(minted.body.result.token);
+    expect(claims.exp - claims.iat).toBe(120);
+    expect((await call('POST', '/token/validate', { token: minted.body.result.token })).body.result.valid).toBe(true);
+    const reserved = await call('POST', `/persons/${id}/mint-token`, { custom_claims: { oid: 'other', sub: 'x' } }, KEY);
+    expect(reserved.body.errors[0]).toEqual({ httpcode: 400, message: 'custom_claims may not set reserved claims: oid, sub' });
+
     const direct = await call('POST', `/persons/${id}/direct-id`, undefined, KEY);
     const pack = await call('GET', `/challenge_pack/${direct.body.result.direct_id}`);
     const [nonce] = pack.body.result.challenges;

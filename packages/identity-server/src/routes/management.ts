@@ -15,6 +15,9 @@ import type { OidcProviderConfig } from './sso.js';
 
 const conflict = (message: string) => new ApiError(409, message);
 
+/** Claims the server sets itself; minted tokens cannot override them. */
+const RESERVED_CLAIMS = new Set(['iss', 'sub', 'aud', 'exp', 'nbf', 'iat', 'jti', 'person_id', 'oid', 'first_token', 'authenticated_methods', 'authentications', 'person_type', 'groups', 'user_token', 'impersonator']);
+
 /** Rewrites an organization's settings and forgets the cached copy. */
 export async function updateSettings(ctx: Ctx, org: Org, change: (s: OrgSettings) => void): Promise<OrgSettings> {
   const settings = structuredClone(org.settings);
@@ -258,6 +261,32 @@ export function registerManagementRoutes(app: FastifyInstance, ctx: Ctx): void {
     const p = await orgPerson(ctx, org, req.params.person_id);
     return { result: { direct_id: await directIdFor(ctx, org, p.id) } };
   });
+
+  app.post<{ Params: { person_id: string }; Body: { authenticated_methods?: string[]; custom_claims?: Record<string, unknown>; expiry_seconds?: number } | null }>(
+    '/persons/:person_id/mint-token',
+    async (req) => {
+      const org = await admin(req);
+      const p = await orgPerson(ctx, org, req.params.person_id);
+      const custom = req.body?.custom_claims ?? {};
+      const reserved = Object.keys(custom).filter((k) => RESERVED_CLAIMS.has(k) || k === (org.settings.groups_claim_name ?? 'groups'));
+      if (reserved.length) throw badRequest(`custom_claims may not set reserved claims: ${reserved.join(', ')}`);
+      const methods = req.body?.authenticated_methods ?? ['api'];
+      const token = await ctx.tokens.sign(
+        {
+          ...custom,
+          person_id: p.id,
+          oid: org.id,
+          first_token: false,
+          authenticated_methods: methods,
+          authentications: methods.map((method) => ({ method })),
+          person_type: p.person_type,
+          groups: JSON.parse(p.groups) as string[],
+        },
+        req.body?.expiry_seconds,
+      );
+      return { result: { token } };
+    },
+  );
 
   // Organizations.
   const orgOut = (o: Org) => ({ id: o.id, parent_id: o.parent_id, org_name: o.org_name, tenant_name: o.tenant_name });
