@@ -1,4 +1,18 @@
-import { SDK_VERSION } from '@keyway/sdk';
-
-/** The `@keyway/sdk` version these React bindings are built against. */
-export const SDK_VERSION_USED = SDK_VERSION;
+/**
+ * React components and hooks of Keyway sign-in, built on `@keyway/sdk`.
+ * @module @keyway/react
+ */
+export { KeywayProvider, Provider, useKeyway } from './provider.js';
+export type { KeywayProviderProps, KeywayState, SignInMiddleware } from './provider.js';
+export { createTokenStorage, DEFAULT_TOKEN_KEY } from './storage.js';
+export type { TokenStorage, TokenStorageKind } from './storage.js';
+export { ConfigurationProvider, useConfiguration, DEFAULT_TEXT } from './configuration.js';
+export type { ConfigurationProviderProps, Configuration, FactorConfig, HandleKind, TextKey, TextOverrides, Theme } from './configuration.js';
+export { LoggedIn, LoggedOut, Loaded, Groups } from './conditional.js';
+export type { LoggedInProps, LoggedOutProps, LoadedProps, GroupsProps } from './conditional.js';
+export { Form, Slot, DynamicFlow } from './form.js';
+export type { FormProps, SlotProps, SlotName, DynamicFlowProps } from './form.js';
+export { useFlow } from './use-flow.js';
+export type { FlowState, UseFlowOptions } from './use-flow.js';
+export { ERROR_MESSAGES, describeError } from './messages.js';
+export { KEYWAY_CSS, KeywayStyles } from './styles.js';

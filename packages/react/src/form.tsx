@@ -1,0 +1,280 @@
+import { errors, validateHandle, webauthnAvailable, type Factor, type User, type WebAuthnFactorOptions } from '@keyway/sdk';
+import { Children, isValidElement, useId, useState, useSyncExternalStore, type FormEvent, type ReactElement, type ReactNode } from 'react';
+import { useConfiguration, normalizeFactors, handlesFor, type FactorConfig, type HandleKind, type TextKey } from './configuration.js';
+import { describeError } from './messages.js';
+import { useKeyway } from './provider.js';
+import { ErrorMessage, FlowSteps, useStepFocus } from './steps.js';
+import { KeywayStyles } from './styles.js';
+import { useFlow } from './use-flow.js';
+
+/** Names of the parts of {@link Form} a {@link Slot} can fill. */
+export type SlotName = 'header' | 'initial' | 'footer' | 'success' | 'error';
+
+/** Props of {@link Slot}. */
+export interface SlotProps {
+  /**
+   * `header` replaces the logo and title; `initial` is added below the handle entry (terms, links);
+   * `footer` is added below every step; `success` replaces the signed-in view (a function gets the user);
+   * `error` replaces the error view (a function gets `{ message, error, retry }`).
+   */
+  name: SlotName;
+  children?: ReactNode | ((props: never) => ReactNode);
+}
+
+/** Fills a named part of a {@link Form}; place it among the form's children. Renders nothing on its own. */
+export function Slot(_props: SlotProps): null {
+  return null;
+}
+
+type SlotMap = Partial<Record<SlotName, SlotProps['children']>>;
+
+function slotsOf(children: ReactNode): SlotMap {
+  const map: SlotMap = {};
+  Children.forEach(children, (c) => {
+    if (isValidElement(c) && c.type === Slot) {
+      const p = (c as ReactElement<SlotProps>).props;
+      map[p.name] = p.children;
+    }
+  });
+  return map;
+}
+
+/** Props of {@link Form}. */
+export interface FormProps {
+  /** Called once the person is signed in (after the provider's middleware). */
+  onSuccess?: (user: User) => void;
+  /** Called with the error that ended a sign-in. */
+  onError?: (error: unknown) => void;
+  /** Factors offered (default: the {@link ConfigurationProvider}'s). */
+  factors?: FactorConfig[];
+  /** Handle kinds accepted (default: the {@link ConfigurationProvider}'s, or what the factors need). */
+  handles?: HandleKind[];
+  /** Chooses the factor from the handle instead of asking the person (see {@link DynamicFlow}). */
+  getFactor?: (handle: string) => Factor | Promise<Factor>;
+  /** Plain-words messages by error slug (see `ERROR_MESSAGES`). */
+  errorMessages?: Record<string, string>;
+  /** Extra class name of the root element. */
+  className?: string;
+  /** Leave out the default stylesheet. */
+  unstyled?: boolean;
+  /** {@link Slot} elements. */
+  children?: ReactNode;
+}
+
+const NEEDS_HANDLE = (f: Factor) => !['oidc', 'saml', 'webauthn'].includes(f.method);
+const subscribeNothing = () => () => {};
+
+/** Whether the browser can use passkeys; `false` during server rendering. */
+export const usePasskeysAvailable = () => useSyncExternalStore(subscribeNothing, webauthnAvailable, () => false);
+
+function handleLabel(kinds: HandleKind[]): TextKey {
+  const [only] = kinds;
+  return kinds.length === 1 && only ? `initial.handle.${only}` : 'initial.handle.any';
+}
+
+/** Checks a handle against the kinds accepted and the factor. @returns an error in plain words, or `undefined`. */
+export function checkHandle(handle: string, kinds: HandleKind[], factor: Factor | undefined, messages?: Record<string, string>): string | undefined {
+  const isEmail = handle.includes('@');
+  const isPhone = /^\+?[\d\s().-]+$/.test(handle);
+  const kind: HandleKind = isEmail ? 'email' : isPhone ? 'phone' : 'username';
+  if (!handle) return kinds.length === 1 && kinds[0] === 'email' ? 'Enter your email address.' : kinds.length === 1 && kinds[0] === 'phone' ? 'Enter your phone number.' : 'Enter your email address, phone number or username.';
+  if (!kinds.includes(kind)) {
+    if (kinds.length === 1 && kinds[0] === 'email') return describeError(new errors.InvalidEmailAddressFormatError(''), messages);
+    if (kinds.length === 1 && kinds[0] === 'phone') return describeError(new errors.InvalidPhoneNumberFormatError(''), messages);
+  }
+  try {
+    if (factor) validateHandle(handle, factor.method);
+    else if (kind === 'email') validateHandle(handle, 'otp_via_email');
+    else if (kind === 'phone') validateHandle(handle, 'otp_via_sms');
+  } catch (e) {
+    return describeError(e, messages);
+  }
+  return undefined;
+}
+
+/** Phone numbers are sent without spaces, dashes or brackets; other handles trimmed. */
+export const normalizeHandle = (h: string) => (/^\+?[\d\s().-]+$/.test(h.trim()) ? h.replace(/[\s().-]/g, '') : h.trim());
+
+/**
+ * The sign-in form: handle entry (email, phone or username), factor choice, then whatever the
+ * server asks for: a code sent by email or SMS, a password (set with the server's rules shown
+ * live, verify, or reset through “Forgot your password?”), an authenticator app (registration
+ * shows the QR code, key and recovery codes), plus passkey and SSO buttons. Errors appear in
+ * plain words with `role="alert"`; progress is announced with `role="status"`.
+ */
+export function Form(props: FormProps) {
+  const config = useConfiguration();
+  const { sdk } = useKeyway();
+  const { text } = config;
+  const factors = props.factors ? normalizeFactors(props.factors) : config.factors;
+  const kinds = props.handles ?? (props.factors ? handlesFor(factors) : config.handles);
+  const handleFactors = factors.filter(NEEDS_HANDLE);
+  const passkey = factors.find((f) => f.method === 'webauthn');
+  const sso = factors.filter((f) => f.method === 'oidc' || f.method === 'saml');
+  const passkeys = usePasskeysAvailable();
+  const [handle, setHandle] = useState('');
+  const [choice, setChoice] = useState(0);
+  const [handleError, setHandleError] = useState<string>();
+  const [busy, setBusy] = useState(false);
+  const flow = useFlow({
+    onSuccess: props.onSuccess,
+    onError: props.onError,
+    errorMessages: props.errorMessages,
+    incorrect: { code: text('otp.incorrect'), password: text('password.incorrect'), refused: text('password.refused') },
+  });
+  const slots = slotsOf(props.children);
+  const id = useId();
+  const ref = useStepFocus<HTMLFormElement>(flow.state.step === 'idle');
+  const usesHandle = handleFactors.length > 0 || !!props.getFactor;
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    const h = normalizeHandle(handle);
+    let factor = props.getFactor ? undefined : handleFactors[choice];
+    const problem = checkHandle(h, kinds, factor, props.errorMessages);
+    if (problem) return setHandleError(problem);
+    setHandleError(undefined);
+    if (props.getFactor) {
+      setBusy(true);
+      try {
+        factor = await props.getFactor(h);
+      } catch (err) {
+        return setHandleError(describeError(err, props.errorMessages));
+      } finally {
+        setBusy(false);
+      }
+    }
+    const f = factor!;
+    if (f.method === 'oidc' || f.method === 'saml') return flow.run(() => sdk.signInWithSSO(f), { factor: f });
+    if (f.method === 'webauthn') return flow.run(() => sdk.signInWithPasskey({ ...(f.options as WebAuthnFactorOptions), handle: h }), { factor: f, handle: h });
+    flow.run(() => sdk.authenticate(h, f), { factor: f, handle: h });
+  };
+
+  const forgot = () => {
+    const h = normalizeHandle(handle);
+    const method = h.startsWith('+') ? 'otp_via_sms' : 'otp_via_email';
+    flow.run(() => sdk.recover(h, method), { factor: { method }, handle: h });
+  };
+
+  const success = slots.success;
+  const errorSlot = slots.error;
+  const header =
+    slots.header !== undefined ? (
+      (slots.header as ReactNode)
+    ) : (
+      <header className="kw-header">
+        {config.logo && (typeof config.logo === 'string' ? <img className="kw-logo" src={config.logo} alt="" /> : config.logo)}
+      </header>
+    );
+
+  return (
+    <div className={['kw-root', 'kw-form', props.className].filter(Boolean).join(' ')} style={config.style}>
+      {!props.unstyled && <KeywayStyles />}
+      {header}
+      {flow.state.step === 'idle' ? (
+        <form ref={ref} className="kw-initial" onSubmit={submit} noValidate aria-labelledby={id + 't'}>
+          <h2 id={id + 't'} className="kw-title">
+            {text('initial.title')}
+          </h2>
+          <p className="kw-subtitle">{text('initial.subtitle')}</p>
+          {usesHandle && (
+            <>
+              <label className="kw-label" htmlFor={id}>
+                {text(handleLabel(kinds))}
+              </label>
+              <input
+                id={id}
+                className="kw-input"
+                name="handle"
+                type={kinds.length === 1 && kinds[0] === 'email' ? 'email' : kinds.length === 1 && kinds[0] === 'phone' ? 'tel' : 'text'}
+                autoComplete={kinds.length === 1 && kinds[0] === 'phone' ? 'tel' : 'username'}
+                autoCapitalize="off"
+                spellCheck={false}
+                value={handle}
+                onChange={(e) => setHandle(e.target.value)}
+                required
+                aria-invalid={handleError ? true : undefined}
+                aria-describedby={[handleError ? id + 'e' : '', kinds.includes('phone') ? id + 'h' : ''].filter(Boolean).join(' ') || undefined}
+              />
+              {kinds.includes('phone') && (
+                <p id={id + 'h'} className="kw-hint">
+                  {text('initial.handle.phone.hint')}
+                </p>
+              )}
+              {!props.getFactor && handleFactors.length > 1 && (
+                <fieldset className="kw-fieldset">
+                  <legend>{text('initial.factor')}</legend>
+                  {handleFactors.map((f, i) => (
+                    <label key={f.method + i} className="kw-choice">
+                      <input type="radio" name={id + 'factor'} value={f.method} checked={choice === i} onChange={() => setChoice(i)} />
+                      {text(`factor.${f.method}` as 'factor.password')}
+                    </label>
+                  ))}
+                </fieldset>
+              )}
+              <ErrorMessage id={id + 'e'}>{handleError}</ErrorMessage>
+              <button className="kw-button kw-button-primary" type="submit" disabled={busy}>
+                {text('initial.submit')}
+              </button>
+            </>
+          )}
+          {((passkey && passkeys) || sso.length > 0) && (
+            <div className="kw-alternatives">
+              {usesHandle && (
+                <p className="kw-divider" role="separator">
+                  {text('initial.or')}
+                </p>
+              )}
+              {passkey && passkeys && (
+                <button
+                  className="kw-button"
+                  type="button"
+                  onClick={() => {
+                    const h = normalizeHandle(handle);
+                    flow.run(() => sdk.signInWithPasskey({ ...(passkey.options as WebAuthnFactorOptions), handle: h || undefined }), { factor: passkey });
+                  }}
+                >
+                  {text('factor.webauthn')}
+                </button>
+              )}
+              {sso.map((f, i) => (
+                <button key={f.method + i} className="kw-button" type="button" onClick={() => flow.run(() => sdk.signInWithSSO(f), { factor: f })}>
+                  {ssoLabel(f, text)}
+                </button>
+              ))}
+            </div>
+          )}
+          {slots.initial as ReactNode}
+        </form>
+      ) : (
+        <FlowSteps
+          state={flow.state}
+          onCancel={flow.reset}
+          onForgot={kinds.some((k) => k !== 'username') && !normalizeHandle(handle).match(/^[^@+]+$/) ? forgot : undefined}
+          success={flow.state.step === 'success' && success !== undefined ? (typeof success === 'function' ? (success as (u: User) => ReactNode)(flow.state.user) : success) : undefined}
+          error={typeof errorSlot === 'function' ? (errorSlot as (p: { message: string; error: unknown; retry: () => void }) => ReactNode) : errorSlot !== undefined ? () => errorSlot as ReactNode : undefined}
+        />
+      )}
+      {slots.footer as ReactNode}
+    </div>
+  );
+}
+
+function ssoLabel(f: Factor, text: ReturnType<typeof useConfiguration>['text']) {
+  const o = (f.options ?? {}) as { provider?: string; label?: string };
+  if (o.label) return o.label;
+  if (f.method === 'saml') return text('factor.saml');
+  const p = o.provider ?? 'single sign-on';
+  return text('factor.oidc', { provider: p.charAt(0).toUpperCase() + p.slice(1) });
+}
+
+/** Props of {@link DynamicFlow}. */
+export interface DynamicFlowProps extends Omit<FormProps, 'getFactor' | 'factors'> {
+  /** Picks the factor from the handle the person typed (e.g. SSO for a company domain, a code otherwise). */
+  getFactor: (handle: string) => Factor | Promise<Factor>;
+}
+
+/** A {@link Form} that asks only for the handle and lets `getFactor` choose how that person signs in. */
+export function DynamicFlow({ getFactor, ...props }: DynamicFlowProps) {
+  return <Form {...props} getFactor={getFactor} />;
+}

@@ -1,0 +1,56 @@
+/** The real identity server, in-process with a temporary database, for the component tests. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { startIdentityServer, type IdentityServer } from '../../identity-server/src/index.ts';
+
+export interface TestServer {
+  api: IdentityServer;
+  close(): Promise<void>;
+}
+
+export async function startServer(): Promise<TestServer> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'keyway-react-'));
+  const api = await startIdentityServer({
+    port: 0,
+    dataDir,
+    devMode: true,
+    corsOrigins: ['http://localhost:3000'],
+    limits: { perHandlePerMinute: 1000, perIpPerMinute: 10_000 },
+  });
+  return {
+    api,
+    async close() {
+      await api.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Retries `read` every 50 ms until it returns a value (at most `tries` times). */
+export async function eventually<T>(read: () => Promise<T | undefined>, what: string, tries = 100): Promise<T> {
+  for (let i = 0; i < tries; i++) {
+    const v = await read();
+    if (v !== undefined) return v;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`gave up waiting for ${what}`);
+}
+
+interface Message {
+  code?: string;
+  link?: string;
+  created_at: string;
+}
+
+/** The code of the newest dev-mailbox message to `to` sent after `after` (ISO time). */
+export const mailbox = (api: IdentityServer, to: string, after = '') =>
+  eventually(async () => {
+    const res = await fetch(`${api.url}/dev/mailbox.json?to=${encodeURIComponent(to)}`);
+    const { result } = (await res.json()) as { result: Message[] };
+    return result.find((m) => m.created_at > after);
+  }, `a message to ${to}`);
+
+let n = 0;
+/** A fresh email address per test. */
+export const newEmail = (prefix = 'ada') => `${prefix}.${Date.now().toString(36)}${++n}@example.com`;
