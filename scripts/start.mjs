@@ -67,7 +67,12 @@ async function waitFor(url, name) {
 const identityCli = path.join(root, 'packages/identity-server/dist/cli.js');
 const hasIdentityServer = fs.existsSync(identityCli);
 if (hasIdentityServer) {
-  launch('identity', identityCli, { KEYWAY_API_PORT: apiPort, DATA_DIR: dataDir, NODE_ENV: process.env.NODE_ENV ?? 'development' });
+  launch('identity', identityCli, {
+    KEYWAY_API_PORT: apiPort,
+    DATA_DIR: dataDir,
+    NODE_ENV: process.env.NODE_ENV ?? 'development',
+    KEYWAY_CORS_ORIGINS: process.env.KEYWAY_CORS_ORIGINS ?? `http://localhost:${port},http://127.0.0.1:${port}`,
+  });
 }
 launch('docs', path.join(root, 'packages/docs-server/dist/cli.js'), { PORT: port, KEYWAY_API_URL: apiUrl });
 
