@@ -27,6 +27,8 @@ export interface OrgSettings {
   password_validation_rules?: Array<{ name: string; pattern: string; match_type: 'must_match' | 'must_not_match'; qualifiers?: Array<'case_insensitive'> }>;
   /** OIDC identity providers (see routes/sso.ts). */
   oidc_providers?: Array<{ provider: string; client_id: string; client_secret: string; issuer: string; scopes?: string[]; label?: string; created_at?: string }>;
+  /** SAML identity providers (see routes/sso.ts). */
+  saml_providers?: Array<{ provider_credentials_id: string; entry_point: string; idp_cert: string | string[]; idp_issuer?: string; label?: string; idp_metadata_url?: string; attribute_mapping?: Record<string, string>; created_at?: string }>;
   /** Name of the token claim carrying the person's groups (default `groups`). */
   groups_claim_name?: string;
   /** OAuth2 clients of the hosted login. */

@@ -64,7 +64,14 @@ export async function startSamlIdp(email: string) {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const issuer = `${base}/metadata`;
-  return { entryPoint: `${base}/sso`, issuer, certPem, close: () => new Promise<void>((r) => server.close(() => r())) };
+  const certB64 = certPem.replace(/-----[^-]+-----|\s/g, '');
+  const metadataXml =
+    `<md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" xmlns:ds="http://www.w3.org/2000/09/xmldsig#" entityID="${issuer}">` +
+    `<md:IDPSSODescriptor protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol">` +
+    `<md:KeyDescriptor use="signing"><ds:KeyInfo><ds:X509Data><ds:X509Certificate>${certB64}</ds:X509Certificate></ds:X509Data></ds:KeyInfo></md:KeyDescriptor>` +
+    `<md:SingleSignOnService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect" Location="${base}/sso"/>` +
+    `</md:IDPSSODescriptor></md:EntityDescriptor>`;
+  return { entryPoint: `${base}/sso`, issuer, certPem, metadataXml, close: () => new Promise<void>((r) => server.close(() => r())) };
 }
 
 /** Submits the auto-posting form of an IdP page the way the browser would. */

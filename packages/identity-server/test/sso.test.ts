@@ -12,10 +12,13 @@ describe.each(BACKENDS)('OIDC SSO against a real OpenID Provider (%s)', (backend
   let idp: Awaited<ReturnType<typeof startOidcIdp>>;
   beforeAll(async () => {
     idp = await startOidcIdp(`${t.server.url}/sso/oidc/callback`, { sub: 'ada-1', email: 'Ada@Corp.example' });
-    const row = await t.server.db.selectFrom('organizations').select('settings').where('id', '=', t.server.orgId).executeTakeFirstOrThrow();
-    const settings = { ...JSON.parse(row.settings), oidc_providers: [{ provider: 'generic', client_id: idp.client_id, client_secret: idp.client_secret, issuer: idp.issuer }] };
-    await t.server.db.updateTable('organizations').set({ settings: JSON.stringify(settings) }).where('id', '=', t.server.orgId).execute();
-    t.server.reloadOrganizations();
+    const created = await contractApi(t.server)(
+      'POST',
+      '/organizations/sso/oidc/provider-credentials',
+      { provider: 'generic', label: 'Corp', client_id: idp.client_id, client_secret: idp.client_secret, issuer: idp.issuer },
+      { headers: { 'keyway-api-key': 'kw_dev_api_key_not_secret' } },
+    );
+    expect(created.status).toBe(201);
   });
   afterAll(() => idp.close());
 
@@ -90,11 +93,13 @@ describe.each(BACKENDS)('SAML SSO against a SAML 2.0 identity provider (%s)', (b
   let idp: Awaited<ReturnType<typeof startSamlIdp>>;
   beforeAll(async () => {
     idp = await startSamlIdp('Grace@Navy.example');
-    const row = await t.server.db.selectFrom('organizations').select('settings').where('id', '=', t.server.orgId).executeTakeFirstOrThrow();
-    const settings = { ...JSON.parse(row.settings), saml_providers: [{ provider_credentials_id: 'navy', entry_point: idp.entryPoint, idp_cert: idp.certPem, idp_issuer: idp.issuer }] };
-    await t.server.db.updateTable('organizations').set({ settings: JSON.stringify(settings) }).where('id', '=', t.server.orgId).execute();
-    t.server.reloadOrganizations();
+    // Configured through the management API from the IdP's metadata.
+    const created = await contractApi(t.server)('POST', '/organizations/sso/saml/provider-credentials', { label: 'Navy', idp_metadata_xml: idp.metadataXml }, { headers: { 'keyway-api-key': 'kw_dev_api_key_not_secret' } });
+    expect(created.status).toBe(201);
+    expect(created.body.result).toMatchObject({ label: 'Navy', idp_entity_id: idp.issuer, sp_acs_url: `${t.server.url}/sso/saml/acs` });
+    navy = created.body.result.id;
   });
+  let navy: string;
   afterAll(() => idp.close());
 
   it('redirect mode: signed assertion accepted at the ACS, then /sso/resolve and polling give the token', async () => {
@@ -102,7 +107,7 @@ describe.each(BACKENDS)('SAML SSO against a SAML 2.0 identity provider (%s)', (b
     const verifier = randomBytes(32).toString('base64url');
     const csrf = randomBytes(16).toString('hex');
     const id = await call('POST', '/id/v2', {
-      factor: { method: 'saml', options: { provider_credentials_id: 'navy', ux_mode: 'redirect', redirect_target: `${ORIGIN}/login`, csrf_token: csrf, pkce_code_challenge: createHash('sha256').update(verifier).digest('base64url') } },
+      factor: { method: 'saml', options: { provider_credentials_id: navy, ux_mode: 'redirect', redirect_target: `${ORIGIN}/login`, csrf_token: csrf, pkce_code_challenge: createHash('sha256').update(verifier).digest('base64url') } },
     }, { headers: { origin: ORIGIN } });
     expect(id.status).toBe(200);
     const [ch] = id.body.result.challenges;
@@ -121,8 +126,18 @@ describe.each(BACKENDS)('SAML SSO against a SAML 2.0 identity provider (%s)', (b
     expect((await submitAutoPost(idpPage)).status).toBe(400);
   });
 
+  it('refuses metadata without what sign-in needs', async () => {
+    const call = contractApi(t.server);
+    const KEY = { headers: { 'keyway-api-key': 'kw_dev_api_key_not_secret' } };
+    const noCert = await call('POST', '/organizations/sso/saml/provider-credentials', { label: 'x', idp_metadata_xml: idp.metadataXml.replace(/<md:KeyDescriptor[\s\S]*<\/md:KeyDescriptor>/, '') }, KEY);
+    expect(noCert.body.errors[0]).toEqual({ httpcode: 400, message: 'IdP metadata has no signing certificate' });
+    const broken = await call('POST', '/organizations/sso/saml/provider-credentials', { label: 'x', idp_metadata_xml: '<md:EntityDescriptor' }, KEY);
+    expect(broken.status).toBe(400);
+    expect((await call('GET', '/organizations/sso/saml/provider-credentials', undefined, KEY)).body.result).toHaveLength(1);
+  });
+
   it('rejects a response whose assertion was tampered with', async () => {
-    const id = await t.call('POST', '/id/v2', { factor: { method: 'saml', options: { provider_credentials_id: 'navy', pkce_code_challenge: createHash('sha256').update('x'.repeat(43)).digest('base64url') } } }, { headers: { origin: ORIGIN } });
+    const id = await t.call('POST', '/id/v2', { factor: { method: 'saml', options: { provider_credentials_id: navy, pkce_code_challenge: createHash('sha256').update('x'.repeat(43)).digest('base64url') } } }, { headers: { origin: ORIGIN } });
     const page = await (await fetch(id.body.result.challenges[0].options.start_authentication_url)).text();
     const b64 = /name="SAMLResponse" value="([^"]+)"/.exec(page)![1]!;
     const forged = Buffer.from(Buffer.from(b64, 'base64').toString('utf8').replaceAll('Grace@Navy.example', 'admin@navy.example')).toString('base64');
