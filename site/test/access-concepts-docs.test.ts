@@ -6,435 +6,47 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { compile } from '@mdx-js/mdx';
-import Ajv2020 from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
-import matter from 'gray-matter';
-import { createSlugger } from '@docusaurus/utils';
-import remarkDirective from 'remark-directive';
-import remarkGfm from 'remark-gfm';
-import ts from 'typescript';
-import { visit } from 'unist-util-visit';
-import { parse as parseYaml } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  docsDir,
+  allRoutes,
+  BUCKETS,
+  EVENTS,
+  EVENT_ENVELOPE,
+  SUCCESS_FIELDS,
+  FAILURE_FIELDS,
+  FAILURE_SLUGS,
+  TOKEN_CLAIMS,
+  JWT_REGISTERED,
+  AUTHN_METHODS,
+  HIERARCHY_FIELDS,
+  KEYWAY_HEADERS,
+  CONSISTENCY_VALUES,
+  API_HOST,
+  REGIMES,
+  BANNED,
+  findOperations,
+  openapi,
+  openapiOperation,
+  validate,
+  checkQuery,
+  successSchema,
+  walk,
+  routeOf,
+  readPage,
+  parseCurls,
+  typeCheck,
+  serverEntry,
+  type OpenApiOperation,
+  type Page,
+  type Curl,
+  type LiveServer,
+  type ServerModule,
+} from './docs-helpers';
 
-// ---------------------------------------------------------------------------------------------
-// Locations and the spec
-// ---------------------------------------------------------------------------------------------
-const here = path.dirname(fileURLToPath(import.meta.url));
-const siteDir = path.resolve(here, '..');
-const docsDir = path.join(siteDir, 'docs');
 const roomDir = path.join(docsDir, 'access', 'concepts');
 const roomRoute = '/docs/access/concepts';
-const specDir = process.env.KEYWAY_SPEC_DIR ?? '/work/shared/spec';
-
-const routesTxt = fs.readFileSync(path.join(specDir, 'routes.txt'), 'utf8');
-const allRoutes = new Set(
-  routesTxt
-    .split('\n')
-    .map((l) => l.trim())
-    .filter((l) => l.startsWith('/'))
-    .map((l) => l.split(/\s+/)[0] ?? ''),
-);
 const roomRoutes = [...allRoutes].filter((r) => r.startsWith(`${roomRoute}/`)).sort();
-
-// ---------------------------------------------------------------------------------------------
-// The model the pages must agree with (names copied from product-spec.md sections 3, 7 and 8)
-// ---------------------------------------------------------------------------------------------
-const BUCKETS = [
-  'end_user_read_write',
-  'end_user_read_only',
-  'end_user_no_access',
-  'person_pool-end_user_read_write',
-  'person_pool-end_user_read_only',
-  'person_pool-end_user_no_access',
-];
-const EVENTS = [
-  'AuthenticationSucceeded_v1',
-  'AuthenticationFailed_v1',
-  'PersonIdentified_v1',
-  'PersonLoggedOut_v1',
-  'KeywaySDKLoaded_v1',
-  'VirtualPageLoaded_v1',
-];
-const EVENT_ENVELOPE = ['organization_id', 'analytics_correlation_id', 'window_location', 'user_agent', 'event_data'];
-const SUCCESS_FIELDS = ['person_id', 'success_authn_method', 'authenticated_methods', 'handle'];
-const FAILURE_FIELDS = ['failed_authn_method', 'failure_reason', 'failure_detail', 'handle', 'challenge_id', 'person_id'];
-const FAILURE_SLUGS = [
-  'incorrect_otp_code_via_email',
-  'incorrect_otp_code_via_sms',
-  'incorrect_otp_code',
-  'invalid_password',
-  'incorrect_password',
-  'recovery_failed',
-  'oidc_popup_blocked',
-  'client_side_error',
-];
-const AUTHN_METHODS = [
-  'webauthn', 'email_link', 'sms_link', 'otp_via_sms', 'otp_via_email', 'totp', 'oidc', 'saml', 'api',
-  'direct_id', 'password', 'impersonate', 'anonymous',
-];
-const TOKEN_CLAIMS = ['person_id', 'oid', 'first_token', 'authenticated_methods', 'authentications', 'person_type', 'groups'];
-// Registered JWT claims a token example may show next to Keyway's own claims.
-const JWT_REGISTERED = ['iss', 'sub', 'aud', 'exp', 'iat', 'nbf', 'jti'];
-const HIERARCHY_FIELDS = [
-  'id', 'parent_id', 'name', 'tenant_name', 'children_ids', 'person_pool_orgs_ids', 'group_pool_orgs_ids',
-  'manager_org_id', 'person_in_manager_org', 'inherits_rbac_pools',
-];
-const KEYWAY_HEADERS = [
-  'Keyway-OrgID', 'Keyway-API-Key', 'Keyway-SdkVersion', 'Keyway-Required-Consistency',
-  'Keyway-Required-Consistency-Timeout',
-];
-const CONSISTENCY_VALUES = ['local_region', 'all_regions'];
-const API_HOST = 'http://localhost:8787';
-const REGIMES = ['aus-privacy', 'ccpa', 'gdpr', 'glba', 'hipaa', 'japan-privacy', 'south-korea-privacy'];
-const BANNED = /\b(TODO|TBD|lorem ipsum|coming soon|being written|placeholder)\b/i;
-
-// ---------------------------------------------------------------------------------------------
-// The REST operations we may cite: api-operations.md (which also lists the SDK calls of spec §7)
-// ---------------------------------------------------------------------------------------------
-type Operation = { method: string; template: string; re: RegExp; person: boolean; management: boolean };
-const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
-
-function templateRegExp(template: string): RegExp {
-  const body = template
-    .split('/')
-    .map((seg) => (/^\{[^}]+\}$/.test(seg) ? '[^/]+' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
-    .join('/');
-  return new RegExp(`^${body}$`);
-}
-
-export function parseOperations(markdown: string): Operation[] {
-  const ops: Operation[] = [];
-  let personFacing = false;
-  for (const line of markdown.split('\n')) {
-    if (line.startsWith('## ')) personFacing = /SDK-facing/i.test(line);
-    let methods: string[] = [];
-    let previous = '';
-    for (const m of line.matchAll(/`([A-Z|]+ )?(\/[^`\s]*)`/g)) {
-      const verbs = m[1]?.trim().split('|').filter((v) => METHODS.includes(v));
-      const template = m[2] ?? '';
-      if (verbs && verbs.length) methods = verbs;
-      // A bare path continues the methods named before it on the same line (`POST /attestation`, `/attestation/v2`)
-      // when it has the same first segment; a bare suffix such as `/impersonate/v2` is shorthand and not a path.
-      else if (template.split('/')[1] !== previous.split('/')[1]) continue;
-      previous = template;
-      for (const method of methods) {
-        // An operation listed under several headings is one operation, callable the ways each listing says.
-        const known = ops.find((o) => o.method === method && o.template === template);
-        const op = known ?? { method, template, re: templateRegExp(template), person: false, management: false };
-        if (personFacing) op.person = true;
-        else op.management = true;
-        if (!known) ops.push(op);
-      }
-    }
-  }
-  return ops;
-}
-const operations = parseOperations(fs.readFileSync(path.join(specDir, 'api-operations.md'), 'utf8'));
-
-function findOperations(method: string, urlPath: string): Operation[] {
-  return operations.filter((o) => o.method === method && o.re.test(urlPath));
-}
-
-// ---------------------------------------------------------------------------------------------
-// api/openapi.yaml, the single source of truth of the REST API: where it already describes an
-// operation we show, our requests and responses must validate against it.
-// ---------------------------------------------------------------------------------------------
-type SecurityRequirement = Record<string, string[]>;
-type OpenApiParameter = { $ref?: string; name?: string; in?: string; schema?: { type?: string } };
-type OpenApiOperation = {
-  security?: SecurityRequirement[];
-  parameters?: OpenApiParameter[];
-  requestBody?: { content?: Record<string, { schema?: unknown }> };
-  responses?: Record<string, { $ref?: string; content?: Record<string, { schema?: unknown }> }>;
-};
-type OpenApi = { paths?: Record<string, Record<string, OpenApiOperation>>; components?: Record<string, Record<string, unknown>> };
-
-const openapiFile = path.resolve(siteDir, '..', 'api', 'openapi.yaml');
-function loadOpenApi(): OpenApi | undefined {
-  try {
-    return parseYaml(fs.readFileSync(openapiFile, 'utf8')) as OpenApi;
-  } catch (err) {
-    console.warn(`api/openapi.yaml not usable, schema checks skipped: ${(err as Error).message}`);
-    return undefined;
-  }
-}
-const openapi = loadOpenApi();
-const OPENAPI_ID = 'https://keyway.example/openapi.json';
-// ajv and ajv-formats are CommonJS modules whose default export arrives as `.default` under some loaders.
-const interop = <T>(m: T): T => (m as T & { default?: T }).default ?? m;
-const ajv = new (interop(Ajv2020))({ strict: false, allErrors: true });
-interop(addFormats)(ajv);
-if (openapi) ajv.addSchema({ ...openapi, $id: OPENAPI_ID } as object);
-
-/** The operation of openapi.yaml that serves METHOD PATH, if the spec describes it already. */
-function openapiOperation(method: string, urlPath: string): { template: string; op: OpenApiOperation } | undefined {
-  for (const [template, item] of Object.entries(openapi?.paths ?? {})) {
-    const op = item[method.toLowerCase()];
-    if (op && templateRegExp(template).test(urlPath)) return { template, op };
-  }
-  return undefined;
-}
-
-function schemaRef(schema: unknown): object {
-  // Rebase local "#/components/..." references onto the registered OpenAPI document.
-  const json = JSON.stringify(schema).replace(/"\$ref":"#\//g, `"$ref":"${OPENAPI_ID}#/`);
-  return JSON.parse(json) as object;
-}
-
-function validate(schema: unknown, value: unknown): string[] {
-  const check = ajv.compile(schemaRef(schema));
-  return check(value) ? [] : (check.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
-}
-
-/** The query parameters an operation declares, with $refs resolved. */
-function queryParameters(op: OpenApiOperation): Map<string, OpenApiParameter> {
-  const out = new Map<string, OpenApiParameter>();
-  for (const p of op.parameters ?? []) {
-    const param = p.$ref ? (openapi?.components?.parameters?.[p.$ref.split('/').pop() ?? ''] as OpenApiParameter | undefined) : p;
-    if (param?.in === 'query' && param.name) out.set(param.name, param);
-  }
-  return out;
-}
-
-/** Checks the query string of URL against the operation: known names, values valid for their schema. */
-function checkQuery(op: OpenApiOperation, url: string): string[] {
-  const declared = queryParameters(op);
-  const problems: string[] = [];
-  for (const [name, raw] of new URL(url.replace(/\$[A-Z_]+/g, 'sample')).searchParams) {
-    const param = declared.get(name);
-    if (!param) {
-      problems.push(`unknown query parameter ${name} (declared: ${[...declared.keys()].join(', ') || 'none'})`);
-      continue;
-    }
-    const schema = param.schema ?? {};
-    const value = schema.type === 'array' ? raw.split(',') : schema.type === 'integer' ? Number(raw) : schema.type === 'boolean' ? raw === 'true' : raw;
-    problems.push(...validate(schema, value).map((e) => `query ${name}: ${e}`));
-  }
-  return problems;
-}
-
-function successSchema(op: OpenApiOperation): unknown {
-  for (const [status, response] of Object.entries(op.responses ?? {})) {
-    if (status.startsWith('2')) {
-      const schema = response.content?.['application/json']?.schema;
-      if (schema) return schema;
-    }
-  }
-  return undefined;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Reading the pages
-// ---------------------------------------------------------------------------------------------
-type MdNode = {
-  type: string;
-  depth?: number;
-  url?: string;
-  lang?: string | null;
-  meta?: string | null;
-  value?: string;
-  name?: string;
-  children?: MdNode[];
-};
-type Page = {
-  file: string;
-  rel: string;
-  route: string;
-  raw: string;
-  body: string;
-  data: Record<string, unknown>;
-  tree: MdNode;
-  prose: string;
-  words: number;
-  headings: { depth: number; text: string; slug: string }[];
-  links: string[];
-  code: { lang: string; meta: string; value: string }[];
-  inlineCode: string[];
-};
-
-function walk(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const p = path.join(dir, e.name);
-    return e.isDirectory() ? walk(p) : [p];
-  });
-}
-
-function routeOf(file: string): string {
-  const rel = path.relative(docsDir, file).replace(/\\/g, '/').replace(/\.mdx?$/, '');
-  return `/docs/${rel.replace(/(^|\/)index$/, '')}`.replace(/\/$/, '');
-}
-
-function textOf(node: MdNode): string {
-  if (node.type === 'text') return node.value ?? '';
-  if (node.type === 'inlineCode') return node.value ?? '';
-  return (node.children ?? []).map(textOf).join('');
-}
-
-// Words a reader sees as prose: text nodes outside fenced and inline code (the same rule as
-// /work/shared/tools/check-routes.mjs, which strips <pre> and <code> from the built page).
-function proseOf(tree: MdNode): string {
-  const parts: string[] = [];
-  visit(tree as never, (node: MdNode) => {
-    if (node.type === 'text') parts.push(node.value ?? '');
-    if (node.type === 'textDirective' || node.type === 'leafDirective') parts.push(`:${node.name ?? ''}`);
-  });
-  return parts.join(' ');
-}
-
-async function readPage(file: string): Promise<Page> {
-  const raw = fs.readFileSync(file, 'utf8');
-  const { data, content } = matter(raw);
-  let tree: MdNode = { type: 'root' };
-  const capture = () => (t: unknown) => {
-    tree = structuredClone(t) as MdNode;
-  };
-  await compile(
-    { value: content, path: file },
-    { format: file.endsWith('.mdx') ? 'mdx' : 'md', remarkPlugins: [remarkGfm, remarkDirective, capture] },
-  );
-  // The slugger Docusaurus itself uses for heading ids, so anchors are checked exactly as the build resolves them.
-  const slugger = createSlugger();
-  const headings: Page['headings'] = [];
-  const links: string[] = [];
-  const code: Page['code'] = [];
-  const inlineCode: string[] = [];
-  visit(tree as never, (node: MdNode) => {
-    if (node.type === 'heading') {
-      const text = textOf(node).trim();
-      headings.push({ depth: node.depth ?? 0, text, slug: slugger.slug(text) });
-    } else if (node.type === 'link' || node.type === 'definition') links.push(node.url ?? '');
-    else if (node.type === 'code') code.push({ lang: node.lang ?? '', meta: node.meta ?? '', value: node.value ?? '' });
-    else if (node.type === 'inlineCode') inlineCode.push(node.value ?? '');
-  });
-  const prose = proseOf(tree);
-  return {
-    file,
-    rel: path.relative(roomDir, file),
-    route: routeOf(file),
-    raw,
-    body: content,
-    data,
-    tree,
-    prose,
-    words: prose.split(/\s+/).filter((w) => /[A-Za-z0-9]/.test(w)).length,
-    headings,
-    links,
-    code,
-    inlineCode,
-  };
-}
-
-// ---------------------------------------------------------------------------------------------
-// curl commands in shell blocks
-// ---------------------------------------------------------------------------------------------
-export type Curl = { method: string; url: string; headers: Record<string, string>; data?: string; text: string };
-
-export function shellWords(command: string): string[] {
-  const words: string[] = [];
-  let cur = '';
-  let inWord = false;
-  let quote: '"' | "'" | null = null;
-  for (let i = 0; i < command.length; i++) {
-    const c = command[i] ?? '';
-    if (quote) {
-      if (c === quote) quote = null;
-      else if (c === '\\' && quote === '"' && i + 1 < command.length && '"\\$`'.includes(command[i + 1] ?? '')) cur += command[++i];
-      else cur += c;
-    } else if (c === '"' || c === "'") {
-      quote = c;
-      inWord = true;
-    } else if (c === '\\' && command[i + 1] === '\n') i++;
-    else if (/\s/.test(c)) {
-      if (inWord) words.push(cur);
-      cur = '';
-      inWord = false;
-    } else {
-      cur += c;
-      inWord = true;
-    }
-  }
-  if (quote) throw new Error(`unterminated ${quote} quote in: ${command.slice(0, 80)}`);
-  if (inWord) words.push(cur);
-  return words;
-}
-
-export function parseCurls(script: string): Curl[] {
-  // One logical command per line after joining backslash continuations; only curl commands count.
-  const joined = script.replace(/\\\n/g, ' ');
-  const commands: string[] = [];
-  let buf = '';
-  for (const line of joined.split('\n')) {
-    buf = buf ? `${buf}\n${line}` : line;
-    // Keep reading while a quote is open (JSON bodies spread over several lines).
-    const open = (buf.match(/'/g) ?? []).length % 2 === 1;
-    if (!open) {
-      commands.push(buf);
-      buf = '';
-    }
-  }
-  if (buf) commands.push(buf);
-  const curls: Curl[] = [];
-  for (const cmd of commands) {
-    const at = cmd.search(/(^|[\s($|])curl\s/);
-    if (at < 0) continue;
-    const words = shellWords(cmd.slice(at).replace(/^[\s($|]/, '').split(/\s\|\s/)[0] ?? '');
-    let method = '';
-    let url = '';
-    let data: string | undefined;
-    const headers: Record<string, string> = {};
-    for (let i = 1; i < words.length; i++) {
-      const w = words[i] ?? '';
-      if (w === '-X' || w === '--request') method = words[++i] ?? '';
-      else if (w === '-H' || w === '--header') {
-        const h = words[++i] ?? '';
-        const colon = h.indexOf(':');
-        headers[h.slice(0, colon).trim().toLowerCase()] = h.slice(colon + 1).trim();
-      } else if (['-d', '--data', '--data-raw', '--data-binary', '--json'].includes(w)) data = words[++i] ?? '';
-      else if (/^https?:\/\//.test(w)) url = w;
-      else if (['-o', '--output', '-u', '--user', '-w', '--write-out', '--max-time'].includes(w)) i++;
-    }
-    if (!method) method = data === undefined ? 'GET' : 'POST';
-    curls.push({ method, url, headers, text: cmd.trim(), ...(data === undefined ? {} : { data }) });
-  }
-  return curls;
-}
-
-// ---------------------------------------------------------------------------------------------
-// TypeScript samples: compile in memory next to this file so that imports resolve from site/
-// ---------------------------------------------------------------------------------------------
-function typeCheck(blocks: { name: string; source: string }[]): string[] {
-  const options: ts.CompilerOptions = {
-    target: ts.ScriptTarget.ES2022,
-    module: ts.ModuleKind.NodeNext,
-    moduleResolution: ts.ModuleResolutionKind.NodeNext,
-    lib: ['lib.es2022.d.ts', 'lib.dom.d.ts'],
-    types: ['node'],
-    strict: true,
-    noUncheckedIndexedAccess: true,
-    noEmit: true,
-    skipLibCheck: true,
-    isolatedModules: true,
-    verbatimModuleSyntax: true,
-  };
-  const virtual = new Map(blocks.map((b) => [path.join(here, '__samples__', `${b.name}.mts`), b.source]));
-  const host = ts.createCompilerHost(options);
-  const { getSourceFile, fileExists, readFile } = host;
-  host.fileExists = (f) => virtual.has(f) || fileExists.call(host, f);
-  host.readFile = (f) => virtual.get(f) ?? readFile.call(host, f);
-  host.getSourceFile = (f, lang, ...rest) => {
-    const src = virtual.get(f);
-    return src !== undefined ? ts.createSourceFile(f, src, lang) : getSourceFile.call(host, f, lang, ...rest);
-  };
-  const program = ts.createProgram([...virtual.keys()], options, host);
-  return ts.getPreEmitDiagnostics(program).map((d) => {
-    const where = d.file ? `${path.basename(d.file.fileName)}:${d.file.getLineAndCharacterOfPosition(d.start ?? 0).line + 1}` : '';
-    return `${where} ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`;
-  });
-}
-
 // ---------------------------------------------------------------------------------------------
 // The tests
 // ---------------------------------------------------------------------------------------------
@@ -443,7 +55,7 @@ const byRoute = new Map<string, Page>();
 
 beforeAll(async () => {
   const files = walk(roomDir).filter((f) => /\.mdx?$/.test(f)).sort();
-  pages = await Promise.all(files.map(readPage));
+  pages = await Promise.all(files.map((f) => readPage(f, roomDir)));
   for (const p of pages) byRoute.set(p.route, p);
 });
 
@@ -814,9 +426,6 @@ describe('accuracy against the spec', () => {
 // started in-process from packages/identity-server on a free port with a throw-away database.
 // Each request gets a fresh anonymous person: $TOKEN is its user token, $PERSON_ID its id.
 // ---------------------------------------------------------------------------------------------
-type LiveServer = { url: string; orgId: string; close(): Promise<void> };
-type ServerModule = { startIdentityServer(o: Record<string, unknown>): Promise<LiveServer>; DEFAULT_DEV_API_KEY: string };
-const serverEntry = path.resolve(siteDir, '..', 'packages', 'identity-server', 'src', 'index.ts');
 
 describe('runnable samples against the local identity server', () => {
   let server: LiveServer | undefined;
