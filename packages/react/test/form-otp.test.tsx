@@ -1,18 +1,10 @@
-import { render, screen, waitFor, cleanup } from '@testing-library/react';
+import { render, screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { Form, KeywayProvider, Loaded, LoggedIn, LoggedOut, useKeyway } from '../src/index.js';
-import { mailbox, newEmail, startServer, type TestServer } from './server.js';
+import { mailbox, newEmail, serverForSuite } from './server.js';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startServer();
-});
-afterAll(() => server.close());
-afterEach(() => {
-  cleanup();
-  localStorage.clear();
-});
+const server = serverForSuite();
 
 function Who() {
   const { user, logout } = useKeyway();

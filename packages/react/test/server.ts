@@ -1,4 +1,6 @@
 /** The real identity server, in-process with a temporary database, for the component tests. */
+import { cleanup } from '@testing-library/react';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -54,3 +56,39 @@ export const mailbox = (api: IdentityServer, to: string, after = '') =>
 let n = 0;
 /** A fresh email address per test. */
 export const newEmail = (prefix = 'ada') => `${prefix}.${Date.now().toString(36)}${++n}@example.com`;
+
+/** Calls the management API of the dev organization (or `org`) with the dev API key. */
+export async function manage(api: IdentityServer, method: string, path: string, body?: unknown, org = api.orgId) {
+  const res = await fetch(api.url + path, {
+    method,
+    headers: { 'content-type': 'application/json', 'keyway-api-key': 'kw_dev_api_key_not_secret', 'keyway-orgid': org },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const json = (await res.json()) as { result?: any; errors?: Array<{ message: string }> };
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${json.errors?.[0]?.message}`);
+  return json.result;
+}
+
+/**
+ * Starts a server for the test file (closed after it), and after each test unmounts what was
+ * rendered and clears the storage. `server.api` is usable inside tests.
+ */
+export function serverForSuite(): TestServer {
+  let s: TestServer | undefined;
+  beforeAll(async () => {
+    s = await startServer();
+  });
+  afterAll(() => s?.close());
+  afterEach(() => {
+    cleanup();
+    localStorage.clear();
+    sessionStorage.clear();
+  });
+  return {
+    get api() {
+      if (!s) throw new Error('the test server is not started yet');
+      return s.api;
+    },
+    close: () => s!.close(),
+  };
+}
