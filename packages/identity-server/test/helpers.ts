@@ -65,7 +65,8 @@ export async function startTestServer(backend: 'sqlite' | 'postgres', opts: Iden
 
 export interface Answer<T = any> {
   status: number;
-  body: { result: T; errors?: Array<{ httpcode: number; message: string }>; meta?: any };
+  // `errors` is typed as present: tests read it where the answer is an error.
+  body: { result: T; errors: [{ httpcode: number; message: string }, ...Array<{ httpcode: number; message: string }>]; meta?: any };
   headers: Headers;
 }
 
