@@ -112,7 +112,18 @@ describe.each(BACKENDS)('contract: real answers match api/openapi.yaml (%s)', (b
     const code = new URL(auth.headers.get('location')!).searchParams.get('code')!;
     const form = { grant_type: 'authorization_code', code, code_verifier: verifier, client_id: 'keyway-dev-client', redirect_uri: 'http://localhost:3000/login' };
     const res = await fetch(`${server.url}/oauth2/tokens`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form) });
-    expectMatchesSpec('POST', '/oauth2/tokens', res.status, await res.json());
+    const tokens = (await res.json()) as { access_token: string };
+    expectMatchesSpec('POST', '/oauth2/tokens', res.status, tokens);
+    for (const method of ['GET', 'POST']) {
+      const info = await fetch(`${server.url}/oauth2/userinfo`, { method, headers: { authorization: `Bearer ${tokens.access_token}` } });
+      const body = (await info.json()) as Record<string, unknown>;
+      expectMatchesSpec(method, '/oauth2/userinfo', info.status, body);
+      expect(body).toMatchObject({ sub: decodeClaims(tokens.access_token).person_id, email: 'oauth@example.com', email_verified: true, groups: [] });
+    }
+    const noToken = await fetch(`${server.url}/oauth2/userinfo`);
+    expect(noToken.status).toBe(401);
+    expect(noToken.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
+    expectMatchesSpec('GET', '/oauth2/userinfo', 401, await noToken.json());
     const again = await fetch(`${server.url}/oauth2/tokens`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form) });
     expect(again.status).toBe(400);
     expectMatchesSpec('POST', '/oauth2/tokens', again.status, await again.json());

@@ -142,6 +142,32 @@ export function registerOAuthRoutes(app: FastifyInstance, ctx: Ctx): void {
   app.get('/token', tokenFor(1));
   app.get('/token/v2', tokenFor(2));
 
+  // OpenID Connect userinfo for access tokens of the hosted login (any valid user token works the same way).
+  const userinfo = async (req: FastifyRequest, reply: FastifyReply) => {
+    const token = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
+    const v = token ? await ctx.tokens.validate(token) : undefined;
+    if (!v?.valid) {
+      reply.header('www-authenticate', 'Bearer error="invalid_token"');
+      return reply.code(401).send({ error: 'invalid_token', error_description: v ? v.invalidity_reason : 'missing bearer access token' });
+    }
+    const person = await getPerson(ctx, v.claims.person_id);
+    if (!person) return reply.code(401).send({ error: 'invalid_token', error_description: 'token person no longer exists' });
+    const handles = await ctx.db.selectFrom('handles').select(['type', 'value']).where('person_id', '=', person.id).orderBy('created_at').execute();
+    const email = handles.find((h) => h.type === 'email_address')?.value;
+    const phone = handles.find((h) => h.type === 'phone_number')?.value;
+    const username = handles.find((h) => h.type === 'username')?.value;
+    reply.header('cache-control', 'no-store');
+    return {
+      sub: person.id,
+      ...(email ? { email, email_verified: true } : {}),
+      ...(phone ? { phone_number: phone, phone_number_verified: true } : {}),
+      ...(username ? { preferred_username: username } : {}),
+      groups: JSON.parse(person.groups) as string[],
+    };
+  };
+  app.get('/oauth2/userinfo', userinfo);
+  app.post('/oauth2/userinfo', userinfo);
+
   app.get<{ Querystring: AuthorizeQuery }>(
     '/oauth2/authorize',
     {

@@ -12,6 +12,7 @@ export function registerWellKnownRoutes(app: FastifyInstance, ctx: Ctx): void {
     jwks_uri: `${ctx.publicUrl}/.well-known/jwks.json`,
     authorization_endpoint: `${ctx.publicUrl}/oauth2/authorize`,
     token_endpoint: `${ctx.publicUrl}/oauth2/tokens`,
+    userinfo_endpoint: `${ctx.publicUrl}/oauth2/userinfo`,
     revocation_endpoint: `${ctx.publicUrl}/token/revoke`,
     response_types_supported: ['code'],
     grant_types_supported: ['authorization_code'],
