@@ -156,3 +156,30 @@ describe.each(BACKENDS)('management API for one person (%s)', (backend) => {
     expect(decodeClaims(signed.body.result.token)).toMatchObject({ person_id: id, authenticated_methods: ['direct_id'] });
   });
 });
+
+describe.each(BACKENDS)('groups (%s)', (backend) => {
+  const t = useTestServer(backend);
+
+  it('creates groups, adds and removes members, and deleting a group clears memberships', async () => {
+    const call = contractApi(t.server);
+    const created = await call('POST', '/groups', { name: 'editors', description: 'May edit pages' }, KEY);
+    expect(created.status).toBe(201);
+    expect(created.body.result).toMatchObject({ name: 'editors', description: 'May edit pages' });
+    expect((await call('POST', '/groups', { name: 'editors' }, KEY)).status).toBe(409);
+    const a = decodeClaims(await signInWithEmail(t.server, 'ga@example.com')).person_id;
+    const b = decodeClaims(await signInWithEmail(t.server, 'gb@example.com')).person_id;
+    expect((await call('POST', '/groups/editors/persons', { persons: [a, b] }, KEY)).status).toBe(204);
+    const members = await call('GET', '/groups/editors/persons', undefined, KEY);
+    expect(members.body.result.map((p: any) => p.person_id)).toEqual([a, b]);
+    expect(decodeClaims(await signInWithEmail(t.server, 'ga@example.com')).groups).toEqual(['editors']);
+    expect((await call('DELETE', `/groups/editors/persons/${b}`, undefined, KEY)).status).toBe(204);
+    expect((await call('GET', '/groups/editors/persons', undefined, KEY)).body.meta.pagination.total_count).toBe(1);
+    // Groups set on a person directly are listed too.
+    await call('PUT', `/persons/${b}/groups`, { groups: ['reviewers'] }, KEY);
+    expect((await call('GET', '/groups', undefined, KEY)).body.result.map((g: any) => g.name)).toEqual(['editors', 'reviewers']);
+    expect((await call('DELETE', '/groups/editors', undefined, KEY)).status).toBe(204);
+    expect((await call('GET', `/persons/${a}/groups`, undefined, KEY)).body.result).toEqual([]);
+    expect((await call('GET', '/groups/editors', undefined, KEY)).status).toBe(404);
+    expect((await call('POST', '/groups/nope/persons', { persons: [a] }, KEY)).body.errors[0]).toEqual({ httpcode: 404, message: 'group "nope" does not exist' });
+  });
+});

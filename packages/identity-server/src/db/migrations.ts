@@ -125,6 +125,18 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
         await db.schema.createIndex('mailbox_to').on('mailbox').columns(['to_address', 'created_at']).execute();
       },
     },
+    '0002_groups': {
+      async up(db: Kysely<any>) {
+        await db.schema
+          .createTable('groups')
+          .addColumn('org_id', 'text', (c) => c.notNull())
+          .addColumn('name', 'text', (c) => c.notNull())
+          .addColumn('description', 'text')
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .addPrimaryKeyConstraint('groups_pk', ['org_id', 'name'])
+          .execute();
+      },
+    },
   };
 }
 

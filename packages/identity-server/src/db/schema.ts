@@ -111,7 +111,15 @@ export interface MailboxTable {
   created_at: string;
 }
 
+export interface GroupTable {
+  org_id: string;
+  name: string;
+  description: string | null;
+  created_at: string;
+}
+
 export interface Database {
+  groups: GroupTable;
   organizations: OrganizationTable;
   persons: PersonTable;
   handles: HandleTable;

@@ -19,6 +19,14 @@ const conflict = (message: string) => new ApiError(409, message);
 /** Claims the server sets itself; minted tokens cannot override them. */
 const RESERVED_CLAIMS = new Set(['iss', 'sub', 'aud', 'exp', 'nbf', 'iat', 'jti', 'person_id', 'oid', 'first_token', 'authenticated_methods', 'authentications', 'person_type', 'groups', 'user_token', 'impersonator']);
 
+/** Makes sure every named group exists in the organization's group list. */
+async function registerGroups(ctx: Ctx, org: Org, names: string[]): Promise<void> {
+  const now = nowIso();
+  for (const name of names) {
+    await ctx.db.insertInto('groups').values({ org_id: org.id, name, description: null, created_at: now }).onConflict((oc) => oc.columns(['org_id', 'name']).doNothing()).execute();
+  }
+}
+
 /** Rewrites an organization's settings and forgets the cached copy. */
 export async function updateSettings(ctx: Ctx, org: Org, change: (s: OrgSettings) => void): Promise<OrgSettings> {
   const settings = structuredClone(org.settings);
@@ -110,6 +118,7 @@ export function registerManagementRoutes(app: FastifyInstance, ctx: Ctx): void {
       const handles = req.body.handles.map((h) => parseHandle(h));
       for (const b of Object.keys(req.body.attributes ?? {})) if (!(BUCKETS as readonly string[]).includes(b)) throw badRequest(`unknown attribute bucket "${b}"`);
       await assertHandlesFree(ctx, org, handles);
+      await registerGroups(ctx, org, req.body.groups ?? []);
       const now = nowIso();
       const person: PersonRow = { id: `pid:${randomUUID()}`, org_id: org.id, person_type: 'regular', active: req.body.active === false ? 0 : 1, region: req.body.region ?? 'eu-west', groups: JSON.stringify(req.body.groups ?? []), created_at: now };
       try {
@@ -211,8 +220,72 @@ export function registerManagementRoutes(app: FastifyInstance, ctx: Ctx): void {
   app.put<{ Params: { person_id: string }; Body: { groups: string[] } }>('/persons/:person_id/groups', async (req) => {
     const org = await admin(req);
     const p = await orgPerson(ctx, org, req.params.person_id);
+    await registerGroups(ctx, org, req.body.groups);
     await ctx.db.updateTable('persons').set({ groups: JSON.stringify(req.body.groups) }).where('id', '=', p.id).execute();
     return { result: req.body.groups };
+  });
+
+  // Groups of the organization; memberships live on the persons (and go into their tokens).
+  const groupOut = (g: { name: string; description: string | null; created_at: string }) => ({ name: g.name, ...(g.description ? { description: g.description } : {}), created_at: g.created_at });
+  const groupRow = async (org: Org, name: string) => {
+    const g = await ctx.db.selectFrom('groups').selectAll().where('org_id', '=', org.id).where('name', '=', name).executeTakeFirst();
+    if (!g) throw notFound(`group "${name}" does not exist`);
+    return g;
+  };
+  const members = async (org: Org, name: string) =>
+    (await ctx.db.selectFrom('persons').selectAll().where('org_id', '=', org.id).orderBy('created_at').orderBy('id').execute()).filter((p) => (JSON.parse(p.groups) as string[]).includes(name));
+  const setGroups = (id: string, groups: string[]) => ctx.db.updateTable('persons').set({ groups: JSON.stringify(groups) }).where('id', '=', id).execute();
+
+  app.post<{ Body: { name: string; description?: string } }>('/groups', async (req, reply) => {
+    const org = await admin(req);
+    const exists = await ctx.db.selectFrom('groups').select('name').where('org_id', '=', org.id).where('name', '=', req.body.name).executeTakeFirst();
+    if (exists) throw conflict(`group "${req.body.name}" already exists`);
+    const row = { org_id: org.id, name: req.body.name, description: req.body.description ?? null, created_at: nowIso() };
+    await ctx.db.insertInto('groups').values(row).execute();
+    reply.code(201);
+    return { result: groupOut(row) };
+  });
+  app.get<{ Querystring: { limit?: number; offset?: number } }>('/groups', async (req) => {
+    const org = await admin(req);
+    const limit = Number(req.query.limit ?? 100);
+    const offset = Number(req.query.offset ?? 0);
+    const all = await ctx.db.selectFrom('groups').selectAll().where('org_id', '=', org.id).orderBy('name').execute();
+    return { result: all.slice(offset, offset + limit).map(groupOut), meta: { pagination: { limit, offset, total_count: all.length } } };
+  });
+  app.get<{ Params: { group_name: string } }>('/groups/:group_name', async (req) => ({ result: groupOut(await groupRow(await admin(req), req.params.group_name)) }));
+  app.delete<{ Params: { group_name: string } }>('/groups/:group_name', async (req, reply) => {
+    const org = await admin(req);
+    await groupRow(org, req.params.group_name);
+    for (const p of await members(org, req.params.group_name)) await setGroups(p.id, (JSON.parse(p.groups) as string[]).filter((g) => g !== req.params.group_name));
+    await ctx.db.deleteFrom('groups').where('org_id', '=', org.id).where('name', '=', req.params.group_name).execute();
+    return reply.code(204).send();
+  });
+  app.post<{ Params: { group_name: string }; Body: { persons: string[] } }>('/groups/:group_name/persons', async (req, reply) => {
+    const org = await admin(req);
+    await groupRow(org, req.params.group_name);
+    const persons = await Promise.all(req.body.persons.map((id) => orgPerson(ctx, org, id)));
+    for (const p of persons) {
+      const groups = JSON.parse(p.groups) as string[];
+      if (!groups.includes(req.params.group_name)) await setGroups(p.id, [...groups, req.params.group_name]);
+    }
+    return reply.code(204).send();
+  });
+  app.get<{ Params: { group_name: string }; Querystring: { limit?: number; offset?: number } }>('/groups/:group_name/persons', async (req) => {
+    const org = await admin(req);
+    await groupRow(org, req.params.group_name);
+    const limit = Number(req.query.limit ?? 100);
+    const offset = Number(req.query.offset ?? 0);
+    const all = await members(org, req.params.group_name);
+    return { result: await Promise.all(all.slice(offset, offset + limit).map((p) => personOut(ctx, p))), meta: { pagination: { limit, offset, total_count: all.length } } };
+  });
+  app.delete<{ Params: { group_name: string; person_id: string } }>('/groups/:group_name/persons/:person_id', async (req, reply) => {
+    const org = await admin(req);
+    await groupRow(org, req.params.group_name);
+    const p = await orgPerson(ctx, org, req.params.person_id);
+    const groups = JSON.parse(p.groups) as string[];
+    if (!groups.includes(req.params.group_name)) throw notFound(`person "${p.id}" is not in group "${req.params.group_name}"`);
+    await setGroups(p.id, groups.filter((g) => g !== req.params.group_name));
+    return reply.code(204).send();
   });
 
   // A person's attributes and consents, as the organization sees them (every bucket).
