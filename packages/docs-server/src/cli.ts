@@ -3,7 +3,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startDocsServer } from './server.js';
 
-// Configuration (see the README): PORT, HOST, KEYWAY_SITE_DIR, KEYWAY_API_URL, KEYWAY_CSP_CONNECT_SRC.
+// Configuration (see the README): PORT, HOST, KEYWAY_SITE_DIR, KEYWAY_API_URL, KEYWAY_CSP_CONNECT_SRC,
+// KEYWAY_DOCS_ORG_ID, KEYWAY_DOCS_SECURE_COOKIE, KEYWAY_DOCS_SESSION_REVALIDATE_SECONDS.
 const here = path.dirname(fileURLToPath(import.meta.url));
 const siteDir = process.env.KEYWAY_SITE_DIR ?? path.resolve(here, '../../../site/build');
 const port = Number(process.env.PORT ?? 3000);
@@ -15,8 +16,23 @@ const connectSrc = [process.env.KEYWAY_API_URL, ...(process.env.KEYWAY_CSP_CONNE
   (s): s is string => Boolean(s),
 );
 
+// The gate: sign-in needs the identity server and the docs organization (development default: the seeded dev org).
+const production = process.env.NODE_ENV === 'production';
+const orgId = process.env.KEYWAY_DOCS_ORG_ID ?? (production ? undefined : 'org_keyway_dev');
+const secureCookie = process.env.KEYWAY_DOCS_SECURE_COOKIE === undefined ? production : process.env.KEYWAY_DOCS_SECURE_COOKIE !== 'false';
+const revalidateSeconds = Number(process.env.KEYWAY_DOCS_SESSION_REVALIDATE_SECONDS ?? 60);
+if (!Number.isFinite(revalidateSeconds) || revalidateSeconds < 0) {
+  console.error(`KEYWAY_DOCS_SESSION_REVALIDATE_SECONDS must be a number of seconds, got ${JSON.stringify(process.env.KEYWAY_DOCS_SESSION_REVALIDATE_SECONDS)}`);
+  process.exit(2);
+}
+if (process.env.KEYWAY_API_URL && !orgId) {
+  console.error('KEYWAY_DOCS_ORG_ID is required with KEYWAY_API_URL in production (the organization whose tokens open the gated docs).');
+  process.exit(2);
+}
+const gate = process.env.KEYWAY_API_URL ? { identityUrl: process.env.KEYWAY_API_URL, orgId, secureCookie, revalidateSeconds } : undefined;
+
 try {
-  const server = await startDocsServer({ siteDir, port, host: process.env.HOST ?? '127.0.0.1', connectSrc });
+  const server = await startDocsServer({ siteDir, port, host: process.env.HOST ?? '127.0.0.1', connectSrc, gate });
   console.log(`Keyway docs: ${server.url}`);
   const stop = () => void server.close().then(() => process.exit(0));
   process.on('SIGINT', stop);

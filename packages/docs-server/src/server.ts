@@ -5,6 +5,7 @@ import { readSite, type SiteFile } from './site-files.js';
 import { resolvePath } from './resolve.js';
 import { cacheControl, contentSecurityPolicy, SECURITY_HEADERS } from './headers.js';
 import { registerSessionDefault } from './session.js';
+import { gateConnectSrc, registerGate, type GateOptions } from './gate/index.js';
 
 const COMPRESSIBLE = /\.(html|js|css|json|svg|xml|txt|map|webmanifest)$/;
 
@@ -14,6 +15,8 @@ export interface DocsServerOptions {
   /** Extra origins pages may connect to, e.g. the identity server's URL. */
   connectSrc?: string[];
   logger?: boolean;
+  /** Sign-in for the gated docs (identity server URL, docs organization); without it gated content is never served. */
+  gate?: GateOptions;
 }
 
 /**
@@ -24,7 +27,7 @@ export async function createDocsServer(options: DocsServerOptions): Promise<Fast
   const siteDir = path.resolve(options.siteDir);
   const files = readSite(siteDir);
   const notFound = files.get('404.html');
-  const csp = { connectSrc: options.connectSrc ?? [] };
+  const csp = { connectSrc: [...(options.connectSrc ?? []), ...gateConnectSrc(options.gate)] };
 
   const app = Fastify({ logger: options.logger ?? false });
   await app.register(fastifyStatic, {
@@ -39,6 +42,7 @@ export async function createDocsServer(options: DocsServerOptions): Promise<Fast
   });
 
   registerSessionDefault(app);
+  const gate = registerGate(app, { siteDir, files, csp }, options.gate);
   // Feature modules (the gate, the assistant) register here, before the catch-all route below.
 
   app.addHook('onSend', async (_request, reply) => {
@@ -46,7 +50,7 @@ export async function createDocsServer(options: DocsServerOptions): Promise<Fast
   });
 
   const send = (reply: FastifyReply, file: SiteFile, status = 200) => {
-    reply.code(status).header('Cache-Control', status === 200 ? cacheControl(file.rel) : 'no-cache');
+    reply.code(status).header('Cache-Control', status === 200 ? gate.cacheControl(file, cacheControl(file.rel)) : 'no-cache');
     if (file.isHtml) reply.header('Content-Security-Policy', contentSecurityPolicy(file, csp));
     if (COMPRESSIBLE.test(file.rel)) reply.header('Vary', 'Accept-Encoding');
     return reply.sendFile(file.rel);
@@ -62,7 +66,7 @@ export async function createDocsServer(options: DocsServerOptions): Promise<Fast
       const outcome = resolvePath(url.pathname, url.search, files);
       switch (outcome.kind) {
         case 'file':
-          return send(reply, outcome.file);
+          return gate.refuse(request, reply, outcome.file) ?? send(reply, outcome.file);
         case 'redirect':
           return reply.code(301).header('Cache-Control', 'no-cache').redirect(outcome.location, 301);
         case 'bad-request':

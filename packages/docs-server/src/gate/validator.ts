@@ -1,0 +1,138 @@
+/** What the docs server knows of a token after asking the identity server. */
+export type Validation =
+  | { valid: true; personId: string; expiresAt: number }
+  | { valid: false; reason: string };
+
+/** The identity server could not answer (down, timeout, unexpected answer). */
+export class IdentityUnavailableError extends Error {
+  override name = 'IdentityUnavailableError';
+}
+
+export interface ValidatorOptions {
+  /** Base URL of the identity server. */
+  identityUrl: string;
+  /** The docs organization: tokens of any other organization are refused. */
+  orgId: string;
+  /** How long a validation is trusted before the token is checked again (revocations show within this time). */
+  revalidateSeconds: number;
+  /** Milliseconds to wait for the identity server. */
+  timeoutMs?: number;
+  fetch?: typeof fetch;
+  now?: () => number;
+}
+
+interface Claims {
+  person_id?: unknown;
+  oid?: unknown;
+  person_type?: unknown;
+  exp?: unknown;
+}
+
+const MAX_CACHED = 10_000;
+
+/** Unverified claims of a JWT (the identity server verifies the signature; these only select and describe it). */
+export function tokenClaims(token: string): Claims | undefined {
+  const payload = token.split('.')[1];
+  if (!payload || token.split('.').length !== 3) return undefined;
+  try {
+    const claims: unknown = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+    return claims && typeof claims === 'object' ? (claims as Claims) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Validates user tokens with the identity server (`POST /token/validate` for the docs organization) and remembers
+ * each answer for `revalidateSeconds`. When the identity server cannot be reached, a token it accepted before keeps
+ * its session until the token expires (a sign-in already made survives an outage); a token never validated is refused.
+ */
+export class TokenValidator {
+  private readonly cache = new Map<string, { result: Validation; checkedAt: number }>();
+  private readonly inflight = new Map<string, Promise<Validation>>();
+  private readonly fetch: typeof fetch;
+  private readonly now: () => number;
+
+  constructor(private readonly options: ValidatorOptions) {
+    this.fetch = options.fetch ?? fetch;
+    this.now = options.now ?? Date.now;
+  }
+
+  /** Validates a token, from the cache when fresh. Throws {@link IdentityUnavailableError} only for unknown tokens. */
+  async validate(token: string): Promise<Validation> {
+    const local = this.checkLocally(token);
+    if (local) return local;
+    const cached = this.cache.get(token);
+    const now = this.now();
+    if (cached && now - cached.checkedAt < this.options.revalidateSeconds * 1000) return this.expired(cached.result);
+    let pending = this.inflight.get(token);
+    if (!pending) {
+      pending = this.ask(token).finally(() => this.inflight.delete(token));
+      this.inflight.set(token, pending);
+    }
+    try {
+      const result = await pending;
+      this.remember(token, result);
+      return result;
+    } catch (error) {
+      if (cached?.result.valid) return this.expired(cached.result);
+      throw error;
+    }
+  }
+
+  /** Forgets a token (after sign-out). */
+  forget(token: string): void {
+    this.cache.delete(token);
+  }
+
+  /** Revokes a token at the identity server (sign-out). */
+  async revoke(token: string): Promise<void> {
+    this.forget(token);
+    await this.post('/token/revoke', token);
+  }
+
+  private checkLocally(token: string): Validation | undefined {
+    const claims = tokenClaims(token);
+    if (!claims) return { valid: false, reason: 'the token is not a Keyway user token' };
+    if (claims.oid !== this.options.orgId) return { valid: false, reason: 'the token belongs to another organization' };
+    if (claims.person_type === 'anonymous') return { valid: false, reason: 'an anonymous token does not sign in' };
+    if (typeof claims.exp === 'number' && claims.exp * 1000 <= this.now()) return { valid: false, reason: 'the token has expired' };
+    return undefined;
+  }
+
+  private expired(result: Validation): Validation {
+    return result.valid && result.expiresAt <= this.now() ? { valid: false, reason: 'the token has expired' } : result;
+  }
+
+  private remember(token: string, result: Validation): void {
+    if (this.cache.size >= MAX_CACHED) this.cache.delete(this.cache.keys().next().value as string);
+    this.cache.set(token, { result, checkedAt: this.now() });
+  }
+
+  private async post(path: string, token: string): Promise<Record<string, unknown>> {
+    let res: Response;
+    try {
+      res = await this.fetch(new URL(path, this.options.identityUrl.replace(/\/?$/, '/')), {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'Keyway-OrgID': this.options.orgId },
+        body: JSON.stringify({ token }),
+        signal: AbortSignal.timeout(this.options.timeoutMs ?? 5000),
+      });
+    } catch (error) {
+      throw new IdentityUnavailableError(`the identity server cannot be reached: ${(error as Error).message}`);
+    }
+    const body = (await res.json().catch(() => undefined)) as { result?: Record<string, unknown>; errors?: { message?: string }[] } | undefined;
+    if (res.status >= 500 || !body) throw new IdentityUnavailableError(`the identity server answered HTTP ${res.status} to ${path}`);
+    if (res.status >= 400) return { valid: false, invalidity_reason: body.errors?.[0]?.message ?? `HTTP ${res.status}` };
+    return body.result ?? {};
+  }
+
+  private async ask(token: string): Promise<Validation> {
+    const result = await this.post('/token/validate', token);
+    if (result.valid !== true) return { valid: false, reason: String(result.invalidity_reason ?? 'the token is not valid') };
+    const claims = tokenClaims(token)!;
+    const expiresAt =
+      typeof result.expires_at === 'string' ? Date.parse(result.expires_at) : typeof claims.exp === 'number' ? claims.exp * 1000 : NaN;
+    return { valid: true, personId: String(claims.person_id ?? ''), expiresAt: Number.isFinite(expiresAt) ? expiresAt : this.now() + 3600_000 };
+  }
+}
