@@ -1,5 +1,5 @@
 import type { GDPRConsent } from '@keyway/sdk';
-import { useCallback, useId, useState } from 'react';
+import { useCallback, useEffect, useId, useState } from 'react';
 import { useLoad } from './async-state.js';
 import { DEFAULT_TEXT, useConfiguration, type TextKey } from './configuration.js';
 import { describeError } from './messages.js';
@@ -34,13 +34,27 @@ const checkLevels = (levels: unknown): string[] => {
   return levels as string[];
 };
 
+// Every hook of one SDK instance sees the same consents: a change made by one is pushed to the others.
+const listeners = new WeakMap<object, Set<(c: GDPRConsent[]) => void>>();
+const listenersOf = (sdk: object) => {
+  let set = listeners.get(sdk);
+  if (!set) listeners.set(sdk, (set = new Set()));
+  return set;
+};
+
 /** GDPR consents of the current person (signed-in or anonymous), read from and written to the server. */
 export function useGDPRConsent(): GDPRConsentState {
   const { sdk, user, isLoading: loadingUser } = useKeyway();
   const token = user && !user.loggedOut ? user.token : undefined;
-  const { data, isLoading, error, set, refresh } = useLoad(token, token && user ? () => user.consents() : undefined);
+  const { data, isLoading, error, set } = useLoad(token, token && user ? () => user.consents() : undefined);
   const [saving, setSaving] = useState(false);
   const [saveError, setSaveError] = useState<unknown>();
+  useEffect(() => {
+    const all = listenersOf(sdk);
+    all.add(set);
+    return () => void all.delete(set);
+  }, [sdk, set]);
+  const publish = (c: GDPRConsent[]) => listenersOf(sdk).forEach((l) => l(c));
   const holder = useCallback(async () => sdk.user ?? (await sdk.createAnonymousUser()), [sdk]);
   const change = useCallback(
     async <T,>(action: () => Promise<T>): Promise<T> => {
@@ -63,21 +77,22 @@ export function useGDPRConsent(): GDPRConsentState {
     error: saveError ?? error,
     updateGdprConsent: (levels) => change(async () => {
       const c = await (await holder()).setConsents(checkLevels(levels));
-      set(c);
+      publish(c);
       return c;
     }),
     addGdprConsent: (levels) => change(async () => {
       const c = await (await holder()).addConsents(checkLevels(levels));
-      set(c);
+      publish(c);
       return c;
     }),
     removeGdprConsent: (levels) => change(async () => {
-      await (await holder()).removeConsents(checkLevels(levels));
-      await refresh();
+      const h = await holder();
+      await h.removeConsents(checkLevels(levels));
+      publish(await h.consents());
     }),
     deleteGdprConsent: () => change(async () => {
       await (await holder()).removeAllConsents();
-      set([]);
+      publish([]);
     }),
   };
 }
@@ -109,11 +124,13 @@ export function GDPRConsentDialog({ levels = [...GDPR_LEVELS], forceOpen = false
   const [chosen, setChosen] = useState<Set<string>>(new Set(['necessary']));
   const [closed, setClosed] = useState(false);
   const [saved, setSaved] = useState(false);
+  const [busy, setBusy] = useState(false);
   const id = useId();
-  const ref = useStepFocus<HTMLDivElement>(customize);
-  const open = !closed && !loadingUser && (forceOpen || (!isLoading && consents.length === 0 && !saved));
+  const open = !closed && !loadingUser && (forceOpen || busy || (!isLoading && consents.length === 0 && !saved));
+  const ref = useStepFocus<HTMLDivElement>(open ? (customize ? 'customize' : 'open') : 'closed');
   if (!open) return saved ? <p className="kw-visually-hidden" role="status">{text('gdpr.saved')}</p> : null;
   const save = async (list: string[]) => {
+    setBusy(true);
     try {
       await updateGdprConsent(list);
       setSaved(true);
@@ -122,6 +139,8 @@ export function GDPRConsentDialog({ levels = [...GDPR_LEVELS], forceOpen = false
       onClose?.();
     } catch {
       /* shown below */
+    } finally {
+      setBusy(false);
     }
   };
   const label = (level: string) => {

@@ -1,5 +1,5 @@
 import { render, screen, waitFor } from '@testing-library/react';
-import userEvent from '@testing-library/user-event';
+import { userEvent } from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
 import { Form, KeywayProvider, Loaded, LoggedIn, LoggedOut, useKeyway } from '../src/index.js';
 import { mailbox, newEmail, serverForSuite } from './server.js';

@@ -1,6 +1,6 @@
 /** Rendering and typing helpers shared by the component tests. */
 import { render, screen } from '@testing-library/react';
-import userEvent from '@testing-library/user-event';
+import { userEvent } from '@testing-library/user-event';
 import type { ReactNode } from 'react';
 import { KeywayProvider, type KeywayProviderProps } from '../src/index.js';
 import { mailbox, type TestServer } from './server.js';
@@ -24,12 +24,12 @@ export async function enterHandle(user: U, handle: string, label = 'Email addres
   await user.click(screen.getByRole('button', { name: 'Continue' }));
 }
 
-/** Types the code just mailed to `email` (sent after `after`) and presses Verify. */
-export async function enterMailedCode(user: U, server: TestServer, email: string, after: string) {
+/** Types the code just mailed to `email` (sent after `after`) and presses the submit button. */
+export async function enterMailedCode(user: U, server: TestServer, email: string, after: string, submit = 'Verify') {
   const input = await screen.findByLabelText('Code');
   const { code } = await mailbox(server.api, email, after);
   await user.type(input, code!);
-  await user.click(screen.getByRole('button', { name: 'Verify' }));
+  await user.click(screen.getByRole('button', { name: submit }));
 }
 
 /** Signs `email` in through the form with an emailed code. */
