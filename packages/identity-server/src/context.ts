@@ -32,7 +32,22 @@ export interface OrgSettings {
   /** Name of the token claim carrying the person's groups (default `groups`). */
   groups_claim_name?: string;
   /** OAuth2 clients of the hosted login. */
-  oauth_clients?: Array<{ client_id: string; name: string; redirect_uris: string[] }>;
+  oauth_clients?: OAuthClient[];
+}
+
+/** An OAuth2 client of the hosted login. Public clients hold no secret and must use PKCE. */
+export interface OAuthClient {
+  client_id: string;
+  name: string;
+  redirect_uris: string[];
+  public?: boolean;
+  scopes?: string[];
+  grant_types?: string[];
+  access_token_duration?: number;
+  refresh_token_duration?: number;
+  /** sha256 of the client secret (confidential clients). */
+  secret_sha256?: string;
+  created_at?: string;
 }
 
 export interface Org {

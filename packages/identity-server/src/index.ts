@@ -65,7 +65,7 @@ export interface IdentityServer {
 async function seedOrg(ctx: Ctx, id: string, apiKey: string | undefined): Promise<void> {
   const existing = await ctx.db.selectFrom('organizations').selectAll().where('id', '=', id).executeTakeFirst();
   const settings: OrgSettings = existing ? (JSON.parse(existing.settings) as OrgSettings) : { self_registration: true, auto_activate: true };
-  settings.oauth_clients ??= [{ client_id: DEFAULT_DEV_OAUTH_CLIENT_ID, name: 'Keyway docs', redirect_uris: [] }];
+  settings.oauth_clients ??= [{ client_id: DEFAULT_DEV_OAUTH_CLIENT_ID, name: 'Keyway docs', redirect_uris: [], public: true, scopes: ['openid', 'email'], grant_types: ['authorization_code'] }];
   if (apiKey) settings.api_key_sha256 = sha256(apiKey);
   if (existing) {
     await ctx.db.updateTable('organizations').set({ settings: JSON.stringify(settings) }).where('id', '=', id).execute();

@@ -183,3 +183,53 @@ describe.each(BACKENDS)('groups (%s)', (backend) => {
     expect((await call('POST', '/groups/nope/persons', { persons: [a] }, KEY)).body.errors[0]).toEqual({ httpcode: 404, message: 'group "nope" does not exist' });
   });
 });
+
+describe.each(BACKENDS)('OAuth2 clients (%s)', (backend) => {
+  const t = useTestServer(backend);
+
+  it('registers a confidential client whose secret the token, introspection and revocation endpoints require', async () => {
+    const call = contractApi(t.server);
+    const created = await call('POST', '/oauth2/clients', { client_name: 'Back office', scopes: ['openid'], grant_types: ['authorization_code'], redirect_uris: ['https://app.example/cb'], access_token_duration: 900 }, KEY);
+    expect(created.status).toBe(201);
+    const { client_id, client_secret } = created.body.result;
+    expect(client_secret).toMatch(/^kwcs_/);
+    expect(JSON.stringify((await call('GET', `/oauth2/clients/${client_id}`, undefined, KEY)).body)).not.toContain(client_secret);
+    const notYet = await call('POST', '/oauth2/clients', { client_name: 'M2M', scopes: ['openid'], grant_types: ['client_credentials'] }, KEY);
+    expect(notYet.body.errors[0].message).toBe('grant types not supported yet: client_credentials (only authorization_code)');
+
+    // Hosted login with the held token, then the code exchange needs the secret.
+    const { createHash, randomBytes } = await import('node:crypto');
+    const verifier = randomBytes(32).toString('base64url');
+    const token = await signInWithEmail(t.server, 'client@example.com');
+    const q = new URLSearchParams({ response_type: 'code', client_id, redirect_uri: 'https://app.example/cb', state: 'state-123456', scope: 'openid', code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256', token });
+    const code = new URL((await fetch(`${t.server.url}/oauth2/authorize?${q}`, { redirect: 'manual' })).headers.get('location')!).searchParams.get('code')!;
+    const form = (data: Record<string, string>, basic?: string) =>
+      fetch(`${t.server.url}/oauth2/tokens`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...(basic ? { authorization: `Basic ${Buffer.from(basic).toString('base64')}` } : {}) }, body: new URLSearchParams(data) });
+    const base = { grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: 'https://app.example/cb' };
+    const noSecret = await form({ ...base, client_id });
+    expect(noSecret.status).toBe(401);
+    expect(((await noSecret.json()) as any).error).toBe('invalid_client');
+    const ok = await form(base, `${client_id}:${client_secret}`);
+    expect(ok.status).toBe(200);
+    const tokens = (await ok.json()) as { access_token: string; expires_in: number };
+    expect(tokens.expires_in).toBe(900);
+    const claims = decodeClaims(tokens.access_token);
+    expect(claims.exp - claims.iat).toBe(900);
+
+    const post = (path: string, data: Record<string, string>, basic: string) =>
+      fetch(`${t.server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(basic).toString('base64')}` }, body: new URLSearchParams(data) });
+    const auth = `${client_id}:${client_secret}`;
+    expect(await (await post('/oauth2/tokens/introspect', { token: tokens.access_token }, auth)).json()).toMatchObject({ active: true, sub: claims.person_id, client_id });
+    expect((await post('/oauth2/tokens/introspect', { token: tokens.access_token }, `${client_id}:wrong`)).status).toBe(401);
+    expect((await post('/oauth2/tokens/revoke', { token: tokens.access_token }, auth)).status).toBe(200);
+    expect(await (await post('/oauth2/tokens/introspect', { token: tokens.access_token }, auth)).json()).toEqual({ active: false });
+
+    // A rotated secret replaces the old one.
+    const rotated = await call('PUT', `/oauth2/clients/${client_id}/secret`, undefined, KEY);
+    expect((await post('/oauth2/tokens/introspect', { token: token }, auth)).status).toBe(401);
+    expect((await post('/oauth2/tokens/introspect', { token: token }, `${client_id}:${rotated.body.result.client_secret}`)).status).toBe(200);
+    expect((await call('PATCH', `/oauth2/clients/${client_id}`, { client_name: 'Back office 2' }, KEY)).body.result.client_name).toBe('Back office 2');
+    expect((await call('GET', '/oauth2/clients', undefined, KEY)).body.result.map((c: any) => c.client_id)).toEqual(['keyway-dev-client', client_id]);
+    expect((await call('DELETE', `/oauth2/clients/${client_id}`, undefined, KEY)).status).toBe(204);
+  });
+});

@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Ctx, Org, OrgSettings } from '../context.js';
+import type { Ctx, OAuthClient, Org, OrgSettings } from '../context.js';
 import { nowIso } from '../context.js';
 import { ApiError, badRequest, notFound } from '../errors.js';
 import { parseHandle, type Handle } from '../handles.js';
@@ -85,7 +85,7 @@ const oidcOut = (p: OidcProviderConfig & { label?: string; created_at?: string }
 });
 
 /** A list kept in the organization's settings (identity provider credentials), addressed by one id field. */
-function settingsCollection<T extends object>(ctx: Ctx, key: 'oidc_providers' | 'saml_providers', idOf: (item: T) => string, what: string) {
+function settingsCollection<T extends object>(ctx: Ctx, key: 'oidc_providers' | 'saml_providers' | 'oauth_clients', idOf: (item: T) => string, what: string) {
   const list = (o: Org) => ((o.settings[key] ?? []) as unknown[]) as T[];
   const write = (o: Org, items: T[]) =>
     updateSettings(ctx, o, (s) => {
@@ -506,6 +506,71 @@ export function registerManagementRoutes(app: FastifyInstance, ctx: Ctx): void {
   app.delete<{ Params: { saml_provider_credentials_id: string } }>('/organizations/sso/saml/provider-credentials/:saml_provider_credentials_id', async (req, reply) => {
     await saml.remove(await admin(req), req.params.saml_provider_credentials_id);
     return reply.code(204).send();
+  });
+
+  // OAuth2 clients of the hosted login.
+  const clients = settingsCollection<OAuthClient>(ctx, 'oauth_clients', (c) => c.client_id, 'OAuth2 client');
+  const clientOut = (c: OAuthClient) => ({
+    client_id: c.client_id,
+    client_name: c.name,
+    scopes: c.scopes ?? ['openid'],
+    grant_types: c.grant_types ?? ['authorization_code'],
+    response_types: ['code'],
+    redirect_uris: c.redirect_uris,
+    public: c.public ?? false,
+    access_token_duration: c.access_token_duration ?? 3600,
+    refresh_token_duration: c.refresh_token_duration ?? 0,
+  });
+  const unsupportedGrants = (grants: string[] | undefined) => {
+    const other = (grants ?? []).filter((g) => g !== 'authorization_code');
+    if (other.length) throw badRequest(`grant types not supported yet: ${other.join(', ')} (only authorization_code)`);
+  };
+  app.get('/oauth2/clients', async (req) => ({ result: clients.list(await admin(req)).map(clientOut) }));
+  app.post<{ Body: { client_name: string; scopes: string[]; grant_types: string[]; redirect_uris?: string[]; public?: boolean; access_token_duration?: number; refresh_token_duration?: number } }>(
+    '/oauth2/clients',
+    async (req, reply) => {
+      const org = await admin(req);
+      const b = req.body;
+      unsupportedGrants(b.grant_types);
+      const secret = `kwcs_${randomBytes(24).toString('base64url')}`;
+      const client: OAuthClient = {
+        client_id: `kwc_${randomBytes(10).toString('hex')}`,
+        name: b.client_name,
+        redirect_uris: b.redirect_uris ?? [],
+        public: b.public ?? false,
+        scopes: b.scopes,
+        grant_types: b.grant_types,
+        access_token_duration: b.access_token_duration ?? 3600,
+        refresh_token_duration: b.refresh_token_duration ?? 0,
+        secret_sha256: sha256(secret),
+        created_at: nowIso(),
+      };
+      await clients.add(org, client);
+      reply.code(201);
+      return { result: { ...clientOut(client), client_secret: secret } };
+    },
+  );
+  app.get<{ Params: { oauth_client_id: string } }>('/oauth2/clients/:oauth_client_id', async (req) => ({ result: clientOut(clients.one(await admin(req), req.params.oauth_client_id)) }));
+  app.patch<{ Params: { oauth_client_id: string }; Body: { client_name?: string; scopes?: string[]; redirect_uris?: string[]; access_token_duration?: number; refresh_token_duration?: number } }>(
+    '/oauth2/clients/:oauth_client_id',
+    async (req) => {
+      const org = await admin(req);
+      const { client_name, ...rest } = req.body;
+      const current: OAuthClient = { ...clients.one(org, req.params.oauth_client_id), ...rest, ...(client_name ? { name: client_name } : {}) };
+      await clients.replace(org, current);
+      return { result: clientOut(current) };
+    },
+  );
+  app.delete<{ Params: { oauth_client_id: string } }>('/oauth2/clients/:oauth_client_id', async (req, reply) => {
+    await clients.remove(await admin(req), req.params.oauth_client_id);
+    return reply.code(204).send();
+  });
+  app.put<{ Params: { oauth_client_id: string } }>('/oauth2/clients/:oauth_client_id/secret', async (req) => {
+    const org = await admin(req);
+    const secret = `kwcs_${randomBytes(24).toString('base64url')}`;
+    const current: OAuthClient = { ...clients.one(org, req.params.oauth_client_id), secret_sha256: sha256(secret) };
+    await clients.replace(org, current);
+    return { result: { ...clientOut(current), client_secret: secret } };
   });
 
   // OIDC provider credentials used by the `oidc` factor.

@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
 import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Ctx, Org } from '../context.js';
+import type { Ctx, OAuthClient, Org } from '../context.js';
 import { loadOrg, requireOrg, requireUser } from '../context.js';
 import { badRequest, forbidden } from '../errors.js';
 import { parseHandle } from '../handles.js';
 import { escapeHtml } from '../mailer.js';
 import { getPerson } from '../persons.js';
-import { hashSecret, newSecret, sameDigest } from '../secrets.js';
+import { hashSecret, newSecret, sameDigest, sha256 } from '../secrets.js';
 import type { UserTokenClaims } from '../tokens.js';
 import { attestationHandlers, challengeData, createChallenge, otpFactor } from './auth.js';
 
@@ -32,7 +32,7 @@ interface OAuthRequest {
   nonce?: string;
 }
 
-async function findClient(ctx: Ctx, clientId: string): Promise<{ org: Org; client: { client_id: string; name: string; redirect_uris: string[] } } | undefined> {
+async function findClient(ctx: Ctx, clientId: string): Promise<{ org: Org; client: OAuthClient } | undefined> {
   const rows = await ctx.db.selectFrom('organizations').select('id').execute();
   for (const r of rows) {
     const org = await loadOrg(ctx, r.id);
@@ -56,6 +56,27 @@ function withParams(uri: string, params: Record<string, string | undefined>): st
   const u = new URL(uri);
   for (const [k, v] of Object.entries(params)) if (v !== undefined) u.searchParams.set(k, v);
   return u.toString();
+}
+
+/**
+ * The calling client of a protocol endpoint: HTTP Basic (`client_secret_basic`) or `client_id` + `client_secret` in the
+ * form. Public clients authenticate with their id alone; confidential ones need the secret (compared as digests).
+ */
+async function authenticateClient(ctx: Ctx, req: FastifyRequest, form: Record<string, string | undefined>): Promise<{ org: Org; client: OAuthClient } | undefined> {
+  let id = form.client_id;
+  let secret = form.client_secret;
+  const basic = /^Basic\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
+  if (basic) {
+    const [u, p] = Buffer.from(basic, 'base64').toString('utf8').split(':', 2);
+    id = decodeURIComponent(u ?? '');
+    secret = decodeURIComponent(p ?? '');
+  }
+  if (!id) return undefined;
+  const found = await findClient(ctx, id);
+  if (!found) return undefined;
+  if (found.client.public) return found;
+  if (!secret || !found.client.secret_sha256 || !sameDigest(sha256(secret), found.client.secret_sha256)) return undefined;
+  return found;
 }
 
 const s256 = (verifier: string) => createHash('sha256').update(verifier).digest('base64url');
@@ -255,6 +276,24 @@ export function registerOAuthRoutes(app: FastifyInstance, ctx: Ctx): void {
       },
     );
 
+    // RFC 7662 introspection and RFC 7009 revocation, for authenticated clients of the organization that issued the token.
+    const tokenForm = { type: 'object', additionalProperties: false, required: ['token'], properties: { token: { type: 'string', maxLength: 16384 }, token_type_hint: str, client_id: str, client_secret: str } };
+    scope.post<{ Body: Record<string, string> }>('/oauth2/tokens/introspect', { schema: { body: tokenForm } }, async (req, reply) => {
+      const caller = await authenticateClient(ctx, req, req.body);
+      if (!caller) return reply.code(401).header('www-authenticate', 'Basic').send({ error: 'invalid_client', error_description: 'client authentication failed' });
+      const v = await ctx.tokens.validate(req.body.token!);
+      if (!v.valid || v.claims.oid !== caller.org.id) return { active: false };
+      return { active: true, sub: v.claims.sub, client_id: caller.client.client_id, exp: v.claims.exp, iat: v.claims.iat, iss: v.claims.iss, token_type: 'Bearer', scope: 'openid' };
+    });
+    scope.post<{ Body: Record<string, string> }>('/oauth2/tokens/revoke', { schema: { body: tokenForm } }, async (req, reply) => {
+      const caller = await authenticateClient(ctx, req, req.body);
+      if (!caller) return reply.code(401).header('www-authenticate', 'Basic').send({ error: 'invalid_client', error_description: 'client authentication failed' });
+      const v = await ctx.tokens.validate(req.body.token!);
+      // Unknown, expired or foreign tokens: nothing to do, and RFC 7009 answers 200 all the same.
+      if (v.valid && v.claims.oid === caller.org.id) await ctx.tokens.revoke(v.claims);
+      return reply.code(200).send();
+    });
+
     // RFC 6749 §4.1.3 with PKCE (RFC 7636, S256 only); answers in OAuth's shape plus the Keyway envelope's errors.
     scope.post<{ Body: Record<string, string> }>(
       '/oauth2/tokens',
@@ -264,7 +303,7 @@ export function registerOAuthRoutes(app: FastifyInstance, ctx: Ctx): void {
             type: 'object',
             additionalProperties: false,
             required: ['grant_type'],
-            properties: { grant_type: str, code: str, code_verifier: str, client_id: str, redirect_uri: str },
+            properties: { grant_type: str, code: str, code_verifier: str, client_id: str, client_secret: str, redirect_uri: str },
           },
         },
       },
@@ -273,7 +312,10 @@ export function registerOAuthRoutes(app: FastifyInstance, ctx: Ctx): void {
         const oauthError = (status: number, error: string, description: string) =>
           reply.code(status).header('cache-control', 'no-store').send({ error, error_description: description, result: null, errors: [{ httpcode: status, message: description }] });
         if (b.grant_type !== 'authorization_code') return oauthError(400, 'unsupported_grant_type', 'grant_type must be authorization_code');
-        for (const f of ['code', 'code_verifier', 'client_id', 'redirect_uri'] as const) {
+        const caller = await authenticateClient(ctx, req, b);
+        if (!caller) return oauthError(401, 'invalid_client', 'client authentication failed');
+        b.client_id = caller.client.client_id;
+        for (const f of ['code', 'code_verifier', 'redirect_uri'] as const) {
           if (!b[f]) return oauthError(400, 'invalid_request', `${f} is required`);
         }
         const [id, secret] = b.code!.split('.', 2);
@@ -291,7 +333,8 @@ export function registerOAuthRoutes(app: FastifyInstance, ctx: Ctx): void {
         const person = await getPerson(ctx, row.person_id!);
         if (!person) return oauthError(400, 'invalid_grant', 'person no longer exists');
         const methods = [...new Set(data.authentications.map((a) => a.method))];
-        const access_token = await ctx.tokens.sign({
+        const access_token = await ctx.tokens.sign(
+          {
           person_id: person.id,
           oid: person.org_id,
           first_token: false,
@@ -299,7 +342,9 @@ export function registerOAuthRoutes(app: FastifyInstance, ctx: Ctx): void {
           authentications: data.authentications,
           person_type: person.person_type,
           groups: JSON.parse(person.groups) as string[],
-        });
+          },
+          caller.client.access_token_duration,
+        );
         const email = await ctx.db.selectFrom('handles').select('value').where('person_id', '=', person.id).where('type', '=', 'email_address').executeTakeFirst();
         const id_token = await ctx.tokens.signJwt(
           {
@@ -313,7 +358,7 @@ export function registerOAuthRoutes(app: FastifyInstance, ctx: Ctx): void {
           { subject: person.id, audience: data.client_id },
         );
         reply.header('cache-control', 'no-store');
-        return { access_token, id_token, token_type: 'Bearer', expires_in: ctx.tokens.opts.ttlSeconds, scope: data.scope };
+        return { access_token, id_token, token_type: 'Bearer', expires_in: caller.client.access_token_duration ?? ctx.tokens.opts.ttlSeconds, scope: data.scope };
       },
     );
   });
