@@ -6,6 +6,7 @@ import { resolvePath } from './resolve.js';
 import { cacheControl, contentSecurityPolicy, SECURITY_HEADERS } from './headers.js';
 import { registerSessionDefault } from './session.js';
 import { gateConnectSrc, registerGate, type GateOptions } from './gate/index.js';
+import { assistantPlugin, type AssistantOptions } from './assistant/index.js';
 
 const COMPRESSIBLE = /\.(html|js|css|json|svg|xml|txt|map|webmanifest)$/;
 
@@ -17,6 +18,8 @@ export interface DocsServerOptions {
   logger?: boolean;
   /** Sign-in for the gated docs (identity server URL, docs organization); without it gated content is never served. */
   gate?: GateOptions;
+  /** The search API and the assistant (`/api/search`, `/api/assistant/*`); `false` turns them off. */
+  assistant?: AssistantOptions | false;
 }
 
 /**
@@ -44,6 +47,7 @@ export async function createDocsServer(options: DocsServerOptions): Promise<Fast
   registerSessionDefault(app);
   const gate = registerGate(app, { siteDir, files, csp }, options.gate);
   // Feature modules (the gate, the assistant) register here, before the catch-all route below.
+  if (options.assistant !== false) await app.register(assistantPlugin, { ...options.assistant, siteDir });
 
   app.addHook('onSend', async (_request, reply) => {
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) reply.header(name, value);

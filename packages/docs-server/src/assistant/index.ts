@@ -1,0 +1,5 @@
+export { assistantPlugin, MAX_QUESTION_LENGTH, type AssistantOptions, type Citation } from './plugin.js';
+export { retrieve, type Retrieval, type Retrieved } from './retrieve.js';
+export { extractiveAnswer, NOT_FOUND_ANSWER } from './extractive.js';
+export { streamCompletion, completionsUrl, type LlmConfig } from './llm.js';
+export { FeedbackStore, type FeedbackRecord } from './feedback.js';

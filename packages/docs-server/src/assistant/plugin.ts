@@ -1,0 +1,182 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import rateLimit from '@fastify/rate-limit';
+import { SECURITY_HEADERS } from '../headers.js';
+import { runSearch } from '../search/engine.js';
+import { buildDocsIndex, type DocsIndex } from '../search/site-index.js';
+import { extractiveAnswer, NOT_FOUND_ANSWER } from './extractive.js';
+import { FeedbackStore, type AnswerRecord } from './feedback.js';
+import { buildMessages, streamCompletion, type ChatMessage, type LlmConfig } from './llm.js';
+import { retrieve, type Retrieval } from './retrieve.js';
+
+export const MAX_QUESTION_LENGTH = 500;
+export const MAX_HISTORY_MESSAGES = 10;
+export const MAX_HISTORY_MESSAGE_LENGTH = 4000;
+export const MAX_SEARCH_LIMIT = 50;
+
+export interface AssistantOptions {
+  /** An OpenAI-compatible chat endpoint; without it, answers are extractive (the best passages, cited). */
+  llm?: LlmConfig;
+  /** Feedback is appended here as JSON lines (and kept in memory either way). */
+  feedbackFile?: string;
+  /** Requests per minute and per IP: chat (default 20) and search (default 120). */
+  chatPerMinute?: number;
+  searchPerMinute?: number;
+  /** Pages only signed-in visitors may find (default: the Identity Protection detections and queries pages). */
+  gatedPrefixes?: readonly string[];
+}
+
+export interface Citation {
+  n: number;
+  url: string;
+  title: string;
+  heading: string;
+}
+
+class BadInput extends Error {}
+
+const fail = (reply: FastifyReply, status: number, error: string) => reply.code(status).send({ error });
+
+function parseChatBody(body: unknown): { question: string; history: ChatMessage[] } {
+  if (!body || typeof body !== 'object') throw new BadInput('Send a JSON object: { "question": "…", "history": [] }.');
+  const { question, history = [] } = body as { question?: unknown; history?: unknown };
+  if (typeof question !== 'string' || !question.trim()) throw new BadInput('"question" must be a non-empty string.');
+  if (question.length > MAX_QUESTION_LENGTH) throw new BadInput(`"question" is too long: at most ${MAX_QUESTION_LENGTH} characters.`);
+  if (!Array.isArray(history)) throw new BadInput('"history" must be an array of { "role": "user" | "assistant", "content": "…" }.');
+  if (history.length > MAX_HISTORY_MESSAGES) throw new BadInput(`"history" is too long: at most ${MAX_HISTORY_MESSAGES} messages.`);
+  const messages = history.map((m: unknown, i): ChatMessage => {
+    const { role, content } = (m ?? {}) as { role?: unknown; content?: unknown };
+    if ((role !== 'user' && role !== 'assistant') || typeof content !== 'string') {
+      throw new BadInput(`"history[${i}]" must be { "role": "user" | "assistant", "content": "…" }.`);
+    }
+    return { role, content: content.slice(0, MAX_HISTORY_MESSAGE_LENGTH) };
+  });
+  return { question: question.trim(), history: messages };
+}
+
+const citationsOf = (retrieval: Retrieval, used: Set<number>): Citation[] =>
+  retrieval.passages
+    .filter(({ n }) => used.has(n))
+    .map(({ passage, n }) => ({ n, url: passage.url, title: passage.title, heading: passage.heading }));
+
+/**
+ * The docs search API and the assistant: `GET /api/search`, `POST /api/assistant/chat` (Server-Sent Events) and
+ * `POST /api/assistant/feedback`. Gated passages only reach visitors whose request says `docsSignedIn`.
+ */
+export async function assistantPlugin(app: FastifyInstance, options: AssistantOptions & { siteDir: string }): Promise<void> {
+  let docs: Promise<DocsIndex> | undefined;
+  const getDocs = () => (docs ??= buildDocsIndex(options.siteDir, options.gatedPrefixes));
+  void getDocs().catch((e: unknown) => app.log.error(e, 'the docs search index could not be built'));
+  const store = new FeedbackStore(options.feedbackFile);
+
+  await app.register(rateLimit, { global: false });
+  const perMinute = (max: number) => ({ rateLimit: { max, timeWindow: 60_000 } });
+
+  app.get('/api/search', { config: perMinute(options.searchPerMinute ?? 120) }, async (request: FastifyRequest, reply) => {
+    const { q, limit } = request.query as { q?: unknown; limit?: unknown };
+    if (typeof q !== 'string' || !q.trim()) return fail(reply, 400, 'Query parameter "q" is required: /api/search?q=words&limit=10.');
+    if (q.length > MAX_QUESTION_LENGTH) return fail(reply, 400, `Query parameter "q" is too long: at most ${MAX_QUESTION_LENGTH} characters.`);
+    let max = 10;
+    if (limit !== undefined) {
+      max = Number(limit);
+      if (typeof limit !== 'string' || !Number.isInteger(max) || max < 1 || max > MAX_SEARCH_LIMIT) {
+        return fail(reply, 400, `Query parameter "limit" must be a whole number from 1 to ${MAX_SEARCH_LIMIT}.`);
+      }
+    }
+    const index = await getDocs();
+    const hits = runSearch(index.index, q, max, index.visible(request.docsSignedIn));
+    reply.header('Cache-Control', 'no-store');
+    return { results: hits.map(({ url, title, heading, snippet }) => ({ url, title, heading, snippet })) };
+  });
+
+  app.post(
+    '/api/assistant/chat',
+    { config: perMinute(options.chatPerMinute ?? 20), bodyLimit: 64 * 1024 },
+    async (request, reply) => {
+      let input: ReturnType<typeof parseChatBody>;
+      try {
+        input = parseChatBody(request.body);
+      } catch (e) {
+        if (e instanceof BadInput) return fail(reply, 400, e.message);
+        throw e;
+      }
+      const index = await getDocs();
+      const previousQuestions = input.history.filter((m) => m.role === 'user').map((m) => m.content);
+      const retrieval = retrieve(index, input.question, { signedIn: request.docsSignedIn, previousQuestions });
+      const id = randomUUID();
+
+      reply.hijack();
+      const res = reply.raw;
+      res.writeHead(200, {
+        ...SECURITY_HEADERS,
+        'Content-Type': 'text/event-stream; charset=utf-8',
+        'Cache-Control': 'no-store, no-transform',
+        'X-Accel-Buffering': 'no',
+      });
+      const aborted = new AbortController();
+      res.on('close', () => aborted.abort());
+      const send = (event: string, data: unknown) => {
+        if (!res.writableEnded) res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+      };
+      let answer = '';
+      const emit = (text: string) => {
+        answer += text;
+        send('delta', { text });
+      };
+      // Extractive answers stream too, a few words at a time, so the panel behaves the same either way.
+      const emitChunked = (text: string) => {
+        for (const piece of text.match(/\S+\s*|\s+/g) ?? []) emit(piece);
+      };
+      let mode: AnswerRecord['mode'] = 'not-found';
+      let used = new Set<number>();
+      try {
+        if (!retrieval.passages.length) {
+          send('meta', { id, mode });
+          emitChunked(NOT_FOUND_ANSWER);
+        } else {
+          let extractive = !options.llm;
+          mode = options.llm ? 'llm' : 'extractive';
+          send('meta', { id, mode });
+          if (options.llm) {
+            try {
+              const messages = buildMessages(input.question, input.history, retrieval);
+              for await (const piece of streamCompletion(options.llm, messages, aborted.signal)) emit(piece);
+              used = new Set([...answer.matchAll(/\[(\d+)\]/g)].map((m) => Number(m[1])));
+            } catch (e) {
+              if (aborted.signal.aborted) return;
+              request.log.warn(e, 'assistant: the language model failed');
+              if (answer) throw e;
+              extractive = true;
+              emitChunked('_The language model is unavailable right now; here are the most relevant passages._\n\n');
+            }
+          }
+          if (extractive) {
+            mode = 'extractive';
+            emitChunked(extractiveAnswer(input.question, retrieval));
+          }
+          if (!used.size) used = new Set(retrieval.passages.slice(0, 3).map((p) => p.n));
+        }
+        let citations = citationsOf(retrieval, used);
+        if (!citations.length) citations = citationsOf(retrieval, new Set(retrieval.passages.slice(0, 3).map((p) => p.n)));
+        store.remember({ id, question: input.question, answer, citations: citations.map((c) => c.url), mode, at: new Date().toISOString() });
+        send('citations', { citations });
+        send('done', { id });
+      } catch (e) {
+        request.log.error(e, 'assistant: answer failed');
+        send('error', { message: 'The answer was interrupted. Please try again.' });
+      } finally {
+        res.end();
+      }
+    },
+  );
+
+  app.post('/api/assistant/feedback', { config: perMinute(options.chatPerMinute ?? 20), bodyLimit: 16 * 1024 }, async (request, reply) => {
+    const { id, rating, comment } = (request.body ?? {}) as { id?: unknown; rating?: unknown; comment?: unknown };
+    if (typeof id !== 'string' || !id) return fail(reply, 400, '"id" must be the id of an answer (from its "meta" event).');
+    if (rating !== 'up' && rating !== 'down') return fail(reply, 400, '"rating" must be "up" or "down".');
+    if (comment !== undefined && (typeof comment !== 'string' || comment.length > 2000)) return fail(reply, 400, '"comment" must be a string of at most 2000 characters.');
+    const record = await store.add(id, rating, comment as string | undefined);
+    if (!record) return fail(reply, 404, `No recent answer has the id ${JSON.stringify(id.slice(0, 80))}.`);
+    return reply.code(201).send({ stored: true, rating });
+  });
+}

@@ -1,0 +1,117 @@
+import type { Passage } from '../search/extract.js';
+import { contentTerms } from '../search/engine.js';
+import type { DocsIndex } from '../search/site-index.js';
+
+export interface Retrieved {
+  passage: Passage;
+  score: number;
+  /** Citation number, from 1. */
+  n: number;
+}
+
+export interface Retrieval {
+  /** The question's meaningful words. */
+  terms: string[];
+  /** Best passages first; empty when nothing relevant was found. */
+  passages: Retrieved[];
+}
+
+export interface RetrieveOptions {
+  signedIn: boolean;
+  /** Earlier questions of the conversation, oldest first (follow-ups borrow their words). */
+  previousQuestions?: string[];
+  max?: number;
+}
+
+const SYNONYMS = new Map<string, string[]>(
+  Object.entries({
+  signed: ['logged'],
+  logged: ['signed'],
+  signin: ['login'],
+  login: ['signin'],
+  logout: ['signout'],
+  signout: ['logout'],
+    m2m: ['machine'],
+  }),
+);
+
+/** Levenshtein distance, giving up (returning max + 1) as soon as it exceeds `max`. */
+export function editDistance(a: string, b: string, max: number): number {
+  if (Math.abs(a.length - b.length) > max) return max + 1;
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    let best = i;
+    for (let j = 1; j <= b.length; j++) {
+      const v = Math.min((prev[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, (prev[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1));
+      row.push(v);
+      best = Math.min(best, v);
+    }
+    if (best > max) return max + 1;
+    prev = row;
+  }
+  return prev[b.length] ?? max + 1;
+}
+
+/**
+ * BM25 retrieval over heading-sized passages (MiniSearch, typo and prefix tolerant), at most two passages per page.
+ * A question is only answered when the best passage matches at least half of its meaningful words: otherwise it
+ * is about something the docs do not cover.
+ */
+export function retrieve(docs: DocsIndex, question: string, options: RetrieveOptions): Retrieval {
+  const own = contentTerms(question);
+  let terms = own;
+  const previous = options.previousQuestions?.at(-1);
+  // A short follow-up ("and in React?") is read together with the question before it.
+  if (previous && own.length < 4) terms = [...own, ...contentTerms(previous).filter((t) => !own.includes(t))];
+  if (!terms.length) return { terms: own, passages: [] };
+  // Words readers use interchangeably for the same thing in these docs.
+  for (const t of own) for (const alt of SYNONYMS.get(t) ?? []) if (!terms.includes(alt)) terms = [...terms, alt];
+  const ownSet = new Set(own);
+  const synonyms = new Set(own.flatMap((t) => SYNONYMS.get(t) ?? []));
+  const all = docs.index.search(terms.join(' '), {
+    combineWith: 'OR',
+    filter: docs.visible(options.signedIn),
+    // Words borrowed from the previous question only steer: the follow-up's own words decide.
+    boostTerm: (term) => (ownSet.has(term) ? 1 : synonyms.has(term) ? 0.8 : 0.3),
+    // Whole questions are made of whole words: prefix and typo matches ("gate" → "gateway") count for less.
+    weights: { prefix: 0.15, fuzzy: 0.3 },
+  });
+  // …and a passage must match at least one of them when any passage does.
+  const focused = terms.length > own.length ? all.filter((r) => r.queryTerms.some((t) => ownSet.has(t))) : all;
+  const results = focused.length ? focused : all;
+  const best = results[0];
+  if (!best) return { terms, passages: [] };
+  // A question word counts as found when an index word starts with it, or (words of six letters or more) is
+  // within the typo tolerance of it: short fuzzy matches ("cake" → "case") say nothing about relevance.
+  const asked = own.length ? own : terms;
+  const matched = (r: (typeof results)[number]) =>
+    asked.filter((q) => r.terms.some((t) => t.startsWith(q) || (q.length >= 6 && editDistance(q, t, 2) <= 2))).length;
+  // Relevance: how many of the question's own words the best passage (or one of the top ones) matches.
+  const coverage = Math.max(...results.slice(0, 5).map((r) => matched(r) / asked.length));
+  if (coverage < 0.5 && !(asked.length >= 4 && coverage >= 0.34)) return { terms, passages: [] };
+  // The best passages, one per page for the first three (answers draw on several pages when several are
+  // relevant), then a page's second passage when there is room; weak passages (under 30 % of the best) are left out.
+  const max = options.max ?? 5;
+  const usable = results.filter((r) => r.score >= best.score * 0.3 && docs.passages[r.id as number]);
+  const pageOf = (r: (typeof results)[number]) => (docs.passages[r.id as number] as Passage).url.split('#')[0];
+  const picked: typeof results = [];
+  const seen = new Set<string>();
+  for (const r of usable) {
+    if (picked.length >= Math.min(3, max)) break;
+    if (seen.has(pageOf(r) ?? '')) continue;
+    seen.add(pageOf(r) ?? '');
+    picked.push(r);
+  }
+  const perPage = new Map<string, number>();
+  for (const r of picked) perPage.set(pageOf(r) ?? '', 1);
+  for (const r of usable) {
+    if (picked.length >= max) break;
+    const page = pageOf(r) ?? '';
+    if (picked.includes(r) || (perPage.get(page) ?? 0) >= 2) continue;
+    perPage.set(page, (perPage.get(page) ?? 0) + 1);
+    picked.push(r);
+  }
+  const passages: Retrieved[] = picked.map((r, i) => ({ passage: docs.passages[r.id as number] as Passage, score: r.score, n: i + 1 }));
+  return { terms, passages };
+}

@@ -1,0 +1,106 @@
+import MiniSearch, { type Options, type SearchOptions, type SearchResult } from 'minisearch';
+import type { SearchDoc } from './extract.js';
+
+const WORD = /[\p{L}\p{N}_]+/gu;
+
+/**
+ * Words of a text: split on spaces and punctuation; identifiers in camelCase or snake_case (`RateLimitError`,
+ * `person_id`) also give their parts, so "rate limit error" finds them.
+ */
+export function tokenize(text: string): string[] {
+  const out: string[] = [];
+  for (const word of text.match(WORD) ?? []) {
+    out.push(word);
+    const parts = word.split(/_+|(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])/).filter(Boolean);
+    if (parts.length > 1) out.push(...parts);
+  }
+  return out;
+}
+
+/** Lower case and a light English plural stemmer ("policies" → "policy", "errors" → "error", "jwts" → "jwt"). */
+export function processTerm(term: string): string {
+  const t = term.toLowerCase();
+  if (t.length > 4 && t.endsWith('ies')) return `${t.slice(0, -3)}y`;
+  if (t.length > 3 && t.endsWith('s') && !/(ss|us|is|os)$/.test(t)) return t.slice(0, -1);
+  return t;
+}
+
+/** Shared by the build (indexing), the browser and the docs server (loading and querying): they must agree. */
+export const SEARCH_OPTIONS: Options<SearchDoc> = {
+  tokenize,
+  processTerm,
+  fields: ['title', 'heading', 'text', 'path'],
+  // The site path says which product and section a page belongs to ("react-sdk", "gate/plugins"): indexed, not stored.
+  extractField: (doc, field) => (field === 'path' ? doc.url.split('#')[0]?.replace(/^\/docs\//, '').replace(/[/-]+/g, ' ') : (doc as unknown as Record<string, string>)[field]) ?? '',
+  storeFields: ['url', 'title', 'heading', 'text'],
+  searchOptions: { boost: { title: 3, heading: 2 }, prefix: (term, i, terms) => term.length > 2 && (i === terms.length - 1 || term.length > 4), fuzzy: (term) => (term.length > 4 ? 0.2 : 0) },
+};
+
+/** Words that carry no meaning in a reader's question; dropped before an OR search so they do not drown the rest. */
+const STOP_WORDS = new Set(
+  `a an and are as at be by can do does for from has have how i if in into is it its me my of on or our should so that the
+  their them then there these this to use used using was we what when where which who why will with you your able want need
+  get set make way does did about tell explain please keyway let between without only any all some like other just also
+  one there here than too very much many more most possible`
+    .split(/\s+/)
+    .filter(Boolean),
+);
+
+/** The meaningful words of a question, processed as the index processes them. */
+export const contentTerms = (query: string): string[] => [
+  ...new Set(tokenize(query).map((t) => t.toLowerCase()).filter((t) => !STOP_WORDS.has(t)).map(processTerm)),
+];
+
+export interface SearchHit {
+  /** Site path, `#anchor` included when a heading matched. */
+  url: string;
+  title: string;
+  heading: string;
+  /** A plain-text excerpt around the first matched term. */
+  snippet: string;
+  /** The index terms that matched (for highlighting). */
+  terms: string[];
+  score: number;
+}
+
+/** A plain-text excerpt of about `length` characters around the first occurrence of one of the terms. */
+export function makeSnippet(text: string, terms: string[], length = 160): string {
+  const lower = text.toLowerCase();
+  const at = terms.map((t) => lower.indexOf(t.toLowerCase())).filter((i) => i >= 0).sort((a, b) => a - b)[0] ?? 0;
+  let start = Math.max(0, at - 40);
+  if (start > 0) {
+    const space = text.lastIndexOf(' ', start);
+    if (space > at - 70) start = space + 1;
+  }
+  return (start > 0 ? '…' : '') + text.slice(start, start + length).trim() + (text.length > start + length ? '…' : '');
+}
+
+type Stored = SearchResult & Pick<SearchDoc, 'url' | 'title' | 'heading' | 'text'>;
+
+/**
+ * The search everyone uses: every term must match (prefix and typo tolerant); when that finds too little, the
+ * results of a search where any term matches follow. Whole pages and their sections compete on one scale.
+ */
+export function runSearch(index: MiniSearch<SearchDoc>, query: string, limit = 10, filter?: SearchOptions['filter']): SearchHit[] {
+  const q = query.trim();
+  if (!q) return [];
+  const seen = new Set<string>();
+  const hits: SearchHit[] = [];
+  const add = (results: SearchResult[]) => {
+    for (const r of results as Stored[]) {
+      if (hits.length >= limit) return;
+      if (seen.has(r.url)) continue;
+      seen.add(r.url);
+      hits.push({ url: r.url, title: r.title, heading: r.heading, snippet: makeSnippet(r.text, r.terms), terms: r.terms, score: r.score });
+    }
+  };
+  add(index.search(q, { combineWith: 'AND', filter }));
+  if (hits.length < limit) {
+    const terms = contentTerms(q);
+    if (terms.length > 1) add(index.search(terms.join(' '), { combineWith: 'OR', filter }));
+  }
+  return hits;
+}
+
+export { MiniSearch };
+export type { SearchDoc } from './extract.js';

@@ -1,0 +1,55 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { SearchOptions } from 'minisearch';
+import { extractPage, type Passage, type SearchDoc } from './extract.js';
+import { MiniSearch, SEARCH_OPTIONS } from './engine.js';
+import { inPrefixes, readGateManifest } from '../gate/manifest.js';
+
+/** Whether a route is in a gated section (only visitors with a docs session may read and find it). */
+export const isGatedRoute = inPrefixes;
+
+/** Every passage of the built docs and one index over them; gated passages are in it and filtered per request. */
+export interface DocsIndex {
+  passages: Passage[];
+  index: MiniSearch<SearchDoc>;
+  /** A search filter that keeps gated passages out unless `signedIn`. */
+  visible(signedIn: boolean): SearchOptions['filter'];
+}
+
+/** `docs/a/b.html` → `/docs/a/b`; `docs/a/index.html` → `/docs/a`. */
+export function routeOf(rel: string): string {
+  const route = `/${rel.replace(/\\/g, '/').replace(/(\/index)?\.html$/, '')}`;
+  return route === '/' ? '/' : route.replace(/\/$/, '');
+}
+
+export function indexPassages(passages: Passage[]): DocsIndex {
+  const index = new MiniSearch<SearchDoc>(SEARCH_OPTIONS);
+  index.addAll(passages.map(({ id, url, title, heading, text }) => ({ id, url, title, heading, text })));
+  const publicOnly: SearchOptions['filter'] = (r) => passages[r.id as number]?.gated === false;
+  return { passages, index, visible: (signedIn) => (signedIn ? undefined : publicOnly) };
+}
+
+/**
+ * Reads every docs page of a build (`<siteDir>/docs/**.html`) into passages, marking the gated ones (the sections of
+ * the build's gate manifest, the same the gate protects, unless `gatedPrefixes` says otherwise).
+ */
+export async function readDocsPassages(siteDir: string, gatedPrefixes: readonly string[] = readGateManifest(siteDir).prefixes): Promise<Passage[]> {
+  const docsDir = path.join(siteDir, 'docs');
+  let entries: string[];
+  try {
+    entries = (await fs.readdir(docsDir, { recursive: true })).filter((f) => f.endsWith('.html')).sort();
+  } catch {
+    return [];
+  }
+  const passages: Passage[] = [];
+  for (const rel of entries) {
+    const route = routeOf(`docs/${rel}`);
+    const html = await fs.readFile(path.join(docsDir, rel), 'utf8');
+    passages.push(...extractPage(html, route, passages.length, isGatedRoute(route, gatedPrefixes)));
+  }
+  return passages;
+}
+
+export async function buildDocsIndex(siteDir: string, gatedPrefixes?: readonly string[]): Promise<DocsIndex> {
+  return indexPassages(await readDocsPassages(siteDir, gatedPrefixes));
+}
