@@ -74,8 +74,9 @@ async function authenticateClient(ctx: Ctx, req: FastifyRequest, form: Record<st
   if (!id) return undefined;
   const found = await findClient(ctx, id);
   if (!found) return undefined;
-  if (found.client.public) return found;
-  if (!secret || !found.client.secret_sha256 || !sameDigest(sha256(secret), found.client.secret_sha256)) return undefined;
+  // A client without a stored secret (such as the seeded development client) is public.
+  if (found.client.public || !found.client.secret_sha256) return found;
+  if (!secret || !sameDigest(sha256(secret), found.client.secret_sha256)) return undefined;
   return found;
 }
 
