@@ -5,15 +5,14 @@ import { themes as prismThemes } from 'prism-react-renderer';
 import { announcementFromEnv, announcementResetPlugin } from './plugins/announcement';
 import analyticsPlugin from './plugins/analytics';
 import postBuildPlugin from './plugins/postbuild';
-import { writeApiCategoryPages } from './plugins/api-categories';
-import apiCategories from './src/data/api-categories.json';
+import { apiReferencePlugins, writeApiReference } from './plugins/api-reference';
 
 // Every value a deployment may change comes from the environment at build time;
 // see the README's "Configuration" table. Nothing secret is committed.
 const env = process.env;
 
-// The API category pages are generated from the contract before the docs are read.
-writeApiCategoryPages(path.join(__dirname, '../api/openapi.yaml'), path.join(__dirname, 'docs/api/category'));
+// The REST API reference (a page per operation and per tag) is generated from the contract before the docs are read.
+writeApiReference(path.join(__dirname, '../api/openapi.yaml'), path.join(__dirname, 'docs/api'));
 
 const config: Config = {
   title: 'Keyway Docs',
@@ -80,6 +79,7 @@ const config: Config = {
     analyticsPlugin,
     announcementResetPlugin,
     postBuildPlugin,
+    ...apiReferencePlugins(),
     [
       '@docusaurus/plugin-client-redirects',
       { redirects: [{ from: '/docs', to: '/docs/intro' }] },
@@ -102,7 +102,8 @@ const config: Config = {
         { to: '/docs/access', label: 'Identity Management', position: 'left', activeBaseRegex: '^/docs/access(/|$)' },
         { to: '/docs/identity-protection/onboarding', label: 'Identity Protection', position: 'left', activeBaseRegex: '^/docs/identity-protection' },
         { to: '/docs/gate/getting-started', label: 'Gate', position: 'left', activeBaseRegex: '^/docs/gate' },
-        { type: 'docSidebar', sidebarId: 'api', label: 'API Reference', position: 'left' },
+        // The overview and operation pages are the `api` docs instance (./plugins/api-reference).
+        { type: 'docSidebar', sidebarId: 'api', docsPluginId: 'api', label: 'API Reference', position: 'left' },
         { type: 'docsVersionDropdown', position: 'right' },
         { type: 'localeDropdown', position: 'right' },
         { type: 'search', position: 'right' },
@@ -151,7 +152,6 @@ const config: Config = {
     },
   } satisfies Preset.ThemeConfig,
 
-  customFields: { apiCategories },
 };
 
 export default config;

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { SidebarsConfig, SidebarItemConfig } from '@docusaurus/plugin-content-docs';
-import apiCategories from './src/data/api-categories.json';
+import { categoriesSidebar } from './plugins/api-reference';
 
 const docsDir = path.join(__dirname, 'docs');
 
@@ -31,10 +31,8 @@ const sidebars: SidebarsConfig = {
     ...section('Identity Protection', 'identity-protection'),
     ...section('Gate', 'gate'),
   ],
-  api: [
-    { type: 'doc', id: 'api/index', label: 'Overview' },
-    ...apiCategories.map((c): SidebarItemConfig => ({ type: 'doc', id: `api/category/${c.id}`, label: c.label })),
-  ],
+  // The API category pages; the overview and the operation pages are the `api` docs instance (site/plugins/api-reference).
+  api: categoriesSidebar(),
 };
 
 export default sidebars;

@@ -1,0 +1,330 @@
+// MDX of the generated reference pages: one page per operation and one page per tag. Parameters, bodies and responses
+// are Markdown tables, so they are static HTML in the built page (search index, crawlers, no JavaScript needed).
+import type { ApiSpec, Json, MediaType, Operation, Parameter, Response, Schema } from './spec';
+import { mediaExample, samplesFor } from './samples';
+
+export interface Category {
+  id: string;
+  label: string;
+  description: string;
+}
+
+const STATUS_TEXT: Record<string, string> = {
+  '200': 'OK',
+  '201': 'Created',
+  '202': 'Accepted',
+  '204': 'No Content',
+  '302': 'Found',
+  '400': 'Bad Request',
+  '401': 'Unauthorized',
+  '403': 'Forbidden',
+  '404': 'Not Found',
+  '408': 'Request Timeout',
+  '409': 'Conflict',
+  '413': 'Payload Too Large',
+  '415': 'Unsupported Media Type',
+  '429': 'Too Many Requests',
+};
+
+/** Text for MDX: `{`, `}`, `<`, `>` outside code spans would be JSX; `|` would end a table cell; newlines a table row. */
+export function mdx(text: string, inTable = false): string {
+  const escaped = text
+    .split(/(`[^`]*`)/)
+    .map((part, i) => {
+      if (i % 2 === 1) return inTable ? part.replace(/\|/g, '\\|') : part;
+      let out = part.replace(/[{}]/g, '\\$&').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+      if (inTable) out = out.replace(/\|/g, '\\|');
+      return out;
+    })
+    .join('');
+  return inTable ? escaped.replace(/\s*\n\s*/g, ' ') : escaped;
+}
+
+const code = (s: string): string => (s.includes('`') ? `\`\` ${s} \`\`` : `\`${s}\``);
+const cell = (s: string): string => mdx(s, true);
+const json = (v: Json): string => JSON.stringify(v, null, 2);
+const refName = (ref: string): string => ref.split('/').pop() ?? ref;
+
+interface Row {
+  name: string;
+  type: string;
+  required: boolean;
+  description: string;
+}
+
+const MAX_DEPTH = 4;
+const MAX_ROWS = 80;
+
+/** allOf merged into one object schema (properties and required lists), $refs at the top resolved. */
+function flatten(spec: ApiSpec, schema: Schema, seen: string[]): { schema: Schema; seen: string[] } {
+  let s = schema;
+  let chain = seen;
+  while (s.$ref) {
+    if (chain.includes(s.$ref)) return { schema: { type: 'object', description: `${refName(s.$ref)} (recursive, see above)` }, seen: chain };
+    chain = [...chain, s.$ref];
+    s = spec.lookup<Schema>(s.$ref);
+  }
+  if (!s.allOf) return { schema: s, seen: chain };
+  const merged: Schema = { ...s, allOf: undefined, properties: { ...s.properties }, required: [...(s.required ?? [])] };
+  for (const part of s.allOf) {
+    const p = flatten(spec, part, chain).schema;
+    Object.assign(merged.properties!, p.properties);
+    merged.required!.push(...(p.required ?? []));
+    merged.type ??= p.type;
+    merged.description ??= p.description;
+    if (p.additionalProperties !== undefined) merged.additionalProperties ??= p.additionalProperties;
+  }
+  return { schema: merged, seen: chain };
+}
+
+function typeLabel(spec: ApiSpec, schema: Schema, seen: string[]): string {
+  const name = schema.$ref ? refName(schema.$ref) : undefined;
+  const s = flatten(spec, schema, seen).schema;
+  const variants = s.oneOf ?? s.anyOf;
+  if (variants) return variants.map((v) => typeLabel(spec, v, seen)).join(' or ');
+  const types = Array.isArray(s.type) ? s.type : s.type ? [s.type] : s.properties ? ['object'] : s.const !== undefined ? [typeof s.const] : [];
+  const base = types
+    .map((t) => (t === 'array' && s.items ? `array of ${typeLabel(spec, s.items, seen)}` : t === 'string' && s.format ? `string (${s.format})` : t))
+    .join(' or ');
+  return name && types.includes('object') ? `${base} (${name})` : base || (name ?? 'any');
+}
+
+function constraints(s: Schema): string[] {
+  const out: string[] = [];
+  if (s.const !== undefined) out.push(`Always ${code(JSON.stringify(s.const))}.`);
+  if (s.enum) out.push(`One of ${s.enum.map((e) => code(JSON.stringify(e))).join(', ')}.`);
+  if (s.default !== undefined) out.push(`Default ${code(JSON.stringify(s.default))}.`);
+  if (s.minimum !== undefined) out.push(`At least ${s.minimum}.`);
+  if (s.maximum !== undefined) out.push(`At most ${s.maximum}.`);
+  if (s.minLength !== undefined && s.minLength > 1) out.push(`At least ${s.minLength} characters.`);
+  if (s.maxLength !== undefined) out.push(`At most ${s.maxLength} characters.`);
+  if (s.minItems !== undefined && s.minItems > 0) out.push(`At least ${s.minItems} item${s.minItems === 1 ? '' : 's'}.`);
+  if (s.maxItems !== undefined) out.push(`At most ${s.maxItems} item${s.maxItems === 1 ? '' : 's'}.`);
+  if (s.pattern) out.push(`Pattern ${code(s.pattern)}.`);
+  if (s.contentMediaType) out.push(`Content ${code(s.contentMediaType)}.`);
+  if (s.deprecated) out.push('Deprecated.');
+  return out;
+}
+
+/** One row per property, nested objects and arrays of objects expanded with dotted names (`handles[].type`). */
+export function schemaRows(spec: ApiSpec, schema: Schema, prefix = '', depth = 0, seen: string[] = []): Row[] {
+  const { schema: s, seen: chain } = flatten(spec, schema, seen);
+  const rows: Row[] = [];
+  const variants = s.oneOf ?? s.anyOf;
+  if (variants && !s.properties) {
+    variants.forEach((v, i) => {
+      const f = flatten(spec, v, chain).schema;
+      const title = f.title ?? (v.$ref ? refName(v.$ref) : `option ${i + 1}`);
+      if (f.properties || f.allOf) rows.push(...schemaRows(spec, v, `${prefix}(${title}) `, depth + 1, chain));
+    });
+    return rows;
+  }
+  if (s.type === 'array' && s.items && !s.properties && depth === 0) return schemaRows(spec, s.items, `${prefix}[].`, depth + 1, chain);
+  for (const [key, prop] of Object.entries(s.properties ?? {})) {
+    const resolved = flatten(spec, prop, chain).schema;
+    const description = [prop.description ?? resolved.description ?? '', ...constraints(resolved)].filter(Boolean).join(' ');
+    rows.push({ name: prefix + key, type: typeLabel(spec, prop, chain), required: s.required?.includes(key) ?? false, description });
+    if (depth >= MAX_DEPTH) continue;
+    if (resolved.properties || resolved.allOf || ((resolved.oneOf ?? resolved.anyOf) && !resolved.type)) {
+      rows.push(...schemaRows(spec, prop, `${prefix}${key}.`, depth + 1, chain));
+    } else if (resolved.items) {
+      const item = flatten(spec, resolved.items, chain).schema;
+      if (item.properties || item.allOf) rows.push(...schemaRows(spec, resolved.items, `${prefix}${key}[].`, depth + 1, chain));
+    }
+    if (resolved.additionalProperties && typeof resolved.additionalProperties === 'object') {
+      const extra = resolved.additionalProperties;
+      rows.push({ name: `${prefix}${key}.*`, type: typeLabel(spec, extra, chain), required: false, description: extra.description ?? 'Any name.' });
+    }
+  }
+  if (depth === 0 && s.additionalProperties && typeof s.additionalProperties === 'object' && !s.properties) {
+    rows.push({ name: `${prefix}*`, type: typeLabel(spec, s.additionalProperties, chain), required: false, description: s.additionalProperties.description ?? 'Any name.' });
+  }
+  return rows.slice(0, MAX_ROWS);
+}
+
+function rowsTable(rows: Row[]): string {
+  if (!rows.length) return '';
+  return [
+    '| Field | Type | Required | Description |',
+    '| --- | --- | --- | --- |',
+    ...rows.map((r) => `| ${code(r.name)} | ${cell(r.type)} | ${r.required ? 'yes' : 'no'} | ${cell(r.description)} |`),
+  ].join('\n');
+}
+
+function parametersTable(spec: ApiSpec, params: Parameter[]): string {
+  return [
+    '| Name | In | Type | Required | Description |',
+    '| --- | --- | --- | --- | --- |',
+    ...params.map((p) => {
+      const s = p.schema ? flatten(spec, p.schema, []).schema : {};
+      const desc = [p.description ?? s.description ?? '', ...constraints(s), p.example !== undefined ? `Example ${code(JSON.stringify(p.example))}.` : '']
+        .filter(Boolean)
+        .join(' ');
+      return `| ${code(p.name)} | ${p.in} | ${cell(p.schema ? typeLabel(spec, p.schema, []) : 'string')} | ${p.required ? 'yes' : 'no'} | ${cell(desc)} |`;
+    }),
+  ].join('\n');
+}
+
+function exampleBlock(value: Json, contentType: string): string {
+  if (typeof value === 'string' && contentType !== 'application/json') return ['```text', value, '```'].join('\n');
+  return ['```json', json(value), '```'].join('\n');
+}
+
+/**
+ * A body: field table and example. In success answers the envelope's `errors` (and `meta` when the example has none)
+ * are left out: the overview documents the envelope once.
+ */
+function mediaSection(spec: ApiSpec, contentType: string, media: MediaType, success = false): string[] {
+  const out: string[] = [];
+  const example = mediaExample(spec, media);
+  const hasMeta = !!example && typeof example === 'object' && !Array.isArray(example) && 'meta' in example;
+  if (media.schema) {
+    const rows = schemaRows(spec, media.schema).filter(
+      (r) => !success || !(/^errors(\[|\.|$)/.test(r.name) || (!hasMeta && /^meta(\.|$)/.test(r.name))),
+    );
+    const table = rowsTable(rows);
+    if (table) out.push(table, '');
+    else out.push(`Type: ${cell(typeLabel(spec, media.schema, []))}.`, '');
+  }
+  if (example !== null && !(typeof example === 'object' && !Array.isArray(example) && !Object.keys(example).length)) {
+    out.push(`Example (${code(contentType)}):`, '', exampleBlock(example, contentType), '');
+  }
+  return out;
+}
+
+const SECURITY_TEXT: Record<string, string> = {
+  OrgId: 'the `Keyway-OrgID` header with your organization id',
+  ApiKey: 'the `Keyway-API-Key` header with a management API key of that organization',
+  UserToken: "`Authorization: Bearer` with the signed-in person's user token",
+  ClientBasic: 'HTTP Basic authentication with the OAuth2 client id and secret',
+  OAuth2AccessToken: '`Authorization: Bearer` with an OAuth2 access token',
+  KeywayOAuth2: '`Authorization: Bearer` with an OAuth2 access token',
+};
+
+function securitySection(op: Operation): string[] {
+  if (!op.security.length || op.security.every((alt) => !Object.keys(alt).length)) return ['No credentials: anyone may call this operation.'];
+  return op.security.map((alt) => {
+    const names = Object.keys(alt);
+    if (!names.length) return '- Or no credentials at all.';
+    return `- ${names.map((n) => SECURITY_TEXT[n] ?? `the ${code(n)} scheme`).join(', plus ')}.`.replace(/^- t/, '- T');
+  });
+}
+
+function firstMessage(spec: ApiSpec, r: Response): string {
+  const media = Object.values(r.content ?? {})[0];
+  if (!media) return '';
+  const ex = mediaExample(spec, media) as { errors?: { message?: string }[]; error?: string } | null;
+  const message = ex?.errors?.[0]?.message ?? ex?.error;
+  return message ? code(message) : '';
+}
+
+/** The operation's data for the try-it panel: only what it needs, serialized into the page. */
+export function tryItProps(spec: ApiSpec, op: Operation): Record<string, Json> {
+  const body = op.raw.requestBody ? spec.deref(op.raw.requestBody) : undefined;
+  const [contentType, media] = Object.entries(body?.content ?? {})[0] ?? [];
+  const example = media ? mediaExample(spec, media) : null;
+  return {
+    method: op.method.toUpperCase(),
+    path: op.path,
+    security: (op.security[0] ? Object.keys(op.security[0]) : []) as Json,
+    parameters: op.parameters.map((p) => {
+      const ex = p.example ?? (p.schema ? flatten(spec, p.schema, []).schema.example : undefined);
+      return { name: p.name, in: p.in, required: p.required ?? false, ...(ex !== undefined ? { example: typeof ex === 'string' ? ex : JSON.stringify(ex) } : {}) };
+    }) as Json,
+    ...(contentType
+      ? { contentType, body: typeof example === 'string' ? example : contentType === 'application/x-www-form-urlencoded' && example && typeof example === 'object' ? new URLSearchParams(example as Record<string, string>).toString() : json(example) }
+      : {}),
+  };
+}
+
+export function operationPage(spec: ApiSpec, op: Operation, position: number, categories: Map<string, Category>): string {
+  const description = op.description.split('\n\n')[0]!.replace(/\s+/g, ' ').replace(/`/g, '').trim();
+  const out: string[] = [
+    '---',
+    `title: ${JSON.stringify(op.summary)}`,
+    `sidebar_label: ${JSON.stringify(op.summary)}`,
+    `description: ${JSON.stringify(description.length > 200 ? description.slice(0, 197) + '...' : description)}`,
+    `slug: /${op.slug}`,
+    `sidebar_position: ${position}`,
+    `sidebar_class_name: api-sidebar-${op.method}`,
+    '---',
+    '',
+    '{/* GENERATED from api/openapi.yaml by site/plugins/api-reference: edit the contract, not this file. */}',
+    '',
+    "import ApiEndpoint from '@site/src/components/api/ApiEndpoint';",
+    "import ApiTryIt from '@site/src/components/api/ApiTryIt';",
+    "import Tabs from '@theme/Tabs';",
+    "import TabItem from '@theme/TabItem';",
+    '',
+    `<ApiEndpoint method="${op.method}" path=${JSON.stringify(op.path)} />`,
+    '',
+    mdx(op.description),
+    '',
+    `Categories: ${op.tags.map((t) => `[${categories.get(t)?.label ?? t}](/docs/category/api/${t})`).join(', ')}.`,
+    '',
+  ];
+  if (op.raw.deprecated) out.push(':::warning', 'This operation is deprecated.', ':::', '');
+  out.push('## Authentication', '', ...securitySection(op), '');
+  if (op.parameters.length) out.push('## Parameters', '', parametersTable(spec, op.parameters), '');
+  if (op.raw.requestBody) {
+    const body = spec.deref(op.raw.requestBody);
+    out.push('## Request body', '', `${body.required ? 'Required' : 'Optional'}.${body.description ? ' ' + mdx(body.description) : ''}`, '');
+    for (const [contentType, media] of Object.entries(body.content ?? {})) {
+      out.push(`Content type ${code(contentType)}:`, '', ...mediaSection(spec, contentType, media));
+    }
+  }
+  out.push('## Responses', '');
+  const errors: string[] = [];
+  for (const [status, ref] of Object.entries(op.raw.responses ?? {})) {
+    const r = spec.deref(ref);
+    if (Number(status) >= 400) {
+      errors.push(`| ${status} | ${cell(r.description ?? STATUS_TEXT[status] ?? '')} | ${cell(firstMessage(spec, r))} |`);
+      continue;
+    }
+    out.push(`### ${status} ${STATUS_TEXT[status] ?? ''}`.trimEnd(), '', mdx(r.description ?? ''), '');
+    const headers = Object.entries(r.headers ?? {}).map(([name, h]) => [name, spec.deref(h)] as const);
+    if (headers.length)
+      out.push('| Header | Description |', '| --- | --- |', ...headers.map(([name, h]) => `| ${code(name)} | ${cell(h.description ?? '')} |`), '');
+    for (const [contentType, media] of Object.entries(r.content ?? {})) out.push(...mediaSection(spec, contentType, media, true));
+  }
+  if (errors.length) {
+    out.push('### Errors', '', 'Errors answer `{ "errors": [{ "httpcode", "message" }] }`; the [overview](/docs/api#errors) explains each status.', '');
+    out.push('| Status | When | Example message |', '| --- | --- | --- |', ...errors, '');
+  }
+  out.push('## Request samples', '', '<Tabs groupId="api-language">');
+  for (const s of samplesFor(spec, op)) {
+    out.push(`<TabItem value="${s.value}" label="${s.label}">`, '', '```' + s.language, s.code, '```', '', '</TabItem>');
+  }
+  out.push('</Tabs>', '', '## Try it', '', `<ApiTryIt operation={${JSON.stringify(tryItProps(spec, op))}} />`, '');
+  return out.join('\n');
+}
+
+export function categoryPage(cat: Category, ops: Operation[], position: number): string {
+  return [
+    '---',
+    `title: ${JSON.stringify(cat.label)}`,
+    `description: ${JSON.stringify(cat.description)}`,
+    `slug: /category/api/${cat.id}`,
+    `sidebar_position: ${position}`,
+    '---',
+    '',
+    '{/* GENERATED from api/openapi.yaml by site/plugins/api-reference: edit the contract, not this file. */}',
+    '',
+    "import ApiMethod from '@site/src/components/api/ApiMethod';",
+    '',
+    mdx(cat.description),
+    '',
+    `## Operations (${ops.length})`,
+    '',
+    ops.length
+      ? [
+          '| Method | Operation | Path |',
+          '| --- | --- | --- |',
+          ...ops.map((o) => `| <ApiMethod method="${o.method}" /> | [${cell(o.summary)}](/docs/api/${o.slug}) | ${code(o.path).replace(/\|/g, '\\|')} |`),
+        ].join('\n')
+      : 'The API contract defines no operation with this tag.',
+    '',
+    'Every operation answers with the envelope described in the [API overview](/docs/api): data in `result`, problems in `errors`, and `meta.pagination` on lists.',
+    '',
+  ].join('\n');
+}

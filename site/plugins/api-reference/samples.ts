@@ -1,0 +1,341 @@
+// Request samples of an operation in curl, JavaScript fetch, @keyway/sdk, Python requests and Go net/http, all built from
+// one request model so that they send the same request. They target the local identity server with its development
+// organization and API key, so a reader running `npm start` can paste them as they are.
+import type { ApiSpec, Json, JsonObject, MediaType, Operation, Schema } from './spec';
+
+export const LOCAL_BASE_URL = 'http://localhost:8787';
+export const DEV_ORG_ID = 'org_keyway_dev';
+export const DEV_API_KEY = 'kw_dev_api_key_not_secret';
+
+/** A header value: literal text, or a secret the reader supplies (an environment variable in curl, Python and Go). */
+type Part = string | { variable: string; hint: string };
+
+export interface RequestModel {
+  method: string;
+  /** Path with parameters filled in and the query string appended, without the base URL. */
+  target: string;
+  headers: { name: string; value: Part[] }[];
+  basicAuth?: { user: string; password: string };
+  body?: { kind: 'json'; value: Json } | { kind: 'form'; fields: [string, string][] } | { kind: 'raw'; contentType: string; text: string };
+}
+
+export interface Sample {
+  /** Tab value, stable across pages (groupId="api-language" keeps the reader's choice). */
+  value: 'curl' | 'fetch' | 'sdk' | 'python' | 'go';
+  label: string;
+  language: string;
+  code: string;
+}
+
+/** The @keyway/sdk call covering an operation, and the SDK methods it uses (checked against packages/sdk/src by the tests). */
+export interface SdkCall {
+  methods: string[];
+  code: string;
+}
+
+const signedIn = (line: string): string => `// keyway.user is set once the person has signed in (see keyway.authenticate).\n${line}`;
+
+/** Operations the browser SDK performs, by `METHOD /path`. */
+export const SDK_CALLS: Record<string, SdkCall> = {
+  'POST /id/v2': {
+    methods: ['authenticate'],
+    code: "keyway.on('codeRequested', (e) => e.submit(window.prompt('Code from the e-mail') ?? ''));\nconst token = await keyway.authenticate('ada@example.com', { method: 'otp_via_email' }).result;",
+  },
+  'POST /attestation/v3': {
+    methods: ['authenticate'],
+    code: "// The flow of keyway.authenticate answers each challenge with an attestation.\nkeyway.on('codeRequested', (e) => e.submit(window.prompt('Code from the e-mail') ?? ''));\nconst token = await keyway.authenticate('ada@example.com', { method: 'otp_via_email' }).result;",
+  },
+  'POST /recover': { methods: ['recover'], code: "const token = await keyway.recover('ada@example.com', 'email_link').result;" },
+  'POST /sso/resolve': {
+    methods: ['signInWithSSO'],
+    code: "// From a click handler: the popup must open on a user gesture.\nconst token = await keyway.signInWithSSO({ method: 'oidc', options: { provider: 'google', ux_mode: 'popup' } }).result;",
+  },
+  'POST /persons/anonymous': { methods: ['createAnonymousUser'], code: "const anonymous = await keyway.createAnonymousUser('eu-west');\nconsole.log(anonymous.token);" },
+  'GET /oauth2/authorize': {
+    methods: ['hostedLogin', 'handleURL'],
+    code: "// Sends the browser to the hosted login page; on the redirect page, keyway.handleURL() finishes the sign-in.\nawait keyway.hostedLogin({ clientId: 'docs-portal', redirectUri: 'https://docs.example.com/login' });",
+  },
+  'POST /actions/sdk': { methods: ['trackPageView'], code: 'await keyway.trackPageView({ path: window.location.pathname });' },
+  'POST /token/validate': { methods: ['validate'], code: signedIn('const validation = await keyway.user.validate();') },
+  'POST /token/revoke': { methods: ['logout'], code: signedIn('await keyway.user.logout();') },
+  'GET /me': { methods: ['me'], code: signedIn('const me = await keyway.user.me();') },
+  'GET /me/orgs': { methods: ['organizations'], code: signedIn('const organizations = await keyway.user.organizations();') },
+  'GET /token/v2': {
+    methods: ['tokenForOrganization', 'switchOrganization'],
+    code: signedIn("const answer = await keyway.user.tokenForOrganization('org_other');\n// or, to complete any challenge and switch: await keyway.switchOrganization('org_other').result;"),
+  },
+  'GET /attributes': { methods: ['getAttributes'], code: signedIn("const attributes = await keyway.user.getAttributes(['end_user_read_write']);") },
+  'PUT /attributes': { methods: ['setBucketsAttributes'], code: signedIn("await keyway.user.setBucketsAttributes({ end_user_read_write: { theme: 'dark' } });") },
+  'PATCH /attributes': { methods: ['updateBucketsAttributes'], code: signedIn("await keyway.user.updateBucketsAttributes({ end_user_read_write: { theme: 'dark' } });") },
+  'GET /attributes/{bucket_name}': { methods: ['getBucketAttributes'], code: signedIn("const attributes = await keyway.user.getBucketAttributes('end_user_read_write');") },
+  'PUT /attributes/{bucket_name}': { methods: ['setAttributes'], code: signedIn("await keyway.user.setAttributes({ theme: 'dark' }, 'end_user_read_write');") },
+  'PATCH /attributes/{bucket_name}': { methods: ['updateAttributes'], code: signedIn("await keyway.user.updateAttributes({ theme: null, newsletter: true }, 'end_user_read_write');") },
+  'DELETE /attributes/{bucket_name}': { methods: ['deleteAttributes'], code: signedIn("await keyway.user.deleteAttributes(['theme'], 'end_user_read_write');") },
+  'GET /consent/gdpr': { methods: ['consents'], code: signedIn('const consents = await keyway.user.consents();') },
+  'PUT /consent/gdpr': { methods: ['setConsents'], code: signedIn("await keyway.user.setConsents(['analytics']);") },
+  'POST /consent/gdpr': { methods: ['addConsents'], code: signedIn("await keyway.user.addConsents(['marketing']);") },
+  'DELETE /consent/gdpr': { methods: ['removeConsents', 'removeAllConsents'], code: signedIn("await keyway.user.removeConsents(['marketing']);\n// or remove them all: await keyway.user.removeAllConsents();") },
+  'POST /persons/{person_id}/impersonate/v2': {
+    methods: ['impersonate'],
+    code: signedIn("const answer = await keyway.user.impersonate('pid:0193a1f2c4b87d3e9f10a2b3c4d5e6f7', 'https://app.example.com/');"),
+  },
+  'POST /direct-id': { methods: ['directId'], code: signedIn('const { direct_id } = await keyway.user.directId();') },
+};
+
+/** An example value for a schema: its own example, default, const or first enum value, else one built from its type. */
+export function exampleOf(spec: ApiSpec, schema: Schema | undefined, depth = 0, seen: string[] = []): Json {
+  if (!schema || depth > 6) return null;
+  if (schema.$ref) {
+    if (seen.includes(schema.$ref)) return null;
+    return exampleOf(spec, spec.lookup<Schema>(schema.$ref), depth + 1, [...seen, schema.$ref]);
+  }
+  if (schema.example !== undefined) return schema.example;
+  if (schema.examples?.length) return schema.examples[0]!;
+  if (schema.const !== undefined) return schema.const;
+  if (schema.default !== undefined) return schema.default;
+  if (schema.enum?.length) return schema.enum[0]!;
+  if (schema.allOf) {
+    const parts = schema.allOf.map((s) => exampleOf(spec, s, depth + 1, seen));
+    if (parts.every((p) => p && typeof p === 'object' && !Array.isArray(p))) return Object.assign({}, ...parts) as JsonObject;
+    return parts[0] ?? null;
+  }
+  const variant = schema.oneOf?.[0] ?? schema.anyOf?.[0];
+  if (variant) return exampleOf(spec, variant, depth + 1, seen);
+  const type = Array.isArray(schema.type) ? schema.type.find((t) => t !== 'null') : schema.type;
+  if (type === 'object' || schema.properties) {
+    const out: JsonObject = {};
+    for (const [k, v] of Object.entries(schema.properties ?? {})) {
+      if (schema.required?.includes(k)) out[k] = exampleOf(spec, v, depth + 1, seen);
+    }
+    return out;
+  }
+  if (type === 'array') return [exampleOf(spec, schema.items, depth + 1, seen)];
+  if (type === 'integer' || type === 'number') return schema.minimum ?? 1;
+  if (type === 'boolean') return true;
+  if (type === 'string') return schema.format === 'date-time' ? '2026-03-14T09:20:00Z' : schema.format === 'email' ? 'ada@example.com' : 'string';
+  return null;
+}
+
+/** The example of a media type: `example`, else the first of `examples`, else one built from the schema. */
+export function mediaExample(spec: ApiSpec, media: MediaType): Json {
+  if (media.example !== undefined) return media.example;
+  const first = Object.values(media.examples ?? {})[0];
+  if (first) return (first.$ref ? spec.lookup<{ value?: Json }>(first.$ref).value : first.value) ?? null;
+  return exampleOf(spec, media.schema);
+}
+
+const scalar = (v: Json): string => (v === null ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v));
+
+/** The request an operation's samples send: the first security alternative, required parameters, the body example. */
+export function requestModel(spec: ApiSpec, op: Operation): RequestModel {
+  const headers: RequestModel['headers'] = [];
+  let basicAuth: RequestModel['basicAuth'];
+  const schemes = spec.doc.components?.securitySchemes ?? {};
+  for (const name of Object.keys(op.security[0] ?? {})) {
+    const scheme = schemes[name];
+    if (!scheme) throw new Error(`API reference: ${op.method.toUpperCase()} ${op.path} uses the undefined security scheme ${name}`);
+    if (scheme.type === 'apiKey' && scheme.in === 'header' && scheme.name) {
+      const value = /org/i.test(scheme.name) ? DEV_ORG_ID : /key/i.test(scheme.name) ? DEV_API_KEY : `YOUR_${name.toUpperCase()}`;
+      headers.push({ name: scheme.name, value: [value] });
+    } else if (scheme.type === 'http' && scheme.scheme === 'basic') {
+      basicAuth = { user: 'KEYWAY_CLIENT_ID', password: 'KEYWAY_CLIENT_SECRET' };
+    } else {
+      // Bearer schemes and OAuth2: the user token for SDK calls, an OAuth2 access token otherwise.
+      const variable = name === 'UserToken' ? 'KEYWAY_USER_TOKEN' : 'KEYWAY_ACCESS_TOKEN';
+      headers.push({ name: 'Authorization', value: ['Bearer ', { variable, hint: name === 'UserToken' ? "the signed-in person's user token" : 'an OAuth2 access token' }] });
+    }
+  }
+  let target = op.path;
+  const query: string[] = [];
+  for (const p of op.parameters) {
+    const value = p.example ?? exampleOf(spec, p.schema);
+    if (p.in === 'path') {
+      const filled = value === null || value === '' || value === 'string' ? p.name.toUpperCase() : scalar(value);
+      target = target.replace(`{${p.name}}`, encodeURIComponent(filled).replace(/%3A/gi, ':'));
+    } else if (p.required && p.in === 'query') {
+      query.push(`${encodeURIComponent(p.name)}=${encodeURIComponent(scalar(value))}`);
+    } else if (p.required && p.in === 'header') {
+      headers.push({ name: p.name, value: [scalar(value)] });
+    }
+  }
+  if (query.length) target += `?${query.join('&')}`;
+
+  let body: RequestModel['body'];
+  const content = op.raw.requestBody ? spec.deref(op.raw.requestBody).content : undefined;
+  const [contentType, media] = Object.entries(content ?? {})[0] ?? [];
+  if (contentType && media) {
+    const example = mediaExample(spec, media);
+    if (contentType === 'application/json') body = { kind: 'json', value: example };
+    else if (contentType === 'application/x-www-form-urlencoded' && example && typeof example === 'object' && !Array.isArray(example))
+      body = { kind: 'form', fields: Object.entries(example).map(([k, v]) => [k, scalar(v)]) };
+    else body = { kind: 'raw', contentType, text: typeof example === 'string' ? example : JSON.stringify(example) };
+  }
+  return { method: op.method.toUpperCase(), target, headers, basicAuth, body };
+}
+
+const variablesOf = (m: RequestModel): { variable: string; hint: string }[] => {
+  const vars = m.headers.flatMap((h) => h.value.filter((p): p is { variable: string; hint: string } => typeof p !== 'string'));
+  if (m.basicAuth)
+    vars.push({ variable: m.basicAuth.user, hint: 'the OAuth2 client id' }, { variable: m.basicAuth.password, hint: 'the OAuth2 client secret' });
+  return vars;
+};
+
+const shellSingle = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
+const shellDouble = (parts: Part[]): string =>
+  `"${parts.map((p) => (typeof p === 'string' ? p.replace(/(["\\$`])/g, '\\$1') : `$${p.variable}`)).join('')}"`;
+
+export function curlSample(m: RequestModel, base = LOCAL_BASE_URL): string {
+  const lines = [`curl -X ${m.method} ${shellSingle(base + m.target)}`];
+  for (const h of m.headers) {
+    const dynamic = h.value.some((p) => typeof p !== 'string');
+    lines.push(`  -H ${dynamic ? shellDouble([`${h.name}: `, ...h.value]) : shellSingle(`${h.name}: ${h.value.join('')}`)}`);
+  }
+  if (m.basicAuth) lines.push(`  -u "$${m.basicAuth.user}:$${m.basicAuth.password}"`);
+  if (m.body?.kind === 'json') lines.push(`  -H 'Content-Type: application/json'`, `  --data ${shellSingle(JSON.stringify(m.body.value, null, 2))}`);
+  if (m.body?.kind === 'form') for (const [k, v] of m.body.fields) lines.push(`  --data-urlencode ${shellSingle(`${k}=${v}`)}`);
+  if (m.body?.kind === 'raw') lines.push(`  -H ${shellSingle(`Content-Type: ${m.body.contentType}`)}`, `  --data-binary ${shellSingle(m.body.text)}`);
+  const vars = variablesOf(m);
+  const preface = vars.length ? vars.map((v) => `# ${v.variable}: ${v.hint}`).join('\n') + '\n' : '';
+  return preface + lines.join(' \\\n');
+}
+
+const jsString = (s: string): string => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'").replace(/\n/g, '\\n')}'`;
+const jsParts = (parts: Part[]): string =>
+  parts.every((p) => typeof p === 'string')
+    ? jsString(parts.join(''))
+    : '`' + parts.map((p) => (typeof p === 'string' ? p.replace(/[`\\$]/g, '\\$&') : `\${${p.variable}}`)).join('') + '`';
+
+export function fetchSample(m: RequestModel, base = LOCAL_BASE_URL): string {
+  const out: string[] = [];
+  for (const v of variablesOf(m)) out.push(`const ${v.variable} = '…'; // ${v.hint}`);
+  const headers = m.headers.map((h) => `    ${jsString(h.name)}: ${jsParts(h.value)},`);
+  if (m.basicAuth) headers.push(`    Authorization: 'Basic ' + btoa(\`\${${m.basicAuth.user}}:\${${m.basicAuth.password}}\`),`);
+  let body = '';
+  if (m.body?.kind === 'json') {
+    headers.push(`    'Content-Type': 'application/json',`);
+    body = `  body: JSON.stringify(${JSON.stringify(m.body.value, null, 2).replace(/\n/g, '\n  ')}),`;
+  } else if (m.body?.kind === 'form') {
+    body = `  body: new URLSearchParams(${JSON.stringify(Object.fromEntries(m.body.fields), null, 2).replace(/\n/g, '\n  ')}),`;
+  } else if (m.body?.kind === 'raw') {
+    headers.push(`    'Content-Type': ${jsString(m.body.contentType)},`);
+    body = `  body: ${jsString(m.body.text)},`;
+  }
+  out.push(
+    `const response = await fetch(${jsString(base + m.target)}, {`,
+    `  method: '${m.method}',`,
+    ...(headers.length ? ['  headers: {', ...headers, '  },'] : []),
+    ...(body ? [body] : []),
+    '});',
+    'console.log(response.status, await response.text());',
+  );
+  return out.join('\n');
+}
+
+export function sdkSample(call: SdkCall, base = LOCAL_BASE_URL): string {
+  return [
+    "import { Keyway } from '@keyway/sdk';",
+    '',
+    `const keyway = new Keyway({ oid: '${DEV_ORG_ID}', baseURL: '${base}' });`,
+    call.code,
+  ].join('\n');
+}
+
+/** JSON as a Python literal (True/False/None). */
+export function pythonLiteral(v: Json, indent = ''): string {
+  if (v === null) return 'None';
+  if (v === true) return 'True';
+  if (v === false) return 'False';
+  if (typeof v === 'number') return String(v);
+  if (typeof v === 'string') return JSON.stringify(v);
+  const inner = `${indent}    `;
+  if (Array.isArray(v)) return v.length ? `[\n${v.map((x) => inner + pythonLiteral(x, inner)).join(',\n')},\n${indent}]` : '[]';
+  const entries = Object.entries(v);
+  return entries.length ? `{\n${entries.map(([k, x]) => `${inner}${JSON.stringify(k)}: ${pythonLiteral(x, inner)}`).join(',\n')},\n${indent}}` : '{}';
+}
+
+export function pythonSample(m: RequestModel, base = LOCAL_BASE_URL): string {
+  const vars = variablesOf(m);
+  const out = [...(vars.length ? ['import os'] : []), 'import requests', ''];
+  for (const v of vars) out.push(`${v.variable} = os.environ["${v.variable}"]  # ${v.hint}`);
+  if (vars.length) out.push('');
+  const pyParts = (parts: Part[]): string =>
+    parts.every((p) => typeof p === 'string')
+      ? JSON.stringify(parts.join(''))
+      : 'f' + JSON.stringify(parts.map((p) => (typeof p === 'string' ? p.replace(/[{}]/g, '$&$&') : `{${p.variable}}`)).join(''));
+  const args = [JSON.stringify(base + m.target)];
+  if (m.headers.length || m.body?.kind === 'raw') {
+    const hs = m.headers.map((h) => `        ${JSON.stringify(h.name)}: ${pyParts(h.value)},`);
+    if (m.body?.kind === 'raw') hs.push(`        "Content-Type": ${JSON.stringify(m.body.contentType)},`);
+    args.push(`headers={\n${hs.join('\n')}\n    }`);
+  }
+  if (m.basicAuth) args.push(`auth=(${m.basicAuth.user}, ${m.basicAuth.password})`);
+  if (m.body?.kind === 'json') args.push(`json=${pythonLiteral(m.body.value, '    ')}`);
+  if (m.body?.kind === 'form') args.push(`data=${pythonLiteral(Object.fromEntries(m.body.fields), '    ')}`);
+  if (m.body?.kind === 'raw') args.push(`data=${JSON.stringify(m.body.text)}`);
+  out.push(`response = requests.request(\n    "${m.method}",\n    ${args.join(',\n    ')},\n)`, 'print(response.status_code, response.text)');
+  return out.join('\n');
+}
+
+const goString = (s: string): string => (s.includes('`') ? JSON.stringify(s) : '`' + s + '`');
+
+export function goSample(m: RequestModel, base = LOCAL_BASE_URL): string {
+  const vars = variablesOf(m);
+  const imports = ['"fmt"', '"io"', '"net/http"'];
+  if (vars.length) imports.push('"os"');
+  let bodyExpr = 'nil';
+  const contentType =
+    m.body?.kind === 'json' ? 'application/json' : m.body?.kind === 'form' ? 'application/x-www-form-urlencoded' : m.body?.kind === 'raw' ? m.body.contentType : undefined;
+  const setup: string[] = [];
+  if (m.body) {
+    imports.push('"strings"');
+    if (m.body.kind === 'form') {
+      imports.push('"net/url"');
+      setup.push('\tform := url.Values{}', ...m.body.fields.map(([k, v]) => `\tform.Set(${JSON.stringify(k)}, ${JSON.stringify(v)})`));
+      bodyExpr = 'strings.NewReader(form.Encode())';
+    } else {
+      const text = m.body.kind === 'json' ? JSON.stringify(m.body.value, null, 2) : m.body.text;
+      bodyExpr = `strings.NewReader(${goString(text)})`;
+    }
+  }
+  const goParts = (parts: Part[]): string =>
+    parts.map((p) => (typeof p === 'string' ? JSON.stringify(p) : `os.Getenv(${JSON.stringify(p.variable)})`)).join(' + ');
+  const lines = [
+    'package main',
+    '',
+    'import (',
+    ...imports.sort().map((i) => `\t${i}`),
+    ')',
+    '',
+    'func main() {',
+    ...setup,
+    `\treq, err := http.NewRequest(${JSON.stringify(m.method)}, ${JSON.stringify(base + m.target)}, ${bodyExpr})`,
+    '\tif err != nil {',
+    '\t\tpanic(err)',
+    '\t}',
+    ...m.headers.map((h) => `\treq.Header.Set(${JSON.stringify(h.name)}, ${goParts(h.value)})`),
+    ...(m.basicAuth ? [`\treq.SetBasicAuth(os.Getenv("${m.basicAuth.user}"), os.Getenv("${m.basicAuth.password}"))`] : []),
+    ...(contentType ? [`\treq.Header.Set("Content-Type", ${JSON.stringify(contentType)})`] : []),
+    '\tres, err := http.DefaultClient.Do(req)',
+    '\tif err != nil {',
+    '\t\tpanic(err)',
+    '\t}',
+    '\tdefer res.Body.Close()',
+    '\tbody, _ := io.ReadAll(res.Body)',
+    '\tfmt.Println(res.Status, string(body))',
+    '}',
+  ];
+  return lines.join('\n');
+}
+
+/** Every sample of an operation, in tab order; the SDK tab only where the SDK performs the call. */
+export function samplesFor(spec: ApiSpec, op: Operation): Sample[] {
+  const m = requestModel(spec, op);
+  const sdk = SDK_CALLS[`${op.method.toUpperCase()} ${op.path}`];
+  return [
+    { value: 'curl', label: 'curl', language: 'bash', code: curlSample(m) },
+    { value: 'fetch', label: 'JavaScript (fetch)', language: 'js', code: fetchSample(m) },
+    ...(sdk ? [{ value: 'sdk' as const, label: '@keyway/sdk', language: 'js', code: sdkSample(sdk) }] : []),
+    { value: 'python', label: 'Python', language: 'python', code: pythonSample(m) },
+    { value: 'go', label: 'Go', language: 'go', code: goSample(m) },
+  ];
+}

@@ -1,0 +1,29 @@
+import React, { lazy, Suspense, useState } from 'react';
+import styles from './styles.module.css';
+import type { TryItOperation } from './types';
+
+// The panel's code is its own chunk, fetched only when the reader opens it: API pages stay light on first load.
+const TryItPanel = lazy(() => import('./TryItPanel'));
+
+export default function ApiTryIt({ operation }: { operation: TryItOperation }): React.JSX.Element {
+  const [open, setOpen] = useState(false);
+  return (
+    <section className={styles.tryIt} aria-label="Try it">
+      {open ? (
+        <Suspense fallback={<p>Loading the try-it panel…</p>}>
+          <TryItPanel operation={operation} />
+        </Suspense>
+      ) : (
+        <>
+          <p className={styles.note}>
+            Send <code>{`${operation.method} ${operation.path}`}</code> from this page to a Keyway API server: the local identity server (
+            <code>http://localhost:8787</code>) by default. The credentials you enter stay in this browser tab.
+          </p>
+          <button type="button" className="button button--primary" onClick={() => setOpen(true)}>
+            Try it
+          </button>
+        </>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,243 @@
+// The generated REST API reference (site/plugins/api-reference): a page for every operation of the contract, category
+// pages listing their operations, pages that compile as MDX, request samples that work against a real local identity
+// server, SDK samples naming methods the SDK has, and the try-it request builder's answers to bad input.
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { compile } from '@mdx-js/mdx';
+import matter from 'gray-matter';
+import remarkGfm from 'remark-gfm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiSpec, categoriesSidebar, operationSlug, referenceSidebar, writeApiReference, type Operation } from '../plugins/api-reference';
+import { SDK_CALLS } from '../plugins/api-reference/samples';
+import { buildRequest } from '../src/components/api/TryItPanel';
+import type { TryItOperation } from '../src/components/api/types';
+
+const run = promisify(execFile);
+const here = path.dirname(fileURLToPath(import.meta.url));
+const siteDir = path.resolve(here, '..');
+const repoRoot = path.resolve(siteDir, '..');
+const openapiFile = path.join(repoRoot, 'api', 'openapi.yaml');
+const operationsMd = path.join(repoRoot, '..', 'shared', 'spec', 'api-operations.md');
+const routesTxt = [path.join(repoRoot, '..', 'shared', 'spec', 'routes.txt'), path.join(repoRoot, 'e2e', 'routes.txt')].find((f) => fs.existsSync(f))!;
+
+/** `METHOD /path` of every operation the spec lists: the bullets of each tag and the SDK-facing list. */
+function specOperations(): { key: string; tag?: string }[] {
+  const text = fs.readFileSync(operationsMd, 'utf8');
+  const out: { key: string; tag?: string }[] = [];
+  let tag: string | undefined;
+  for (const line of text.split('\n')) {
+    const h = /^## ([a-z0-9-]+)\b/.exec(line);
+    if (h) tag = h[1];
+    if (/^## SDK-facing/.test(line)) tag = undefined;
+    const b = /^- `([A-Z]+) (\/[^`\s]*)`/.exec(line);
+    if (b) out.push({ key: `${b[1]} ${b[2]}`, tag });
+  }
+  // The SDK list abbreviates: `GET|PUT /x`, a bare `/x/v2` repeating the methods before it, `/impersonate/v2` for a
+  // path ending like the one before it.
+  const sdk = text.slice(text.indexOf('## SDK-facing'));
+  let methods: string[] = [];
+  let prev = '';
+  for (const [, item] of sdk.matchAll(/`([^`]+)`/g)) {
+    const m = /^(?:([A-Z|]+) )?(\/\S*)$/.exec(item!);
+    if (!m) continue;
+    if (m[1]) methods = m[1].split('|');
+    let p = m[2]!;
+    const first = p.split('/')[1]!;
+    const at = prev.lastIndexOf(`/${first}`);
+    if (!m[1] && at > 0 && !p.startsWith(prev.slice(0, at + first.length + 1))) p = prev.slice(0, at) + p;
+    for (const method of methods) out.push({ key: `${method} ${p}` });
+    prev = p;
+  }
+  return out;
+}
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'keyway-api-reference-'));
+const docsApiDir = path.join(tmp, 'api');
+let operations: Operation[];
+const pageFile = (o: Operation) => path.join(docsApiDir, '_generated', o.primaryTag, `${o.slug}.mdx`);
+const categoryFile = (tag: string) => path.join(docsApiDir, 'categories', `${tag}.mdx`);
+
+beforeAll(() => {
+  fs.mkdirSync(docsApiDir, { recursive: true });
+  fs.copyFileSync(path.join(siteDir, 'docs', 'api', '_overview.mdx'), path.join(docsApiDir, '_overview.mdx'));
+  operations = writeApiReference(openapiFile, docsApiDir).operations;
+});
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+describe('pages', () => {
+  it('slugs are the method and the path in words', () => {
+    expect(operationSlug('get', '/persons/{person_id}/attributes')).toBe('get-persons-person-id-attributes');
+    expect(operationSlug('get', '/.well-known/openid-configuration')).toBe('get-well-known-openid-configuration');
+  });
+
+  it('every operation of the spec and of the contract has its page at /docs/api/<method-and-path-in-words>', () => {
+    const contract = ApiSpec.load(openapiFile).operations();
+    const listed = fs.existsSync(operationsMd) ? specOperations() : contract.map((o) => ({ key: `${o.method.toUpperCase()} ${o.path}` }));
+    expect(listed.length).toBeGreaterThan(100);
+    const byKey = new Map(operations.map((o) => [`${o.method.toUpperCase()} ${o.path}`, o]));
+    const missing = listed.filter((l) => !byKey.has(l.key)).map((l) => l.key);
+    expect(missing, 'operations of the spec without a page').toEqual([]);
+    expect(operations.length).toBe(contract.length);
+    for (const o of operations) {
+      const page = matter(fs.readFileSync(pageFile(o), 'utf8'));
+      expect(page.data.slug, o.slug).toBe(`/${operationSlug(o.method, o.path)}`);
+      expect(page.data.title).toBe(o.summary);
+      expect(page.content).toContain(`<ApiEndpoint method="${o.method}" path=${JSON.stringify(o.path)} />`);
+    }
+  });
+
+  it('every category of routes.txt has a page listing exactly the operations of its tag', () => {
+    const categories = fs
+      .readFileSync(routesTxt, 'utf8')
+      .split('\n')
+      .map((l) => /^\/docs\/category\/api\/(\S+)/.exec(l.trim())?.[1])
+      .filter((t): t is string => !!t);
+    expect(categories).toHaveLength(22);
+    const listed = fs.existsSync(operationsMd) ? specOperations() : [];
+    for (const tag of categories) {
+      const page = matter(fs.readFileSync(categoryFile(tag), 'utf8'));
+      expect(page.data.slug).toBe(`/category/api/${tag}`);
+      const links = [...page.content.matchAll(/\]\(\/docs\/api\/([a-z0-9-]+)\)/g)].map((m) => m[1]);
+      const expected = operations.filter((o) => o.tags.includes(tag)).map((o) => o.slug);
+      expect(expected.length, tag).toBeGreaterThan(0);
+      expect(new Set(links), tag).toEqual(new Set(expected));
+      expect(page.content).toContain(`## Operations (${expected.length})`);
+      for (const l of listed.filter((x) => x.tag === tag)) {
+        const [method, p] = l.key.split(' ') as [string, string];
+        expect(links, `${tag} lists ${l.key}`).toContain(operationSlug(method, p));
+      }
+    }
+    // The umbrella lists every management operation.
+    const umbrella = fs.readFileSync(categoryFile('identity-management'), 'utf8');
+    expect(umbrella).toContain('](/docs/api/get-persons)');
+  });
+
+  it('every generated page compiles as MDX, with its tables, samples and try-it panel', async () => {
+    const files = [
+      ...operations.map(pageFile),
+      ...fs.readdirSync(path.join(docsApiDir, 'categories')).map((f) => path.join(docsApiDir, 'categories', f)),
+      path.join(docsApiDir, '_generated', 'index.mdx'),
+    ];
+    for (const file of files) {
+      const { content } = matter(fs.readFileSync(file, 'utf8'));
+      await expect(compile(content, { remarkPlugins: [remarkGfm] }), file).resolves.toBeTruthy();
+    }
+    const page = fs.readFileSync(pageFile(operations.find((o) => o.slug === 'post-persons')!), 'utf8');
+    for (const heading of ['## Authentication', '## Parameters', '## Request body', '## Responses', '### 201 Created', '### Errors', '## Request samples', '## Try it'])
+      expect(page).toContain(heading);
+    expect(page).toContain('| `handles[].type` | string | yes |');
+    expect(page).toContain('<Tabs groupId="api-language">');
+    for (const label of ['curl', 'JavaScript (fetch)', 'Python', 'Go']) expect(page).toContain(`label="${label}"`);
+    expect(page).not.toContain('label="@keyway/sdk"');
+    const me = fs.readFileSync(pageFile(operations.find((o) => o.slug === 'get-me')!), 'utf8');
+    expect(me).toContain('label="@keyway/sdk"');
+    expect(me).toContain('keyway.user.me()');
+  }, 120_000);
+
+  it('sidebars: the api instance groups operations by tag; the public one holds only the category pages', () => {
+    const ref = referenceSidebar(openapiFile);
+    const persons = ref.find((i) => typeof i === 'object' && 'label' in i && i.label === 'Persons') as { items: { id?: string }[] };
+    expect(persons.items.map((i) => i.id)).toContain('persons/get-persons');
+    const docIds = JSON.stringify(ref).match(/"id":"[^"]+"/g) ?? [];
+    expect(docIds.length).toBe(operations.length + 1);
+    const pub = JSON.stringify(categoriesSidebar());
+    expect(pub).not.toMatch(/get-persons/);
+    expect(pub.match(/"type":"doc"/g)).toHaveLength(22);
+  });
+});
+
+describe('SDK samples', () => {
+  it('name methods that @keyway/sdk defines, on operations the contract has', () => {
+    const src = ['keyway.ts', 'user.ts'].map((f) => fs.readFileSync(path.join(repoRoot, 'packages', 'sdk', 'src', f), 'utf8')).join('\n');
+    const keys = new Set(operations.map((o) => `${o.method.toUpperCase()} ${o.path}`));
+    for (const [key, call] of Object.entries(SDK_CALLS)) {
+      expect(keys.has(key), key).toBe(true);
+      for (const m of call.methods) expect(src, `${key}: SDK method ${m}`).toMatch(new RegExp(`^\\s+(?:async )?${m}\\(`, 'm'));
+    }
+  });
+});
+
+describe('try-it request builder', () => {
+  const op: TryItOperation = {
+    method: 'GET',
+    path: '/persons/{person_id}',
+    security: ['OrgId', 'ApiKey'],
+    parameters: [{ name: 'person_id', in: 'path', required: true }],
+  };
+  const creds = { orgId: 'org_1', apiKey: 'k' };
+
+  it('names what is missing or malformed', () => {
+    expect(buildRequest(op, 'localhost:8787', { 'path:person_id': 'pid:1' }, creds, '')).toEqual({
+      error: 'The base URL "localhost:8787" is not an http(s) URL, e.g. http://localhost:8787.',
+    });
+    expect(buildRequest(op, 'http://localhost:8787', {}, creds, '')).toEqual({ error: 'Fill in the path parameter "person_id".' });
+    expect(buildRequest(op, 'http://localhost:8787', { 'path:person_id': 'pid:1' }, { orgId: 'org_1' }, '')).toEqual({
+      error: 'Fill in the API key (Keyway-API-Key): this operation needs it.',
+    });
+    const post: TryItOperation = { method: 'POST', path: '/groups', security: [], parameters: [], contentType: 'application/json' };
+    const bad = buildRequest(post, 'http://localhost:8787', {}, {}, '{"name": ');
+    expect('error' in bad && bad.error).toMatch(/^The request body is not valid JSON: /);
+  });
+
+  it('builds the URL, headers and body', () => {
+    const built = buildRequest(op, 'http://127.0.0.1:9/base/', { 'path:person_id': 'pid:a/b' }, creds, '');
+    if ('error' in built) throw new Error(built.error);
+    expect(built.url).toBe('http://127.0.0.1:9/base/persons/pid%3Aa%2Fb');
+    const h = built.init.headers as Headers;
+    expect([h.get('Keyway-OrgID'), h.get('Keyway-API-Key')]).toEqual(['org_1', 'k']);
+  });
+});
+
+describe('curl samples against a local identity server', () => {
+  let server: { url: string; close(): Promise<void> } | undefined;
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'keyway-api-reference-data-'));
+  beforeAll(async () => {
+    const { startIdentityServer, DEFAULT_DEV_API_KEY } = await import('@keyway/identity-server');
+    server = await startIdentityServer({ port: 0, dataDir, devMode: true, apiKey: DEFAULT_DEV_API_KEY, corsOrigins: [] });
+  }, 60_000);
+  afterAll(async () => {
+    await server?.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  /** Runs the curl block of a page as a reader would paste it, against the test server; answers status and body. */
+  async function runCurl(slug: string, env: Record<string, string> = {}): Promise<{ status: number; body: string }> {
+    const o = operations.find((x) => x.slug === slug)!;
+    const page = fs.readFileSync(pageFile(o), 'utf8');
+    const block = /<TabItem value="curl" label="curl">\s*```bash\n([\s\S]*?)\n```/.exec(page)?.[1];
+    if (!block) throw new Error(`no curl sample on ${slug}`);
+    const script = block.replaceAll('http://localhost:8787', server!.url) + ` -sS -w '\\n%{http_code}'`;
+    const { stdout } = await run('sh', ['-c', script], { env: { ...process.env, ...env } });
+    const at = stdout.lastIndexOf('\n');
+    return { status: Number(stdout.slice(at + 1)), body: stdout.slice(0, at) };
+  }
+
+  it('management calls: create and list groups, create a person in that group, list persons', async () => {
+    const group = await runCurl('post-groups');
+    expect(group.status, group.body).toBeLessThan(300);
+    const groups = await runCurl('get-groups');
+    expect(groups.status, groups.body).toBe(200);
+    const created = await runCurl('post-persons');
+    expect(created.status, created.body).toBe(201);
+    expect(JSON.parse(created.body).result.person_id).toMatch(/^pid:/);
+    const list = await runCurl('get-persons');
+    expect(list.status, list.body).toBe(200);
+    expect(JSON.parse(list.body).meta.pagination.total_count).toBeGreaterThanOrEqual(1);
+  });
+
+  it('public and SDK calls: discovery, an anonymous person, then /me with its token', async () => {
+    const discovery = await runCurl('get-well-known-openid-configuration');
+    expect(discovery.status).toBe(200);
+    expect(JSON.parse(discovery.body).jwks_uri).toBeTruthy();
+    const anonymous = await runCurl('post-persons-anonymous');
+    expect(anonymous.status, anonymous.body).toBe(200);
+    const token = JSON.parse(anonymous.body).result.token as string;
+    const me = await runCurl('get-me', { KEYWAY_USER_TOKEN: token });
+    expect(me.status, me.body).toBe(200);
+    expect(JSON.parse(me.body).result.person.person_type).toBe('anonymous');
+  });
+});
