@@ -190,6 +190,16 @@ export async function buildApp(ctx: Ctx, opts: AppOptions): Promise<FastifyInsta
     maxAge: 600,
   });
 
+  // Pages the server renders (hosted login, SSO returns, dev mailbox) must not be framed by other sites.
+  app.addHook('onSend', async (_req, reply, payload) => {
+    reply.header('x-content-type-options', 'nosniff');
+    if (String(reply.getHeader('content-type') ?? '').startsWith('text/html')) {
+      reply.header('x-frame-options', 'DENY');
+      reply.header('referrer-policy', 'no-referrer');
+    }
+    return payload;
+  });
+
   app.setErrorHandler((err: FastifyError, req, reply) => {
     let status: number;
     let message: string;

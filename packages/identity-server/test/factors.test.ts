@@ -181,6 +181,8 @@ describe.each(BACKENDS)('password, TOTP, recovery, direct ID, impersonation, oth
     const authorize = `${t.server.url}/oauth2/authorize?` + new URLSearchParams({ response_type: 'code', client_id: 'keyway-dev-client', redirect_uri: redirect, state: 'st4te-1234', scope: 'openid', code_challenge: challenge, code_challenge_method: 'S256', nonce: 'n0nce' });
     const pageRes = await fetch(authorize);
     expect(pageRes.status).toBe(200);
+    expect(pageRes.headers.get('x-frame-options')).toBe('DENY');
+    expect(pageRes.headers.get('referrer-policy')).toBe('no-referrer');
     const html = await pageRes.text();
     const requestId = /name="request_id" value="([^"]+)"/.exec(html)![1]!;
     const form = (data: Record<string, string>) => ({ method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(data).toString(), redirect: 'manual' as const });
