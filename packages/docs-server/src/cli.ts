@@ -2,9 +2,11 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startDocsServer } from './server.js';
+import { assistantOptionsFromEnv } from './assistant/config.js';
 
 // Configuration (see the README): PORT, HOST, KEYWAY_SITE_DIR, KEYWAY_API_URL, KEYWAY_CSP_CONNECT_SRC,
-// KEYWAY_DOCS_ORG_ID, KEYWAY_DOCS_SECURE_COOKIE, KEYWAY_DOCS_SESSION_REVALIDATE_SECONDS.
+// KEYWAY_DOCS_ORG_ID, KEYWAY_DOCS_SECURE_COOKIE, KEYWAY_DOCS_SESSION_REVALIDATE_SECONDS, KEYWAY_ASSISTANT_* and
+// KEYWAY_SEARCH_RATE_LIMIT (the assistant).
 const here = path.dirname(fileURLToPath(import.meta.url));
 const siteDir = process.env.KEYWAY_SITE_DIR ?? path.resolve(here, '../../../site/build');
 const port = Number(process.env.PORT ?? 3000);
@@ -29,10 +31,17 @@ if (process.env.KEYWAY_API_URL && !orgId) {
   console.error('KEYWAY_DOCS_ORG_ID is required with KEYWAY_API_URL in production (the organization whose tokens open the gated docs).');
   process.exit(2);
 }
+let assistant;
+try {
+  assistant = assistantOptionsFromEnv(process.env);
+} catch (error) {
+  console.error((error as Error).message);
+  process.exit(2);
+}
 const gate = process.env.KEYWAY_API_URL ? { identityUrl: process.env.KEYWAY_API_URL, orgId, secureCookie, revalidateSeconds } : undefined;
 
 try {
-  const server = await startDocsServer({ siteDir, port, host: process.env.HOST ?? '127.0.0.1', connectSrc, gate });
+  const server = await startDocsServer({ siteDir, port, host: process.env.HOST ?? '127.0.0.1', connectSrc, gate, assistant });
   console.log(`Keyway docs: ${server.url}`);
   const stop = () => void server.close().then(() => process.exit(0));
   process.on('SIGINT', stop);

@@ -92,7 +92,12 @@ export async function chat(base: string, body: unknown, headers: Record<string, 
 }
 
 /** A local stand-in for an OpenAI-compatible chat endpoint that streams `reply` in small pieces. */
-export async function fakeLlm(reply: string | ((body: { messages: { role: string; content: string }[] }) => string), status = 200) {
+export async function fakeLlm(
+  reply: string | ((body: { messages: { role: string; content: string }[] }) => string),
+  status = 200,
+  /** Pause between streamed pieces, to watch an answer arrive. */
+  delayMs = 0,
+) {
   const requests: { headers: http.IncomingHttpHeaders; body: { model: string; stream: boolean; messages: { role: string; content: string }[] } }[] = [];
   const server = http.createServer((req, res) => {
     let raw = '';
@@ -106,11 +111,18 @@ export async function fakeLlm(reply: string | ((body: { messages: { role: string
       }
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       const text = typeof reply === 'function' ? reply(body) : reply;
-      for (const piece of text.match(/.{1,7}/gs) ?? []) {
-        res.write(`data: ${JSON.stringify({ id: 'x', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: piece } }] })}\n\n`);
-      }
-      res.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\n`);
-      res.end('data: [DONE]\n\n');
+      const pieces = text.match(/.{1,7}/gs) ?? [];
+      const finish = () => {
+        res.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\n`);
+        res.end('data: [DONE]\n\n');
+      };
+      const write = (i: number) => {
+        if (i >= pieces.length) return finish();
+        res.write(`data: ${JSON.stringify({ id: 'x', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: pieces[i] } }] })}\n\n`);
+        if (delayMs) setTimeout(() => write(i + 1), delayMs);
+        else write(i + 1);
+      };
+      write(0);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -214,3 +214,29 @@ describe('rate limits', () => {
     }
   });
 });
+
+describe('configuration from the environment', () => {
+  it('reads the model endpoint, feedback file and limits, and names the variable that is wrong', async () => {
+    const { assistantOptionsFromEnv } = await import('../src/assistant/config.js');
+    expect(assistantOptionsFromEnv({})).toEqual({});
+    expect(
+      assistantOptionsFromEnv({
+        KEYWAY_ASSISTANT_LLM_URL: 'http://localhost:11434/v1',
+        KEYWAY_ASSISTANT_LLM_MODEL: 'llama3.2',
+        KEYWAY_ASSISTANT_LLM_API_KEY: 'sk-1',
+        KEYWAY_ASSISTANT_FEEDBACK_FILE: '/var/lib/keyway/feedback.jsonl',
+        KEYWAY_ASSISTANT_RATE_LIMIT: '5',
+        KEYWAY_SEARCH_RATE_LIMIT: '60',
+      }),
+    ).toEqual({
+      llm: { url: 'http://localhost:11434/v1', model: 'llama3.2', apiKey: 'sk-1' },
+      feedbackFile: '/var/lib/keyway/feedback.jsonl',
+      chatPerMinute: 5,
+      searchPerMinute: 60,
+    });
+    expect(() => assistantOptionsFromEnv({ KEYWAY_ASSISTANT_LLM_URL: 'http://localhost:11434/v1' })).toThrow(/KEYWAY_ASSISTANT_LLM_MODEL is required/);
+    expect(() => assistantOptionsFromEnv({ KEYWAY_ASSISTANT_LLM_URL: 'localhost:11434', KEYWAY_ASSISTANT_LLM_MODEL: 'm' })).toThrow(/KEYWAY_ASSISTANT_LLM_URL/);
+    expect(() => assistantOptionsFromEnv({ KEYWAY_ASSISTANT_LLM_MODEL: 'm' })).toThrow(/need KEYWAY_ASSISTANT_LLM_URL/);
+    expect(() => assistantOptionsFromEnv({ KEYWAY_ASSISTANT_RATE_LIMIT: 'lots' })).toThrow(/KEYWAY_ASSISTANT_RATE_LIMIT must be a whole number/);
+  });
+});

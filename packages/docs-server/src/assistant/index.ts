@@ -3,3 +3,4 @@ export { retrieve, type Retrieval, type Retrieved } from './retrieve.js';
 export { extractiveAnswer, NOT_FOUND_ANSWER } from './extractive.js';
 export { streamCompletion, completionsUrl, type LlmConfig } from './llm.js';
 export { FeedbackStore, type FeedbackRecord } from './feedback.js';
+export { assistantOptionsFromEnv } from './config.js';
