@@ -94,7 +94,7 @@ describe.each(BACKENDS)('SAML SSO against a SAML 2.0 identity provider (%s)', (b
   beforeAll(async () => {
     idp = await startSamlIdp('Grace@Navy.example');
     // Configured through the management API from the IdP's metadata.
-    const created = await contractApi(t.server)('POST', '/organizations/sso/saml/provider-credentials', { label: 'Navy', idp_metadata_xml: idp.metadataXml }, { headers: { 'keyway-api-key': 'kw_dev_api_key_not_secret' } });
+    const created = await contractApi(t.server)('POST', '/organizations/sso/saml/provider-credentials', { label: 'Navy', idp_metadata_xml: idp.metadataXml, attribute_mapping: { email: 'work_email' } }, { headers: { 'keyway-api-key': 'kw_dev_api_key_not_secret' } });
     expect(created.status).toBe(201);
     expect(created.body.result).toMatchObject({ label: 'Navy', idp_entity_id: idp.issuer, sp_acs_url: `${t.server.url}/sso/saml/acs` });
     navy = created.body.result.id;
@@ -122,6 +122,9 @@ describe.each(BACKENDS)('SAML SSO against a SAML 2.0 identity provider (%s)', (b
     expect((await call('POST', '/sso/resolve', { challenge_id: ch.id, code: ret.searchParams.get('sso_code'), pkce_code_verifier: verifier })).status).toBe(204);
     const done = await call('GET', `/challenge/${ch.id}/v2`);
     expect(decodeClaims(done.body.result.token)).toMatchObject({ authenticated_methods: ['saml'], authentications: [{ method: 'saml', handle: 'grace@navy.example' }] });
+    // The mapped SAML attribute landed in the person's read-only bucket.
+    const attrs = await call('GET', '/attributes?buckets=end_user_read_only', undefined, { token: done.body.result.token });
+    expect(attrs.body.result).toEqual({ end_user_read_only: { work_email: 'Grace@Navy.example' } });
     // Replaying the same IdP answer fails: the challenge was used.
     expect((await submitAutoPost(idpPage)).status).toBe(400);
   });

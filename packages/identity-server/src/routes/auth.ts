@@ -8,6 +8,7 @@ import { assertReachable, parseHandle, type Handle } from '../handles.js';
 import { escapeHtml } from '../mailer.js';
 import { addHandle, createPerson, findPersonByHandle, getPerson, issueToken, resolveSignInPerson, type PersonRow } from '../persons.js';
 import * as S from '../schemas.js';
+import { writeBuckets } from './me.js';
 import { hashSecret, newOtpCode, newSecret, sameDigest } from '../secrets.js';
 import type { UserTokenClaims } from '../tokens.js';
 
@@ -146,6 +147,10 @@ export async function resolveChallengePerson(ctx: Ctx, row: ChallengeRow): Promi
 /** Signs the person of a completed challenge in and returns the token. */
 export async function finishSignIn(ctx: Ctx, row: ChallengeRow, method: string): Promise<string> {
   const resolved = await resolveChallengePerson(ctx, row);
+  const fromProvider = challengeData(row).sso_attributes;
+  if (fromProvider && typeof fromProvider === 'object') {
+    await writeBuckets(ctx, resolved.person.id, { end_user_read_only: fromProvider as Record<string, unknown> }, false, 'admin');
+  }
   return issueToken(ctx, resolved.person, { method, handle: rowHandle(row)?.value }, { firstToken: resolved.created, previous: resolved.previous, oid: row.org_id });
 }
 

@@ -276,7 +276,11 @@ export function registerSsoRoutes(app: FastifyInstance, ctx: Ctx): void {
       const email = [profile?.email, profile?.mail, profile?.['urn:oid:0.9.2342.19200300.100.1.3'], profile?.nameIDFormat?.endsWith('emailAddress') ? profile.nameID : undefined].find(
         (v): v is string => typeof v === 'string' && v.includes('@'),
       );
-      return ssoReturn(ctx, reply, row.id, d, email, profile?.nameID ?? '');
+      // attribute_mapping: SAML attribute → person attribute, stored read-only for the person at sign-in.
+      const mapping = (provider as SamlProviderConfig & { attribute_mapping?: Record<string, string> }).attribute_mapping ?? {};
+      const mapped: Record<string, unknown> = {};
+      for (const [samlName, attr] of Object.entries(mapping)) if (profile?.[samlName] !== undefined) mapped[attr] = profile[samlName];
+      return ssoReturn(ctx, reply, row.id, Object.keys(mapped).length ? { ...d, sso_attributes: mapped } : d, email, profile?.nameID ?? '');
     });
   });
 
