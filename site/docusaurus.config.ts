@@ -6,6 +6,7 @@ import { announcementFromEnv, announcementResetPlugin } from './plugins/announce
 import analyticsPlugin from './plugins/analytics';
 import postBuildPlugin from './plugins/postbuild';
 import { apiReferencePlugins, writeApiReference } from './plugins/api-reference';
+import { gatePlugins, gatedSitemapIgnore, publicDocsExclude } from './plugins/gate';
 
 // Every value a deployment may change comes from the environment at build time;
 // see the README's "Configuration" table. Nothing secret is committed.
@@ -62,24 +63,27 @@ const config: Config = {
           versions: { current: { label: 'Next' } },
           breadcrumbs: false,
           showLastUpdateTime: false,
+          // The gated sections are docs instances of their own (./plugins/gate): nothing of them in the public chunks.
+          exclude: ['**/_*.{js,jsx,ts,tsx,md,mdx}', '**/_*/**', '**/*.test.{js,jsx,ts,tsx}', '**/__tests__/**', ...publicDocsExclude],
         },
         blog: false,
         pages: {},
         theme: { customCss: './src/css/custom.css' },
-        sitemap: { changefreq: 'weekly', priority: 0.5, ignorePatterns: ['/login'] },
+        sitemap: { changefreq: 'weekly', priority: 0.5, ignorePatterns: ['/login', ...gatedSitemapIgnore] },
         // Analytics are our own plugin (./plugins/analytics): the tracker ID comes from the environment.
         gtag: undefined,
       } satisfies Preset.Options,
     ],
   ],
 
-  clientModules: ['./src/clientModules/chunkLoadFailure.ts'],
+  clientModules: ['./src/clientModules/chunkLoadFailure.ts', './src/clientModules/gate.ts'],
 
   plugins: [
     analyticsPlugin,
     announcementResetPlugin,
     postBuildPlugin,
     ...apiReferencePlugins(),
+    ...gatePlugins(),
     [
       '@docusaurus/plugin-client-redirects',
       { redirects: [{ from: '/docs', to: '/docs/intro' }] },

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { SidebarsConfig, SidebarItemConfig } from '@docusaurus/plugin-content-docs';
 import { categoriesSidebar } from './plugins/api-reference';
+import { withGatedLinks } from './plugins/gate/sidebars';
 
 const docsDir = path.join(__dirname, 'docs');
 
@@ -28,7 +29,7 @@ const sidebars: SidebarsConfig = {
         ...section('SDK reference', 'access/sdk'),
       ],
     },
-    ...section('Identity Protection', 'identity-protection'),
+    ...section('Identity Protection', 'identity-protection').map(withGatedLinks),
     ...section('Gate', 'gate'),
   ],
   // The API category pages; the overview and the operation pages are the `api` docs instance (site/plugins/api-reference).

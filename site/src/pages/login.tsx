@@ -1,22 +1,18 @@
 import React from 'react';
-import Link from '@docusaurus/Link';
 import Layout from '@theme/Layout';
 import Heading from '@theme/Heading';
+import BrowserOnly from '@docusaurus/BrowserOnly';
+import LoginPanel from '@site/src/components/login/LoginPanel';
+import styles from '@site/src/components/login/styles.module.css';
 
-// The sign-in form itself (built on @keyway/react) arrives with the gate; this page keeps the route and explains it.
+// /login?redirect_to=<path, search and hash>: sign in, then back to that page of this site (never elsewhere).
 export default function Login(): React.ReactElement {
   return (
     <Layout title="Sign in" description="Sign in to read the Keyway Identity Protection detections and queries guides." noFooter>
-      <main className="container margin-vert--xl" style={{ maxWidth: '36rem' }}>
+      <main className={styles.panel}>
         <Heading as="h1">Sign in</Heading>
-        <p>
-          The Identity Protection detections and queries guides are for signed-in Keyway customers. Every other page of these docs is
-          public.
-        </p>
-        <p>
-          Sign-in is not enabled on this build of the portal yet, so the gated guides cannot be opened here. You can keep reading the{' '}
-          <Link to="/docs/intro">public documentation</Link>.
-        </p>
+        <p>The Identity Protection detections and queries guides are for signed-in Keyway customers. Every other page of these docs is public.</p>
+        <BrowserOnly fallback={<p role="status">Loading sign-in…</p>}>{() => <LoginPanel />}</BrowserOnly>
       </main>
     </Layout>
   );

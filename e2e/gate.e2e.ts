@@ -1,0 +1,308 @@
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import type { Browser, BrowserContext, ConsoleMessage, Page } from 'playwright-core';
+import { startDocsServer, type StartedDocsServer } from '@keyway/docs-server';
+import { startIdentityServer } from '@keyway/identity-server';
+import { hydrated, isolatedContext, launchBrowser } from './browser';
+import { repoRoot, siteBuild } from './paths';
+
+// The gated section end to end: the site build served by a docs server with sign-in configured, a real identity
+// server (fresh database), Chromium. No mocks. GATE_E2E_SITE_DIR points the suite at another build of the site.
+const siteDir = process.env.GATE_E2E_SITE_DIR ?? siteBuild;
+const TOKEN_KEY = 'keyway.docs.token';
+const GATED = '/docs/identity-protection/detections/webhooks';
+const HASH = '#event-types';
+
+let browser: Browser;
+let identity: Awaited<ReturnType<typeof startIdentityServer>>;
+let docs: StartedDocsServer;
+let base: string;
+let dataDir: string;
+let context: BrowserContext;
+let page: Page;
+let consoleErrors: string[];
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+beforeAll(async () => {
+  const docsPort = await freePort();
+  base = `http://127.0.0.1:${docsPort}`;
+  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'keyway-gate-e2e-'));
+  identity = await startIdentityServer({ port: 0, dataDir, devMode: true, corsOrigins: [base] });
+  docs = await startDocsServer({ siteDir, port: docsPort, gate: { identityUrl: identity.url, orgId: identity.orgId } });
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+  await docs?.close();
+  await identity?.close().catch(() => undefined);
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+beforeEach(async () => {
+  context = await isolatedContext(browser, { viewport: { width: 1280, height: 900 } });
+  page = await context.newPage();
+  consoleErrors = [];
+  page.on('console', (m: ConsoleMessage) => {
+    if (m.type() === 'error') consoleErrors.push(m.text());
+  });
+});
+afterEach(async () => {
+  await context.close();
+});
+
+async function mailboxCode(email: string): Promise<string> {
+  const res = await fetch(`${identity.url}/dev/mailbox.json?to=${encodeURIComponent(email)}&limit=1`);
+  const item = ((await res.json()) as { result: { code: string | null }[] }).result[0];
+  if (!item?.code) throw new Error(`no code in the dev mailbox for ${email}`);
+  return item.code;
+}
+
+/** Signs in on /login (already open) with an e-mailed code read from the dev mailbox. */
+async function signInOnLoginPage(email: string): Promise<void> {
+  await page.getByLabel('Work e-mail address').fill(email);
+  await page.getByRole('button', { name: 'Send me a code' }).click();
+  const code = page.getByLabel('Code from the e-mail');
+  await code.waitFor();
+  await code.fill(await mailboxCode(email));
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+const storedToken = () => page.evaluate((k) => window.localStorage.getItem(k), TOKEN_KEY);
+const h1 = () => page.locator('article h1, main h1').first().textContent();
+const loginUrlFor = (target: string) => `${base}/login?redirect_to=${encodeURIComponent(target)}`;
+
+/** A signed-in page of the gated section, through the real /login flow. */
+async function signedIn(email: string, target = GATED + HASH): Promise<void> {
+  await page.goto(base + target);
+  await page.waitForURL(loginUrlFor(target));
+  await hydrated(page);
+  await signInOnLoginPage(email);
+  await page.waitForURL(base + target);
+  await hydrated(page);
+}
+
+describe('signing in to the gated section', () => {
+  it('sends a new visitor to /login with the page, returns there at its hash after e-mail code sign-in, survives reload and client navigation, and signs out', async () => {
+    await page.goto(base + GATED + HASH);
+    await page.waitForURL(loginUrlFor(GATED + HASH));
+    await hydrated(page);
+    await expect.poll(h1).toBe('Sign in');
+
+    await signInOnLoginPage('new.reader@example.com');
+    await page.waitForURL(base + GATED + HASH);
+    await hydrated(page);
+    await expect.poll(h1).toBe('Detection webhooks');
+    expect(await storedToken()).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
+    // At its hash: the section is scrolled into view.
+    await expect.poll(() => page.locator(HASH).evaluate((el) => Math.abs(el.getBoundingClientRect().top) < 200)).toBe(true);
+    // The session cookie is HttpOnly: the page cannot read it.
+    expect(await page.evaluate(() => document.cookie)).not.toContain('keyway_docs_session');
+    const cookie = (await context.cookies()).find((c) => c.name === 'keyway_docs_session');
+    expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Lax' });
+
+    await page.reload();
+    await hydrated(page);
+    await expect.poll(h1).toBe('Detection webhooks');
+
+    // Client-side navigation inside the gated section loads its chunks with the session.
+    await page.locator('nav[aria-label="Docs sidebar"]').getByRole('link', { name: 'Queries' }).click();
+    await page.waitForURL(`${base}/docs/identity-protection/queries`);
+    await expect.poll(h1).toBe('Queries and the identity data model');
+    await page.locator('nav[aria-label="Docs sidebar"]').getByRole('link', { name: 'Identity Protection' }).click();
+    await page.waitForURL(`${base}/docs/identity-protection/onboarding`);
+    await page.goBack();
+    await expect.poll(h1).toBe('Queries and the identity data model');
+
+    await expect.poll(() => page.getByTestId('session-bar').textContent()).toContain('new.reader@example.com');
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(`${base}/docs/identity-protection/onboarding`);
+    expect(await storedToken()).toBeNull();
+    expect((await context.cookies()).find((c) => c.name === 'keyway_docs_session')).toBeUndefined();
+
+    await page.goto(base + GATED);
+    await page.waitForURL(loginUrlFor(GATED));
+    expect(consoleErrors.filter((e) => !/401|404/.test(e))).toEqual([]);
+  });
+
+  it('sends a visitor without a token to /login on client-side navigation from a public page', async () => {
+    await page.goto(`${base}/docs/identity-protection/onboarding`);
+    await hydrated(page);
+    await page.locator('nav[aria-label="Docs sidebar"]').getByRole('link', { name: 'Detections (sign in)' }).click();
+    await page.waitForURL(loginUrlFor('/docs/identity-protection/detections'));
+    await hydrated(page);
+    await expect.poll(h1).toBe('Sign in');
+  });
+
+  it('a stored token whose server session ended opens a new session from /login without asking again', async () => {
+    await signedIn('returning@example.com');
+    await context.clearCookies();
+    await page.goto(base + GATED);
+    await page.waitForURL(base + GATED); // via /login, which reopened the session with the stored token
+    await hydrated(page);
+    await expect.poll(h1).toBe('Detection webhooks');
+  });
+
+  it('shows a wrong code in plain words and accepts the right one after it', async () => {
+    await page.goto(loginUrlFor(GATED));
+    await hydrated(page);
+    await page.getByLabel('Work e-mail address').fill('typo@example.com');
+    await page.getByRole('button', { name: 'Send me a code' }).click();
+    await page.getByLabel('Code from the e-mail').fill('000000');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/code is not right/);
+    await page.getByLabel('Code from the e-mail').fill(await mailboxCode('typo@example.com'));
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(base + GATED);
+  });
+});
+
+describe('invalid tokens', () => {
+  it('removes a tampered token on page load and sends the visitor to sign in', async () => {
+    await signedIn('tampered@example.com');
+    await page.evaluate((k) => {
+      const [h, p] = window.localStorage.getItem(k)!.split('.');
+      window.localStorage.setItem(k, `${h}.${p}.AAAA`);
+    }, TOKEN_KEY);
+    await page.reload();
+    await page.waitForURL(loginUrlFor(GATED + HASH));
+    await hydrated(page);
+    expect(await storedToken()).toBeNull();
+    await page.getByLabel('Work e-mail address').waitFor();
+  });
+
+  it('removes a token revoked at the identity server on page load and sends the visitor to sign in', async () => {
+    await signedIn('revoked@example.com', GATED);
+    const token = (await storedToken())!;
+    const revoke = await fetch(`${identity.url}/token/revoke`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token }) });
+    expect(revoke.status).toBe(200);
+    await page.reload();
+    await page.waitForURL(loginUrlFor(GATED));
+    await hydrated(page);
+    expect(await storedToken()).toBeNull();
+    await page.getByLabel('Work e-mail address').waitFor();
+  });
+});
+
+describe('open redirects', () => {
+  for (const evil of ['//evil.example/x', 'https://evil.example/', 'javascript:alert(1)', '/\\evil.example', '%2F%2Fevil.example']) {
+    it(`stays on the site after sign-in for redirect_to=${evil}`, async () => {
+      const email = `redirect-${evil.replace(/\W/g, '')}@example.com`;
+      await page.goto(`${base}/login?redirect_to=${encodeURIComponent(evil)}`);
+      await hydrated(page);
+      await signInOnLoginPage(email);
+      await page.waitForURL(`${base}/docs/intro`);
+      expect(new URL(page.url()).origin).toBe(base);
+    });
+  }
+});
+
+describe('identity server outage', () => {
+  // Last: it stops the identity server.
+  it('logs a validation failure on page load and keeps the visitor on the page', async () => {
+    await signedIn('outage@example.com', GATED);
+    await identity.close();
+    await page.reload();
+    await hydrated(page);
+    await expect
+      .poll(() => consoleErrors.some((e) => e.includes('could not be validated')), { timeout: 40_000, interval: 500 })
+      .toBe(true);
+    expect(page.url()).toBe(base + GATED);
+    expect(await storedToken()).not.toBeNull();
+    await expect.poll(h1).toBe('Detection webhooks');
+  }, 60_000);
+});
+
+describe('the leak test', () => {
+  // Every file of the build and every link found, fetched with no session from the suite's docs server: no
+  // distinctive sentence of any gated page may appear in any answer.
+  const gatedDirs = ['identity-protection/detections', 'identity-protection/queries'];
+  const publicSource = (): string => {
+    const out: string[] = [];
+    const walk = (dir: string) => {
+      for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+        const abs = path.join(dir, e.name);
+        const rel = path.relative(path.join(repoRoot, 'site/docs'), abs).split(path.sep).join('/');
+        if (gatedDirs.some((g) => rel === g || rel.startsWith(`${g}/`))) continue;
+        if (e.isDirectory()) walk(abs);
+        else if (/\.mdx?$/.test(e.name)) out.push(fs.readFileSync(abs, 'utf8'));
+      }
+    };
+    walk(path.join(repoRoot, 'site/docs'));
+    return out.join('\n');
+  };
+
+  /** Sentences of the gated pages (from the built HTML) that no public page of the docs also says. */
+  function distinctiveSentences(): Set<string> {
+    const manifest = JSON.parse(fs.readFileSync(path.join(siteDir, '.gate-manifest.json'), 'utf8')) as { pages: string[] };
+    const shared = publicSource();
+    const sentences = new Set<string>();
+    for (const rel of manifest.pages) {
+      const html = fs.readFileSync(path.join(siteDir, rel), 'utf8');
+      const article = html.match(/<article[\s\S]*<\/article>/)?.[0] ?? '';
+      for (const text of article.split(/<[^>]+>/)) {
+        const s = text.trim();
+        if (s.length >= 40 && /^[A-Za-z0-9 ,.()-]+$/.test(s) && !shared.includes(s)) sentences.add(s);
+      }
+      const title = html.match(/<h1[^>]*>([^<]+)<\/h1>/)?.[1];
+      if (title && title.length > 12 && !shared.includes(title)) sentences.add(title);
+    }
+    return sentences;
+  }
+
+  function buildFiles(): string[] {
+    const out: string[] = [];
+    const walk = (dir: string) => {
+      for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+        const abs = path.join(dir, e.name);
+        if (e.isDirectory()) walk(abs);
+        else if (!/\.(br|gz)$/.test(e.name)) out.push(path.relative(siteDir, abs).split(path.sep).join('/'));
+      }
+    };
+    walk(siteDir);
+    return out;
+  }
+
+  it('finds no gated sentence in any file or link served without a session', async () => {
+    const sentences = distinctiveSentences();
+    expect(sentences.size).toBeGreaterThan(100);
+    const seen = new Set<string>();
+    const pending: string[] = [];
+    const enqueue = (p: string) => {
+      if (!seen.has(p)) {
+        seen.add(p);
+        pending.push(p);
+      }
+    };
+    for (const rel of buildFiles()) {
+      enqueue(rel.endsWith('.html') ? `/${rel.replace(/(\/?index)?\.html$/, '')}` : `/${rel}`);
+      enqueue(`/${rel}`); // the .html spellings too
+    }
+    const leaks: string[] = [];
+    const statuses = new Map<number, number>();
+    const fetchOne = async (p: string) => {
+      for (const encoding of ['br', 'identity']) {
+        const res = await fetch(base + p, { headers: { 'accept-encoding': encoding } });
+        statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+        const body = await res.text();
+        for (const s of sentences) if (body.includes(s)) leaks.push(`${p} (${res.status}, ${encoding}): ${s.slice(0, 60)}`);
+        for (const m of body.matchAll(/(?:href|src)=["']?(\/(?!\/)[^"'\s>#?]*)/g)) enqueue(m[1]!);
+      }
+    };
+    while (pending.length) await Promise.all(pending.splice(0, 16).map(fetchOne));
+    expect(leaks).toEqual([]);
+    expect(seen.size).toBeGreaterThan(300);
+    expect(statuses.get(401)).toBeGreaterThan(0);
+  }, 120_000);
+});

@@ -1,0 +1,44 @@
+import type { ClientModule } from '@docusaurus/types';
+import { isGatedPath, loginHref, readToken } from '../components/login/storage';
+
+// The client side of the gate (spec §4–§6): navigation to a detections or queries page checks that a token is stored
+// and sends a visitor without one to /login; on window load the stored token is validated with the identity server
+// (analytics off, the docs organization). An invalid token is removed and the visitor goes to sign-in; when the
+// validation itself fails (identity server unreachable) the error is logged and the visitor stays.
+// The docs server enforces the same rule for every byte of gated content (packages/docs-server/src/gate).
+
+function requireToken(location: { pathname: string; search: string; hash: string }): boolean {
+  if (!isGatedPath(location.pathname) || readToken()) return true;
+  window.location.replace(loginHref(location));
+  return false;
+}
+
+async function validateOnLoad(): Promise<void> {
+  const { location } = window;
+  if (!isGatedPath(location.pathname)) return;
+  const token = readToken();
+  if (!token) return; // requireToken already sent the visitor to sign in
+  try {
+    // The SDK loads only here, on gated pages.
+    const { validateToken, dropInvalidToken } = await import('../components/login/session');
+    const result = await validateToken(token);
+    if (!result.valid) await dropInvalidToken(location);
+  } catch (error) {
+    console.error('Keyway docs: the sign-in token could not be validated; staying on the page.', error);
+  }
+}
+
+if (typeof window !== 'undefined') {
+  if (requireToken(window.location)) {
+    if (document.readyState === 'complete') void validateOnLoad();
+    else window.addEventListener('load', () => void validateOnLoad(), { once: true });
+  }
+}
+
+const gate: ClientModule = {
+  onRouteUpdate({ location }) {
+    requireToken(location);
+  },
+};
+
+export const { onRouteUpdate } = gate;

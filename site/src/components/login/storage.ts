@@ -1,0 +1,61 @@
+import gatedPrefixes from '@site/src/data/gated-prefixes.json';
+
+// What the gate needs on every page, without the SDK (which loads only where a token is validated or issued).
+
+/** Local storage key of the docs sign-in token (spec §3). */
+export const TOKEN_KEY = 'keyway.docs.token';
+/** Where /login sends a visitor whose redirect_to is missing or not a path of this site. */
+export const DEFAULT_RETURN = '/docs/intro';
+
+export const isGatedPath = (pathname: string): boolean =>
+  gatedPrefixes.some((p) => pathname === p || pathname.startsWith(`${p}/`));
+
+/** The stored token, or null (also when storage is unavailable: a warning, and the gate treats it as absent). */
+export function readToken(): string | null {
+  try {
+    return window.localStorage.getItem(TOKEN_KEY);
+  } catch (error) {
+    console.warn('Keyway docs: local storage is unavailable, sign-in cannot be remembered.', error);
+    return null;
+  }
+}
+
+export function storeToken(token: string): void {
+  try {
+    window.localStorage.setItem(TOKEN_KEY, token);
+  } catch (error) {
+    console.warn('Keyway docs: local storage is unavailable, sign-in cannot be remembered.', error);
+  }
+}
+
+export function clearToken(): void {
+  try {
+    window.localStorage.removeItem(TOKEN_KEY);
+  } catch {
+    // nothing stored then
+  }
+}
+
+/**
+ * The same-origin path (with search and hash) `redirect_to` names, or the default. Anything that would leave the
+ * site — `//host`, `https://…`, `javascript:`, backslash tricks — falls back to the default.
+ */
+export function safeRedirect(raw: string | null | undefined, origin: string): string {
+  if (!raw || !raw.startsWith('/') || raw.startsWith('//') || raw.includes('\\') || /[\u0000-\u001f]/.test(raw)) {
+    return DEFAULT_RETURN;
+  }
+  let url: URL;
+  try {
+    url = new URL(raw, origin);
+  } catch {
+    return DEFAULT_RETURN;
+  }
+  if (url.origin !== origin || url.pathname === '/login') return DEFAULT_RETURN;
+  return url.pathname + url.search + url.hash;
+}
+
+/** `/login?redirect_to=…` for a location of this site. */
+export function loginHref(location: { pathname: string; search: string; hash: string }): string {
+  return `/login?redirect_to=${encodeURIComponent(location.pathname + location.search + location.hash)}`;
+}
+
