@@ -3,8 +3,6 @@
 // model of /work/shared/spec/product-spec.md and api-operations.md: routes, links, prose length,
 // wording, API paths and curl requests, event, bucket, claim and header names, JSON examples and
 // TypeScript samples (type-checked against the packages installed in the workspace).
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -24,7 +22,6 @@ import {
   CONSISTENCY_VALUES,
   API_HOST,
   REGIMES,
-  BANNED,
   findOperations,
   openapi,
   openapiOperation,
@@ -32,16 +29,21 @@ import {
   checkQuery,
   successSchema,
   walk,
-  routeOf,
   readPage,
   parseCurls,
   typeCheck,
-  serverEntry,
   type OpenApiOperation,
   type Page,
   type Curl,
-  type LiveServer,
-  type ServerModule,
+  categoryProblems,
+  frontMatterProblems,
+  headingProblems,
+  linkProblems,
+  SCHEME_HEADER,
+  wordingProblems,
+  startLocalServer,
+  type LocalServer,
+  runRunnableSamples,
 } from './docs-helpers';
 
 const roomDir = path.join(docsDir, 'access', 'concepts');
@@ -103,72 +105,27 @@ describe('the concepts room', () => {
   });
 
   it('has a valid _category_.json in every folder', () => {
-    const dirs = [roomDir, ...walk(roomDir).filter((f) => /\.mdx?$/.test(f)).map((f) => path.dirname(f))];
-    for (const dir of new Set(dirs)) {
-      const file = path.join(dir, '_category_.json');
-      expect(fs.existsSync(file), file).toBe(true);
-      const cat = JSON.parse(fs.readFileSync(file, 'utf8')) as { label?: unknown; position?: unknown };
-      expect(typeof cat.label, file).toBe('string');
-      expect(typeof cat.position, file).toBe('number');
-    }
+    expect(categoryProblems([roomDir, ...walk(roomDir).filter((f) => /\.mdx?$/.test(f)).map((f) => path.dirname(f))])).toEqual([]);
   });
 
   it('gives every page title, sidebar_label, a one-sentence description and a unique sidebar_position', () => {
-    const positions = new Map<string, unknown[]>();
-    for (const p of pages) {
-      const { title, sidebar_label, description, sidebar_position } = p.data;
-      expect(typeof title === 'string' && title.length > 3, `${p.rel} title`).toBe(true);
-      expect(typeof sidebar_label === 'string' && sidebar_label.length <= 30, `${p.rel} sidebar_label`).toBe(true);
-      expect(typeof description, `${p.rel} description`).toBe('string');
-      expect(String(description), `${p.rel} description is one sentence`).toMatch(/^[A-Z][^]*[^.]\.$/);
-      expect(String(description).split(/\.\s+[A-Z]/).length, `${p.rel} description is one sentence`).toBe(1);
-      expect(Number.isInteger(sidebar_position), `${p.rel} sidebar_position`).toBe(true);
-      const dir = path.dirname(p.file);
-      positions.set(dir, [...(positions.get(dir) ?? []), sidebar_position]);
-    }
-    for (const [dir, list] of positions) expect(new Set(list).size, dir).toBe(list.length);
+    expect(frontMatterProblems(pages)).toEqual([]);
   });
 
   it('compiles every page and keeps headings unique, with the title as the only H1', () => {
     for (const p of pages) {
-      expect(p.headings.filter((h) => h.depth === 1), p.rel).toEqual([]);
-      const slugs = p.headings.map((h) => h.slug);
-      expect(slugs.filter((s, i) => slugs.indexOf(s) !== i), `${p.rel} duplicate headings`).toEqual([]);
+      expect(headingProblems(p)).toEqual([]);
       expect(p.headings.length, `${p.rel} has sections`).toBeGreaterThanOrEqual(3);
     }
   });
 
-  it('has at least 300 words of prose outside code on every page', () => {
+  it('has at least 300 words of prose outside code on every page, no banned wording and no unreplaced {product}', () => {
     if (process.env.SHOW_WORDS) console.log(pages.map((p) => `${p.words}\t${p.rel}`).join('\n'));
-    for (const p of pages) expect(p.words, `${p.rel} prose words`).toBeGreaterThanOrEqual(300);
-  });
-
-  it('never uses banned wording or an unreplaced {product}', () => {
-    for (const p of pages) {
-      expect(p.raw.match(BANNED)?.[0], p.rel).toBeUndefined();
-      expect(p.raw, p.rel).not.toContain('{product}');
-    }
+    expect(pages.flatMap((p) => wordingProblems(p))).toEqual([]);
   });
 
   it('links only to routes that exist, and to headings that exist on our own pages', () => {
-    for (const p of pages) {
-      for (const link of p.links) {
-        const [target = '', anchor] = link.split('#');
-        let route: string;
-        if (/^[a-z]+:/i.test(target)) throw new Error(`${p.rel}: external link ${link} (link only to site routes)`);
-        if (target === '') route = p.route;
-        else if (target.startsWith('/')) route = target.replace(/\/$/, '');
-        else {
-          expect(target, `${p.rel}: relative links must name a .md file`).toMatch(/\.mdx?$/);
-          const file = path.resolve(path.dirname(p.file), target);
-          expect(fs.existsSync(file), `${p.rel}: ${link} (no such file)`).toBe(true);
-          route = routeOf(file);
-        }
-        expect(allRoutes.has(route) || byRoute.has(route), `${p.rel}: ${link} is not a route`).toBe(true);
-        const own = byRoute.get(route);
-        if (anchor && own) expect(own.headings.map((h) => h.slug), `${p.rel}: ${link} (no such heading)`).toContain(anchor);
-      }
-    }
+    expect(pages.flatMap((p) => linkProblems(p, byRoute))).toEqual([]);
   });
 
   it('links every page to at least two other pages (next steps)', () => {
@@ -230,13 +187,6 @@ describe('accuracy against the spec', () => {
   });
 
   it.skipIf(!openapi)('matches api/openapi.yaml wherever it describes the operation: credentials, request bodies and responses', () => {
-    const SCHEME_HEADER: Record<string, (c: Curl) => boolean> = {
-      OrgId: (c) => c.headers['keyway-orgid'] !== undefined,
-      ApiKey: (c) => c.headers['keyway-api-key'] !== undefined,
-      UserToken: (c) => /^Bearer \S+$/.test(c.headers.authorization ?? ''),
-      OAuth2AccessToken: (c) => /^Bearer \S+$/.test(c.headers.authorization ?? ''),
-      ClientBasic: (c) => /^Basic \S+$/.test(c.headers.authorization ?? '') || c.text.includes(' -u '),
-    };
     let requests = 0;
     let responses = 0;
     for (const p of pages) {
@@ -428,79 +378,25 @@ describe('accuracy against the spec', () => {
 // ---------------------------------------------------------------------------------------------
 
 describe('runnable samples against the local identity server', () => {
-  let server: LiveServer | undefined;
-  let apiKey = '';
-  let dataDir = '';
+  let local: LocalServer | undefined;
   let startError = '';
 
   beforeAll(async () => {
     try {
-      const mod = (await import(/* @vite-ignore */ serverEntry)) as ServerModule;
-      dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'keyway-concepts-'));
-      server = await mod.startIdentityServer({ port: 0, dataDir, devMode: true, logger: false });
-      apiKey = mod.DEFAULT_DEV_API_KEY;
+      local = await startLocalServer('keyway-concepts-');
     } catch (err) {
       startError = (err as Error).stack ?? String(err);
     }
   }, 60_000);
 
   afterAll(async () => {
-    await server?.close();
-    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+    await local?.close();
   });
-
-  async function anonymousPerson(live: LiveServer): Promise<{ token: string; personId: string }> {
-    const res = await fetch(`${live.url}/persons/anonymous`, {
-      method: 'POST',
-      headers: { 'Keyway-OrgID': live.orgId, 'Content-Type': 'application/json' },
-      body: '{}',
-    });
-    const body = (await res.json()) as { result?: { token?: string } };
-    const token = body.result?.token ?? '';
-    const claims = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as { person_id?: string };
-    return { token, personId: claims.person_id ?? '' };
-  }
 
   it('runs every runnable request and gets the documented status and result fields', async () => {
     expect(startError, 'the identity server starts').toBe('');
-    const live = server as LiveServer;
-    let ran = 0;
-    for (const p of pages) {
-      for (const [i, block] of p.code.entries()) {
-        if (!/\brunnable\b/.test(block.meta)) continue;
-        expect(['bash', 'sh', 'shell'], `${p.rel}: only shell blocks are runnable`).toContain(block.lang);
-        const next = p.code[i + 1];
-        const documented =
-          next?.lang === 'json' && /title="Response/.test(next.meta) ? (JSON.parse(next.value) as { result?: unknown; errors?: { httpcode: number }[] }) : undefined;
-        const curls = parseCurls(block.value);
-        expect(curls.length, `${p.rel}: a runnable block holds requests`).toBeGreaterThan(0);
-        for (const c of curls) {
-          const person = await anonymousPerson(live);
-          const vars: Record<string, string> = { KEYWAY_ORG_ID: live.orgId, KEYWAY_API_KEY: apiKey, TOKEN: person.token, PERSON_ID: person.personId };
-          const fill = (s: string) =>
-            s.replace(/\$\{?([A-Z_]+)\}?/g, (m, name: string) => {
-              if (!(name in vars)) throw new Error(`${p.rel}: runnable sample uses unknown variable ${m}`);
-              return vars[name] ?? '';
-            });
-          const headers = Object.fromEntries(Object.entries(c.headers).map(([k, v]) => [k, fill(v)]));
-          const res = await fetch(fill(c.url).replace(API_HOST, live.url), {
-            method: c.method,
-            headers,
-            ...(c.data === undefined ? {} : { body: fill(c.data) }),
-          });
-          const text = await res.text();
-          const where = `${p.rel}: ${c.method} ${c.url} answered ${res.status} ${text.slice(0, 300)}`;
-          ran++;
-          const expectedStatus = documented?.errors?.[0]?.httpcode;
-          if (expectedStatus !== undefined) expect(res.status, where).toBe(expectedStatus);
-          else expect(res.status >= 200 && res.status < 300, where).toBe(true);
-          if (curls.length === 1 && documented?.result && typeof documented.result === 'object' && !Array.isArray(documented.result)) {
-            const actual = (JSON.parse(text) as { result?: Record<string, unknown> }).result ?? {};
-            for (const key of Object.keys(documented.result)) expect(Object.keys(actual), `${where}: documented result field ${key}`).toContain(key);
-          }
-        }
-      }
-    }
+    const { ran, problems } = await runRunnableSamples(pages, local as LocalServer);
+    expect(problems).toEqual([]);
     expect(ran, 'runnable samples executed').toBeGreaterThanOrEqual(10);
   }, 120_000);
 });

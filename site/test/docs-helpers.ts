@@ -408,7 +408,7 @@ export function typeCheck(blocks: { name: string; source: string }[], { docusaur
     moduleResolution: docusaurus ? ts.ModuleResolutionKind.Bundler : ts.ModuleResolutionKind.NodeNext,
     ...(docusaurus ? { jsx: ts.JsxEmit.ReactJSX } : {}),
     lib: ['lib.es2022.d.ts', 'lib.dom.d.ts'],
-    types: docusaurus ? ['node', '@docusaurus/module-type-aliases'] : ['node'],
+    types: docusaurus ? ['node', '@docusaurus/module-type-aliases', '@docusaurus/theme-classic'] : ['node'],
     strict: true,
     noUncheckedIndexedAccess: true,
     noEmit: true,
@@ -443,3 +443,207 @@ export function typeCheck(blocks: { name: string; source: string }[], { docusaur
 export type LiveServer = { url: string; orgId: string; close(): Promise<void> };
 export type ServerModule = { startIdentityServer(o: Record<string, unknown>): Promise<LiveServer>; DEFAULT_DEV_API_KEY: string };
 export const serverEntry = path.resolve(siteDir, '..', 'packages', 'identity-server', 'src', 'index.ts');
+
+// ---------------------------------------------------------------------------------------------
+// Page checks shared by the docs tests; each returns the problems it found (empty when all is well)
+// ---------------------------------------------------------------------------------------------
+
+/** Every folder needs a `_category_.json` with a string `label` and a numeric `position`. */
+export function categoryProblems(dirs: Iterable<string>): string[] {
+  const problems: string[] = [];
+  for (const dir of new Set(dirs)) {
+    const file = path.join(dir, '_category_.json');
+    if (!fs.existsSync(file)) {
+      problems.push(`${file} is missing`);
+      continue;
+    }
+    const cat = JSON.parse(fs.readFileSync(file, 'utf8')) as { label?: unknown; position?: unknown };
+    if (typeof cat.label !== 'string') problems.push(`${file}: label is not a string`);
+    if (typeof cat.position !== 'number') problems.push(`${file}: position is not a number`);
+  }
+  return problems;
+}
+
+/** Front matter: a title, a short sidebar_label, a one-sentence description, an integer sidebar_position unique in its folder. */
+export function frontMatterProblems(pages: Page[]): string[] {
+  const problems: string[] = [];
+  const positions = new Map<string, unknown[]>();
+  for (const p of pages) {
+    const { title, sidebar_label, description, sidebar_position } = p.data;
+    if (!(typeof title === 'string' && title.length > 3)) problems.push(`${p.rel}: title`);
+    if (!(typeof sidebar_label === 'string' && sidebar_label.length <= 30)) problems.push(`${p.rel}: sidebar_label missing or longer than 30`);
+    if (typeof description !== 'string' || !/^[A-Z][^]*[^.]\.$/.test(description) || description.split(/\.\s+[A-Z]/).length !== 1)
+      problems.push(`${p.rel}: description is not one sentence`);
+    if (!Number.isInteger(sidebar_position)) problems.push(`${p.rel}: sidebar_position is not an integer`);
+    const dir = path.dirname(p.file);
+    positions.set(dir, [...(positions.get(dir) ?? []), sidebar_position]);
+  }
+  for (const [dir, list] of positions) if (new Set(list).size !== list.length) problems.push(`${dir}: sidebar_position repeats`);
+  return problems;
+}
+
+/** Headings: the title is the only H1 (none in the body), and no two headings share an anchor. */
+export function headingProblems(p: Page): string[] {
+  const slugs = p.headings.map((h) => h.slug);
+  return [
+    ...p.headings.filter((h) => h.depth === 1).map((h) => `${p.rel}: a second H1 "${h.text}"`),
+    ...slugs.filter((s, i) => slugs.indexOf(s) !== i).map((s) => `${p.rel}: duplicate heading #${s}`),
+  ];
+}
+
+/**
+ * Links: only to routes of routes.txt or pages of `byRoute` (absolute, or relative .md files that exist), never external;
+ * anchors into pages of `byRoute` must name one of their headings.
+ */
+export function linkProblems(p: Page, byRoute: Map<string, Page>): string[] {
+  const problems: string[] = [];
+  for (const link of p.links) {
+    const [target = '', anchor] = link.split('#');
+    let route = p.route;
+    if (/^[a-z]+:/i.test(target)) {
+      problems.push(`${p.rel}: external link ${link} (link only to site routes)`);
+      continue;
+    }
+    if (target.startsWith('/')) route = target.replace(/\/$/, '');
+    else if (target) {
+      const file = path.resolve(path.dirname(p.file), target);
+      if (!/\.mdx?$/.test(target) || !fs.existsSync(file)) {
+        problems.push(`${p.rel}: ${link} (relative links must name an existing .md file)`);
+        continue;
+      }
+      route = routeOf(file);
+    }
+    if (!allRoutes.has(route) && !byRoute.has(route)) problems.push(`${p.rel}: ${link} is not a route`);
+    const own = byRoute.get(route);
+    if (anchor && own && !own.headings.some((h) => h.slug === anchor)) problems.push(`${p.rel}: ${link} (no such heading)`);
+  }
+  return problems;
+}
+
+/** How a curl request satisfies each security scheme of api/openapi.yaml. */
+export const SCHEME_HEADER: Record<string, (c: Curl) => boolean> = {
+  OrgId: (c) => c.headers['keyway-orgid'] !== undefined,
+  ApiKey: (c) => c.headers['keyway-api-key'] !== undefined,
+  UserToken: (c) => /^Bearer \S+$/.test(c.headers.authorization ?? ''),
+  OAuth2AccessToken: (c) => /^Bearer \S+$/.test(c.headers.authorization ?? ''),
+  ClientBasic: (c) => /^Basic \S+$/.test(c.headers.authorization ?? '') || / -u /.test(c.text),
+};
+
+/** A fresh anonymous person of the live server: its token and person id. */
+export async function anonymousPerson(live: LiveServer): Promise<{ token: string; personId: string }> {
+  const res = await fetch(`${live.url}/persons/anonymous`, {
+    method: 'POST',
+    headers: { 'Keyway-OrgID': live.orgId, 'Content-Type': 'application/json' },
+    body: '{}',
+  });
+  const body = (await res.json()) as { result?: { token?: string } };
+  const token = body.result?.token ?? '';
+  const claims = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as { person_id?: string };
+  return { token, personId: claims.person_id ?? '' };
+}
+
+/**
+ * Sends a documented curl request to the live server, with `$NAME` variables filled from `vars` (an unknown variable is an
+ * error of the page). Returns the status and the body text.
+ */
+export async function sendCurl(live: LiveServer, c: Curl, vars: Record<string, string>, where: string): Promise<{ status: number; text: string }> {
+  const fill = (s: string) =>
+    s.replace(/\$\{?([A-Z_]+)\}?/g, (m, name: string) => {
+      if (!(name in vars)) throw new Error(`${where}: runnable sample uses unknown variable ${m}`);
+      return vars[name] ?? '';
+    });
+  const headers = Object.fromEntries(Object.entries(c.headers).map(([k, v]) => [k, fill(v)]));
+  const res = await fetch(fill(c.url).replace(API_HOST, live.url), {
+    method: c.method,
+    headers,
+    ...(c.data === undefined ? {} : { body: fill(c.data) }),
+  });
+  return { status: res.status, text: await res.text() };
+}
+
+/** The JSON answer documented right after a code block (a json block titled "Response…"), if any. */
+export function documentedAnswer(p: Page, index: number): { result?: unknown; errors?: { httpcode: number }[] } | undefined {
+  const next = p.code[index + 1];
+  return next?.lang === 'json' && /title="Response/.test(next.meta) ? (JSON.parse(next.value) as { result?: unknown; errors?: { httpcode: number }[] }) : undefined;
+}
+
+/** Wording: at least `minWords` words of prose, no banned word, no unreplaced {product}. */
+export function wordingProblems(p: Page, minWords = 300): string[] {
+  const problems: string[] = [];
+  if (p.words < minWords) problems.push(`${p.rel}: ${p.words} words of prose, fewer than ${minWords}`);
+  const banned = p.raw.match(BANNED)?.[0];
+  if (banned) problems.push(`${p.rel}: banned wording "${banned}"`);
+  if (p.raw.includes('{product}')) problems.push(`${p.rel}: unreplaced {product}`);
+  return problems;
+}
+
+/** The identity server started in-process on a free port with a throw-away database (development mode). */
+export interface LocalServer {
+  live: LiveServer;
+  /** Management API key of the seeded organization. */
+  apiKey: string;
+  /** Stops the server and removes its database. */
+  close(): Promise<void>;
+}
+
+export async function startLocalServer(prefix: string): Promise<LocalServer> {
+  const mod = (await import(/* @vite-ignore */ serverEntry)) as ServerModule;
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  try {
+    const live = await mod.startIdentityServer({ port: 0, dataDir, devMode: true, logger: false });
+    return {
+      live,
+      apiKey: mod.DEFAULT_DEV_API_KEY,
+      close: async () => {
+        await live.close();
+        fs.rmSync(dataDir, { recursive: true, force: true });
+      },
+    };
+  } catch (err) {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+/**
+ * Runs every request of the shell blocks marked `runnable` against the local server. Each request gets a fresh anonymous
+ * person ($TOKEN, $PERSON_ID) next to $KEYWAY_ORG_ID, $KEYWAY_API_KEY and `extraVars`. A request must answer the status of
+ * the documented error (a "Response" block with `errors`) or a 2xx, and the fields of a documented `result` object (or of
+ * the first item of a documented list, with `lists`) must be in the real answer. Returns how many ran and what went wrong.
+ */
+export async function runRunnableSamples(
+  pages: Page[],
+  local: LocalServer,
+  { extraVars = {}, lists = false }: { extraVars?: Record<string, string>; lists?: boolean } = {},
+): Promise<{ ran: number; problems: string[] }> {
+  const { live, apiKey } = local;
+  const problems: string[] = [];
+  let ran = 0;
+  for (const p of pages) {
+    for (const [i, block] of p.code.entries()) {
+      if (!/\brunnable\b/.test(block.meta)) continue;
+      if (!['bash', 'sh', 'shell'].includes(block.lang)) problems.push(`${p.rel}: only shell blocks are runnable`);
+      const documented = documentedAnswer(p, i);
+      const curls = parseCurls(block.value);
+      if (curls.length === 0) problems.push(`${p.rel}: a runnable block holds no request`);
+      for (const c of curls) {
+        const person = await anonymousPerson(live);
+        const vars = { ...extraVars, KEYWAY_ORG_ID: live.orgId, KEYWAY_API_KEY: apiKey, TOKEN: person.token, PERSON_ID: person.personId };
+        const res = await sendCurl(live, c, vars, p.rel);
+        ran++;
+        const where = `${p.rel}: ${c.method} ${c.url} answered ${res.status} ${res.text.slice(0, 300)}`;
+        const expectedStatus = documented?.errors?.[0]?.httpcode;
+        if (expectedStatus !== undefined ? res.status !== expectedStatus : res.status < 200 || res.status >= 300) problems.push(where);
+        if (curls.length !== 1 || !documented?.result || typeof documented.result !== 'object') continue;
+        if (Array.isArray(documented.result) && !lists) continue;
+        const first = (v: unknown): Record<string, unknown> => {
+          const item: unknown = Array.isArray(v) ? v[0] : v;
+          return item && typeof item === 'object' ? (item as Record<string, unknown>) : {};
+        };
+        const got = first((JSON.parse(res.text) as { result?: unknown }).result);
+        for (const key of Object.keys(first(documented.result))) if (!(key in got)) problems.push(`${where}: documented result field ${key} is missing`);
+      }
+    }
+  }
+  return { ran, problems };
+}
