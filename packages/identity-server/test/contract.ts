@@ -8,11 +8,12 @@ const templates = Object.keys(contract.doc.paths).map((template) => ({
   re: new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`),
 }));
 
-/** `/challenge/abc/v2` → `/challenge/{challenge_id}/v2` (exact paths win over templated ones). */
-export function specPath(path: string): string | undefined {
-  const clean = path.split('?')[0]!;
-  if (contract.doc.paths[clean]) return clean;
-  return templates.find((t) => t.re.test(clean))?.template;
+/** `/challenge/abc/v2` → `/challenge/{challenge_id}/v2`: the matching template with the fewest parameters that has `method`. */
+export function specPath(path: string, method = 'get'): string | undefined {
+  const clean = decodeURIComponent(path.split('?')[0]!);
+  const params = (t: string) => (t.match(/\{/g) ?? []).length;
+  const matches = templates.filter((t) => t.re.test(clean)).sort((a, b) => params(a.template) - params(b.template));
+  return (matches.find((t) => contract.doc.paths[t.template]?.[method.toLowerCase()]) ?? matches[0])?.template;
 }
 
 /** Operations answered and validated so far: `METHOD /template status`. */
@@ -20,7 +21,7 @@ export const covered = new Set<string>();
 
 /** Checks one real answer against the response schema the spec gives for its status code. */
 export function expectMatchesSpec(method: string, path: string, status: number, body: unknown, contentType = 'application/json'): void {
-  const template = specPath(path);
+  const template = specPath(path, method);
   expect(template, `${method} ${path} is not in api/openapi.yaml`).toBeDefined();
   const op = contract.doc.paths[template!]![method.toLowerCase()] as { responses?: Record<string, { content?: Record<string, { schema?: unknown }> }> } | undefined;
   expect(op, `${method} ${template} is not in api/openapi.yaml`).toBeDefined();

@@ -7,8 +7,14 @@ const KEY = { headers: { 'keyway-api-key': 'kw_dev_api_key_not_secret' } };
 describe.each(BACKENDS)('management API (%s)', (backend) => {
   const t = useTestServer(backend);
 
-  it('needs the organization API key', async () => {
+  it('needs the organization API key, which can be rotated', async () => {
     const call = contractApi(t.server);
+    const other = await call('POST', '/organizations/suborganizations', { org_name: 'Rotating' }, KEY);
+    const subKey = (key: string) => ({ org: other.body.result.id, headers: { 'keyway-api-key': key } });
+    const rotated = await call('PUT', '/organizations/api-keys', undefined, subKey(other.body.result.api_key));
+    expect(rotated.body.result.api_key).not.toBe(other.body.result.api_key);
+    expect((await call('GET', '/organizations', undefined, subKey(other.body.result.api_key))).status).toBe(401);
+    expect((await call('GET', '/organizations', undefined, subKey(rotated.body.result.api_key))).status).toBe(200);
     expect((await call('GET', '/persons')).status).toBe(401);
     expect((await call('GET', '/persons', undefined, { headers: { 'keyway-api-key': 'wrong' } })).body.errors[0].message).toBe('Keyway-API-Key is not valid for this organization');
   });
@@ -148,6 +154,18 @@ describe.each(BACKENDS)('management API for one person (%s)', (backend) => {
     expect((await call('POST', '/token/validate', { token: minted.body.result.token })).body.result.valid).toBe(true);
     const reserved = await call('POST', `/persons/${id}/mint-token`, { custom_claims: { oid: 'other', sub: 'x' } }, KEY);
     expect(reserved.body.errors[0]).toEqual({ httpcode: 400, message: 'custom_claims may not set reserved claims: oid, sub' });
+
+    const weak = await call('PUT', `/persons/${id}/credentials/password`, { password: 'short' }, KEY);
+    expect(weak.body.errors[0].message).toBe('password does not satisfy the validation rules: min_length, digit');
+    const set = await call('PUT', `/persons/${id}/credentials/password`, { password: 'imported', skip_validation: true }, KEY);
+    expect(set.body.result).toMatchObject({ type: 'password', params: { password_hash: expect.stringMatching(/^\$scrypt\$/) } });
+    const login = await t.call('POST', '/id/v2', { handle: 'managed@example.com', factor: { method: 'password' } });
+    expect((await t.call('POST', '/attestation/v3', { challenge_id: login.body.result.challenges[0].id, challenge_type: 'password_verify', data: { password: 'imported' } })).status).toBe(200);
+    expect((await call('DELETE', `/persons/${id}/credentials`, undefined, KEY)).status).toBe(204);
+    expect((await call('GET', `/persons/${id}/credentials`, undefined, KEY)).body.result).toEqual([]);
+    expect((await call('GET', `/persons/${id}/organizations`, undefined, KEY)).body.result).toEqual([{ id: t.server.orgId, org_name: 'Keyway Dev', tenant_name: 'keyway-dev', person_id: id }]);
+    const buckets = await call('GET', '/organizations/attribute-buckets', undefined, KEY);
+    expect(buckets.body.result).toContainEqual({ name: 'person_pool-end_user_read_only', end_user_access: 'read_only', shared_with_person_pool: true });
 
     const direct = await call('POST', `/persons/${id}/direct-id`, undefined, KEY);
     const pack = await call('GET', `/challenge_pack/${direct.body.result.direct_id}`);

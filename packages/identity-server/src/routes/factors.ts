@@ -51,7 +51,7 @@ async function subjectOf(ctx: Ctx, r: StartRequest): Promise<{ person: PersonRow
   return { person: await getPerson(ctx, prev.person_id), signedIn: true };
 }
 
-const rulesOf = (org: Org | undefined): PasswordRule[] => (org?.settings.password_validation_rules?.length ? org.settings.password_validation_rules : PASSWORD_RULES);
+export const rulesOf = (org: Org | undefined): PasswordRule[] => (org?.settings.password_validation_rules?.length ? org.settings.password_validation_rules : PASSWORD_RULES);
 const passwordRulesOptions = (org: Org) => ({ validation_rules: rulesOf(org) });
 
 factorHandlers.set('password', {
@@ -87,7 +87,7 @@ function passwordOf(data: Record<string, unknown>, rules: PasswordRule[] | false
 }
 
 /** Stores (or replaces) the person's password credential. */
-async function setPassword(ctx: Ctx, personId: string, password: string): Promise<void> {
+export async function setPassword(ctx: Ctx, personId: string, password: string): Promise<void> {
   const hash = await hashPassword(password);
   const now = nowIso();
   await ctx.db.transaction().execute(async (trx) => {

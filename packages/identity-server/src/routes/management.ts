@@ -10,7 +10,8 @@ import { compileFilter, type FilterSubject } from '../scim.js';
 import { sha256 } from '../secrets.js';
 import { requireApiKey } from './events.js';
 import { addConsents, BUCKETS, checkBucket, listConsents, readBuckets, removeConsents, splitList, writeBuckets } from './me.js';
-import { directIdFor } from './factors.js';
+import { directIdFor, rulesOf, setPassword } from './factors.js';
+import { failedRules } from '../passwords.js';
 import type { OidcProviderConfig, SamlProviderConfig } from './sso.js';
 import { parseIdpMetadata } from '../saml-metadata.js';
 
@@ -353,6 +354,30 @@ export function registerManagementRoutes(app: FastifyInstance, ctx: Ctx): void {
     if (Number(res.numDeletedRows) !== 1) throw notFound(`person "${p.id}" has no credential "${req.params.credential_id}"`);
     return reply.code(204).send();
   });
+  app.delete<{ Params: { person_id: string } }>('/persons/:person_id/credentials', async (req, reply) => {
+    const p = await orgPerson(ctx, await admin(req), req.params.person_id);
+    await ctx.db.deleteFrom('credentials').where('person_id', '=', p.id).execute();
+    return reply.code(204).send();
+  });
+  app.put<{ Params: { person_id: string }; Body: { password: string; skip_validation?: boolean } }>('/persons/:person_id/credentials/password', async (req) => {
+    const org = await admin(req);
+    const p = await orgPerson(ctx, org, req.params.person_id);
+    if (!req.body.skip_validation) {
+      const failed = failedRules(req.body.password, rulesOf(org));
+      if (failed.length) throw badRequest(`password does not satisfy the validation rules: ${failed.join(', ')}`);
+    }
+    await setPassword(ctx, p.id, req.body.password);
+    const cred = await ctx.db.selectFrom('credentials').selectAll().where('person_id', '=', p.id).where('type', '=', 'password').executeTakeFirstOrThrow();
+    return { result: credentialOut(cred) };
+  });
+  app.get<{ Params: { person_id: string } }>('/persons/:person_id/organizations', async (req) => {
+    const org = await admin(req);
+    const p = await orgPerson(ctx, org, req.params.person_id);
+    // The home organization, and every organization that pools its persons.
+    const rows = await ctx.db.selectFrom('organizations').selectAll().orderBy('created_at').execute();
+    const pooling = rows.filter((r) => r.id === p.org_id || ((JSON.parse(r.settings) as OrgSettings).person_pool_orgs_ids ?? []).includes(p.org_id));
+    return { result: pooling.map((r) => ({ id: r.id, org_name: r.org_name, tenant_name: r.tenant_name, person_id: p.id })) };
+  });
   app.post<{ Params: { person_id: string } }>('/persons/:person_id/direct-id', async (req) => {
     const org = await admin(req);
     const p = await orgPerson(ctx, org, req.params.person_id);
@@ -414,6 +439,25 @@ export function registerManagementRoutes(app: FastifyInstance, ctx: Ctx): void {
       return { result: { id, parent_id: parent.id, org_name: req.body.org_name, tenant_name: tenant || id, api_key: apiKey } };
     },
   );
+
+  app.put('/organizations/api-keys', async (req) => {
+    const org = await admin(req);
+    const apiKey = `kw_${randomBytes(24).toString('base64url')}`;
+    await updateSettings(ctx, org, (s) => {
+      s.api_key_sha256 = sha256(apiKey);
+    });
+    return { result: { api_key: apiKey, created_at: nowIso() } };
+  });
+  app.get('/organizations/attribute-buckets', async (req) => {
+    await admin(req);
+    return {
+      result: BUCKETS.map((name) => ({
+        name,
+        end_user_access: name.endsWith('read_write') ? 'read_write' : name.endsWith('read_only') ? 'read_only' : 'no_access',
+        shared_with_person_pool: name.startsWith('person_pool-'),
+      })),
+    };
+  });
 
   app.get('/organizations/config', async (req) => ({ result: configOut((await admin(req)).settings) }));
   app.patch<{ Body: { allow_self_registration?: boolean; require_approval_for_new_persons?: boolean; handle_patterns?: string[]; token_duration_seconds?: number; allowed_factors?: string[]; password_validation_rules?: PasswordRule[]; groups_claim_name?: string } }>(
