@@ -78,7 +78,9 @@ export function OrganizationSwitcher({ filter, onSwitch, label, className, unsty
     setSwitching(true);
     setProblem(undefined);
     try {
-      onSwitch?.(await switchOrganization(target));
+      // Not `onSwitch?.(await …)`: without onSwitch the argument would never be evaluated.
+      const switched = await switchOrganization(target);
+      onSwitch?.(switched);
     } catch (err) {
       setProblem(describeError(err));
     } finally {

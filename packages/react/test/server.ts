@@ -1,73 +1,9 @@
 /** The real identity server, in-process with a temporary database, for the component tests. */
 import { cleanup } from '@testing-library/react';
 import { afterAll, afterEach, beforeAll } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { startIdentityServer, type IdentityServer } from '../../identity-server/src/index.ts';
+import { startServer, type TestServer } from './api.js';
 
-export interface TestServer {
-  api: IdentityServer;
-  close(): Promise<void>;
-}
-
-export async function startServer(): Promise<TestServer> {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'keyway-react-'));
-  const api = await startIdentityServer({
-    port: 0,
-    dataDir,
-    devMode: true,
-    corsOrigins: ['http://localhost:3000'],
-    limits: { perHandlePerMinute: 1000, perIpPerMinute: 10_000 },
-  });
-  return {
-    api,
-    async close() {
-      await api.close();
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
-}
-
-/** Retries `read` every 50 ms until it returns a value (at most `tries` times). */
-export async function eventually<T>(read: () => Promise<T | undefined>, what: string, tries = 100): Promise<T> {
-  for (let i = 0; i < tries; i++) {
-    const v = await read();
-    if (v !== undefined) return v;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`gave up waiting for ${what}`);
-}
-
-interface Message {
-  code?: string;
-  link?: string;
-  created_at: string;
-}
-
-/** The code of the newest dev-mailbox message to `to` sent after `after` (ISO time). */
-export const mailbox = (api: IdentityServer, to: string, after = '') =>
-  eventually(async () => {
-    const res = await fetch(`${api.url}/dev/mailbox.json?to=${encodeURIComponent(to)}`);
-    const { result } = (await res.json()) as { result: Message[] };
-    return result.find((m) => m.created_at > after);
-  }, `a message to ${to}`);
-
-let n = 0;
-/** A fresh email address per test. */
-export const newEmail = (prefix = 'ada') => `${prefix}.${Date.now().toString(36)}${++n}@example.com`;
-
-/** Calls the management API of the dev organization (or `org`) with the dev API key. */
-export async function manage(api: IdentityServer, method: string, path: string, body?: unknown, org = api.orgId) {
-  const res = await fetch(api.url + path, {
-    method,
-    headers: { 'content-type': 'application/json', 'keyway-api-key': 'kw_dev_api_key_not_secret', 'keyway-orgid': org },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const json = (await res.json()) as { result?: any; errors?: Array<{ message: string }> };
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${json.errors?.[0]?.message}`);
-  return json.result;
-}
+export { eventually, mailbox, manage, newEmail, startServer, type TestServer } from './api.js';
 
 /**
  * Starts a server for the test file (closed after it), and after each test unmounts what was

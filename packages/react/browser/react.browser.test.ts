@@ -1,0 +1,121 @@
+import { generateSync } from 'otplib';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mailbox, manage, newEmail } from '../test/api.js';
+import { startHarness, type Harness } from './harness.js';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(() => h?.close());
+
+/** Types the handle, continues, and answers the emailed code read from the dev mailbox. */
+async function signInByEmail(page: Page, email: string) {
+  const before = new Date().toISOString();
+  await page.getByLabel('Email address').fill(email);
+  await page.getByRole('button', { name: 'Continue' }).click();
+  const code = page.getByLabel('Code', { exact: true });
+  await code.waitFor();
+  await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('name'))).toBe('code');
+  expect(await page.getByRole('status').textContent()).toBe(`We sent a code to ${email}.`);
+  await code.fill((await mailbox(h.api, email, before)).code!);
+  await page.keyboard.press('Enter');
+}
+
+const stored = (page: Page) => page.evaluate(() => localStorage.getItem('keyway.docs.token'));
+
+describe('@keyway/react in Chromium against the identity server', () => {
+  it('signs in by email code with the keyboard only, keeps the session across a reload, and signs out', async () => {
+    const page = await h.open('otp');
+    const email = newEmail('chromium');
+    await page.getByLabel('Email address').waitFor();
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('name'))).toBe('handle');
+    await signInByEmail(page, email);
+    await page.getByTestId('who').waitFor();
+    expect(await page.getByTestId('who').textContent()).toMatch(new RegExp(`^\\S+ in ${h.api.orgId} by otp_via_email$`));
+    expect(await stored(page)).toMatch(/^ey/);
+    const token = (await stored(page))!;
+    await page.reload();
+    await page.getByTestId('who').waitFor();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('Email address').waitFor();
+    expect(await stored(page)).toBeNull();
+    // Signing out revoked the token on the server.
+    const check = await fetch(`${h.api.url}/token/validate`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'keyway-orgid': h.api.orgId },
+      body: JSON.stringify({ token }),
+    });
+    expect(((await check.json()) as { result: { valid: boolean } }).result.valid).toBe(false);
+    await page.close();
+  });
+
+  it('signs up with a password following the live rules, then signs in with it', async () => {
+    const email = newEmail('pw');
+    const page = await h.open('password');
+    await page.getByLabel('Email address').fill(email);
+    await page.getByRole('button', { name: 'Continue' }).click();
+    const pw = page.getByLabel('New password');
+    await pw.fill('short1');
+    expect(await page.locator('.kw-rule', { hasText: 'at least 10 characters' }).getAttribute('data-met')).toBe('false');
+    await pw.fill('long-enough-1');
+    expect(await page.locator('.kw-rule', { hasText: 'at least 10 characters' }).getAttribute('data-met')).toBe('true');
+    await page.getByLabel('Repeat the password').fill('long-enough-1');
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.getByTestId('who').waitFor();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('Email address').fill(email);
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.getByLabel('Password', { exact: true }).fill('long-enough-1');
+    await page.keyboard.press('Enter');
+    expect(await page.getByTestId('who').textContent()).toMatch(/ by password$/);
+    await page.close();
+  });
+
+  it('registers an authenticator app after the emailed code (code computed with otplib from the key shown)', async () => {
+    const page = await h.open('mfa');
+    await page.getByLabel('Email address').waitFor();
+    await signInByEmail(page, newEmail('mfa'));
+    await page.getByRole('heading', { name: 'Set up your authenticator app' }).waitFor();
+    const qr = page.getByRole('img', { name: 'QR code for your authenticator app' });
+    expect(await qr.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 50)).toBe(true);
+    expect(await page.locator('.kw-recovery-codes li').count()).toBeGreaterThanOrEqual(5);
+    const secret = (await page.locator('.kw-totp-key code').textContent())!.replace(/\s/g, '');
+    expect(await page.getByTestId('who').count()).toBe(0);
+    await page.getByLabel('Code', { exact: true }).fill(generateSync({ secret }));
+    await page.keyboard.press('Enter');
+    expect(await page.getByTestId('who').textContent()).toMatch(/ by otp_via_email\+totp$/);
+    await page.close();
+  });
+
+  it('switches organization from the drop-down', async () => {
+    const sub = await manage(h.api, 'POST', '/organizations/suborganizations', { org_name: 'Chromium Europe', share_person_pool: true });
+    const page = await h.open('orgs');
+    await page.getByLabel('Email address').waitFor();
+    await signInByEmail(page, newEmail('orgs'));
+    const select = page.getByLabel('Organization');
+    await page.locator('option', { hasText: 'Chromium Europe' }).waitFor({ state: 'attached' });
+    await select.selectOption(sub.id);
+    await expect.poll(() => page.getByTestId('who').textContent()).toContain(` in ${sub.id} `);
+    await page.close();
+  });
+
+  it('records the consent chosen in the dialog on the server', async () => {
+    const page = await h.open('consent');
+    await page.getByLabel('Email address').waitFor();
+    await signInByEmail(page, newEmail('consent'));
+    await page.getByRole('dialog', { name: 'Your privacy' }).waitFor();
+    await page.getByRole('button', { name: 'Accept all' }).click();
+    await expect.poll(() => page.getByTestId('consents').textContent()).toBe('analytics,marketing,necessary,retargeting,tracking');
+    await page.reload();
+    await expect.poll(() => page.getByTestId('consents').textContent()).toBe('analytics,marketing,necessary,retargeting,tracking');
+    expect(await page.getByRole('dialog').count()).toBe(0);
+    await page.close();
+  });
+
+  it('the page bundle (React + @keyway/react + @keyway/sdk) stays small', () => {
+    console.log(`browser test bundle: ${(h.bundleBytes / 1024).toFixed(1)} KiB minified`);
+    expect(h.bundleBytes).toBeLessThan(320 * 1024);
+  });
+});
