@@ -1,4 +1,4 @@
-import { errors, validateHandle, webauthnAvailable, type Factor, type User, type WebAuthnFactorOptions } from '@keyway/sdk';
+import { errors, handleType, validateHandle, webauthnAvailable, type Factor, type User, type WebAuthnFactorOptions } from '@keyway/sdk';
 import { Children, isValidElement, useId, useState, useSyncExternalStore, type FormEvent, type ReactElement, type ReactNode } from 'react';
 import { useConfiguration, normalizeFactors, handlesFor, type FactorConfig, type HandleKind, type TextKey } from './configuration.js';
 import { describeError } from './messages.js';
@@ -250,7 +250,7 @@ export function Form(props: FormProps) {
         <FlowSteps
           state={flow.state}
           onCancel={flow.reset}
-          onForgot={kinds.some((k) => k !== 'username') && !normalizeHandle(handle).match(/^[^@+]+$/) ? forgot : undefined}
+          onForgot={handleType(normalizeHandle(handle)) === 'username' ? undefined : forgot}
           success={flow.state.step === 'success' && success !== undefined ? (typeof success === 'function' ? (success as (u: User) => ReactNode)(flow.state.user) : success) : undefined}
           error={typeof errorSlot === 'function' ? (errorSlot as (p: { message: string; error: unknown; retry: () => void }) => ReactNode) : errorSlot !== undefined ? () => errorSlot as ReactNode : undefined}
         />

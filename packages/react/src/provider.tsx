@@ -103,6 +103,7 @@ export function KeywayProvider(props: KeywayProviderProps) {
           else console.error('Keyway: the stored token could not be validated', e);
         }
       }
+      if (!live) return; // unmounted meanwhile (or React StrictMode's first effect run)
       if (handleURL && typeof location !== 'undefined') {
         try {
           const r = await sdk.handleURL();
