@@ -1,5 +1,7 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Ajv2020Module from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
@@ -60,7 +62,7 @@ export class OpenApiContract {
     const mtimeMs = statSync(path).mtimeMs;
     const hit = OpenApiContract.loaded.get(path);
     if (hit && hit.mtimeMs === mtimeMs) return hit.contract;
-    const contract = new OpenApiContract(inlineRefs(parse(readFileSync(path, 'utf8')) as OpenApiDoc));
+    const contract = new OpenApiContract(inlineRefs(parseCached(readFileSync(path, 'utf8'))));
     OpenApiContract.loaded.set(path, { mtimeMs, contract });
     return contract;
   }
@@ -116,6 +118,28 @@ export class OpenApiContract {
       else out.params = schema;
     }
     return out;
+  }
+}
+
+/**
+ * Parses the YAML, reusing a JSON copy in the temp directory keyed by the document's SHA-256 (parsing the YAML takes
+ * about a second; every server start and every test file would pay it).
+ */
+function parseCached(yamlText: string): OpenApiDoc {
+  const file = join(tmpdir(), 'keyway-openapi-cache', `${createHash('sha256').update(yamlText).digest('hex')}.json`);
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as OpenApiDoc;
+  } catch {
+    const doc = parse(yamlText) as OpenApiDoc;
+    try {
+      mkdirSync(dirname(file), { recursive: true });
+      const tmp = `${file}.${process.pid}.tmp`;
+      writeFileSync(tmp, JSON.stringify(doc));
+      renameSync(tmp, file);
+    } catch {
+      // A read-only temp directory only costs the cache.
+    }
+    return doc;
   }
 }
 
