@@ -161,6 +161,19 @@ describe.each(BACKENDS)('management API for one person (%s)', (backend) => {
     expect(set.body.result).toMatchObject({ type: 'password', params: { password_hash: expect.stringMatching(/^\$scrypt\$/) } });
     const login = await t.call('POST', '/id/v2', { handle: 'managed@example.com', factor: { method: 'password' } });
     expect((await t.call('POST', '/attestation/v3', { challenge_id: login.body.result.challenges[0].id, challenge_type: 'password_verify', data: { password: 'imported' } })).status).toBe(200);
+    // Organization-initiated reset: a link with a challenge pack holding password_reset.
+    const reset = await call('POST', `/persons/${id}/credentials/password-reset`, { handle: { type: 'email_address', value: 'managed@example.com' }, redirect_target: 'http://localhost:3000/reset' }, KEY);
+    expect(reset.status).toBe(202);
+    expect(reset.body.result).toEqual({ sent_to: { type: 'email_address', value: 'managed@example.com' } });
+    const link = new URL((await lastMessage(t.server, 'managed@example.com')).link!);
+    expect(link.origin + link.pathname).toBe('http://localhost:3000/reset');
+    const resetPack = await call('GET', `/challenge_pack/${link.searchParams.get('challenge_pack_id')}`);
+    const [resetCh] = resetPack.body.result.challenges;
+    expect(resetCh.type).toBe('password_reset');
+    const resetDone = await call('POST', '/attestation/v3', { challenge_id: resetCh.id, challenge_type: 'password_reset', data: { password: 'a brand new password 9' } });
+    expect(decodeClaims(resetDone.body.result.token).person_id).toBe(id);
+    const login2 = await t.call('POST', '/id/v2', { handle: 'managed@example.com', factor: { method: 'password' } });
+    expect((await t.call('POST', '/attestation/v3', { challenge_id: login2.body.result.challenges[0].id, challenge_type: 'password_verify', data: { password: 'a brand new password 9' } })).status).toBe(200);
     expect((await call('DELETE', `/persons/${id}/credentials`, undefined, KEY)).status).toBe(204);
     expect((await call('GET', `/persons/${id}/credentials`, undefined, KEY)).body.result).toEqual([]);
     expect((await call('GET', `/persons/${id}/organizations`, undefined, KEY)).body.result).toEqual([{ id: t.server.orgId, org_name: 'Keyway Dev', tenant_name: 'keyway-dev', person_id: id }]);

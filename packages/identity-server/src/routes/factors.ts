@@ -4,6 +4,7 @@ import type { Ctx, Org } from '../context.js';
 import { clientIp, loadOrg, nowIso, requireOrg, requireUser } from '../context.js';
 import { badRequest, forbidden, notFound, unauthorized } from '../errors.js';
 import { parseHandle, type Handle } from '../handles.js';
+import { escapeHtml } from '../mailer.js';
 import { failedRules, hashPassword, PASSWORD_RULES, verifyPassword, type PasswordRule } from '../passwords.js';
 import { findPersonByHandle, getPerson, issueToken, type PersonRow } from '../persons.js';
 import * as S from '../schemas.js';
@@ -120,9 +121,13 @@ attestationHandlers.set('password_verify', async (ctx, row, data) => {
 // Recovery: the code (or link) challenge must be answered first; then the new password is set.
 attestationHandlers.set('password_reset', async (ctx, row, data) => {
   const password = passwordOf(data, rulesOf(await loadOrg(ctx, row.org_id)));
-  const first = challengeData(row).after as string | undefined;
-  const before = first ? await ctx.db.selectFrom('challenges').select(['status']).where('id', '=', first).executeTakeFirst() : undefined;
-  if (before?.status !== 'completed') throw forbidden('answer the recovery code or open the recovery link first');
+  const d = challengeData(row);
+  // Reached through an emailed reset link (the link is the proof), or after the recovery code / link challenge.
+  if (!d.reset_by_link) {
+    const first = d.after as string | undefined;
+    const before = first ? await ctx.db.selectFrom('challenges').select(['status']).where('id', '=', first).executeTakeFirst() : undefined;
+    if (before?.status !== 'completed') throw forbidden('answer the recovery code or open the recovery link first');
+  }
   await checkAnswer(ctx, row, true, '');
   const resolved = await resolveChallengePerson(ctx, row);
   await setPassword(ctx, resolved.person.id, password);
@@ -246,6 +251,29 @@ attestationHandlers.set('nonce', async (ctx, row, data) => {
   const d = challengeData(row);
   return issueToken(ctx, person, { method: row.method }, { firstToken: false, extraClaims: typeof d.impersonator === 'string' ? { impersonator: d.impersonator } : {} });
 });
+
+/**
+ * An organization-initiated password reset: a password_reset challenge in a challenge pack, linked from a message to the
+ * person's e-mail address or phone (`redirect_target?challenge_pack_id=…`, valid one hour).
+ */
+export async function sendPasswordResetLink(ctx: Ctx, org: Org, personId: string, handle: Handle, redirectTarget: string): Promise<void> {
+  const ttl = 3600;
+  const row = await createChallenge(ctx, { org, type: 'password_reset', method: handle.type === 'email_address' ? 'email_link' : 'sms_link', handle, personId, data: { reset_by_link: true }, ttlSeconds: ttl });
+  const pack = await createChallengePack(ctx, org, [{ id: row.id, type: 'password_reset', authentication_method: 'password', options: passwordRulesOptions(org) }], ttl);
+  const url = new URL(redirectTarget);
+  url.searchParams.set('challenge_pack_id', pack);
+  const link = url.toString();
+  const text = `Set a new password for ${org.org_name}: ${link}\nThe link works for one hour. If you did not expect it, ignore this message.`;
+  await ctx.mailer.send({
+    orgId: org.id,
+    channel: handle.type === 'email_address' ? 'email' : 'sms',
+    to: handle.value,
+    subject: `Set a new ${org.org_name} password`,
+    text,
+    html: `<p>Set a new password for <b>${escapeHtml(org.org_name)}</b>:</p><p><a href="${escapeHtml(link)}">Choose a new password</a></p><p>The link works for one hour. If you did not expect it, ignore this message.</p>`,
+    link,
+  });
+}
 
 /** A single-use Direct-ID (5 minutes): the id of a challenge pack holding a nonce challenge that signs the person in. */
 export async function directIdFor(ctx: Ctx, org: Org, personId: string): Promise<string> {

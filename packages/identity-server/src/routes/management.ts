@@ -10,7 +10,7 @@ import { compileFilter, type FilterSubject } from '../scim.js';
 import { sha256 } from '../secrets.js';
 import { requireApiKey } from './events.js';
 import { addConsents, BUCKETS, checkBucket, listConsents, readBuckets, removeConsents, splitList, writeBuckets } from './me.js';
-import { directIdFor, rulesOf, setPassword } from './factors.js';
+import { directIdFor, rulesOf, sendPasswordResetLink, setPassword } from './factors.js';
 import { failedRules } from '../passwords.js';
 import type { OidcProviderConfig, SamlProviderConfig } from './sso.js';
 import { parseIdpMetadata } from '../saml-metadata.js';
@@ -370,6 +370,21 @@ export function registerManagementRoutes(app: FastifyInstance, ctx: Ctx): void {
     const cred = await ctx.db.selectFrom('credentials').selectAll().where('person_id', '=', p.id).where('type', '=', 'password').executeTakeFirstOrThrow();
     return { result: credentialOut(cred) };
   });
+  app.post<{ Params: { person_id: string }; Body: { handle: { type: string; value: string }; redirect_target?: string } }>(
+    '/persons/:person_id/credentials/password-reset',
+    async (req, reply) => {
+      const org = await admin(req);
+      const p = await orgPerson(ctx, org, req.params.person_id);
+      const handle = parseHandle(req.body.handle);
+      if (handle.type === 'username') throw badRequest('a password reset link goes to an email address or phone number');
+      const owns = await ctx.db.selectFrom('handles').select('id').where('person_id', '=', p.id).where('type', '=', handle.type).where('value', '=', handle.value).executeTakeFirst();
+      if (!owns) throw notFound(`person "${p.id}" has no handle ${handle.type}:${handle.value}`);
+      if (!req.body.redirect_target) throw badRequest('redirect_target is required: the page of your application that completes the reset with the SDK');
+      await sendPasswordResetLink(ctx, org, p.id, handle, req.body.redirect_target);
+      reply.code(202);
+      return { result: { sent_to: handle } };
+    },
+  );
   app.get<{ Params: { person_id: string } }>('/persons/:person_id/organizations', async (req) => {
     const org = await admin(req);
     const p = await orgPerson(ctx, org, req.params.person_id);
