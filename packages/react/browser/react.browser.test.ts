@@ -114,6 +114,24 @@ describe('@keyway/react in Chromium against the identity server', () => {
     await page.close();
   });
 
+  it('registers a passkey for a new address, then signs in with it without typing anything (virtual authenticator)', async () => {
+    const page = await h.open('passkey');
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('WebAuthn.enable');
+    const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+      options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+    });
+    await page.getByLabel('Email address').fill(newEmail('passkey'));
+    await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+    expect(await page.getByTestId('who').textContent()).toMatch(/ by webauthn$/);
+    expect((await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials).toHaveLength(1);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    expect(await page.getByLabel('Email address').inputValue()).toBe('');
+    await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+    expect(await page.getByTestId('who').textContent()).toMatch(/ by webauthn$/);
+    await page.close();
+  });
+
   it('the page bundle (React + @keyway/react + @keyway/sdk) stays small', () => {
     console.log(`browser test bundle: ${(h.bundleBytes / 1024).toFixed(1)} KiB minified`);
     expect(h.bundleBytes).toBeLessThan(320 * 1024);
