@@ -77,7 +77,17 @@ export function KeywayProvider(props: KeywayProviderProps) {
   const { tokenStorage = 'localStorage', tokenStorageKey = DEFAULT_TOKEN_KEY, validateStoredToken = false, handleURL = true } = props;
   // One SDK per provider; configuration changes after mounting are ignored on purpose (a new client would drop the flows in progress).
   const [sdk] = useState(() => props.sdk ?? new Keyway(configOf(props)));
-  const storage = useMemo(() => createTokenStorage(tokenStorage, tokenStorageKey), [tokenStorage, tokenStorageKey]);
+  // A `{ get, set }` written inline is a new object on every render: use the latest one without re-running the restore.
+  const custom = useRef(typeof tokenStorage === 'object' ? tokenStorage : undefined);
+  custom.current = typeof tokenStorage === 'object' ? tokenStorage : undefined;
+  const storageKind = typeof tokenStorage === 'object' ? 'custom' : tokenStorage;
+  const storage = useMemo<TokenStorage>(
+    () =>
+      storageKind === 'custom'
+        ? { get: () => custom.current?.get() ?? null, set: (t) => custom.current?.set(t) }
+        : createTokenStorage(storageKind, tokenStorageKey),
+    [storageKind, tokenStorageKey],
+  );
   const [user, setUser] = useState<User | undefined>(sdk.user);
   const [isLoading, setLoading] = useState(true);
   const middleware = useRef(props.middleware);
