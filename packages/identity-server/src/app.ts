@@ -2,7 +2,7 @@ import cors from '@fastify/cors';
 import AjvModule from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
-import type { Ctx } from './context.js';
+import { originAllowed, type Ctx } from './context.js';
 import { ApiError, errorEnvelope } from './errors.js';
 import { OPTIONAL_BODY, type OpenApiContract } from './openapi.js';
 import { RateLimitError } from './ratelimit.js';
@@ -174,7 +174,8 @@ export async function buildApp(ctx: Ctx, opts: AppOptions): Promise<FastifyInsta
   });
 
   await app.register(cors, {
-    origin: opts.corsOrigins,
+    // Configured origins, plus https origins on any organization's allowed domains.
+    origin: (origin, cb) => cb(null, origin ? originAllowed(ctx, origin) : false),
     credentials: false,
     methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
     allowedHeaders: [

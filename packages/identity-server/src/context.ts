@@ -27,6 +27,8 @@ export interface OrgSettings {
   password_validation_rules?: Array<{ name: string; pattern: string; match_type: 'must_match' | 'must_not_match'; qualifiers?: Array<'case_insensitive'> }>;
   /** OIDC identity providers (see routes/sso.ts). */
   oidc_providers?: Array<{ provider: string; client_id: string; client_secret: string; issuer: string; scopes?: string[]; label?: string; created_at?: string }>;
+  /** Domains accepted as redirect targets, passkey origins and browser (CORS) origins of this organization. */
+  allowed_domains?: string[];
   /** SAML identity providers (see routes/sso.ts). */
   saml_providers?: Array<{ provider_credentials_id: string; entry_point: string; idp_cert: string | string[]; idp_issuer?: string; label?: string; idp_metadata_url?: string; attribute_mapping?: Record<string, string>; created_at?: string }>;
   /** Name of the token claim carrying the person's groups (default `groups`). */
@@ -81,6 +83,27 @@ export interface Ctx {
   /** Browser origins allowed by CORS; in dev mode also accepted as hosted-login redirect origins. */
   corsOrigins: string[];
   orgs: Map<string, Org>;
+  /** Union of every organization's allowed_domains (browser origins on these hosts pass CORS). */
+  allowedDomains: Set<string>;
+}
+
+/** Whether a browser origin may call the API: a configured CORS origin, or https on an organization's allowed domain. */
+export function originAllowed(ctx: Ctx, origin: string, org?: Org): boolean {
+  if (ctx.corsOrigins.includes(origin) || origin === new URL(ctx.publicUrl).origin) return true;
+  try {
+    const u = new URL(origin);
+    const domains = org ? new Set(org.settings.allowed_domains ?? []) : ctx.allowedDomains;
+    return (u.protocol === 'https:' || ctx.devMode) && domains.has(u.hostname);
+  } catch {
+    return false;
+  }
+}
+
+/** Reloads the union of allowed domains (after an organization changed its list). */
+export async function reloadAllowedDomains(ctx: Ctx): Promise<void> {
+  const rows = await ctx.db.selectFrom('organizations').select('settings').execute();
+  ctx.allowedDomains.clear();
+  for (const r of rows) for (const d of (JSON.parse(r.settings) as OrgSettings).allowed_domains ?? []) ctx.allowedDomains.add(d);
 }
 
 export const ORG_HEADER = 'keyway-orgid';

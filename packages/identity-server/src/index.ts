@@ -2,7 +2,7 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
-import type { Ctx, Limits, OrgSettings } from './context.js';
+import { reloadAllowedDomains, type Ctx, type Limits, type OrgSettings } from './context.js';
 import { openDatabase, type Db } from './db/index.js';
 import { purgeExpired } from './maintenance.js';
 import { Mailer, type SmtpOptions } from './mailer.js';
@@ -109,9 +109,11 @@ export async function startIdentityServer(opts: IdentityServerOptions = {}): Pro
       devMode,
       corsOrigins: opts.corsOrigins ?? (devMode ? DEFAULT_DEV_CORS_ORIGINS : []),
       orgs,
+      allowedDomains: new Set(),
     };
     await tokens.init();
     await seedOrg(ctx, orgId, opts.apiKey ?? (devMode ? DEFAULT_DEV_API_KEY : undefined));
+    await reloadAllowedDomains(ctx);
     const contract = opts.openapiPath === false ? undefined : OpenApiContract.load(opts.openapiPath ?? DEFAULT_OPENAPI_PATH);
     if (!contract && opts.openapiPath) throw new Error(`OpenAPI document not found: ${opts.openapiPath}`);
     app = await buildApp(ctx, { corsOrigins: ctx.corsOrigins, contract, logger: opts.logger ?? false });
@@ -131,7 +133,10 @@ export async function startIdentityServer(opts: IdentityServerOptions = {}): Pro
       orgId,
       app,
       db,
-      reloadOrganizations: () => ctx.orgs.clear(),
+      reloadOrganizations: () => {
+        ctx.orgs.clear();
+        void reloadAllowedDomains(ctx);
+      },
       async close() {
         for (const t of timers) clearInterval(t);
         ctx.mailer.close();

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { contractApi } from './contract.js';
 import { BACKENDS, decodeClaims, signInWithEmail, useTestServer } from './helpers.js';
 
 describe.each(BACKENDS)('organization settings (%s)', (backend) => {
@@ -28,5 +29,31 @@ describe.each(BACKENDS)('organization settings (%s)', (backend) => {
     expect(bad.body.errors[0]).toEqual({ httpcode: 400, message: 'Keyway-Required-Consistency must be local_region or all_regions' });
     const badTimeout = await t.call('POST', '/token/revoke', { token }, { headers: { 'keyway-required-consistency-timeout': '-1' } });
     expect(badTimeout.status).toBe(400);
+  });
+});
+
+describe.each(BACKENDS)('allowed domains (%s)', (backend) => {
+  const t = useTestServer(backend);
+  const KEY = { headers: { 'keyway-api-key': 'kw_dev_api_key_not_secret' } };
+
+  it('limit redirect targets, and open CORS and passkeys to the listed domains', async () => {
+    const call = contractApi(t.server);
+    const origin = 'https://app.example';
+    const preflight = () => fetch(`${t.server.url}/id/v2`, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' } });
+    expect((await preflight()).headers.get('access-control-allow-origin')).toBeNull();
+    const link = (target: string) => t.call('POST', '/id/v2', { handle: 'dom@example.com', factor: { method: 'email_link', options: { redirect_target: target } } });
+    expect((await link('https://anywhere.example/x')).status).toBe(200); // no list yet: any target
+
+    expect((await call('POST', '/organizations/config/domains', { domains: ['app.example', 'docs.example'] }, KEY)).body.result).toEqual({ domains: ['app.example', 'docs.example'] });
+    expect((await preflight()).headers.get('access-control-allow-origin')).toBe(origin);
+    expect((await link('https://app.example/welcome')).status).toBe(200);
+    const refused = await link('https://anywhere.example/x');
+    expect(refused.body.errors[0]).toEqual({ httpcode: 400, message: 'factor.options.redirect_target: domain "anywhere.example" is not allowed for this organization' });
+    const passkey = await t.call('POST', '/id/v2', { handle: 'dom@example.com', factor: { method: 'webauthn' } }, { headers: { origin } });
+    expect(passkey.body.result.challenges[0].options.rp.id).toBe('app.example');
+
+    expect((await call('DELETE', '/organizations/config/domains', { domains: ['app.example'] }, KEY)).body.result).toEqual({ domains: ['docs.example'] });
+    expect((await preflight()).headers.get('access-control-allow-origin')).toBeNull();
+    expect((await call('GET', '/organizations/config/domains', undefined, KEY)).body.result).toEqual({ domains: ['docs.example'] });
   });
 });

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Ctx, Org } from '../context.js';
-import { bearerToken, clientIp, loadOrg, nowIso, requireOrg } from '../context.js';
+import { bearerToken, clientIp, loadOrg, nowIso, originAllowed, requireOrg } from '../context.js';
 import type { ChallengeTable } from '../db/schema.js';
 import { ApiError, badRequest, forbidden, notFound, unauthorized } from '../errors.js';
 import { assertReachable, parseHandle, type Handle } from '../handles.js';
@@ -187,16 +187,24 @@ export function requireHandleType(handle: Handle | undefined, method: string, ty
   return handle;
 }
 
-export function redirectTarget(options: Record<string, unknown>): string | undefined {
+/**
+ * The http(s) redirect target of a link or SSO factor. When the organization lists allowed domains, the target must be
+ * on one of them (or on a configured CORS origin).
+ */
+export function redirectTarget(ctx: Ctx, org: Org, options: Record<string, unknown>): string | undefined {
   const t = options.redirect_target;
   if (t === undefined) return undefined;
-  if (typeof t !== 'string' || !/^https?:\/\//i.test(t)) throw badRequest('factor.options.redirect_target must be an http or https URL');
+  let url: URL | undefined;
   try {
-    new URL(t);
+    url = typeof t === 'string' ? new URL(t) : undefined;
   } catch {
-    throw badRequest('factor.options.redirect_target must be an http or https URL');
+    url = undefined;
   }
-  return t;
+  if (!url || !/^https?:$/.test(url.protocol)) throw badRequest('factor.options.redirect_target must be an http or https URL');
+  if (org.settings.allowed_domains?.length && !originAllowed(ctx, url.origin, org)) {
+    throw badRequest(`factor.options.redirect_target: domain "${url.hostname}" is not allowed for this organization`);
+  }
+  return url.href;
 }
 
 export const otpFactor = (channel: 'email' | 'sms'): FactorHandler => ({
@@ -217,7 +225,7 @@ export const linkFactor = (channel: 'email' | 'sms'): FactorHandler => ({
     const handle = requireHandleType(r.handle, r.method, channel === 'email' ? 'email_address' : 'phone_number');
     assertReachable(handle);
     const secret = newSecret();
-    const target = redirectTarget(r.options);
+    const target = redirectTarget(ctx, r.org, r.options);
     const data: ChallengeData = {};
     if (r.previous) data.previous = r.previous;
     if (target) data.redirect_target = target;

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Ctx, OAuthClient, Org, OrgSettings } from '../context.js';
-import { nowIso } from '../context.js';
+import { nowIso, reloadAllowedDomains } from '../context.js';
 import { ApiError, badRequest, notFound } from '../errors.js';
 import { parseHandle, type Handle } from '../handles.js';
 import type { PasswordRule } from '../passwords.js';
@@ -454,6 +454,24 @@ export function registerManagementRoutes(app: FastifyInstance, ctx: Ctx): void {
       return { result: { id, parent_id: parent.id, org_name: req.body.org_name, tenant_name: tenant || id, api_key: apiKey } };
     },
   );
+
+  // Allowed domains: redirect targets, passkey origins and CORS for this organization.
+  app.get('/organizations/config/domains', async (req) => ({ result: { domains: (await admin(req)).settings.allowed_domains ?? [] } }));
+  const changeDomains = (add: boolean) => async (req: FastifyRequest<{ Body: { domains: string[] } }>) => {
+    const org = await admin(req);
+    const settings = await updateSettings(ctx, org, (s) => {
+      const current = new Set(s.allowed_domains ?? []);
+      for (const d of req.body.domains) {
+        if (add) current.add(d.toLowerCase());
+        else current.delete(d.toLowerCase());
+      }
+      s.allowed_domains = [...current].sort();
+    });
+    await reloadAllowedDomains(ctx);
+    return { result: { domains: settings.allowed_domains ?? [] } };
+  };
+  app.post('/organizations/config/domains', changeDomains(true));
+  app.delete('/organizations/config/domains', changeDomains(false));
 
   app.put('/organizations/api-keys', async (req) => {
     const org = await admin(req);

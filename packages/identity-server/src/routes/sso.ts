@@ -43,9 +43,9 @@ interface SsoData extends SsoCommon {
 }
 
 /** The SDK-facing part of an OIDC or SAML factor: ux_mode, redirect target, the SDK's PKCE challenge and CSRF token. */
-function ssoCommon(r: StartRequest): SsoReturnFields {
+function ssoCommon(ctx: Ctx, r: StartRequest): SsoReturnFields {
   const uxMode = r.options.ux_mode === 'redirect' ? 'redirect' : 'popup';
-  const target = redirectTarget(r.options);
+  const target = redirectTarget(ctx, r.org, r.options);
   if (uxMode === 'redirect' && !target) throw badRequest('factor.options.redirect_target is required in redirect mode');
   const sdkPkce = (r.options.pkce_code_challenge ?? r.metadata?.pkce_code_challenge) as string | undefined;
   if (!sdkPkce) throw badRequest('factor.options.pkce_code_challenge is required');
@@ -95,7 +95,7 @@ factorHandlers.set('oidc', {
   async start(ctx, r: StartRequest) {
     if (r.handle) throw badRequest('oidc takes no handle: the identity provider names the person');
     const provider = pickProvider(r.org, r.options);
-    const common = ssoCommon(r);
+    const common = ssoCommon(ctx, r);
     const config = await providerConfig(ctx, provider).catch((err: unknown) => {
       throw err instanceof ApiError ? err : new ApiError(502, `OIDC provider ${provider.issuer} cannot be reached`);
     });
@@ -200,7 +200,7 @@ factorHandlers.set('saml', {
   async start(ctx, r: StartRequest) {
     if (r.handle) throw badRequest('saml takes no handle: the identity provider names the person');
     const provider = pickSamlProvider(r.org, r.options.provider_credentials_id);
-    const common = ssoCommon(r);
+    const common = ssoCommon(ctx, r);
     const stateSecret = newSecret();
     const requestId = `_${randomUUID()}`;
     const data: SamlData = { ...common, provider_credentials_id: provider.provider_credentials_id, request_id: requestId, request_instant: new Date().toISOString(), state_sha256: sha256(stateSecret) };

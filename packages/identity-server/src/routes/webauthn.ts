@@ -9,7 +9,7 @@ import {
   type RegistrationResponseJSON,
 } from '@simplewebauthn/server';
 import type { Ctx } from '../context.js';
-import { nowIso } from '../context.js';
+import { nowIso, originAllowed } from '../context.js';
 import { badRequest, forbidden } from '../errors.js';
 import { findPersonByHandle, getPerson, issueToken, type PersonRow } from '../persons.js';
 import { attestationHandlers, challengeData, checkAnswer, createChallenge, factorHandlers, finishSignIn, resolveChallengePerson, rowHandle, type ChallengeData, type StartRequest } from './auth.js';
@@ -38,8 +38,7 @@ const TIMEOUT_MS = 120_000;
  */
 function relyingParty(ctx: Ctx, r: StartRequest, origin: string | undefined): { rpId: string; origin: string } {
   if (!origin) throw badRequest('passkeys need the Origin header of the page (send the ID request from a browser)');
-  const allowed = [...ctx.corsOrigins, new URL(ctx.publicUrl).origin];
-  if (!allowed.includes(origin)) throw badRequest(`origin ${origin} is not allowed to use passkeys with this server`);
+  if (!originAllowed(ctx, origin, r.org)) throw badRequest(`origin ${origin} is not allowed to use passkeys with this server`);
   const host = new URL(origin).hostname;
   const scope = r.options.scope === undefined ? host : r.options.scope;
   if (typeof scope !== 'string' || !(host === scope || host.endsWith(`.${scope}`)) || !scope.includes('.') && scope !== 'localhost') {
