@@ -50,6 +50,46 @@ describe('MultiFactorAuth', () => {
   });
 });
 
+function SignOut() {
+  const { logout } = useKeyway();
+  return (
+    <button type="button" onClick={() => void logout()}>
+      Sign out
+    </button>
+  );
+}
+
+it('MultiFactorAuth verifies a registered authenticator app on the next sign-in, and takes a recovery code instead', async () => {
+  const email = newEmail('mfa2');
+  const { user } = renderWith(
+    server,
+    <>
+      <MultiFactorAuth factors={['totp']} />
+      <LoggedIn withFactors={['totp']}>
+        <p>Secret area</p>
+        <SignOut />
+      </LoggedIn>
+    </>,
+  );
+  await signInByEmail(user, server, email);
+  await screen.findByRole('heading', { name: 'Set up your authenticator app' });
+  const secret = screen.getByText(/^Key:/).querySelector('code')!.textContent!.replace(/\s/g, '');
+  const recovery = screen.getAllByRole('listitem').map((li) => li.textContent!);
+  await user.type(screen.getByLabelText('Code'), generateSync({ secret }));
+  await user.click(screen.getByRole('button', { name: 'Verify' }));
+  await screen.findByText('Secret area');
+  await user.click(screen.getByRole('button', { name: 'Sign out' }));
+
+  await signInByEmail(user, server, email);
+  expect(await screen.findByRole('heading', { name: 'Enter the code of your authenticator app' })).toBeTruthy();
+  expect(screen.queryByRole('img')).toBeNull(); // no registration this time
+  const input = screen.getByLabelText('Code');
+  expect(screen.getByText('Lost your device? Enter one of your recovery codes instead.').id).toBe(input.getAttribute('aria-describedby'));
+  await user.type(input, recovery[0]!);
+  await user.click(screen.getByRole('button', { name: 'Verify' }));
+  expect(await screen.findByText('Secret area')).toBeTruthy();
+});
+
 describe('StepUpAuth', () => {
   it('adds a factor to the signed-in person: an emailed code sent to the person’s own address', async () => {
     const email = newEmail('step');
