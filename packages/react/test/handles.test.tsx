@@ -1,0 +1,68 @@
+import { screen } from '@testing-library/react';
+import { describe, expect, it, vi } from 'vitest';
+import { ConfigurationProvider, Form } from '../src/index.js';
+import { mailbox, newEmail, serverForSuite } from './server.js';
+import { enterHandle, renderWith } from './ui.js';
+
+const server = serverForSuite();
+
+describe('handles other than email addresses, and links', () => {
+  it('takes a phone number written with spaces, sends the code by SMS to the normalized number', async () => {
+    const onSuccess = vi.fn();
+    const { user } = renderWith(
+      server,
+      <ConfigurationProvider factors={['otp_via_sms']}>
+        <Form onSuccess={onSuccess} />
+      </ConfigurationProvider>,
+    );
+    const input = (await screen.findByLabelText('Phone number')) as HTMLInputElement;
+    expect(input.type).toBe('tel');
+    expect(screen.getByText('International format, e.g. +15551234567').id).toBe(input.getAttribute('aria-describedby'));
+    await user.type(input, '12345');
+    await user.click(screen.getByRole('button', { name: 'Continue' }));
+    expect(screen.getByRole('alert').textContent).toBe('That phone number does not look right. Use the international format, e.g. +15551234567.');
+    await user.clear(input);
+    const phone = `+1 555 ${String(Date.now()).slice(-3)} ${String(Math.floor(Math.random() * 9000) + 1000)}`;
+    const before = new Date().toISOString();
+    await user.type(input, phone);
+    await user.click(screen.getByRole('button', { name: 'Continue' }));
+    const code = await screen.findByLabelText('Code');
+    const normalized = phone.replace(/\s/g, '');
+    expect(screen.getByRole('status').textContent).toBe(`We sent a code to ${normalized}.`);
+    await user.type(code, (await mailbox(server.api, normalized, before)).code!);
+    await user.click(screen.getByRole('button', { name: 'Verify' }));
+    await screen.findByText('You are signed in');
+    expect(onSuccess.mock.calls[0]![0].authenticatedMethods).toEqual(['otp_via_sms']);
+  });
+
+  it('signs up a username with a password', async () => {
+    const { user } = renderWith(
+      server,
+      <ConfigurationProvider factors={['password']} handles={['username']}>
+        <Form />
+      </ConfigurationProvider>,
+    );
+    await enterHandle(user, `ada_${Date.now().toString(36)}`, 'Username');
+    await user.type(await screen.findByLabelText('New password'), 'username-pass-1');
+    await user.type(screen.getByLabelText('Repeat the password'), 'username-pass-1');
+    await user.click(screen.getByRole('button', { name: 'Continue' }));
+    expect(await screen.findByText('You are signed in')).toBeTruthy();
+  });
+
+  it('waits for an emailed link to be opened, then signs in', async () => {
+    const email = newEmail('link');
+    const { user } = renderWith(
+      server,
+      <ConfigurationProvider factors={['email_link']}>
+        <Form />
+      </ConfigurationProvider>,
+    );
+    const before = new Date().toISOString();
+    await enterHandle(user, email);
+    expect((await screen.findByRole('status')).textContent).toContain(`We sent a link to ${email}. Open it to continue; this page waits for you.`);
+    const { link } = await mailbox(server.api, email, before);
+    const opened = await fetch(link!, { redirect: 'manual' });
+    expect(opened.status).toBeLessThan(500);
+    expect(await screen.findByText('You are signed in')).toBeTruthy();
+  });
+});
