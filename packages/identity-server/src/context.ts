@@ -27,6 +27,8 @@ export interface OrgSettings {
   password_validation_rules?: Array<{ name: string; pattern: string; match_type: 'must_match' | 'must_not_match'; qualifiers?: Array<'case_insensitive'> }>;
   /** OIDC identity providers (see routes/sso.ts). */
   oidc_providers?: Array<{ provider: string; client_id: string; client_secret: string; issuer: string; scopes?: string[]; label?: string; created_at?: string }>;
+  /** JSON object template of extra token claims (`{{ person.attributes.<bucket>.<name> }}` placeholders). */
+  token_template?: string;
   /** Domains accepted as redirect targets, passkey origins and browser (CORS) origins of this organization. */
   allowed_domains?: string[];
   /** SAML identity providers (see routes/sso.ts). */

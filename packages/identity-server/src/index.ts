@@ -9,6 +9,7 @@ import { Mailer, type SmtpOptions } from './mailer.js';
 import { DEFAULT_OPENAPI_PATH, OpenApiContract } from './openapi.js';
 import { RateLimiter } from './ratelimit.js';
 import { sha256 } from './secrets.js';
+import { renderTokenTemplate } from './token-template.js';
 import { TokenService } from './tokens.js';
 
 /** Default port of the Keyway identity server (`KEYWAY_API_PORT`). */
@@ -97,6 +98,14 @@ export async function startIdentityServer(opts: IdentityServerOptions = {}): Pro
       rotationSeconds: opts.keyRotationSeconds ?? 7 * 24 * 3600,
       groupsClaimFor: (oid) => orgs.get(oid)?.settings.groups_claim_name,
       ttlFor: (oid) => orgs.get(oid)?.settings.token_duration_seconds,
+      templateClaimsFor: async (oid, personId) => {
+        const raw = orgs.get(oid)?.settings.token_template;
+        if (!raw) return {};
+        const rows = await db.selectFrom('attributes').select(['bucket', 'name', 'value']).where('person_id', '=', personId).execute();
+        const attributes: Record<string, Record<string, unknown>> = {};
+        for (const r of rows) (attributes[r.bucket] ??= {})[r.name] = JSON.parse(r.value) as unknown;
+        return renderTokenTemplate(JSON.parse(raw) as Record<string, unknown>, attributes);
+      },
     });
     const ctx: Ctx = {
       db,

@@ -45,6 +45,8 @@ export interface TokenServiceOptions {
   groupsClaimFor?: (oid: string) => string | undefined;
   /** Token lifetime of an organization, when it sets its own. */
   ttlFor?: (oid: string) => number | undefined;
+  /** Extra claims of an organization's token template for a person (never overriding the claims given to sign). */
+  templateClaimsFor?: (oid: string, personId: string) => Promise<Record<string, unknown>>;
 }
 
 export type ValidationResult =
@@ -139,7 +141,8 @@ export class TokenService {
     if (!key) throw new Error('no signing key loaded');
     const now = Math.floor(Date.now() / 1000);
     const groupsClaim = this.opts.groupsClaimFor?.(claims.oid) ?? 'groups';
-    const payload: Record<string, unknown> = { ...claims };
+    const templated = (await this.opts.templateClaimsFor?.(claims.oid, claims.person_id)) ?? {};
+    const payload: Record<string, unknown> = { ...templated, ...claims };
     if (groupsClaim !== 'groups') {
       payload[groupsClaim] = claims.groups ?? [];
       delete payload.groups;

@@ -57,3 +57,26 @@ describe.each(BACKENDS)('allowed domains (%s)', (backend) => {
     expect((await call('GET', '/organizations/config/domains', undefined, KEY)).body.result).toEqual({ domains: ['docs.example'] });
   });
 });
+
+describe.each(BACKENDS)('token template (%s)', (backend) => {
+  const t = useTestServer(backend);
+  const KEY = { headers: { 'keyway-api-key': 'kw_dev_api_key_not_secret' } };
+
+  it('adds claims rendered from the person attributes and refuses reserved claims', async () => {
+    const call = contractApi(t.server);
+    const template = JSON.stringify({ plan: '{{ person.attributes.end_user_read_only.plan }}', label: 'plan {{ person.attributes.end_user_read_only.plan }} / {{ person.attributes.end_user_read_only.missing }}', seats: '{{ person.attributes.end_user_no_access.seats }}' });
+    expect((await call('PUT', '/organizations/config/token-template', { content: template }, KEY)).status).toBe(200);
+    expect((await call('GET', '/organizations/config/token-template', undefined, KEY)).body.result.content).toBe(template);
+    const first = decodeClaims(await signInWithEmail(t.server, 'tpl@example.com'));
+    expect(first).toMatchObject({ plan: null, label: 'plan  / ', seats: null });
+    await call('PATCH', `/persons/${first.person_id}/attributes`, { end_user_read_only: { plan: 'gold' }, end_user_no_access: { seats: 12 } }, KEY);
+    const second = decodeClaims(await signInWithEmail(t.server, 'tpl@example.com'));
+    expect(second).toMatchObject({ plan: 'gold', label: 'plan gold / ', seats: 12, person_id: first.person_id });
+
+    const reserved = await call('PUT', '/organizations/config/token-template', { content: '{"oid":"x"}' }, KEY);
+    expect(reserved.body.errors[0]).toEqual({ httpcode: 400, message: 'token template may not set the reserved claim "oid"' });
+    const broken = await call('PUT', '/organizations/config/token-template', { content: '{"a":' }, KEY);
+    expect(broken.body.errors[0].message).toMatch(/^token template is not valid JSON: /);
+    await call('PUT', '/organizations/config/token-template', { content: '{}' }, KEY);
+  });
+});

@@ -14,11 +14,10 @@ import { directIdFor, rulesOf, sendPasswordResetLink, setPassword } from './fact
 import { failedRules } from '../passwords.js';
 import type { OidcProviderConfig, SamlProviderConfig } from './sso.js';
 import { parseIdpMetadata } from '../saml-metadata.js';
+import { checkTokenTemplate, RESERVED_CLAIMS } from '../token-template.js';
 
 const conflict = (message: string) => new ApiError(409, message);
 
-/** Claims the server sets itself; minted tokens cannot override them. */
-const RESERVED_CLAIMS = new Set(['iss', 'sub', 'aud', 'exp', 'nbf', 'iat', 'jti', 'person_id', 'oid', 'first_token', 'authenticated_methods', 'authentications', 'person_type', 'groups', 'user_token', 'impersonator']);
 
 /** Makes sure every named group exists in the organization's group list. */
 async function registerGroups(ctx: Ctx, org: Org, names: string[]): Promise<void> {
@@ -472,6 +471,16 @@ export function registerManagementRoutes(app: FastifyInstance, ctx: Ctx): void {
   };
   app.post('/organizations/config/domains', changeDomains(true));
   app.delete('/organizations/config/domains', changeDomains(false));
+
+  app.get('/organizations/config/token-template', async (req) => ({ result: { content: (await admin(req)).settings.token_template ?? '{}' } }));
+  app.put<{ Body: { content: string } }>('/organizations/config/token-template', async (req) => {
+    const org = await admin(req);
+    checkTokenTemplate(req.body.content, org.settings.groups_claim_name);
+    await updateSettings(ctx, org, (s) => {
+      s.token_template = req.body.content;
+    });
+    return { result: { content: req.body.content } };
+  });
 
   app.put('/organizations/api-keys', async (req) => {
     const org = await admin(req);
