@@ -41,7 +41,7 @@ const STOP_WORDS = new Set(
   `a an and are as at be by can do does for from has have how i if in into is it its me my of on or our should so that the
   their them then there these this to use used using was we what when where which who why will with you your able want need
   get set make way does did about tell explain please keyway let between without only any all some like other just also
-  one there here than too very much many more most possible`
+  one there here than too very much many more most possible up`
     .split(/\s+/)
     .filter(Boolean),
 );
@@ -75,7 +75,8 @@ export function makeSnippet(text: string, terms: string[], length = 160): string
   return (start > 0 ? '…' : '') + text.slice(start, start + length).trim() + (text.length > start + length ? '…' : '');
 }
 
-type Stored = SearchResult & Pick<SearchDoc, 'url' | 'title' | 'heading' | 'text'>;
+/** Stored fields of a result: the full `text` (server), or only its beginning as `excerpt` (the browser's index). */
+type Stored = SearchResult & Pick<SearchDoc, 'url' | 'title' | 'heading'> & { text?: string; excerpt?: string };
 
 /**
  * The search everyone uses: every term must match (prefix and typo tolerant); when that finds too little, the
@@ -91,7 +92,7 @@ export function runSearch(index: MiniSearch<SearchDoc>, query: string, limit = 1
       if (hits.length >= limit) return;
       if (seen.has(r.url)) continue;
       seen.add(r.url);
-      hits.push({ url: r.url, title: r.title, heading: r.heading, snippet: makeSnippet(r.text, r.terms), terms: r.terms, score: r.score });
+      hits.push({ url: r.url, title: r.title, heading: r.heading, snippet: makeSnippet(r.text ?? r.excerpt ?? '', r.terms), terms: r.terms, score: r.score });
     }
   };
   add(index.search(q, { combineWith: 'AND', filter }));
@@ -101,6 +102,16 @@ export function runSearch(index: MiniSearch<SearchDoc>, query: string, limit = 1
   }
   return hits;
 }
+
+/** How much of each passage the browser's index keeps for snippets (the whole text is indexed). */
+export const EXCERPT_LENGTH = 600;
+
+/** Options for the browser's index: the same fields and analysis, but only an excerpt of each text stored. */
+export const BROWSER_INDEX_OPTIONS: Options<SearchDoc> = {
+  ...SEARCH_OPTIONS,
+  storeFields: ['url', 'title', 'heading', 'excerpt'],
+  extractField: (doc, field) => (field === 'excerpt' ? doc.text.slice(0, EXCERPT_LENGTH) : (SEARCH_OPTIONS.extractField?.(doc, field) ?? '')),
+};
 
 export { MiniSearch };
 export type { SearchDoc } from './extract.js';
