@@ -67,9 +67,10 @@ const subscribeNothing = () => () => {};
 /** Whether the browser can use passkeys; `false` during server rendering. */
 export const usePasskeysAvailable = () => useSyncExternalStore(subscribeNothing, webauthnAvailable, () => false);
 
-function handleLabel(kinds: HandleKind[]): TextKey {
-  const [only] = kinds;
-  return kinds.length === 1 && only ? `initial.handle.${only}` : 'initial.handle.any';
+/** Label of the handle field: the kind's own label, or e.g. “Email address or phone number” for several. */
+function handleLabel(kinds: HandleKind[], text: (k: TextKey) => string): string {
+  if (kinds.length >= 3) return text('initial.handle.any');
+  return kinds.map((k, i) => (i ? text(`initial.handle.${k}`).replace(/^\w/, (c) => c.toLowerCase()) : text(`initial.handle.${k}`))).join(' or ');
 }
 
 /** Checks a handle against the kinds accepted and the factor. @returns an error in plain words, or `undefined`. */
@@ -77,11 +78,12 @@ export function checkHandle(handle: string, kinds: HandleKind[], factor: Factor 
   const isEmail = handle.includes('@');
   const isPhone = /^\+?[\d\s().-]+$/.test(handle);
   const kind: HandleKind = isEmail ? 'email' : isPhone ? 'phone' : 'username';
-  if (!handle) return kinds.length === 1 && kinds[0] === 'email' ? 'Enter your email address.' : kinds.length === 1 && kinds[0] === 'phone' ? 'Enter your phone number.' : 'Enter your email address, phone number or username.';
-  if (!kinds.includes(kind)) {
-    if (kinds.length === 1 && kinds[0] === 'email') return describeError(new errors.InvalidEmailAddressFormatError(''), messages);
-    if (kinds.length === 1 && kinds[0] === 'phone') return describeError(new errors.InvalidPhoneNumberFormatError(''), messages);
-  }
+  const [only] = kinds;
+  const ask = `Enter ${listOf(kinds.map((k) => KIND_WORDS[k]))}.`;
+  if (!handle) return ask;
+  if (kinds.length === 1 && only !== 'username' && !kinds.includes(kind))
+    return describeError(only === 'email' ? new errors.InvalidEmailAddressFormatError('') : new errors.InvalidPhoneNumberFormatError(''), messages);
+  if (!kinds.includes(kind)) return ask;
   try {
     if (factor) validateHandle(handle, factor.method);
     else if (kind === 'email') validateHandle(handle, 'otp_via_email');
@@ -91,6 +93,9 @@ export function checkHandle(handle: string, kinds: HandleKind[], factor: Factor 
   }
   return undefined;
 }
+
+const KIND_WORDS: Record<HandleKind, string> = { email: 'your email address', phone: 'your phone number', username: 'your username' };
+const listOf = (words: string[]) => (words.length > 1 ? `${words.slice(0, -1).join(', ')} or ${words[words.length - 1]}` : (words[0] ?? ''));
 
 /** Phone numbers are sent without spaces, dashes or brackets; other handles trimmed. */
 export const normalizeHandle = (h: string) => (/^\+?[\d\s().-]+$/.test(h.trim()) ? h.replace(/[\s().-]/g, '') : h.trim());
@@ -180,7 +185,7 @@ export function Form(props: FormProps) {
           {usesHandle && (
             <>
               <label className="kw-label" htmlFor={id}>
-                {text(handleLabel(kinds))}
+                {handleLabel(kinds, text)}
               </label>
               <input
                 id={id}

@@ -28,6 +28,14 @@ export interface UseFlowOptions {
 }
 
 type Any = SDKEvents[SDKEventName] & { flowId: number; __name: SDKEventName };
+
+/** The flow being run: events that arrive before `start()` returned are buffered until its id is known. */
+interface Run {
+  flow?: Flow;
+  buffer: Any[];
+  off: () => void;
+  cancelled: boolean;
+}
 const EVENTS: SDKEventName[] = [
   'codeSent',
   'codeRequested',
@@ -49,7 +57,7 @@ export function useFlow(options: UseFlowOptions = {}) {
   const [state, setState] = useState<FlowState>({ step: 'idle' });
   const opts = useRef(options);
   opts.current = options;
-  const current = useRef<{ flow?: Flow; buffer: Any[]; off: () => void; cancelled: boolean } | undefined>(undefined);
+  const current = useRef<Run | undefined>(undefined);
 
   const stop = useCallback(() => {
     const c = current.current;
@@ -65,7 +73,7 @@ export function useFlow(options: UseFlowOptions = {}) {
   const run = useCallback(
     (start: () => Flow, context: { factor?: Factor; handle?: string } = {}) => {
       stop();
-      const run = { buffer: [] as Any[], off: () => {}, cancelled: false } as { flow?: Flow; buffer: Any[]; off: () => void; cancelled: boolean };
+      const run: Run = { buffer: [], off: () => {}, cancelled: false };
       current.current = run;
       let sentTo: string | undefined;
       let registration: TOTPRegisterOptions | undefined;

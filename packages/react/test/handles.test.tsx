@@ -35,6 +35,22 @@ describe('handles other than email addresses, and links', () => {
     expect(onSuccess.mock.calls[0]![0].authenticatedMethods).toEqual(['otp_via_sms']);
   });
 
+  it('asks for the kinds of handle accepted when the field is empty or holds another kind', async () => {
+    const { user } = renderWith(
+      server,
+      <ConfigurationProvider factors={['password']} handles={['email', 'phone']}>
+        <Form />
+      </ConfigurationProvider>,
+    );
+    const input = await screen.findByLabelText('Email address or phone number');
+    await user.click(screen.getByRole('button', { name: 'Continue' }));
+    expect(screen.getByRole('alert').textContent).toBe('Enter your email address or your phone number.');
+    await user.type(input, 'just_a_name');
+    await user.click(screen.getByRole('button', { name: 'Continue' }));
+    expect(screen.getByRole('alert').textContent).toBe('Enter your email address or your phone number.');
+    expect(screen.queryByLabelText('Password')).toBeNull();
+  });
+
   it('signs up a username with a password', async () => {
     const { user } = renderWith(
       server,
