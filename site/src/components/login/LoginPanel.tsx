@@ -1,29 +1,43 @@
 import React, { useEffect, useState } from 'react';
 import Link from '@docusaurus/Link';
-import type { KeywayClient } from '@keyway/sdk';
-import EmailCodeForm from './EmailCodeForm';
-import { docsClient, openDocsSession, runtimeConfig } from './session';
-import { clearToken, readToken, safeRedirect, storeToken } from './storage';
+import { ConfigurationProvider, Form, KeywayProvider } from '@keyway/react';
+import { openDocsSession, runtimeConfig } from './session';
+import { TOKEN_KEY, clearToken, readToken, safeRedirect } from './storage';
 
 type State =
   | { kind: 'loading' }
   | { kind: 'unavailable'; reason: string }
-  | { kind: 'form'; client: KeywayClient }
+  | { kind: 'form'; identityUrl: string; orgId: string }
   | { kind: 'leaving'; to: string };
 
+/** Wording of the docs' sign-in (the form's other texts are the @keyway/react defaults). */
+const TEXT = {
+  'initial.title': 'Sign in with your work e-mail',
+  'initial.subtitle': 'We e-mail you a one-time code; no password needed.',
+  'initial.handle.email': 'Work e-mail address',
+  'initial.submit': 'Send me a code',
+  'otp.label': 'Code from the e-mail',
+  'otp.submit': 'Sign in',
+} as const;
+
+const target = () => safeRedirect(new URLSearchParams(window.location.search).get('redirect_to'), window.location.origin);
+
 /**
- * The body of /login: resumes a stored valid token, else signs in by e-mailed code; then stores the token under
- * `keyway.docs.token`, opens the docs server session and returns to `redirect_to` (same-origin paths only).
+ * The body of /login: resumes a stored valid token, else shows the @keyway/react sign-in form (e-mailed code) for the
+ * docs organization, analytics off, the token kept in local storage under `keyway.docs.token`. After sign-in the docs
+ * server opens its session and the visitor returns to `redirect_to` (same-origin paths only).
  */
 export default function LoginPanel(): React.ReactElement {
   const [state, setState] = useState<State>({ kind: 'loading' });
+  const [error, setError] = useState<string | null>(null);
+
+  const leave = () => {
+    const to = target();
+    setState({ kind: 'leaving', to });
+    window.location.replace(to);
+  };
 
   useEffect(() => {
-    const target = safeRedirect(new URLSearchParams(window.location.search).get('redirect_to'), window.location.origin);
-    const leave = () => {
-      setState({ kind: 'leaving', to: target });
-      window.location.replace(target);
-    };
     let cancelled = false;
     (async () => {
       const config = await runtimeConfig();
@@ -31,7 +45,6 @@ export default function LoginPanel(): React.ReactElement {
         setState({ kind: 'unavailable', reason: 'Sign-in is not enabled on this server of the portal.' });
         return;
       }
-      const client = await docsClient();
       const stored = readToken();
       if (stored) {
         // A token from an earlier visit: the server session may have ended; it opens again if the token is still valid.
@@ -43,28 +56,15 @@ export default function LoginPanel(): React.ReactElement {
           clearToken();
         }
       }
-      if (!cancelled) setState({ kind: 'form', client });
-    })().catch((error: unknown) => {
-      console.error('Keyway docs: sign-in could not start.', error);
+      if (!cancelled) setState({ kind: 'form', identityUrl: config.identityUrl, orgId: config.orgId });
+    })().catch((e: unknown) => {
+      console.error('Keyway docs: sign-in could not start.', e);
       if (!cancelled) setState({ kind: 'unavailable', reason: 'The sign-in service cannot be reached right now. Try again in a moment.' });
     });
     return () => {
       cancelled = true;
     };
   }, []);
-
-  const onToken = async (token: string) => {
-    storeToken(token);
-    try {
-      await openDocsSession(token);
-    } catch (error) {
-      clearToken();
-      throw error;
-    }
-    const target = safeRedirect(new URLSearchParams(window.location.search).get('redirect_to'), window.location.origin);
-    setState({ kind: 'leaving', to: target });
-    window.location.replace(target);
-  };
 
   switch (state.kind) {
     case 'loading':
@@ -82,6 +82,25 @@ export default function LoginPanel(): React.ReactElement {
         </div>
       );
     case 'form':
-      return <EmailCodeForm client={state.client} onToken={onToken} />;
+      return (
+        <KeywayProvider oid={state.orgId} baseURL={state.identityUrl} analytics={false} tokenStorageKey={TOKEN_KEY} handleURL={false}>
+          <ConfigurationProvider factors={['otp_via_email']} handles={['email']} text={TEXT} theme={{ primary: 'var(--ifm-color-primary)' }}>
+            {error && (
+              <div className="alert alert--danger margin-bottom--md" role="alert">
+                {error}
+              </div>
+            )}
+            <Form
+              onSuccess={(user) => {
+                setError(null);
+                openDocsSession(user.token).then(leave, (e: unknown) => {
+                  clearToken();
+                  setError(e instanceof Error ? e.message : String(e));
+                });
+              }}
+            />
+          </ConfigurationProvider>
+        </KeywayProvider>
+      );
   }
 }

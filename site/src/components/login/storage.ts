@@ -1,4 +1,4 @@
-import gatedPrefixes from '@site/src/data/gated-prefixes.json';
+import gatedPrefixes from '../../data/gated-prefixes.json';
 
 // What the gate needs on every page, without the SDK (which loads only where a token is validated or issued).
 
