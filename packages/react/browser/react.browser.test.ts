@@ -51,6 +51,19 @@ describe('@keyway/react in Chromium against the identity server', () => {
     await page.close();
   });
 
+  it('fits a 320 px wide phone screen without sideways scrolling', async () => {
+    const page = await h.open('password');
+    await page.setViewportSize({ width: 320, height: 640 });
+    await page.getByLabel('Email address').waitFor();
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(320);
+    const box = (await page.locator('.kw-form').boundingBox())!;
+    expect(box.x).toBeGreaterThanOrEqual(0);
+    expect(box.x + box.width).toBeLessThanOrEqual(320);
+    // Touch-sized controls.
+    expect((await page.getByRole('button', { name: 'Continue' }).boundingBox())!.height).toBeGreaterThanOrEqual(44);
+    await page.close();
+  });
+
   it('signs up with a password following the live rules, then signs in with it', async () => {
     const email = newEmail('pw');
     const page = await h.open('password');

@@ -1,6 +1,6 @@
 import { render, screen } from '@testing-library/react';
 import { renderToString } from 'react-dom/server';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   ConfigurationProvider,
   DynamicFlow,
@@ -164,6 +164,13 @@ describe('conditional components', () => {
     memory.set('t');
     expect(memory.get()).toBe('t');
     expect(() => createTokenStorage('cookies' as 'memory')).toThrow('tokenStorage must be "localStorage", "sessionStorage", "memory" or { get, set }, got "cookies"');
+  });
+
+  it('a provider configuration the SDK refuses fails with an error naming the option', () => {
+    vi.spyOn(console, 'error').mockImplementation(() => {});
+    expect(() => render(<KeywayProvider baseURL="ftp://files.example" analytics={false} />)).toThrow('baseURL must be a valid http or https URL, got "ftp://files.example"');
+    expect(() => render(<KeywayProvider baseURL="http://api.example" />)).toThrow('oid is required - please initialize the SDK with an organization ID');
+    vi.mocked(console.error).mockRestore();
   });
 
   it('useKeyway outside the provider says where it belongs', () => {
