@@ -157,8 +157,5 @@ export function clientIp(req: FastifyRequest): string {
   return req.ip;
 }
 
-export function assertOwnOrg(org: Org, claims: UserTokenClaims): void {
-  if (claims.oid !== org.id) throw new ApiError(403, 'token belongs to another organization');
-}
 
 export const nowIso = () => new Date().toISOString();

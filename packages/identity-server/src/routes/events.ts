@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Ctx, Org } from '../context.js';
 import { bearerToken, clientIp, loadOrg, nowIso, requireOrg } from '../context.js';
-import { badRequest, notFound, unauthorized } from '../errors.js';
+import { badRequest, notFound, page, unauthorized } from '../errors.js';
 import * as S from '../schemas.js';
 import { sha256 } from '../secrets.js';
 
@@ -97,10 +97,8 @@ export function registerEventRoutes(app: FastifyInstance, ctx: Ctx): void {
       if (req.query.event_name) base = base.where('name', '=', req.query.event_name);
       const total = await base.select((eb) => eb.fn.countAll<string | number>().as('n')).executeTakeFirstOrThrow();
       const rows = await base.selectAll().orderBy('id', 'desc').limit(limit).offset(offset).execute();
-      return {
-        result: rows.map((r) => ({ id: r.id, source: r.source, event_name: r.name, person_id: r.person_id, created_at: r.created_at, event: JSON.parse(r.payload) as unknown })),
-        meta: { pagination: { limit, offset, total_count: Number(total.n) } },
-      };
+      const events = rows.map((r) => ({ id: r.id, source: r.source, event_name: r.name, person_id: r.person_id, created_at: r.created_at, event: JSON.parse(r.payload) as unknown }));
+      return page(events, limit, offset, Number(total.n));
     },
   );
 }

@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Ctx, OAuthClient, Org, OrgSettings } from '../context.js';
 import { nowIso, reloadAllowedDomains } from '../context.js';
-import { ApiError, badRequest, notFound } from '../errors.js';
+import { ApiError, badRequest, notFound, page } from '../errors.js';
 import { parseHandle, type Handle } from '../handles.js';
 import type { PasswordRule } from '../passwords.js';
 import { credentialOut, getPerson, type PersonRow } from '../persons.js';
@@ -152,8 +152,7 @@ export function registerManagementRoutes(app: FastifyInstance, ctx: Ctx): void {
       const subject: FilterSubject = { person_id: p.id, active: p.active === 1, person_type: p.person_type, region: p.region, handles: byPerson.get(p.id) ?? [], groups: JSON.parse(p.groups) as string[] };
       return test(subject);
     });
-    const page = await Promise.all(matching.slice(offset, offset + limit).map((p) => personOut(ctx, p)));
-    return { result: page, meta: { pagination: { limit, offset, total_count: matching.length } } };
+    return page(await Promise.all(matching.slice(offset, offset + limit).map((p) => personOut(ctx, p))), limit, offset, matching.length);
   });
 
   app.get<{ Params: { person_id: string } }>('/persons/:person_id', async (req) => {
@@ -250,7 +249,7 @@ export function registerManagementRoutes(app: FastifyInstance, ctx: Ctx): void {
     const limit = Number(req.query.limit ?? 100);
     const offset = Number(req.query.offset ?? 0);
     const all = await ctx.db.selectFrom('groups').selectAll().where('org_id', '=', org.id).orderBy('name').execute();
-    return { result: all.slice(offset, offset + limit).map(groupOut), meta: { pagination: { limit, offset, total_count: all.length } } };
+    return page(all.slice(offset, offset + limit).map(groupOut), limit, offset, all.length);
   });
   app.get<{ Params: { group_name: string } }>('/groups/:group_name', async (req) => ({ result: groupOut(await groupRow(await admin(req), req.params.group_name)) }));
   app.delete<{ Params: { group_name: string } }>('/groups/:group_name', async (req, reply) => {
@@ -276,7 +275,7 @@ export function registerManagementRoutes(app: FastifyInstance, ctx: Ctx): void {
     const limit = Number(req.query.limit ?? 100);
     const offset = Number(req.query.offset ?? 0);
     const all = await members(org, req.params.group_name);
-    return { result: await Promise.all(all.slice(offset, offset + limit).map((p) => personOut(ctx, p))), meta: { pagination: { limit, offset, total_count: all.length } } };
+    return page(await Promise.all(all.slice(offset, offset + limit).map((p) => personOut(ctx, p))), limit, offset, all.length);
   });
   app.delete<{ Params: { group_name: string; person_id: string } }>('/groups/:group_name/persons/:person_id', async (req, reply) => {
     const org = await admin(req);
