@@ -99,9 +99,6 @@ export function buildAll({ force = false } = {}) {
   }
   run('npm', ['run', 'reference', '--if-present', '--silent', '-w', '@keyway/sdk']);
   log('building the site (about a minute)');
-  // One site build at a time per machine when flock(1) is there (several checkouts or agents may share it).
-  const hasFlock = spawnSync('sh', ['-c', 'command -v flock'], { stdio: 'ignore' }).status === 0;
-  if (hasFlock) run('flock', ['/tmp/keyway-site-build.lock', 'npm', 'run', 'build', '-w', '@keyway/site']);
-  else run('npm', ['run', 'build', '-w', '@keyway/site']);
+  run('npm', ['run', 'build', '-w', '@keyway/site']);
   fs.writeFileSync(stampFile, fingerprint);
 }
