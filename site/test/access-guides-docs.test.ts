@@ -352,6 +352,7 @@ const PROVIDER_VARS: Record<string, string> = {
 describe('runnable samples against the local identity server', () => {
   let local: LocalServer | undefined;
   let subOrgId = '';
+  let apiClient = { client_id: '', client_secret: '' };
   let startError = '';
 
   beforeAll(async () => {
@@ -364,6 +365,13 @@ describe('runnable samples against the local identity server', () => {
         body: JSON.stringify({ org_name: 'Runnable samples', tenant_name: 'runnable' }),
       });
       subOrgId = ((await res.json()) as { result?: { id?: string } }).result?.id ?? '';
+      // The API of the machine-to-machine guide, registered as a client so that it may introspect tokens.
+      const client = await fetch(`${live.url}/oauth2/clients`, {
+        method: 'POST',
+        headers: { 'Keyway-OrgID': live.orgId, 'Keyway-API-Key': apiKey, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ client_name: 'Invoices API', scopes: ['openid'], grant_types: ['authorization_code'] }),
+      });
+      apiClient = ((await client.json()) as { result?: typeof apiClient }).result ?? apiClient;
     } catch (err) {
       startError = (err as Error).stack ?? String(err);
     }
@@ -408,7 +416,14 @@ describe('runnable samples against the local identity server', () => {
   it('runs every runnable request and gets the documented status and result fields', async () => {
     expect(startError, 'the identity server starts').toBe('');
     expect(subOrgId, 'a suborganization for the samples').not.toBe('');
-    const { ran, problems } = await runRunnableSamples(pages, local as LocalServer, { extraVars: { ...PROVIDER_VARS, SUBORG_ID: subOrgId }, lists: true });
+    const extraVars = (person: { token: string }) => ({
+      ...PROVIDER_VARS,
+      SUBORG_ID: subOrgId,
+      API_CLIENT_ID: apiClient.client_id,
+      API_CLIENT_SECRET: apiClient.client_secret,
+      ACCESS_TOKEN: person.token,
+    });
+    const { ran, problems } = await runRunnableSamples(pages, local as LocalServer, { extraVars, lists: true });
     expect(problems).toEqual([]);
     expect(ran, 'runnable samples executed').toBeGreaterThanOrEqual(12);
   }, 120_000);

@@ -324,7 +324,7 @@ export async function readPage(file: string, roomDir: string): Promise<Page> {
 // ---------------------------------------------------------------------------------------------
 // curl commands in shell blocks
 // ---------------------------------------------------------------------------------------------
-export type Curl = { method: string; url: string; headers: Record<string, string>; data?: string; text: string };
+export type Curl = { method: string; url: string; headers: Record<string, string>; data?: string; user?: string; text: string };
 
 export function shellWords(command: string): string[] {
   const words: string[] = [];
@@ -378,6 +378,7 @@ export function parseCurls(script: string): Curl[] {
     let method = '';
     let url = '';
     let data: string | undefined;
+    let user: string | undefined;
     const headers: Record<string, string> = {};
     for (let i = 1; i < words.length; i++) {
       const w = words[i] ?? '';
@@ -388,10 +389,11 @@ export function parseCurls(script: string): Curl[] {
         headers[h.slice(0, colon).trim().toLowerCase()] = h.slice(colon + 1).trim();
       } else if (['-d', '--data', '--data-raw', '--data-binary', '--json'].includes(w)) data = words[++i] ?? '';
       else if (/^https?:\/\//.test(w)) url = w;
-      else if (['-o', '--output', '-u', '--user', '-w', '--write-out', '--max-time'].includes(w)) i++;
+      else if (w === '-u' || w === '--user') user = words[++i] ?? '';
+      else if (['-o', '--output', '-w', '--write-out', '--max-time'].includes(w)) i++;
     }
     if (!method) method = data === undefined ? 'GET' : 'POST';
-    curls.push({ method, url, headers, text: cmd.trim(), ...(data === undefined ? {} : { data }) });
+    curls.push({ method, url, headers, text: cmd.trim(), ...(data === undefined ? {} : { data }), ...(user === undefined ? {} : { user }) });
   }
   return curls;
 }
@@ -526,7 +528,7 @@ export const SCHEME_HEADER: Record<string, (c: Curl) => boolean> = {
   ApiKey: (c) => c.headers['keyway-api-key'] !== undefined,
   UserToken: (c) => /^Bearer \S+$/.test(c.headers.authorization ?? ''),
   OAuth2AccessToken: (c) => /^Bearer \S+$/.test(c.headers.authorization ?? ''),
-  ClientBasic: (c) => /^Basic \S+$/.test(c.headers.authorization ?? '') || / -u /.test(c.text),
+  ClientBasic: (c) => /^Basic \S+$/.test(c.headers.authorization ?? '') || c.user !== undefined,
 };
 
 /** A fresh anonymous person of the live server: its token and person id. */
@@ -553,6 +555,8 @@ export async function sendCurl(live: LiveServer, c: Curl, vars: Record<string, s
       return vars[name] ?? '';
     });
   const headers = Object.fromEntries(Object.entries(c.headers).map(([k, v]) => [k, fill(v)]));
+  // curl -u id:secret is HTTP Basic authentication.
+  if (c.user !== undefined) headers.authorization = `Basic ${Buffer.from(fill(c.user)).toString('base64')}`;
   const res = await fetch(fill(c.url).replace(API_HOST, live.url), {
     method: c.method,
     headers,
@@ -614,7 +618,7 @@ export async function startLocalServer(prefix: string): Promise<LocalServer> {
 export async function runRunnableSamples(
   pages: Page[],
   local: LocalServer,
-  { extraVars = {}, lists = false }: { extraVars?: Record<string, string>; lists?: boolean } = {},
+  { extraVars = {}, lists = false }: { extraVars?: Record<string, string> | ((person: { token: string; personId: string }) => Record<string, string>); lists?: boolean } = {},
 ): Promise<{ ran: number; problems: string[] }> {
   const { live, apiKey } = local;
   const problems: string[] = [];
@@ -628,13 +632,24 @@ export async function runRunnableSamples(
       if (curls.length === 0) problems.push(`${p.rel}: a runnable block holds no request`);
       for (const c of curls) {
         const person = await anonymousPerson(live);
-        const vars = { ...extraVars, KEYWAY_ORG_ID: live.orgId, KEYWAY_API_KEY: apiKey, TOKEN: person.token, PERSON_ID: person.personId };
+        const vars = { ...(typeof extraVars === 'function' ? extraVars(person) : extraVars), KEYWAY_ORG_ID: live.orgId, KEYWAY_API_KEY: apiKey, TOKEN: person.token, PERSON_ID: person.personId };
         const res = await sendCurl(live, c, vars, p.rel);
         ran++;
         const where = `${p.rel}: ${c.method} ${c.url} answered ${res.status} ${res.text.slice(0, 300)}`;
         const expectedStatus = documented?.errors?.[0]?.httpcode;
         if (expectedStatus !== undefined ? res.status !== expectedStatus : res.status < 200 || res.status >= 300) problems.push(where);
-        if (curls.length !== 1 || !documented?.result || typeof documented.result !== 'object') continue;
+        if (curls.length !== 1 || !documented) continue;
+        if (!('result' in documented) && !('errors' in documented)) {
+          // A plain JSON answer (OAuth 2.0 endpoints): its fields must be in the real answer, with the same value where the
+          // documented one is a boolean (such as the `active` of an introspection).
+          const actual = JSON.parse(res.text) as Record<string, unknown>;
+          for (const [key, value] of Object.entries(documented as Record<string, unknown>)) {
+            if (!(key in actual)) problems.push(`${where}: documented field ${key} is missing`);
+            else if (typeof value === 'boolean' && actual[key] !== value) problems.push(`${where}: ${key} is ${String(actual[key])}, documented ${String(value)}`);
+          }
+          continue;
+        }
+        if (!documented.result || typeof documented.result !== 'object') continue;
         if (Array.isArray(documented.result) && !lists) continue;
         const first = (v: unknown): Record<string, unknown> => {
           const item: unknown = Array.isArray(v) ? v[0] : v;
