@@ -93,6 +93,41 @@ async function signedIn(email: string, target = GATED + HASH): Promise<void> {
   await hydrated(page);
 }
 
+const gatedDirs = ['identity-protection/detections', 'identity-protection/queries'];
+const publicSource = (): string => {
+  const out: string[] = [];
+  const walk = (dir: string) => {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      const abs = path.join(dir, e.name);
+      const rel = path.relative(path.join(repoRoot, 'site/docs'), abs).split(path.sep).join('/');
+      if (gatedDirs.some((g) => rel === g || rel.startsWith(`${g}/`))) continue;
+      if (e.isDirectory()) walk(abs);
+      else if (/\.mdx?$/.test(e.name)) out.push(fs.readFileSync(abs, 'utf8'));
+    }
+  };
+  walk(path.join(repoRoot, 'site/docs'));
+  return out.join('\n');
+};
+
+/** Sentences of the gated pages (from the built HTML) that no public page of the docs also says. */
+function distinctiveSentences(): Set<string> {
+  const manifest = JSON.parse(fs.readFileSync(path.join(siteDir, '.gate-manifest.json'), 'utf8')) as { pages: string[] };
+  const shared = publicSource();
+  const sentences = new Set<string>();
+  for (const rel of manifest.pages) {
+    const html = fs.readFileSync(path.join(siteDir, rel), 'utf8');
+    const article = html.match(/<article[\s\S]*<\/article>/)?.[0] ?? '';
+    for (const text of article.split(/<[^>]+>/)) {
+      const s = text.trim();
+      if (s.length >= 40 && /^[A-Za-z0-9 ,.()-]+$/.test(s) && !shared.includes(s)) sentences.add(s);
+    }
+    const title = html.match(/<h1[^>]*>([^<]+)<\/h1>/)?.[1];
+    if (title && title.length > 12 && !shared.includes(title)) sentences.add(title);
+  }
+  return sentences;
+}
+
+
 describe('signing in to the gated section', () => {
   it('sends a new visitor to /login with the page, returns there at its hash after e-mail code sign-in, survives reload and client navigation, and signs out', async () => {
     await page.goto(base + GATED + HASH);
@@ -208,6 +243,38 @@ describe('open redirects', () => {
   }
 });
 
+describe('search and assistant', () => {
+  const gatedUrl = /^\/docs\/identity-protection\/(detections|queries)(\/|#|$)/;
+
+  it('leave gated passages out without a session and include them with one', async () => {
+    const sentences = distinctiveSentences();
+    const leaked = (text: string) => [...sentences].filter((t) => text.includes(t));
+    const urlsOf = (text: string) => [...text.matchAll(/"url":"([^"]+)"/g)].map((m) => m[1]!);
+    const questions = ['detection webhooks signature', 'IPQL query guide', 'Okta data model tables', 'adversary in the middle phishing detection'];
+    for (const q of questions) {
+      const res = await fetch(`${base}/api/search?q=${encodeURIComponent(q)}&limit=20`);
+      expect(res.status, q).toBe(200);
+      const body = await res.text();
+      expect(urlsOf(body).filter((u) => gatedUrl.test(u)), q).toEqual([]);
+      expect(leaked(body), q).toEqual([]);
+    }
+    const chat = await fetch(`${base}/api/assistant/chat`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ question: 'How are detection webhooks signed?' }),
+    });
+    expect(chat.status).toBe(200);
+    const stream = await chat.text();
+    expect(urlsOf(stream).filter((u) => gatedUrl.test(u))).toEqual([]);
+    expect(leaked(stream)).toEqual([]);
+
+    await signedIn('searcher@example.com', GATED);
+    const signedInSearch = await context.request.get(`${base}/api/search?q=${encodeURIComponent('detection webhooks signature')}&limit=20`);
+    expect(signedInSearch.status()).toBe(200);
+    expect(urlsOf(await signedInSearch.text()).some((u) => gatedUrl.test(u))).toBe(true);
+  });
+});
+
 describe('identity server outage', () => {
   // Last: it stops the identity server.
   it('logs a validation failure on page load and keeps the visitor on the page', async () => {
@@ -227,40 +294,6 @@ describe('identity server outage', () => {
 describe('the leak test', () => {
   // Every file of the build and every link found, fetched with no session from the suite's docs server: no
   // distinctive sentence of any gated page may appear in any answer.
-  const gatedDirs = ['identity-protection/detections', 'identity-protection/queries'];
-  const publicSource = (): string => {
-    const out: string[] = [];
-    const walk = (dir: string) => {
-      for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-        const abs = path.join(dir, e.name);
-        const rel = path.relative(path.join(repoRoot, 'site/docs'), abs).split(path.sep).join('/');
-        if (gatedDirs.some((g) => rel === g || rel.startsWith(`${g}/`))) continue;
-        if (e.isDirectory()) walk(abs);
-        else if (/\.mdx?$/.test(e.name)) out.push(fs.readFileSync(abs, 'utf8'));
-      }
-    };
-    walk(path.join(repoRoot, 'site/docs'));
-    return out.join('\n');
-  };
-
-  /** Sentences of the gated pages (from the built HTML) that no public page of the docs also says. */
-  function distinctiveSentences(): Set<string> {
-    const manifest = JSON.parse(fs.readFileSync(path.join(siteDir, '.gate-manifest.json'), 'utf8')) as { pages: string[] };
-    const shared = publicSource();
-    const sentences = new Set<string>();
-    for (const rel of manifest.pages) {
-      const html = fs.readFileSync(path.join(siteDir, rel), 'utf8');
-      const article = html.match(/<article[\s\S]*<\/article>/)?.[0] ?? '';
-      for (const text of article.split(/<[^>]+>/)) {
-        const s = text.trim();
-        if (s.length >= 40 && /^[A-Za-z0-9 ,.()-]+$/.test(s) && !shared.includes(s)) sentences.add(s);
-      }
-      const title = html.match(/<h1[^>]*>([^<]+)<\/h1>/)?.[1];
-      if (title && title.length > 12 && !shared.includes(title)) sentences.add(title);
-    }
-    return sentences;
-  }
-
   function buildFiles(): string[] {
     const out: string[] = [];
     const walk = (dir: string) => {
