@@ -76,6 +76,9 @@ export function retrieve(docs: DocsIndex, question: string, options: RetrieveOpt
     boostTerm: (term) => (ownSet.has(term) ? 1 : synonyms.has(term) ? 0.8 : 0.3),
     // Whole questions are made of whole words: prefix and typo matches ("gate" → "gateway") count for less.
     weights: { prefix: 0.15, fuzzy: 0.3 },
+    boost: { title: 4, heading: 2, path: 1.5 },
+    // A word the docs use as such is not expanded ("gate" does not also search "gateway"); other words are.
+    prefix: (term) => term.length > 2 && !docs.vocabulary.has(term),
   });
   // …and a passage must match at least one of them when any passage does.
   const focused = terms.length > own.length ? all.filter((r) => r.queryTerms.some((t) => ownSet.has(t))) : all;

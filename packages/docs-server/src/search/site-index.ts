@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { SearchOptions } from 'minisearch';
 import { extractPage, type Passage, type SearchDoc } from './extract.js';
-import { MiniSearch, SEARCH_OPTIONS } from './engine.js';
+import { MiniSearch, processTerm, SEARCH_OPTIONS, tokenize } from './engine.js';
 import { inPrefixes, readGateManifest } from '../gate/manifest.js';
 
 /** Whether a route is in a gated section (only visitors with a docs session may read and find it). */
@@ -12,6 +12,8 @@ export const isGatedRoute = inPrefixes;
 export interface DocsIndex {
   passages: Passage[];
   index: MiniSearch<SearchDoc>;
+  /** Every processed word of the passages (to tell whole words from fragments). */
+  vocabulary: Set<string>;
   /** A search filter that keeps gated passages out unless `signedIn`. */
   visible(signedIn: boolean): SearchOptions['filter'];
 }
@@ -26,7 +28,9 @@ export function indexPassages(passages: Passage[]): DocsIndex {
   const index = new MiniSearch<SearchDoc>(SEARCH_OPTIONS);
   index.addAll(passages.map(({ id, url, title, heading, text }) => ({ id, url, title, heading, text })));
   const publicOnly: SearchOptions['filter'] = (r) => passages[r.id as number]?.gated === false;
-  return { passages, index, visible: (signedIn) => (signedIn ? undefined : publicOnly) };
+  const vocabulary = new Set<string>();
+  for (const p of passages) for (const w of tokenize(`${p.title} ${p.heading} ${p.text}`)) vocabulary.add(processTerm(w));
+  return { passages, index, vocabulary, visible: (signedIn) => (signedIn ? undefined : publicOnly) };
 }
 
 /**
