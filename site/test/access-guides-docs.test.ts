@@ -349,9 +349,12 @@ const PROVIDER_VARS: Record<string, string> = {
   AZURE_TENANT_ID: '6e1f3c2a-9b8d-4f7e-a1c2-5d4e3f2a1b0c',
 };
 
+const CONSOLE_CLIENT_ID = '0oa1runnableconsole';
+
 describe('runnable samples against the local identity server', () => {
   let local: LocalServer | undefined;
   let subOrgId = '';
+  let subOrgKey = '';
   let apiClient = { client_id: '', client_secret: '' };
   let startError = '';
 
@@ -364,7 +367,15 @@ describe('runnable samples against the local identity server', () => {
         headers: { 'Keyway-OrgID': live.orgId, 'Keyway-API-Key': apiKey, 'Content-Type': 'application/json' },
         body: JSON.stringify({ org_name: 'Runnable samples', tenant_name: 'runnable' }),
       });
-      subOrgId = ((await res.json()) as { result?: { id?: string } }).result?.id ?? '';
+      const subOrg = ((await res.json()) as { result?: { id?: string; api_key?: string } }).result;
+      subOrgId = subOrg?.id ?? '';
+      subOrgKey = subOrg?.api_key ?? '';
+      // The provider the console guide reads and rotates.
+      await fetch(`${live.url}/organizations/sso/oidc/provider-credentials`, {
+        method: 'POST',
+        headers: { 'Keyway-OrgID': live.orgId, 'Keyway-API-Key': apiKey, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ provider: 'okta', label: 'Acme Okta', client_id: CONSOLE_CLIENT_ID, client_secret: 'first-secret', issuer: 'https://acme.okta.example' }),
+      });
       // The API of the machine-to-machine guide, registered as a client so that it may introspect tokens.
       const client = await fetch(`${live.url}/oauth2/clients`, {
         method: 'POST',
@@ -419,6 +430,10 @@ describe('runnable samples against the local identity server', () => {
     const extraVars = (person: { token: string }) => ({
       ...PROVIDER_VARS,
       SUBORG_ID: subOrgId,
+      ACME_ORG_ID: subOrgId,
+      ACME_API_KEY: subOrgKey,
+      OIDC_CLIENT_ID: CONSOLE_CLIENT_ID,
+      NEW_CLIENT_SECRET: 'rotated-secret',
       API_CLIENT_ID: apiClient.client_id,
       API_CLIENT_SECRET: apiClient.client_secret,
       ACCESS_TOKEN: person.token,
