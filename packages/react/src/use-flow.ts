@@ -35,6 +35,8 @@ interface Run {
   buffer: Any[];
   off: () => void;
   cancelled: boolean;
+  /** The flow produced a token: unmounting or starting over no longer cancels it, `onSuccess` still runs. */
+  signedIn?: boolean;
 }
 const EVENTS: SDKEventName[] = [
   'codeSent',
@@ -62,7 +64,7 @@ export function useFlow(options: UseFlowOptions = {}) {
   const stop = useCallback(() => {
     const c = current.current;
     current.current = undefined;
-    if (c) {
+    if (c && !c.signedIn) {
       c.cancelled = true;
       c.off();
       c.flow?.cancel();
@@ -148,16 +150,20 @@ export function useFlow(options: UseFlowOptions = {}) {
       flow.result.then(
         async () => {
           if (!live()) return;
+          // Signed in: the form may unmount now (e.g. inside <LoggedOut>) while the middleware runs; the
+          // caller still hears about it.
+          run.signedIn = true;
           run.off();
+          const mine = () => current.current === run;
           try {
             const user = await afterSignIn(sdk.user!);
-            if (!live()) return;
-            current.current = undefined;
-            setState({ step: 'success', user });
+            if (mine()) {
+              current.current = undefined;
+              setState({ step: 'success', user });
+            }
             opts.current.onSuccess?.(user);
           } catch (e) {
-            if (!live()) return;
-            setState({ step: 'error', error: e, message: describeError(e, opts.current.errorMessages) });
+            if (mine()) setState({ step: 'error', error: e, message: describeError(e, opts.current.errorMessages) });
             opts.current.onError?.(e);
           }
         },

@@ -50,6 +50,27 @@ describe('OrganizationSwitcher and useOrganizations', () => {
     expect(pick).toHaveBeenCalledOnce();
   });
 
+  it('a Form inside LoggedOut still reports the sign-in after it unmounted while the middleware ran', async () => {
+    const sub = await manage(server.api, 'POST', '/organizations/suborganizations', { org_name: 'Acme Africa', share_person_pool: true });
+    const onSuccess = vi.fn();
+    const { user } = renderWith(
+      server,
+      <>
+        <LoggedOut>
+          <Form onSuccess={onSuccess} />
+        </LoggedOut>
+        <LoggedIn>
+          <CurrentOrg />
+        </LoggedIn>
+      </>,
+      { middleware: [defaultOrganization(sub.id)] },
+    );
+    await signInByEmail(user, server, newEmail('unmounted'));
+    await waitFor(() => expect(onSuccess).toHaveBeenCalledOnce());
+    expect(onSuccess.mock.calls[0]![0].orgId).toBe(sub.id);
+    expect(screen.getByText(/^Current org:/).textContent).toBe(`Current org: ${sub.id}`);
+  });
+
   it('defaultOrganization refuses a missing organization id', () => {
     expect(() => defaultOrganization('')).toThrow('defaultOrganization needs an organization id or a function, got ""');
   });
