@@ -72,6 +72,8 @@ if (hasIdentityServer) {
     DATA_DIR: dataDir,
     NODE_ENV: process.env.NODE_ENV ?? 'development',
     KEYWAY_CORS_ORIGINS: process.env.KEYWAY_CORS_ORIGINS ?? `http://localhost:${port},http://127.0.0.1:${port}`,
+    // Token issuer and links in emails use the same URL the site talks to.
+    KEYWAY_PUBLIC_URL: process.env.KEYWAY_PUBLIC_URL ?? apiUrl,
   });
 }
 launch('docs', path.join(root, 'packages/docs-server/dist/cli.js'), { PORT: port, KEYWAY_API_URL: apiUrl });
