@@ -192,6 +192,14 @@ describe('opening a session', () => {
     expect(String(after.headers['set-cookie'])).toMatch(/Max-Age=0/);
   });
 
+  it('replaces an invalid session cookie with the new one in a single Set-Cookie', async () => {
+    const res = await openSession(app, await signIn('again@example.com'), { cookie: `${SESSION_COOKIE}=a.b.c` });
+    expect(res.statusCode).toBe(200);
+    const setCookie = res.headers['set-cookie'];
+    expect(typeof setCookie).toBe('string');
+    expect(String(setCookie)).not.toMatch(/Max-Age=0/);
+  });
+
   it('marks the cookie Secure when configured for production', async () => {
     const secure = await docsServer({ identityUrl: identity.url, orgId: identity.orgId, secureCookie: true });
     const res = await openSession(secure, await signIn('secure@example.com'));

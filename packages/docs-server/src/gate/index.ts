@@ -134,7 +134,8 @@ export function registerGate(
     }
     if (!validation.valid) return reply.code(401).send({ error: `The token was refused: ${validation.reason}.` });
     const maxAgeSeconds = (validation.expiresAt - Date.now()) / 1000;
-    reply.header('Set-Cookie', sessionCookie(token, { maxAgeSeconds, secure: secure(request) }));
+    // Replaces the clearing of an older, invalid session cookie the onRequest hook may have added.
+    reply.removeHeader('Set-Cookie').header('Set-Cookie', sessionCookie(token, { maxAgeSeconds, secure: secure(request) }));
     return { signedIn: true, personId: validation.personId, expiresAt: new Date(validation.expiresAt).toISOString() };
   });
 
