@@ -2,6 +2,7 @@ import { generateSync } from 'otplib';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mailbox, manage, newEmail } from '../test/api.js';
+import { startOidcIdp } from '../../identity-server/test/oidc-idp.ts';
 import { startHarness, type Harness } from './harness.js';
 
 let h: Harness;
@@ -143,6 +144,27 @@ describe('@keyway/react in Chromium against the identity server', () => {
     await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
     expect(await page.getByTestId('who').textContent()).toMatch(/ by webauthn$/);
     await page.close();
+  });
+
+  it('signs in with single sign-on in a popup at a real OpenID provider', async () => {
+    const idp = await startOidcIdp(`${h.api.url}/sso/oidc/callback`, { sub: 'sso-1', email: 'Sso.Person@Corp.example' });
+    try {
+      await manage(h.api, 'POST', '/organizations/sso/oidc/provider-credentials', { provider: 'generic', label: 'Corp', client_id: idp.client_id, client_secret: idp.client_secret, issuer: idp.issuer });
+      const page = await h.open('sso');
+      const popupOpened = page.waitForEvent('popup');
+      await page.getByRole('button', { name: 'Continue with Generic' }).click();
+      expect(await page.getByRole('status').textContent()).toContain('Finish signing in with your identity provider in the window that opened.');
+      const popup = await popupOpened;
+      await popup.locator('input[name=login]').fill('sso-1');
+      await popup.locator('input[name=password]').fill('any');
+      await popup.locator('button[type=submit]').click();
+      await popup.locator('button[type=submit]').click(); // consent
+      await page.getByTestId('who').waitFor();
+      expect(await page.getByTestId('who').textContent()).toMatch(/ by oidc$/);
+      await page.close();
+    } finally {
+      await idp.close();
+    }
   });
 
   it('the page bundle (React + @keyway/react + @keyway/sdk) stays small', () => {
