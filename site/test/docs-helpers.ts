@@ -662,3 +662,23 @@ export async function runRunnableSamples(
   }
   return { ran, problems };
 }
+
+/**
+ * Operations a page names ("GET /me/orgs" in prose, inline code or code other than raw HTTP) that `isOperation` does not
+ * know. By default an operation is one of api-operations.md.
+ */
+export function citedOperationProblems(
+  p: Page,
+  isOperation: (method: string, urlPath: string) => boolean = (method, urlPath) => findOperations(method, urlPath).length > 0,
+): string[] {
+  const cited = /\b(GET|POST|PUT|PATCH|DELETE) (\/[A-Za-z0-9_\-{}./]*)/g;
+  const problems: string[] = [];
+  const texts = [p.prose, ...p.inlineCode, ...p.code.filter((c) => c.lang !== 'http').map((c) => c.value)];
+  for (const t of texts) {
+    for (const [, method = '', urlPath = ''] of t.matchAll(cited)) {
+      const clean = urlPath.replace(/[.,]$/, '').split('?')[0] ?? '';
+      if (!isOperation(method, clean)) problems.push(`${p.rel}: ${method} ${clean} is not an operation of the API`);
+    }
+  }
+  return problems;
+}
