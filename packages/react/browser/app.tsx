@@ -38,7 +38,7 @@ function Consents() {
   return <p data-testid="consents">{consents.map((c) => c.consent_level).join(',')}</p>;
 }
 
-const factors = { sso: [{ method: 'oidc', options: { provider: 'generic' } }], passkey: ['otp_via_email', 'webauthn'], otp: ['otp_via_email'], password: ['password', 'otp_via_email'], mfa: ['otp_via_email'], orgs: ['otp_via_email'], consent: ['otp_via_email'] }[scene] as ['otp_via_email'];
+const factors = { sso: [{ method: 'oidc', options: { provider: 'generic' }, label: 'Corp' }], passkey: ['otp_via_email', 'webauthn'], otp: ['otp_via_email'], password: ['password', 'otp_via_email'], mfa: ['otp_via_email'], orgs: ['otp_via_email'], consent: ['otp_via_email'] }[scene] as ['otp_via_email'];
 
 function App() {
   return (

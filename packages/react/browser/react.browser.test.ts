@@ -152,7 +152,7 @@ describe('@keyway/react in Chromium against the identity server', () => {
       await manage(h.api, 'POST', '/organizations/sso/oidc/provider-credentials', { provider: 'generic', label: 'Corp', client_id: idp.client_id, client_secret: idp.client_secret, issuer: idp.issuer });
       const page = await h.open('sso');
       const popupOpened = page.waitForEvent('popup');
-      await page.getByRole('button', { name: 'Continue with Generic' }).click();
+      await page.getByRole('button', { name: 'Continue with Corp' }).click();
       expect(await page.getByRole('status').textContent()).toContain('Finish signing in with your identity provider in the window that opened.');
       const popup = await popupOpened;
       await popup.locator('input[name=login]').fill('sso-1');

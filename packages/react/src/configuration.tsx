@@ -88,8 +88,14 @@ export type TextKey = keyof typeof DEFAULT_TEXT;
 /** Text overrides by key. */
 export type TextOverrides = Partial<Record<TextKey, string>>;
 
-/** A factor the form offers: a method name, or a factor with options (SSO providers, passkey scope). */
-export type FactorConfig = Factor | Factor['method'];
+/** A factor as configured: the SDK factor plus the text of its button (SSO providers, e.g. “Continue with Corp”). */
+export type LabelledFactor = Factor & { label?: string };
+
+/** A factor the form offers: a method name, or a factor with options (SSO providers, passkey scope) and an optional `label`. */
+export type FactorConfig = LabelledFactor | Factor['method'];
+
+/** The factor sent to the SDK (without the button label). */
+export const sdkFactor = ({ label: _label, ...factor }: LabelledFactor): Factor => factor;
 
 /** Kinds of handle the form accepts. */
 export type HandleKind = 'email' | 'phone' | 'username';
@@ -135,7 +141,7 @@ export interface ConfigurationProviderProps {
 
 /** Resolved configuration. */
 export interface Configuration {
-  factors: Factor[];
+  factors: LabelledFactor[];
   handles: HandleKind[];
   text: (key: TextKey, values?: Record<string, string>) => string;
   logo?: string | ReactNode;
@@ -158,7 +164,7 @@ const THEME_VARS: Record<keyof Theme, string> = {
 const METHODS = new Set(['webauthn', 'email_link', 'sms_link', 'otp_via_sms', 'otp_via_email', 'totp', 'oidc', 'saml', 'password']);
 
 /** Turns method names into factors and checks them. @throws TypeError naming the unknown method. */
-export function normalizeFactors(list: FactorConfig[]): Factor[] {
+export function normalizeFactors(list: FactorConfig[]): LabelledFactor[] {
   return list.map((f) => {
     const factor = typeof f === 'string' ? { method: f } : f;
     if (!factor || !METHODS.has(factor.method))

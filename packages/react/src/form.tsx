@@ -1,6 +1,6 @@
 import { errors, handleType, validateHandle, webauthnAvailable, type Factor, type User, type WebAuthnFactorOptions } from '@keyway/sdk';
 import { Children, isValidElement, useId, useState, useSyncExternalStore, type FormEvent, type ReactElement, type ReactNode } from 'react';
-import { useConfiguration, normalizeFactors, handlesFor, type FactorConfig, type HandleKind, type TextKey } from './configuration.js';
+import { useConfiguration, normalizeFactors, handlesFor, sdkFactor, type FactorConfig, type HandleKind, type LabelledFactor, type TextKey } from './configuration.js';
 import { describeError } from './messages.js';
 import { useKeyway } from './provider.js';
 import { ErrorMessage, FlowSteps, useStepFocus } from './steps.js';
@@ -135,7 +135,7 @@ export function Form(props: FormProps) {
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     const h = normalizeHandle(handle);
-    let factor = props.getFactor ? undefined : handleFactors[choice];
+    let factor: LabelledFactor | undefined = props.getFactor ? undefined : handleFactors[choice];
     const problem = checkHandle(h, kinds, factor, props.errorMessages);
     if (problem) return setHandleError(problem);
     setHandleError(undefined);
@@ -149,7 +149,7 @@ export function Form(props: FormProps) {
         setBusy(false);
       }
     }
-    const f = factor!;
+    const f = sdkFactor(factor!);
     if (f.method === 'oidc' || f.method === 'saml') return flow.run(() => sdk.signInWithSSO(f), { factor: f });
     if (f.method === 'webauthn') return flow.run(() => sdk.signInWithPasskey({ ...(f.options as WebAuthnFactorOptions), handle: h }), { factor: f, handle: h });
     flow.run(() => sdk.authenticate(h, f), { factor: f, handle: h });
@@ -243,7 +243,7 @@ export function Form(props: FormProps) {
                 </button>
               )}
               {sso.map((f, i) => (
-                <button key={f.method + i} className="kw-button" type="button" onClick={() => flow.run(() => sdk.signInWithSSO(f), { factor: f })}>
+                <button key={f.method + i} className="kw-button" type="button" onClick={() => flow.run(() => sdk.signInWithSSO(sdkFactor(f)), { factor: f })}>
                   {ssoLabel(f, text)}
                 </button>
               ))}
@@ -265,9 +265,9 @@ export function Form(props: FormProps) {
   );
 }
 
-function ssoLabel(f: Factor, text: ReturnType<typeof useConfiguration>['text']) {
-  const o = (f.options ?? {}) as { provider?: string; label?: string };
-  if (o.label) return o.label;
+function ssoLabel(f: LabelledFactor, text: ReturnType<typeof useConfiguration>['text']) {
+  const o = (f.options ?? {}) as { provider?: string };
+  if (f.label) return text('factor.oidc', { provider: f.label });
   if (f.method === 'saml') return text('factor.saml');
   const p = o.provider ?? 'single sign-on';
   return text('factor.oidc', { provider: p.charAt(0).toUpperCase() + p.slice(1) });

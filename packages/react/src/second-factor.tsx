@@ -1,6 +1,6 @@
 import type { Factor, Flow, User, WebAuthnFactorOptions } from '@keyway/sdk';
 import { useEffect, useId, useRef, type ReactNode } from 'react';
-import { normalizeFactors, useConfiguration, type FactorConfig } from './configuration.js';
+import { normalizeFactors, sdkFactor, useConfiguration, type FactorConfig, type LabelledFactor } from './configuration.js';
 import { Form, type FormProps } from './form.js';
 import { useKeyway, type KeywayState } from './provider.js';
 import { BackButton, FlowSteps, useStepFocus } from './steps.js';
@@ -23,7 +23,7 @@ async function stepUp(k: KeywayState, factor: Factor): Promise<Flow> {
 }
 
 interface FactorFlowProps {
-  factors: Factor[];
+  factors: LabelledFactor[];
   title: string;
   subtitle: string;
   autoStart: boolean;
@@ -41,7 +41,8 @@ function FactorFlow({ factors, title, subtitle, autoStart, onSuccess, onError, e
   const flow = useFlow({ onSuccess, onError, errorMessages, incorrect: { code: text('otp.incorrect'), password: text('password.incorrect'), refused: text('password.refused') } });
   const id = useId();
   const ref = useStepFocus<HTMLDivElement>(flow.state.step === 'idle');
-  const start = (f: Factor) => {
+  const start = (labelled: LabelledFactor) => {
+    const f = sdkFactor(labelled);
     // Factors without a handle start synchronously (popups and passkey prompts need the click).
     if (!HANDLE_KIND[f.method]) return flow.run(() => k.sdk.stepUp(f), { factor: f });
     void stepUp(k, f).then(
@@ -68,7 +69,7 @@ function FactorFlow({ factors, title, subtitle, autoStart, onSuccess, onError, e
       <p className="kw-subtitle">{subtitle}</p>
       {factors.map((f, i) => (
         <button key={f.method + i} className={i === 0 ? 'kw-button kw-button-primary' : 'kw-button'} type="button" onClick={() => start(f)}>
-          {text(`factor.${f.method}` as 'factor.totp', { provider: String((f.options as { provider?: string } | undefined)?.provider ?? 'single sign-on') })}
+          {text(`factor.${f.method}` as 'factor.totp', { provider: f.label ?? String((f.options as { provider?: string } | undefined)?.provider ?? 'single sign-on') })}
         </button>
       ))}
       <BackButton onClick={onCancel} />

@@ -28,7 +28,13 @@ describe('Slot composition and configuration', () => {
     const { user } = renderWith(
       server,
       <ConfigurationProvider
-        factors={['otp_via_email', 'password', { method: 'oidc', options: { provider: 'google' } }, { method: 'saml', options: { provider_credentials_id: 'x' } }]}
+        factors={[
+          'otp_via_email',
+          'password',
+          { method: 'oidc', options: { provider: 'google' } },
+          { method: 'oidc', options: { provider: 'generic' }, label: 'Acme SSO' },
+          { method: 'saml', options: { provider_credentials_id: 'x' } },
+        ]}
         text={{ 'initial.title': 'Welcome to the docs', 'otp.submit': 'Check code' }}
         logo="/logo.svg"
         theme={{ primary: 'rgb(1, 2, 3)', radius: '2px' }}
@@ -58,6 +64,7 @@ describe('Slot composition and configuration', () => {
     expect(screen.getByRole('group', { name: 'How do you want to sign in?' })).toBeTruthy();
     expect((screen.getByRole('radio', { name: 'Code by email' }) as HTMLInputElement).checked).toBe(true);
     expect(screen.getByRole('button', { name: 'Continue with Google' })).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'Continue with Acme SSO' })).toBeTruthy();
     expect(screen.getByRole('button', { name: 'Continue with single sign-on' })).toBeTruthy();
     // happy-dom has no WebAuthn: no passkey button even if configured.
     expect(screen.queryByRole('button', { name: 'Sign in with a passkey' })).toBeNull();
