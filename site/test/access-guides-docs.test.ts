@@ -8,6 +8,8 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   allRoutes,
@@ -40,6 +42,7 @@ import {
   wordingProblems,
   startLocalServer,
   type LocalServer,
+  type LiveServer,
   runRunnableSamples,
   citedOperationProblems,
 } from './docs-helpers';
@@ -434,4 +437,62 @@ describe('runnable samples against the local identity server', () => {
     expect(problems).toEqual([]);
     expect(ran, 'runnable samples executed').toBeGreaterThanOrEqual(12);
   }, 120_000);
+});
+
+// ---------------------------------------------------------------------------------------------
+// TypeScript samples that verify tokens run against real tokens of the local server: the sample is transpiled as it is
+// shown (with the local server's address), loaded, and called.
+// ---------------------------------------------------------------------------------------------
+describe('token-verifying samples against real tokens', () => {
+  let local: LocalServer | undefined;
+  const samplesDir = path.resolve(docsDir, '..', '..', 'node_modules', '.cache', 'keyway-guide-samples');
+
+  beforeAll(async () => {
+    local = await startLocalServer('keyway-guides-ts-');
+    fs.mkdirSync(samplesDir, { recursive: true });
+  }, 60_000);
+
+  afterAll(async () => {
+    await local?.close();
+    fs.rmSync(samplesDir, { recursive: true, force: true });
+  });
+
+  async function loadSample<T>(key: string, title: string, live: LiveServer): Promise<T> {
+    const block = page(key).code.find((c) => c.meta.includes(`title="${title}"`));
+    if (!block) throw new Error(`${key}: no sample titled ${title}`);
+    const js = ts.transpileModule(block.value.replaceAll(API_HOST, live.url), {
+      compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: true },
+    }).outputText;
+    const file = path.join(samplesDir, `${title.replace(/\W+/g, '_')}-${Date.now()}.mjs`);
+    fs.writeFileSync(file, js);
+    return (await import(/* @vite-ignore */ pathToFileURL(file).href)) as T;
+  }
+
+  it('the tenant guard of the multitenancy guide accepts its tenant and refuses another', async () => {
+    const { live } = local as LocalServer;
+    const { personOfTenant } = await loadSample<{ personOfTenant(a: string | undefined, org: string): Promise<string> }>(
+      'guides/suborgs/multitenancy-example',
+      'tenant-guard.ts',
+      live,
+    );
+    const res = await fetch(`${live.url}/persons/anonymous`, { method: 'POST', headers: { 'Keyway-OrgID': live.orgId, 'Content-Type': 'application/json' }, body: '{}' });
+    const token = ((await res.json()) as { result: { token: string } }).result.token;
+    const claims = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as { person_id: string };
+    await expect(personOfTenant(`Bearer ${token}`, live.orgId)).resolves.toBe(claims.person_id);
+    await expect(personOfTenant(`Bearer ${token}`, 'org_another_tenant')).rejects.toThrow('another tenant');
+    await expect(personOfTenant(undefined, live.orgId)).rejects.toThrow('missing bearer token');
+    const forged = `${token.slice(0, token.lastIndexOf('.') + 1)}${'A'.repeat(86)}`;
+    await expect(personOfTenant(`Bearer ${forged}`, live.orgId)).rejects.toThrow();
+  }, 60_000);
+
+  it('the vault sealing module of the vault guide round-trips and binds values to their person', async () => {
+    process.env.VAULT_KEY_K1 = Buffer.alloc(32, 7).toString('base64');
+    const { seal, open } = await loadSample<{ seal(v: string, p: string): string; open(s: string, p: string): string }>('guides/vault', 'vault-crypto.ts', (local as LocalServer).live);
+    const sealed = seal('756-1234-5678-97', 'pid:ada');
+    expect(sealed).toMatch(/^v1\.k1\./);
+    expect(sealed).not.toContain('756-1234');
+    expect(open(sealed, 'pid:ada')).toBe('756-1234-5678-97');
+    expect(() => open(sealed, 'pid:grace')).toThrow();
+    expect(() => open(sealed.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A')), 'pid:ada')).toThrow();
+  });
 });
