@@ -29,6 +29,11 @@ export interface KeywayProviderProps {
   validateStoredToken?: boolean;
   /** Complete SSO returns, magic links and hosted-login returns from the page URL on load (default `true`). */
   handleURL?: boolean;
+  /**
+   * Give every visitor without a token an anonymous person (`POST /persons/anonymous`) on load, so attributes and
+   * consent can be stored before sign-in; a later sign-in upgrades the same person (default `false`).
+   */
+  anonymousUsers?: boolean;
   /** Functions run after each sign-in made through the components, in order (e.g. `defaultOrganization('org_…')`). */
   middleware?: SignInMiddleware[];
   /** A ready SDK instance to use instead of creating one (tests, or sharing one with non-React code). */
@@ -74,7 +79,7 @@ function configOf(p: KeywayProviderProps): KeywayConfig {
  * Server rendering is safe: nothing touches `window` before effects run.
  */
 export function KeywayProvider(props: KeywayProviderProps) {
-  const { tokenStorage = 'localStorage', tokenStorageKey = DEFAULT_TOKEN_KEY, validateStoredToken = false, handleURL = true } = props;
+  const { tokenStorage = 'localStorage', tokenStorageKey = DEFAULT_TOKEN_KEY, validateStoredToken = false, handleURL = true, anonymousUsers = false } = props;
   // One SDK per provider; configuration changes after mounting are ignored on purpose (a new client would drop the flows in progress).
   const [sdk] = useState(() => props.sdk ?? new Keyway(configOf(props)));
   // A `{ get, set }` written inline is a new object on every render: use the latest one without re-running the restore.
@@ -122,6 +127,13 @@ export function KeywayProvider(props: KeywayProviderProps) {
           console.error('Keyway: the page URL could not be handled', e);
         }
       }
+      if (live && anonymousUsers && !sdk.user) {
+        try {
+          await sdk.createAnonymousUser();
+        } catch (e) {
+          console.error('Keyway: the anonymous person could not be created', e);
+        }
+      }
       if (live) {
         setUser(sdk.user);
         setLoading(false);
@@ -131,7 +143,7 @@ export function KeywayProvider(props: KeywayProviderProps) {
       live = false;
       off();
     };
-  }, [sdk, storage, validateStoredToken, handleURL]);
+  }, [sdk, storage, validateStoredToken, handleURL, anonymousUsers]);
 
   const logout = useCallback(async () => {
     try {

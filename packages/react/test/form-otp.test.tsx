@@ -92,6 +92,33 @@ describe('Form with an emailed code', () => {
     expect(screen.queryByLabelText('Code')).toBeNull();
   });
 
+  it('anonymousUsers: a visitor gets an anonymous person on load, and signing in upgrades that same person', async () => {
+    const user = userEvent.setup();
+    const email = newEmail('anon');
+    function Person() {
+      const { user: u, isAuthenticated } = useKeyway();
+      return <p>Person {u?.personId ?? 'none'} {u?.isAnonymous ? 'anonymous' : isAuthenticated ? 'signed in' : ''}</p>;
+    }
+    render(
+      <KeywayProvider oid={server.api.orgId} baseURL={server.api.url} analytics={false} anonymousUsers>
+        <Person />
+        <LoggedOut>
+          <Form />
+        </LoggedOut>
+      </KeywayProvider>,
+    );
+    const anon = await screen.findByText(/anonymous$/);
+    const id = /^Person (\S+)/.exec(anon.textContent!)![1];
+    expect(localStorage.getItem('keyway.token')).toMatch(/^ey/);
+    const before = new Date().toISOString();
+    await user.type(await screen.findByLabelText('Email address'), email);
+    await user.click(screen.getByRole('button', { name: 'Continue' }));
+    const code = await screen.findByLabelText('Code');
+    await user.type(code, (await mailbox(server.api, email, before)).code!);
+    await user.click(screen.getByRole('button', { name: 'Verify' }));
+    expect((await screen.findByText(/signed in$/)).textContent).toBe(`Person ${id} signed in`);
+  });
+
   it('drops an undecodable stored token and shows the form', async () => {
     localStorage.setItem('keyway.docs.token', 'garbage');
     render(<App />);
