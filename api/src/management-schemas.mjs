@@ -53,6 +53,7 @@ export const managementSchemas = {
   PasswordRotateRequest: closed({
     handle: ref('PersonHandle'),
     reason: str({ maxLength: 500 }),
+    redirect_target: url({ description: 'Page of your application that completes the reset (required with `handle`).' }),
   }, []),
   BulkImportResult: open({
     imported: int({ minimum: 0 }),

@@ -49,9 +49,10 @@ export const accessOperations = [
   {
     ...mgmt, method: 'post', path: '/rbac/check', id: 'checkPermission', tags: ['rbac'],
     summary: 'Check whether a person has a permission',
-    description: 'Answers whether the person holds the permission through a role or directly, and which grants it. Unknown permissions answer `allowed: false`.',
+    description: 'Answers whether the person holds the permission through a role or directly, and which grants it. Unknown permissions answer `allowed: false`; an unknown person answers 404.',
     body: { schema: ref('RbacCheckRequest'), example: { person_id: PERSON_ID, permission: 'docs:write' } },
     ok: { schema: ref('RbacCheckResult'), example: { allowed: true, granted_by: ['editor'] } },
+    errors: ['NotFound'],
     consistency: false,
   },
   // ---------- OAuth2 clients ----------

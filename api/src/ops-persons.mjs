@@ -264,8 +264,11 @@ person of the pool answers 409 'person exists'; malformed ones answer 400 with t
   {
     ...mgmt, method: 'post', path: `${P}/credentials/password-rotate`, id: 'rotatePersonPassword', tags: ['person-credentials'], params: personParam,
     summary: "Rotate a person's password",
-    description: 'Marks the password as compromised: the next sign-in with it is answered by a `password_reset` challenge, and when a handle is given a reset link is sent right away.',
-    body: { schema: ref('PasswordRotateRequest'), example: { reason: 'found in a breach corpus' } },
+    description: `
+Marks the password as compromised: sign-ins with it are refused (403 'password must be changed') until a new password
+is set (reset link, account recovery or \`PUT .../credentials/password\`). With a \`handle\` (and \`redirect_target\`) a
+reset link is sent to it right away. A person without a password answers 404.`,
+    body: { schema: ref('PasswordRotateRequest'), example: { reason: 'found in a breach corpus', handle: EMAIL_HANDLE, redirect_target: 'https://app.example.com/reset' } },
     ok: { schema: open({ rotation_required: { type: 'boolean', const: true } }, ['rotation_required']), example: { rotation_required: true } },
   },
   // ---------- consents ----------

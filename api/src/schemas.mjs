@@ -98,6 +98,7 @@ export const schemas = {
     region: ref('Region'),
     handles: arrayOf(ref('PersonHandle')),
     groups: arrayOf(ref('GroupName')),
+    roles: arrayOf(ref('RoleName'), { description: 'RBAC roles assigned to the person.' }),
     attributes: ref('AttributesByBucket'),
   }, ['person_id', 'active', 'person_type', 'region']),
   MeResponse: open({

@@ -15,6 +15,8 @@ export interface OrgSettings {
   api_key_sha256?: string;
   /** Organizations whose persons may sign in here. */
   person_pool_orgs_ids?: string[];
+  /** The organization whose roles and permissions this one inherits (suborganizations created with `inherits_rbac_pools`). */
+  rbac_pool_org_id?: string;
   /** A factor a token must carry before a token of this organization is given (`/token`): else `authn_context_update`. */
   required_factor?: { method: string; options?: Record<string, unknown> };
   /** Handles must match one of these patterns to register (else 403 `person cannot be registered`). */

@@ -137,6 +137,43 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
           .execute();
       },
     },
+    '0003_rbac_org_attributes': {
+      async up(db: Kysely<any>) {
+        await db.schema
+          .createTable('rbac_permissions')
+          .addColumn('org_id', 'text', (c) => c.notNull())
+          .addColumn('name', 'text', (c) => c.notNull())
+          .addColumn('description', 'text')
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .addPrimaryKeyConstraint('rbac_permissions_pk', ['org_id', 'name'])
+          .execute();
+        await db.schema
+          .createTable('rbac_roles')
+          .addColumn('org_id', 'text', (c) => c.notNull())
+          .addColumn('name', 'text', (c) => c.notNull())
+          .addColumn('description', 'text')
+          .addColumn('permissions', 'text', (c) => c.notNull().defaultTo('[]'))
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .addPrimaryKeyConstraint('rbac_roles_pk', ['org_id', 'name'])
+          .execute();
+        await db.schema
+          .createTable('person_grants')
+          .addColumn('person_id', 'text', (c) => c.notNull().references('persons.id').onDelete('cascade'))
+          .addColumn('kind', 'text', (c) => c.notNull())
+          .addColumn('name', 'text', (c) => c.notNull())
+          .addPrimaryKeyConstraint('person_grants_pk', ['person_id', 'kind', 'name'])
+          .execute();
+        await db.schema
+          .createTable('org_attributes')
+          .addColumn('org_id', 'text', (c) => c.notNull())
+          .addColumn('bucket', 'text', (c) => c.notNull())
+          .addColumn('name', 'text', (c) => c.notNull())
+          .addColumn('value', 'text', (c) => c.notNull())
+          .addColumn('updated_at', 'text', (c) => c.notNull())
+          .addPrimaryKeyConstraint('org_attributes_pk', ['org_id', 'bucket', 'name'])
+          .execute();
+      },
+    },
   };
 }
 

@@ -118,8 +118,43 @@ export interface GroupTable {
   created_at: string;
 }
 
+export interface RbacPermissionTable {
+  org_id: string;
+  name: string;
+  description: string | null;
+  created_at: string;
+}
+
+export interface RbacRoleTable {
+  org_id: string;
+  name: string;
+  description: string | null;
+  /** JSON: permission names. */
+  permissions: string;
+  created_at: string;
+}
+
+/** Roles (`kind` = `role`) and additional permissions (`kind` = `permission`) held by a person. */
+export interface PersonGrantTable {
+  person_id: string;
+  kind: 'role' | 'permission';
+  name: string;
+}
+
+export interface OrgAttributeTable {
+  org_id: string;
+  bucket: string;
+  name: string;
+  value: string;
+  updated_at: string;
+}
+
 export interface Database {
   groups: GroupTable;
+  rbac_permissions: RbacPermissionTable;
+  rbac_roles: RbacRoleTable;
+  person_grants: PersonGrantTable;
+  org_attributes: OrgAttributeTable;
   organizations: OrganizationTable;
   persons: PersonTable;
   handles: HandleTable;

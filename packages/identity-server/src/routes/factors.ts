@@ -88,14 +88,14 @@ function passwordOf(data: Record<string, unknown>, rules: PasswordRule[] | false
 }
 
 /** Stores (or replaces) the person's password credential. */
-export async function setPassword(ctx: Ctx, personId: string, password: string): Promise<void> {
+export async function setPassword(ctx: Ctx, personId: string, password: string, label = 'Password'): Promise<void> {
   const hash = await hashPassword(password);
   const now = nowIso();
   await ctx.db.transaction().execute(async (trx) => {
     await trx.deleteFrom('credentials').where('person_id', '=', personId).where('type', '=', 'password').execute();
     await trx
       .insertInto('credentials')
-      .values({ id: randomUUID(), person_id: personId, type: 'password', label: 'Password', params: JSON.stringify({ password_hash: hash }), secret: JSON.stringify({ hash }), created_at: now, last_used: now })
+      .values({ id: randomUUID(), person_id: personId, type: 'password', label, params: JSON.stringify({ password_hash: hash }), secret: JSON.stringify({ hash }), created_at: now, last_used: now })
       .execute();
   });
 }
@@ -112,8 +112,10 @@ attestationHandlers.set('password_verify', async (ctx, row, data) => {
   const password = passwordOf(data, false);
   const cred = row.person_id ? await credentialOf(ctx, row.person_id, 'password') : undefined;
   if (!cred) throw forbidden('no password set');
-  const correct = await verifyPassword(password, (JSON.parse(cred.secret) as { hash: string }).hash);
+  const secret = JSON.parse(cred.secret) as { hash: string; rotation_required?: boolean };
+  const correct = await verifyPassword(password, secret.hash);
   await checkAnswer(ctx, row, correct, 'incorrect password');
+  if (secret.rotation_required) throw forbidden('password must be changed: reset it with the link you were sent, or through account recovery');
   await ctx.db.updateTable('credentials').set({ last_used: nowIso() }).where('id', '=', cred.id).execute();
   return finishSignIn(ctx, row, 'password');
 });

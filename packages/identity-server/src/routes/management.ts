@@ -9,12 +9,22 @@ import { credentialOut, getPerson, type PersonRow } from '../persons.js';
 import { compileFilter, type FilterSubject } from '../scim.js';
 import { sha256 } from '../secrets.js';
 import { requireApiKey } from './events.js';
-import { addConsents, BUCKETS, checkBucket, listConsents, readBuckets, removeConsents, splitList, writeBuckets } from './me.js';
+import { addConsents, BUCKETS, checkBucket, deleteBucket, listConsents, readBuckets, removeConsents, splitList, writeBuckets, type AttributeOwner } from './me.js';
 import { directIdFor, rulesOf, sendPasswordResetLink, setPassword } from './factors.js';
 import { failedRules } from '../passwords.js';
 import type { OidcProviderConfig, SamlProviderConfig } from './sso.js';
 import { parseIdpMetadata } from '../saml-metadata.js';
 import { checkTokenTemplate, RESERVED_CLAIMS } from '../token-template.js';
+import { grantsOf, rbacPool, registerRbacRoutes, requireDefined, setGrants } from './rbac.js';
+
+interface PersonBody {
+  active?: boolean;
+  region?: string;
+  handles: Array<{ type: string; value: string }>;
+  groups?: string[];
+  roles?: string[];
+  attributes?: Record<string, Record<string, unknown>>;
+}
 
 const conflict = (message: string) => new ApiError(409, message);
 
@@ -41,7 +51,8 @@ async function personOut(ctx: Ctx, p: PersonRow) {
   const attrs = await ctx.db.selectFrom('attributes').select(['bucket', 'name', 'value']).where('person_id', '=', p.id).execute();
   const attributes: Record<string, Record<string, unknown>> = {};
   for (const a of attrs) (attributes[a.bucket] ??= {})[a.name] = JSON.parse(a.value) as unknown;
-  return { person_id: p.id, active: p.active === 1, person_type: p.person_type, region: p.region, handles, groups: JSON.parse(p.groups) as string[], attributes };
+  const roles = await grantsOf(ctx.db, p.id, 'role');
+  return { person_id: p.id, active: p.active === 1, person_type: p.person_type, region: p.region, handles, groups: JSON.parse(p.groups) as string[], roles, attributes };
 }
 
 async function orgPerson(ctx: Ctx, org: Org, id: string): Promise<PersonRow> {
@@ -107,37 +118,111 @@ function settingsCollection<T extends object>(ctx: Ctx, key: 'oidc_providers' | 
   };
 }
 
+/** Attribute routes under `base` (a person's or the organization's): every bucket, multi- and single-bucket reads and writes. */
+function registerAdminAttributeRoutes(app: FastifyInstance, ctx: Ctx, base: string, ownerOf: (req: FastifyRequest) => Promise<AttributeOwner>): void {
+  app.get<{ Querystring: { buckets?: string } }>(`${base}/attributes`, async (req) => {
+    const owner = await ownerOf(req);
+    const buckets = splitList(req.query.buckets, 'buckets') ?? [...BUCKETS];
+    for (const b of buckets) checkBucket(b, 'admin');
+    return { result: await readBuckets(ctx, owner, buckets) };
+  });
+  const writeAll = (replace: boolean) => async (req: FastifyRequest<{ Body: Record<string, Record<string, unknown>> }>) => {
+    const owner = await ownerOf(req);
+    await writeBuckets(ctx, owner, req.body, replace, 'admin');
+    return { result: await readBuckets(ctx, owner, Object.keys(req.body)) };
+  };
+  app.put(`${base}/attributes`, writeAll(true));
+  app.patch(`${base}/attributes`, writeAll(false));
+  app.get<{ Params: { bucket_name: string }; Querystring: { attributes?: string } }>(`${base}/attributes/:bucket_name`, async (req) => {
+    const owner = await ownerOf(req);
+    checkBucket(req.params.bucket_name, 'admin');
+    const out = await readBuckets(ctx, owner, [req.params.bucket_name], splitList(req.query.attributes, 'attributes'));
+    return { result: out[req.params.bucket_name] };
+  });
+  const writeOne = (replace: boolean) => async (req: FastifyRequest<{ Params: { bucket_name: string }; Body: Record<string, unknown> }>) => {
+    const owner = await ownerOf(req);
+    await writeBuckets(ctx, owner, { [req.params.bucket_name]: req.body }, replace, 'admin');
+    return { result: (await readBuckets(ctx, owner, [req.params.bucket_name]))[req.params.bucket_name] };
+  };
+  app.put(`${base}/attributes/:bucket_name`, writeOne(true));
+  app.patch(`${base}/attributes/:bucket_name`, writeOne(false));
+  app.delete<{ Params: { bucket_name: string }; Querystring: { attributes?: string } }>(`${base}/attributes/:bucket_name`, async (req, reply) => {
+    const owner = await ownerOf(req);
+    checkBucket(req.params.bucket_name, 'admin');
+    await deleteBucket(ctx, owner, req.params.bucket_name, splitList(req.query.attributes, 'attributes'));
+    return reply.code(204).send();
+  });
+}
+
 /** Management API (`Keyway-OrgID` + `Keyway-API-Key`): persons, handles, groups, suborganizations, configuration, OIDC providers. */
 export function registerManagementRoutes(app: FastifyInstance, ctx: Ctx): void {
   const admin = (req: FastifyRequest) => requireApiKey(ctx, req);
+  registerRbacRoutes(app, ctx, (org, id) => orgPerson(ctx, org, id));
 
-  app.post<{ Body: { active?: boolean; region?: string; handles: Array<{ type: string; value: string }>; groups?: string[]; attributes?: Record<string, Record<string, unknown>> } }>(
-    '/persons',
-    async (req, reply) => {
-      const org = await admin(req);
-      const handles = req.body.handles.map((h) => parseHandle(h));
-      for (const b of Object.keys(req.body.attributes ?? {})) if (!(BUCKETS as readonly string[]).includes(b)) throw badRequest(`unknown attribute bucket "${b}"`);
+  /** Checks a person body (buckets, roles) before anything is written. */
+  const checkPersonBody = async (org: Org, body: PersonBody) => {
+    for (const b of Object.keys(body.attributes ?? {})) if (!(BUCKETS as readonly string[]).includes(b)) throw badRequest(`unknown attribute bucket "${b}"`);
+    if (body.roles?.length) await requireDefined(ctx.db, await rbacPool(ctx, org), 'role', body.roles);
+    return body.handles.map((h) => parseHandle(h));
+  };
+  const createPersonFrom = async (org: Org, body: PersonBody, handles: Handle[]) => {
+    await assertHandlesFree(ctx, org, handles);
+    await registerGroups(ctx, org, body.groups ?? []);
+    const now = nowIso();
+    const person: PersonRow = { id: `pid:${randomUUID()}`, org_id: org.id, person_type: 'regular', active: body.active === false ? 0 : 1, region: body.region ?? 'eu-west', groups: JSON.stringify(body.groups ?? []), created_at: now };
+    try {
+      await ctx.db.transaction().execute(async (trx) => {
+        await trx.insertInto('persons').values(person).execute();
+        for (const h of handles) await trx.insertInto('handles').values({ id: randomUUID(), org_id: org.id, person_id: person.id, type: h.type, value: h.value, created_at: now }).execute();
+        for (const [bucket, attrs] of Object.entries(body.attributes ?? {})) {
+          for (const [name, value] of Object.entries(attrs)) await trx.insertInto('attributes').values({ person_id: person.id, bucket, name, value: JSON.stringify(value), updated_at: now }).execute();
+        }
+        for (const role of new Set(body.roles ?? [])) await trx.insertInto('person_grants').values({ person_id: person.id, kind: 'role', name: role }).execute();
+      });
+    } catch (err) {
+      if (await ctx.db.selectFrom('persons').select('id').where('id', '=', person.id).executeTakeFirst()) throw err;
       await assertHandlesFree(ctx, org, handles);
-      await registerGroups(ctx, org, req.body.groups ?? []);
-      const now = nowIso();
-      const person: PersonRow = { id: `pid:${randomUUID()}`, org_id: org.id, person_type: 'regular', active: req.body.active === false ? 0 : 1, region: req.body.region ?? 'eu-west', groups: JSON.stringify(req.body.groups ?? []), created_at: now };
-      try {
-        await ctx.db.transaction().execute(async (trx) => {
-          await trx.insertInto('persons').values(person).execute();
-          for (const h of handles) await trx.insertInto('handles').values({ id: randomUUID(), org_id: org.id, person_id: person.id, type: h.type, value: h.value, created_at: now }).execute();
-          for (const [bucket, attrs] of Object.entries(req.body.attributes ?? {})) {
-            for (const [name, value] of Object.entries(attrs)) await trx.insertInto('attributes').values({ person_id: person.id, bucket, name, value: JSON.stringify(value), updated_at: now }).execute();
-          }
-        });
-      } catch (err) {
-        if (await ctx.db.selectFrom('persons').select('id').where('id', '=', person.id).executeTakeFirst()) throw err;
-        await assertHandlesFree(ctx, org, handles);
-        throw err;
+      throw err;
+    }
+    return person;
+  };
+
+  app.post<{ Body: PersonBody }>('/persons', async (req, reply) => {
+    const org = await admin(req);
+    const person = await createPersonFrom(org, req.body, await checkPersonBody(org, req.body));
+    reply.code(201);
+    return { result: await personOut(ctx, person) };
+  });
+
+  // Idempotent create-or-update keyed by the handles: none known → created; all known ones on one person → that person updated.
+  app.put<{ Body: PersonBody }>('/persons', async (req) => {
+    const org = await admin(req);
+    const handles = await checkPersonBody(org, req.body);
+    const owners = new Set<string>();
+    for (const h of handles) {
+      const row = await ctx.db.selectFrom('handles').select('person_id').where('org_id', '=', org.id).where('type', '=', h.type).where('value', '=', h.value).executeTakeFirst();
+      if (row) owners.add(row.person_id);
+    }
+    if (owners.size > 1) throw conflict(`the handles belong to ${owners.size} different persons: ${[...owners].join(', ')}`);
+    const [ownerId] = [...owners];
+    if (!ownerId) return { result: await personOut(ctx, await createPersonFrom(org, req.body, handles)) };
+    const p = await orgPerson(ctx, org, ownerId);
+    const now = nowIso();
+    await registerGroups(ctx, org, req.body.groups ?? []);
+    await ctx.db.transaction().execute(async (trx) => {
+      for (const h of handles) {
+        await trx.insertInto('handles').values({ id: randomUUID(), org_id: org.id, person_id: p.id, type: h.type, value: h.value, created_at: now }).onConflict((oc) => oc.columns(['org_id', 'type', 'value']).doNothing()).execute();
       }
-      reply.code(201);
-      return { result: await personOut(ctx, person) };
-    },
-  );
+      const set: Partial<PersonRow> = {};
+      if (req.body.active !== undefined) set.active = req.body.active ? 1 : 0;
+      if (req.body.region !== undefined) set.region = req.body.region;
+      if (req.body.groups !== undefined) set.groups = JSON.stringify(req.body.groups);
+      if (Object.keys(set).length) await trx.updateTable('persons').set(set).where('id', '=', p.id).execute();
+    });
+    if (req.body.roles !== undefined) await setGrants(ctx, org, p.id, 'role', req.body.roles);
+    if (req.body.attributes) await writeBuckets(ctx, p.id, req.body.attributes, false, 'admin');
+    return { result: await personOut(ctx, (await getPerson(ctx, p.id))!) };
+  });
 
   app.get<{ Querystring: { filter?: string; limit?: number; offset?: number } }>('/persons', async (req) => {
     const org = await admin(req);
@@ -287,42 +372,9 @@ export function registerManagementRoutes(app: FastifyInstance, ctx: Ctx): void {
     return reply.code(204).send();
   });
 
-  // A person's attributes and consents, as the organization sees them (every bucket).
-  app.get<{ Params: { person_id: string }; Querystring: { buckets?: string } }>('/persons/:person_id/attributes', async (req) => {
-    const p = await orgPerson(ctx, await admin(req), req.params.person_id);
-    const buckets = splitList(req.query.buckets, 'buckets') ?? [...BUCKETS];
-    for (const b of buckets) checkBucket(b, 'admin');
-    return { result: await readBuckets(ctx, p.id, buckets) };
-  });
-  const adminWriteAll = (replace: boolean) => async (req: FastifyRequest<{ Params: { person_id: string }; Body: Record<string, Record<string, unknown>> }>) => {
-    const p = await orgPerson(ctx, await admin(req), req.params.person_id);
-    await writeBuckets(ctx, p.id, req.body, replace, 'admin');
-    return { result: await readBuckets(ctx, p.id, Object.keys(req.body)) };
-  };
-  app.put('/persons/:person_id/attributes', adminWriteAll(true));
-  app.patch('/persons/:person_id/attributes', adminWriteAll(false));
-  app.get<{ Params: { person_id: string; bucket_name: string }; Querystring: { attributes?: string } }>('/persons/:person_id/attributes/:bucket_name', async (req) => {
-    const p = await orgPerson(ctx, await admin(req), req.params.person_id);
-    checkBucket(req.params.bucket_name, 'admin');
-    const out = await readBuckets(ctx, p.id, [req.params.bucket_name], splitList(req.query.attributes, 'attributes'));
-    return { result: out[req.params.bucket_name] };
-  });
-  const adminWriteOne = (replace: boolean) => async (req: FastifyRequest<{ Params: { person_id: string; bucket_name: string }; Body: Record<string, unknown> }>) => {
-    const p = await orgPerson(ctx, await admin(req), req.params.person_id);
-    await writeBuckets(ctx, p.id, { [req.params.bucket_name]: req.body }, replace, 'admin');
-    return { result: (await readBuckets(ctx, p.id, [req.params.bucket_name]))[req.params.bucket_name] };
-  };
-  app.put('/persons/:person_id/attributes/:bucket_name', adminWriteOne(true));
-  app.patch('/persons/:person_id/attributes/:bucket_name', adminWriteOne(false));
-  app.delete<{ Params: { person_id: string; bucket_name: string }; Querystring: { attributes?: string } }>('/persons/:person_id/attributes/:bucket_name', async (req, reply) => {
-    const p = await orgPerson(ctx, await admin(req), req.params.person_id);
-    checkBucket(req.params.bucket_name, 'admin');
-    const names = splitList(req.query.attributes, 'attributes');
-    let q = ctx.db.deleteFrom('attributes').where('person_id', '=', p.id).where('bucket', '=', req.params.bucket_name);
-    if (names) q = q.where('name', 'in', names);
-    await q.execute();
-    return reply.code(204).send();
-  });
+  // A person's attributes (every bucket, as the organization sees them) and the organization's own attributes.
+  registerAdminAttributeRoutes(app, ctx, '/persons/:person_id', async (req) => (await orgPerson(ctx, await admin(req), (req.params as { person_id: string }).person_id)).id);
+  registerAdminAttributeRoutes(app, ctx, '/organizations', async (req) => ({ orgId: (await admin(req)).id }));
 
   app.get<{ Params: { person_id: string } }>('/persons/:person_id/consent/gdpr', async (req) => {
     const p = await orgPerson(ctx, await admin(req), req.params.person_id);
@@ -368,17 +420,65 @@ export function registerManagementRoutes(app: FastifyInstance, ctx: Ctx): void {
     const cred = await ctx.db.selectFrom('credentials').selectAll().where('person_id', '=', p.id).where('type', '=', 'password').executeTakeFirstOrThrow();
     return { result: credentialOut(cred) };
   });
+  // Imports a password (hashed here) or a TOTP secret, e.g. when migrating from another system.
+  app.post<{ Params: { person_id: string }; Body: { type: 'password'; label?: string; password: string } | { type: 'totp'; label?: string; secret: string } }>(
+    '/persons/:person_id/credentials',
+    async (req, reply) => {
+      const p = await orgPerson(ctx, await admin(req), req.params.person_id);
+      const body = req.body;
+      if (body.type === 'password') {
+        await setPassword(ctx, p.id, body.password, body.label ?? 'Password');
+      } else {
+        const now = nowIso();
+        await ctx.db.transaction().execute(async (trx) => {
+          await trx.deleteFrom('credentials').where('person_id', '=', p.id).where('type', '=', 'totp').execute();
+          await trx
+            .insertInto('credentials')
+            .values({
+              id: randomUUID(), person_id: p.id, type: 'totp', label: body.label ?? 'Authenticator app',
+              params: JSON.stringify({ recovery_codes_total: 0, recovery_codes_unused: 0 }),
+              secret: JSON.stringify({ secret: body.secret.replace(/=+$/, ''), last_time_step: 0, recovery_hashes: [] }),
+              created_at: now, last_used: null,
+            })
+            .execute();
+        });
+      }
+      const cred = await ctx.db.selectFrom('credentials').selectAll().where('person_id', '=', p.id).where('type', '=', body.type).executeTakeFirstOrThrow();
+      reply.code(201);
+      return { result: credentialOut(cred) };
+    },
+  );
+  // Marks the password compromised: password sign-ins are refused until a new one is set; with a handle, a reset link goes out now.
+  app.post<{ Params: { person_id: string }; Body: { handle?: { type: string; value: string }; reason?: string; redirect_target?: string } | null }>(
+    '/persons/:person_id/credentials/password-rotate',
+    async (req) => {
+      const org = await admin(req);
+      const p = await orgPerson(ctx, org, req.params.person_id);
+      const cred = await ctx.db.selectFrom('credentials').selectAll().where('person_id', '=', p.id).where('type', '=', 'password').executeTakeFirst();
+      if (!cred) throw notFound(`person "${p.id}" has no password`);
+      const handle = req.body?.handle ? await ownedResetHandle(p, req.body.handle, req.body.redirect_target) : undefined;
+      const secret = { ...(JSON.parse(cred.secret) as Record<string, unknown>), rotation_required: true, rotation_reason: req.body?.reason ?? null };
+      await ctx.db.updateTable('credentials').set({ secret: JSON.stringify(secret) }).where('id', '=', cred.id).execute();
+      if (handle) await sendPasswordResetLink(ctx, org, p.id, handle, req.body!.redirect_target!);
+      return { result: { rotation_required: true } };
+    },
+  );
+  /** A handle of the person that can receive a reset link, with the page that completes the reset. */
+  const ownedResetHandle = async (p: PersonRow, raw: { type: string; value: string }, redirectTarget: string | undefined) => {
+    const handle = parseHandle(raw);
+    if (handle.type === 'username') throw badRequest('a password reset link goes to an email address or phone number');
+    const owns = await ctx.db.selectFrom('handles').select('id').where('person_id', '=', p.id).where('type', '=', handle.type).where('value', '=', handle.value).executeTakeFirst();
+    if (!owns) throw notFound(`person "${p.id}" has no handle ${handle.type}:${handle.value}`);
+    if (!redirectTarget) throw badRequest('redirect_target is required: the page of your application that completes the reset with the SDK');
+    return handle;
+  };
   app.post<{ Params: { person_id: string }; Body: { handle: { type: string; value: string }; redirect_target?: string } }>(
     '/persons/:person_id/credentials/password-reset',
     async (req, reply) => {
       const org = await admin(req);
       const p = await orgPerson(ctx, org, req.params.person_id);
-      const handle = parseHandle(req.body.handle);
-      if (handle.type === 'username') throw badRequest('a password reset link goes to an email address or phone number');
-      const owns = await ctx.db.selectFrom('handles').select('id').where('person_id', '=', p.id).where('type', '=', handle.type).where('value', '=', handle.value).executeTakeFirst();
-      if (!owns) throw notFound(`person "${p.id}" has no handle ${handle.type}:${handle.value}`);
-      if (!req.body.redirect_target) throw badRequest('redirect_target is required: the page of your application that completes the reset with the SDK');
-      await sendPasswordResetLink(ctx, org, p.id, handle, req.body.redirect_target);
+      const handle = await ownedResetHandle(p, req.body.handle, req.body.redirect_target);
+      await sendPasswordResetLink(ctx, org, p.id, handle, req.body.redirect_target!);
       reply.code(202);
       return { result: { sent_to: handle } };
     },
@@ -445,6 +545,7 @@ export function registerManagementRoutes(app: FastifyInstance, ctx: Ctx): void {
         auto_activate: parent.settings.auto_activate,
         api_key_sha256: sha256(apiKey),
         ...(req.body.share_person_pool ? { person_pool_orgs_ids: [parent.id] } : {}),
+        ...(req.body.inherits_rbac_pools ? { rbac_pool_org_id: parent.id } : {}),
       };
       const tenant = req.body.tenant_name ?? req.body.org_name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
       await ctx.db.insertInto('organizations').values({ id, parent_id: parent.id, org_name: req.body.org_name, tenant_name: tenant || id, settings: JSON.stringify(settings), created_at: nowIso() }).execute();

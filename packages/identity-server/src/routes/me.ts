@@ -43,8 +43,19 @@ function encodeValue(bucket: string, name: string, value: unknown): string {
   return json;
 }
 
-export async function readBuckets(ctx: Ctx, personId: string, buckets: string[], names?: string[]): Promise<Record<string, Record<string, unknown>>> {
-  let q = ctx.db.selectFrom('attributes').select(['bucket', 'name', 'value']).where('person_id', '=', personId).where('bucket', 'in', buckets);
+/** Whose attributes: a person's (a person id) or an organization's (`{ orgId }`). */
+export type AttributeOwner = string | { orgId: string };
+
+/** The table and key column of an owner's attributes (both tables share the other columns). */
+function store(owner: AttributeOwner) {
+  return typeof owner === 'string'
+    ? { table: 'attributes' as const, key: 'person_id' as const, id: owner }
+    : { table: 'org_attributes' as unknown as 'attributes', key: 'org_id' as unknown as 'person_id', id: owner.orgId };
+}
+
+export async function readBuckets(ctx: Ctx, owner: AttributeOwner, buckets: string[], names?: string[]): Promise<Record<string, Record<string, unknown>>> {
+  const s = store(owner);
+  let q = ctx.db.selectFrom(s.table).select(['bucket', 'name', 'value']).where(s.key, '=', s.id).where('bucket', 'in', buckets);
   if (names) q = q.where('name', 'in', names);
   const rows = await q.execute();
   const out: Record<string, Record<string, unknown>> = {};
@@ -54,7 +65,8 @@ export async function readBuckets(ctx: Ctx, personId: string, buckets: string[],
 }
 
 /** Writes attributes of several buckets in one transaction; `replace` empties each bucket first (PUT). */
-export async function writeBuckets(ctx: Ctx, personId: string, body: Record<string, Record<string, unknown>>, replace: boolean, access: 'write' | 'admin' = 'write'): Promise<void> {
+export async function writeBuckets(ctx: Ctx, owner: AttributeOwner, body: Record<string, Record<string, unknown>>, replace: boolean, access: 'write' | 'admin' = 'write'): Promise<void> {
+  const s = store(owner);
   const entries = Object.entries(body);
   for (const [bucket, attrs] of entries) {
     checkBucket(bucket, access);
@@ -63,17 +75,25 @@ export async function writeBuckets(ctx: Ctx, personId: string, body: Record<stri
   const now = nowIso();
   await ctx.db.transaction().execute(async (trx) => {
     for (const [bucket, attrs] of entries) {
-      if (replace) await trx.deleteFrom('attributes').where('person_id', '=', personId).where('bucket', '=', bucket).execute();
+      if (replace) await trx.deleteFrom(s.table).where(s.key, '=', s.id).where('bucket', '=', bucket).execute();
       for (const [name, value] of Object.entries(attrs)) {
         const v = encodeValue(bucket, name, value);
         await trx
-          .insertInto('attributes')
-          .values({ person_id: personId, bucket, name, value: v, updated_at: now })
-          .onConflict((oc) => oc.columns(['person_id', 'bucket', 'name']).doUpdateSet({ value: v, updated_at: now }))
+          .insertInto(s.table)
+          .values({ [s.key]: s.id, bucket, name, value: v, updated_at: now } as { person_id: string; bucket: string; name: string; value: string; updated_at: string })
+          .onConflict((oc) => oc.columns([s.key, 'bucket', 'name']).doUpdateSet({ value: v, updated_at: now }))
           .execute();
       }
     }
   });
+}
+
+/** Deletes the named attributes of a bucket, or the whole bucket. */
+export async function deleteBucket(ctx: Ctx, owner: AttributeOwner, bucket: string, names?: string[]): Promise<void> {
+  const s = store(owner);
+  let q = ctx.db.deleteFrom(s.table).where(s.key, '=', s.id).where('bucket', '=', bucket);
+  if (names) q = q.where('name', 'in', names);
+  await q.execute();
 }
 
 export const listConsents = async (ctx: Ctx, personId: string) => ({
