@@ -485,6 +485,53 @@ describe('token-verifying samples against real tokens', () => {
     await expect(personOfTenant(`Bearer ${forged}`, live.orgId)).rejects.toThrow();
   }, 60_000);
 
+  it('the event export of the analytics guide reads new failures page by page', async () => {
+    const { live, apiKey } = local as LocalServer;
+    Object.assign(process.env, { KEYWAY_ORG_ID: live.orgId, KEYWAY_API_KEY: apiKey });
+    const failure = (i: number) => ({
+      event_name: 'AuthenticationFailed_v1',
+      organization_id: live.orgId,
+      event_data: { failed_authn_method: 'otp_via_email', failure_reason: 'incorrect_otp_code_via_email', handle: `p${i}@example.com` },
+    });
+    for (const i of [1, 2, 3]) {
+      const post = await fetch(`${live.url}/actions/sdk`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(failure(i)) });
+      expect(post.status, await post.text()).toBe(200);
+    }
+    const { exportFailures } = await loadSample<{ exportFailures(last: number): Promise<number> }>('guides/analytics', 'export-failures.ts', live);
+    const lines: string[] = [];
+    const log = console.log;
+    console.log = (line: string) => void lines.push(line);
+    try {
+      const newest = await exportFailures(0);
+      expect(newest).toBeGreaterThan(0);
+      expect(lines.map((l) => (JSON.parse(l) as { reason: string }).reason)).toEqual(Array(3).fill('incorrect_otp_code_via_email'));
+      lines.length = 0;
+      expect(await exportFailures(newest)).toBe(newest);
+      expect(lines).toEqual([]);
+    } finally {
+      console.log = log;
+    }
+  });
+
+  it('the scope check of the machine-to-machine guide introspects with its own client credentials', async () => {
+    const { live, apiKey } = local as LocalServer;
+    const res = await fetch(`${live.url}/oauth2/clients`, {
+      method: 'POST',
+      headers: { 'Keyway-OrgID': live.orgId, 'Keyway-API-Key': apiKey, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ client_name: 'Invoices API', scopes: ['openid'], grant_types: ['authorization_code'] }),
+    });
+    const client = ((await res.json()) as { result: { client_id: string; client_secret: string } }).result;
+    Object.assign(process.env, { API_CLIENT_ID: client.client_id, API_CLIENT_SECRET: client.client_secret });
+    const { requireScope } = await loadSample<{ requireScope(a: string | undefined, s: string): Promise<string> }>('guides/m2m', 'require-scope.ts', live);
+    const anon = await fetch(`${live.url}/persons/anonymous`, { method: 'POST', headers: { 'Keyway-OrgID': live.orgId, 'Content-Type': 'application/json' }, body: '{}' });
+    const token = ((await anon.json()) as { result: { token: string } }).result.token;
+    // The local server grants its tokens the scope openid only.
+    await expect(requireScope(`Bearer ${token}`, 'openid')).resolves.toBe(client.client_id);
+    await expect(requireScope(`Bearer ${token}`, 'invoices:read')).rejects.toThrow('does not grant invoices:read');
+    await expect(requireScope('Bearer not-a-token', 'openid')).rejects.toThrow('not active');
+    await expect(requireScope(undefined, 'openid')).rejects.toThrow('missing bearer token');
+  });
+
   it('the vault sealing module of the vault guide round-trips and binds values to their person', async () => {
     process.env.VAULT_KEY_K1 = Buffer.alloc(32, 7).toString('base64');
     const { seal, open } = await loadSample<{ seal(v: string, p: string): string; open(s: string, p: string): string }>('guides/vault', 'vault-crypto.ts', (local as LocalServer).live);
@@ -493,6 +540,9 @@ describe('token-verifying samples against real tokens', () => {
     expect(sealed).not.toContain('756-1234');
     expect(open(sealed, 'pid:ada')).toBe('756-1234-5678-97');
     expect(() => open(sealed, 'pid:grace')).toThrow();
-    expect(() => open(sealed.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A')), 'pid:ada')).toThrow();
+    const parts = sealed.split('.');
+    const tag = parts[3] ?? '';
+    parts[3] = (tag[0] === 'A' ? 'B' : 'A') + tag.slice(1); // a changed authentication tag
+    expect(() => open(parts.join('.'), 'pid:ada')).toThrow();
   });
 });
