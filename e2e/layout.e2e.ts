@@ -83,24 +83,3 @@ describe('navbar and footer', () => {
     await page.close();
   });
 });
-
-describe('search', () => {
-  it('opens with Ctrl+K, finds pages and sections, and opens a result with the keyboard', async () => {
-    const page = await context.newPage();
-    await openPage(page, `${base}/docs/intro`);
-    await page.keyboard.press('Control+k');
-    const input = page.getByRole('combobox');
-    await expect.poll(() => input.isVisible()).toBe(true);
-    expect(await input.getAttribute('placeholder')).toBe('Search');
-    await input.fill('machine to machine');
-    const first = page.getByRole('option').first();
-    await expect.poll(() => first.textContent()).toContain('Machine-to-machine access');
-    await page.keyboard.press('Enter');
-    await page.waitForURL(/\/docs\/access\/guides\/m2m/);
-    // Typos are tolerated.
-    await page.keyboard.press('Control+k');
-    await page.getByRole('combobox').fill('anonymus persns');
-    await expect.poll(() => page.getByRole('option').first().textContent()).toContain('nonymous');
-    await page.close();
-  });
-});

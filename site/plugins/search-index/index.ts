@@ -1,13 +1,9 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import MiniSearch from 'minisearch';
+import { BROWSER_INDEX_OPTIONS, extractPage, isGatedRoute, MiniSearch, type SearchDoc } from '@keyway/docs-server/search';
 import gatedPrefixes from '../../src/data/gated-prefixes.json';
-import { extractPage, type SearchDoc } from './extract';
-import { SEARCH_OPTIONS } from './options';
 
 export const INDEX_FILE = 'search-index.json';
-
-const isGated = (route: string) => gatedPrefixes.some((p) => route === p || route.startsWith(`${p}/`));
 
 async function readPage(outDir: string, route: string): Promise<string | undefined> {
   const candidates = route === '/' ? ['index.html'] : [`${route.slice(1)}.html`, `${route.slice(1)}/index.html`];
@@ -22,18 +18,23 @@ async function readPage(outDir: string, route: string): Promise<string | undefin
 }
 
 /**
- * Builds the site search index from the rendered HTML: every docs page and each of its h2–h4 sections, as a
- * MiniSearch index the search box loads on first use. Gated pages are never indexed here.
+ * Builds the in-browser search index from the rendered HTML: every public docs page and each of its h2–h4 sections
+ * (the same passages the docs server's /api/search and assistant use), as a MiniSearch index the search box loads on
+ * first use; whole texts are indexed, only their beginning is stored for snippets. Gated pages are never written
+ * into this public file.
  */
 export async function writeSearchIndex(outDir: string, routesPaths: string[]): Promise<number> {
-  const routes = [...new Set(routesPaths)].filter((r) => r.startsWith('/docs/') && !isGated(r)).sort();
-  const docs: SearchDoc[] = [];
+  const routes = [...new Set(routesPaths)].filter((r) => r.startsWith('/docs/') && !isGatedRoute(r, gatedPrefixes)).sort();
+  const index = new MiniSearch<SearchDoc>(BROWSER_INDEX_OPTIONS);
+  let count = 0;
   for (const route of routes) {
     const html = await readPage(outDir, route);
-    if (html) docs.push(...extractPage(html, route, docs.length));
+    if (!html) continue;
+    for (const { id, url, title, heading, text } of extractPage(html, route, count)) {
+      index.add({ id, url, title, heading, text });
+      count++;
+    }
   }
-  const index = new MiniSearch<SearchDoc>(SEARCH_OPTIONS);
-  index.addAll(docs.map((d) => ({ ...d, text: d.text.slice(0, 2000) })));
   await fs.writeFile(path.join(outDir, INDEX_FILE), JSON.stringify(index));
-  return docs.length;
+  return count;
 }

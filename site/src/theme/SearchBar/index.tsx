@@ -1,59 +1,38 @@
 import React, { useCallback, useEffect, useId, useRef, useState } from 'react';
 import { useHistory } from '@docusaurus/router';
 import useBaseUrl from '@docusaurus/useBaseUrl';
-import type MiniSearch from 'minisearch';
-import type { SearchResult } from 'minisearch';
-import { SEARCH_OPTIONS } from '../../../plugins/search-index/options';
-import type { SearchDoc } from '../../../plugins/search-index/extract';
+import AssistantLauncher from '@site/src/components/assistant/AssistantLauncher';
+import { openAssistant } from '@site/src/components/assistant/store';
+import Highlight from './Highlight';
+import { loadSearch, type SearchHit } from './searchClient';
 import styles from './styles.module.css';
 
-type Hit = Pick<SearchDoc, 'url' | 'title' | 'heading' | 'text'> & { terms: string[] };
+type Option = { kind: 'hit'; hit: SearchHit } | { kind: 'ask' } | { kind: 'all' };
 
-let indexPromise: Promise<MiniSearch<SearchDoc>> | undefined;
-
-/** Loads the search library and the index on first use only, so pages carry no search weight until someone searches. */
-function loadIndex(indexUrl: string): Promise<MiniSearch<SearchDoc>> {
-  indexPromise ??= Promise.all([import('minisearch'), fetch(indexUrl)]).then(async ([mod, res]) => {
-    if (!res.ok) throw new Error(`The search index could not be loaded (HTTP ${res.status}).`);
-    return mod.default.loadJSON<SearchDoc>(await res.text(), SEARCH_OPTIONS);
-  });
-  indexPromise.catch(() => {
-    indexPromise = undefined; // let a later attempt retry
-  });
-  return indexPromise;
-}
-
-function snippet(text: string, terms: string[]): React.ReactNode {
-  const lower = text.toLowerCase();
-  const at = terms.map((t) => lower.indexOf(t.toLowerCase())).filter((i) => i >= 0).sort((a, b) => a - b)[0] ?? 0;
-  const start = Math.max(0, at - 40);
-  const piece = (start > 0 ? '…' : '') + text.slice(start, start + 160) + (text.length > start + 160 ? '…' : '');
-  if (!terms.length) return piece;
-  const pattern = new RegExp(`(${terms.map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})`, 'gi');
-  return piece.split(pattern).map((part, i) => (i % 2 === 1 ? <mark key={i}>{part}</mark> : part));
-}
-
+/** The navbar search: instant, typo-tolerant results over every page and heading, plus a way into the assistant. */
 export default function SearchBar(): React.ReactElement {
   const [open, setOpen] = useState(false);
   const [query, setQuery] = useState('');
-  const [hits, setHits] = useState<Hit[]>([]);
+  const [hits, setHits] = useState<SearchHit[]>([]);
   const [active, setActive] = useState(0);
   const [status, setStatus] = useState<'idle' | 'loading' | 'ready' | 'error'>('idle');
   const [error, setError] = useState('');
-  const index = useRef<MiniSearch<SearchDoc>>();
+  const search = useRef<Awaited<ReturnType<typeof loadSearch>>>(undefined);
   const input = useRef<HTMLInputElement>(null);
   const history = useHistory();
   const indexUrl = useBaseUrl('/search-index.json');
+  const searchPage = useBaseUrl('/search');
   const listId = useId();
-  const isMac = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.platform);
+  const [isMac, setIsMac] = useState(false);
+  useEffect(() => setIsMac(/Mac|iPhone|iPad/.test(navigator.platform)), []);
 
   const openDialog = useCallback(() => {
     setOpen(true);
-    if (index.current) return;
+    if (search.current) return;
     setStatus('loading');
-    loadIndex(indexUrl).then(
+    loadSearch(indexUrl).then(
       (loaded) => {
-        index.current = loaded;
+        search.current = loaded;
         setStatus('ready');
       },
       (e: unknown) => {
@@ -79,23 +58,23 @@ export default function SearchBar(): React.ReactElement {
   }, [open]);
 
   useEffect(() => {
-    if (!index.current || !query.trim()) {
-      setHits([]);
-      return;
-    }
-    const results = index.current.search(query).slice(0, 12) as (SearchResult & Hit)[];
-    setHits(results.map((r) => ({ url: r.url, title: r.title, heading: r.heading, text: r.text, terms: r.terms })));
+    setHits(search.current && query.trim() ? search.current.run(query, 10) : []);
     setActive(0);
   }, [query, status]);
+
+  const options: Option[] = query.trim() ? [...hits.map((hit): Option => ({ kind: 'hit', hit })), { kind: 'ask' }, { kind: 'all' }] : [];
 
   const close = () => {
     setOpen(false);
     setQuery('');
   };
-  const go = (hit: Hit | undefined) => {
-    if (!hit) return;
+  const choose = (option: Option | undefined) => {
+    if (!option) return;
+    const q = query;
     close();
-    history.push(hit.url);
+    if (option.kind === 'hit') history.push(option.hit.url);
+    else if (option.kind === 'ask') openAssistant(q);
+    else history.push(`${searchPage}?q=${encodeURIComponent(q)}`);
   };
 
   return (
@@ -107,6 +86,7 @@ export default function SearchBar(): React.ReactElement {
         <span className={styles.triggerLabel}>Search</span>
         <kbd className={styles.kbd}>{isMac ? '⌘' : 'Ctrl'} K</kbd>
       </button>
+      <AssistantLauncher />
       {open && (
         <div className={styles.backdrop} onMouseDown={(e) => e.target === e.currentTarget && close()}>
           <div role="dialog" aria-modal="true" aria-label="Search the docs" className={styles.dialog}>
@@ -118,20 +98,24 @@ export default function SearchBar(): React.ReactElement {
                 placeholder="Search"
                 value={query}
                 role="combobox"
-                aria-expanded={hits.length > 0}
+                aria-expanded={options.length > 0}
                 aria-controls={listId}
-                aria-activedescendant={hits.length ? `${listId}-${active}` : undefined}
+                aria-activedescendant={options.length ? `${listId}-${active}` : undefined}
                 aria-autocomplete="list"
+                maxLength={500}
                 onChange={(e) => setQuery(e.target.value)}
                 onKeyDown={(e) => {
                   if (e.key === 'Escape') close();
                   else if (e.key === 'ArrowDown') {
                     e.preventDefault();
-                    setActive((a) => Math.min(a + 1, hits.length - 1));
+                    setActive((a) => Math.min(a + 1, options.length - 1));
                   } else if (e.key === 'ArrowUp') {
                     e.preventDefault();
                     setActive((a) => Math.max(a - 1, 0));
-                  } else if (e.key === 'Enter') go(hits[active]);
+                  } else if (e.key === 'Enter') {
+                    e.preventDefault();
+                    choose(options[active]);
+                  }
                 }}
               />
               <button type="button" className={styles.close} onClick={close}>
@@ -139,21 +123,31 @@ export default function SearchBar(): React.ReactElement {
               </button>
             </div>
             <ul id={listId} role="listbox" className={styles.results} aria-label="Search results">
-              {hits.map((hit, i) => (
+              {options.map((option, i) => (
                 <li
-                  key={hit.url}
+                  key={option.kind === 'hit' ? option.hit.url : option.kind}
                   id={`${listId}-${i}`}
                   role="option"
                   aria-selected={i === active}
-                  className={styles.result}
+                  className={option.kind === 'hit' ? styles.result : `${styles.result} ${styles.action}`}
                   onMouseEnter={() => setActive(i)}
-                  onClick={() => go(hit)}
+                  onClick={() => choose(option)}
                 >
-                  <span className={styles.resultTitle}>
-                    {hit.title}
-                    {hit.heading && <span className={styles.resultHeading}> › {hit.heading}</span>}
-                  </span>
-                  <span className={styles.resultText}>{snippet(hit.text, hit.terms)}</span>
+                  {option.kind === 'hit' ? (
+                    <>
+                      <span className={styles.resultTitle}>
+                        {option.hit.title}
+                        {option.hit.heading && <span className={styles.resultHeading}> › {option.hit.heading}</span>}
+                      </span>
+                      <span className={styles.resultText}>
+                        <Highlight text={option.hit.snippet} terms={option.hit.terms} />
+                      </span>
+                    </>
+                  ) : option.kind === 'ask' ? (
+                    <span className={styles.resultTitle}>Ask the assistant: “{query.trim()}”</span>
+                  ) : (
+                    <span className={styles.resultTitle}>See all results for “{query.trim()}”</span>
+                  )}
                 </li>
               ))}
             </ul>

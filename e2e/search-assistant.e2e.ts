@@ -1,0 +1,212 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { startDocsServer, type StartedDocsServer } from '@keyway/docs-server';
+import { fakeLlm } from '../packages/docs-server/test/assistant-fixture';
+import { isolatedContext, launchBrowser, openPage } from './browser';
+import { siteBuild } from './paths';
+
+// Two docs servers over the site build (KEYWAY_E2E_SITE_DIR to try another build): one without a model (extractive
+// answers, feedback written to a file), one with a local fake OpenAI-compatible model.
+const siteDir = process.env.KEYWAY_E2E_SITE_DIR ?? siteBuild;
+const GATED = /\/docs\/identity-protection\/(detections|queries)/;
+const XSS_ANSWER = [
+  'Here is the answer [1].',
+  '<img src="x" onerror="window.pwned = 1"> <script>window.pwned = 2</script>',
+  '[click me](javascript:window.pwned=3) and [docs](/docs/intro) and [site](https://keyway.dev/)',
+  '```html\n<script>window.pwned = 4</script>\n```',
+].join('\n\n');
+
+let browser: Browser;
+let context: BrowserContext;
+let extractive: StartedDocsServer;
+let withModel: StartedDocsServer;
+let llm: Awaited<ReturnType<typeof fakeLlm>>;
+let feedbackFile: string;
+
+beforeAll(async () => {
+  feedbackFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'keyway-e2e-feedback-')), 'feedback.jsonl');
+  llm = await fakeLlm(XSS_ANSWER, 200, 15);
+  [extractive, withModel] = await Promise.all([
+    startDocsServer({ siteDir, port: 0, assistant: { feedbackFile } }),
+    startDocsServer({ siteDir, port: 0, assistant: { llm: { url: llm.url, model: 'fake' } } }),
+  ]);
+  // The servers index the build in the background when they start: wait for that before timing any answer.
+  await Promise.all([extractive, withModel].map((s) => fetch(`${s.url}/api/search?q=warm`)));
+  browser = await launchBrowser();
+  context = await isolatedContext(browser, { permissions: ['clipboard-read', 'clipboard-write'] });
+});
+afterAll(async () => {
+  await browser?.close();
+  await Promise.all([extractive?.close(), withModel?.close(), llm?.close()]);
+});
+
+const searchBox = (page: Page) => page.getByRole('combobox');
+
+/** A new tab on the introduction with the search box open (Ctrl+K) and `query` typed into it. */
+async function searchFromIntro(query: string): Promise<Page> {
+  const page = await context.newPage();
+  await openPage(page, `${extractive.url}/docs/intro`);
+  await page.keyboard.press('Control+k');
+  await searchBox(page).fill(query);
+  return page;
+}
+const panel = (page: Page) => page.getByRole('dialog', { name: 'Keyway assistant' });
+const lastAnswer = (page: Page) => panel(page).locator('article').last();
+
+describe('search', () => {
+  it('opens with Ctrl+K, finds pages and sections, and opens a result with the keyboard', async () => {
+    const page = await context.newPage();
+    await openPage(page, `${extractive.url}/docs/intro`);
+    await page.keyboard.press('Control+k');
+    await expect.poll(() => searchBox(page).isVisible()).toBe(true);
+    expect(await searchBox(page).getAttribute('placeholder')).toBe('Search');
+    await searchBox(page).fill('machine to machine');
+    const first = page.getByRole('option').first();
+    await expect.poll(() => first.textContent()).toContain('Machine-to-machine access');
+    // The matched words are highlighted in the snippet.
+    expect(await page.getByRole('option').locator('mark').count()).toBeGreaterThan(0);
+    await page.keyboard.press('ArrowDown');
+    await expect.poll(() => page.getByRole('option').nth(1).getAttribute('aria-selected')).toBe('true');
+    await page.keyboard.press('ArrowUp');
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/\/docs\/access\/guides\/m2m/);
+    await expect.poll(() => page.locator('h1').first().textContent()).toBe('Machine-to-machine access');
+    // Typos are tolerated; a heading match shows the heading and links to its anchor.
+    await page.keyboard.press('Control+k');
+    await searchBox(page).fill('anonymus persns');
+    await expect.poll(() => page.getByRole('option').first().textContent()).toContain('nonymous');
+    await page.close();
+  });
+
+  it('has a full results page, reached from the search box', async () => {
+    const page = await searchFromIntro('validate jwt');
+    const all = page.getByRole('option', { name: /See all results/ });
+    await expect.poll(() => all.isVisible()).toBe(true);
+    await all.click();
+    await page.waitForURL(/\/search\?q=validate%20jwt/);
+    const results = page.getByRole('list', { name: 'Search results' }).getByRole('link');
+    await expect.poll(() => results.count()).toBeGreaterThan(3);
+    expect(await results.first().getAttribute('href')).toMatch(/^\/docs\/gate\/plugins\/validate-jwt/);
+    await page.close();
+  });
+});
+
+describe('assistant', () => {
+  it('answers a quick question with a streamed, cited answer from the docs, and keeps the conversation', async () => {
+    const page = await context.newPage();
+    await openPage(page, `${extractive.url}/docs/intro`);
+    await page.getByRole('button', { name: 'Ask the assistant' }).click();
+    const quick = panel(page).getByRole('list', { name: 'Quick questions' }).getByRole('button');
+    expect(await quick.count()).toBe(3);
+    expect(await panel(page).getByRole('link', { name: 'Contact us' }).getAttribute('href')).toMatch(/^https:\/\//);
+    const question = (await quick.first().textContent()) ?? '';
+    await quick.first().click();
+    await expect.poll(() => lastAnswer(page).getAttribute('data-status')).toBe('done');
+    expect(await panel(page).getByText(question, { exact: true }).isVisible()).toBe(true);
+    const sources = lastAnswer(page).getByRole('list', { name: 'Sources' }).getByRole('link');
+    expect(await sources.count()).toBeGreaterThan(0);
+    const hrefs = await sources.evaluateAll((as) => as.map((a) => a.getAttribute('href')));
+    for (const href of hrefs) expect(href).toMatch(/^\/docs\//);
+    expect(await lastAnswer(page).locator('sup a[data-citation]').count()).toBeGreaterThan(0);
+    // Copy answer.
+    await lastAnswer(page).getByRole('button', { name: 'Copy answer' }).click();
+    await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toContain('Here is what the Keyway docs say');
+    // A follow-up keeps the conversation.
+    await panel(page).getByRole('textbox', { name: 'Your question' }).fill('What about the provider?');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => panel(page).locator('article').count()).toBe(2);
+    await expect.poll(() => lastAnswer(page).getAttribute('data-status')).toBe('done');
+    // A citation opens the page it names, and the conversation survives the navigation.
+    const target = (await sources.first().getAttribute('href')) ?? '';
+    await sources.first().click();
+    await page.waitForURL((u) => target.startsWith(u.pathname));
+    await page.getByRole('button', { name: 'Ask the assistant' }).click();
+    await expect.poll(() => panel(page).locator('article').count()).toBe(2);
+    await panel(page).getByRole('button', { name: 'Clear conversation' }).click();
+    expect(await panel(page).locator('article').count()).toBe(0);
+    expect(await panel(page).getByRole('list', { name: 'Quick questions' }).isVisible()).toBe(true);
+    await page.close();
+  });
+
+  it('stores thumbs up/down feedback on the server', async () => {
+    const page = await searchFromIntro('How do I run Keyway Gate locally with Docker?');
+    await page.getByRole('option', { name: /Ask the assistant/ }).click();
+    await expect.poll(() => lastAnswer(page).getAttribute('data-status')).toBe('done');
+    await lastAnswer(page).getByRole('button', { name: 'Not helpful' }).click();
+    await expect.poll(() => lastAnswer(page).getByRole('status').textContent()).toContain('Thanks for the feedback');
+    await expect.poll(() => (fs.existsSync(feedbackFile) ? fs.readFileSync(feedbackFile, 'utf8') : '')).toContain('"rating":"down"');
+    const record = JSON.parse(fs.readFileSync(feedbackFile, 'utf8').trim().split('\n').at(-1) ?? '{}');
+    expect(record).toMatchObject({ rating: 'down', question: 'How do I run Keyway Gate locally with Docker?', mode: 'extractive' });
+    expect(record.citations.some((u: string) => u.startsWith('/docs/gate/deploying/locally'))).toBe(true);
+    await page.close();
+  });
+
+  it('renders an XSS attempt in a question or in a model answer as inert text', async () => {
+    const page = await context.newPage();
+    const dialogs: string[] = [];
+    page.on('dialog', (d) => {
+      dialogs.push(d.message());
+      void d.dismiss();
+    });
+    await openPage(page, `${withModel.url}/docs/intro`);
+    await page.getByRole('button', { name: 'Ask the assistant' }).click();
+    const input = panel(page).getByRole('textbox', { name: 'Your question' });
+    const evil = '<img src=x onerror="window.pwned=5"><script>window.pwned=6</script>';
+    await input.fill(evil);
+    await page.keyboard.press('Enter');
+    await expect.poll(() => lastAnswer(page).getAttribute('data-status')).toBe('done');
+    expect(await panel(page).getByText(evil, { exact: true }).isVisible()).toBe(true);
+    // A real question: the fake model answers with HTML, a script, a javascript: link and code.
+    await input.fill('How do I validate a JWT with Gate?');
+    await page.keyboard.press('Enter');
+    // The answer streams in: a first part of it while still busy…
+    await expect.poll(() => panel(page).locator('article[aria-busy="true"]').textContent()).toContain('Here is the answer');
+    // …then complete.
+    await expect.poll(() => lastAnswer(page).getAttribute('data-status')).toBe('done');
+    expect(await lastAnswer(page).textContent()).toContain('<img src="x" onerror="window.pwned = 1">');
+    expect(await panel(page).locator('img, script').count()).toBe(0);
+    expect(await page.evaluate(() => (window as unknown as { pwned?: number }).pwned)).toBeUndefined();
+    // Links: javascript: is dropped (text kept), site paths and https stay.
+    const hrefs = await lastAnswer(page).locator('a').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
+    expect(hrefs.some((h) => h?.startsWith('javascript'))).toBe(false);
+    expect(await lastAnswer(page).getByText('click me').count()).toBe(1);
+    expect(hrefs).toContain('/docs/intro');
+    expect(hrefs).toContain('https://keyway.dev/');
+    // Code stays code.
+    expect(await lastAnswer(page).locator('pre').textContent()).toContain('<script>window.pwned = 4</script>');
+    // The citation [1] points to a retrieved page, never to a URL the model wrote.
+    const cite = await lastAnswer(page).locator('sup a[data-citation="1"]').getAttribute('href');
+    expect(cite).toMatch(/^\/docs\//);
+    expect(dialogs).toEqual([]);
+    await page.close();
+  });
+
+  it('never shows gated content to anonymous visitors: search index, search box, /api/search, answers', async () => {
+    // The public index lists no gated page (public pages may mention their paths, never hold their text).
+    const index = (await (await fetch(`${extractive.url}/search-index.json`)).json()) as { storedFields: Record<string, { url: string }> };
+    const urls = Object.values(index.storedFields).map((f) => f.url);
+    expect(urls.length).toBeGreaterThan(1000);
+    expect(urls.filter((u) => GATED.test(u))).toEqual([]);
+    const gatedTitle = fs.readFileSync(path.join(siteDir, 'docs/identity-protection/detections/mitm-detection.html'), 'utf8').match(/<title[^>]*>([^|<]+)/)?.[1]?.trim() ?? '';
+    expect(gatedTitle.length).toBeGreaterThan(5);
+
+    const api = (await (await fetch(`${extractive.url}/api/search?q=${encodeURIComponent(gatedTitle)}&limit=50`)).json()) as { results: { url: string }[] };
+    expect(api.results.map((r) => r.url).filter((u) => GATED.test(u))).toEqual([]);
+
+    const page = await searchFromIntro(gatedTitle);
+    await expect.poll(() => page.getByRole('option').count()).toBeGreaterThan(0);
+    const optionText = await page.getByRole('listbox').textContent();
+    expect(optionText).not.toContain(`${gatedTitle} ›`);
+    await page.keyboard.press('Escape');
+    await page.getByRole('button', { name: 'Ask the assistant' }).click();
+    await panel(page).getByRole('textbox', { name: 'Your question' }).fill(`How does ${gatedTitle.toLowerCase()} work?`);
+    await page.keyboard.press('Enter');
+    await expect.poll(() => lastAnswer(page).getAttribute('data-status')).toBe('done');
+    const links = await lastAnswer(page).locator('a').evaluateAll((as) => as.map((a) => a.getAttribute('href') ?? ''));
+    expect(links.filter((u) => GATED.test(u))).toEqual([]);
+    await page.close();
+  });
+});

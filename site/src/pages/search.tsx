@@ -1,0 +1,103 @@
+import React, { useEffect, useState } from 'react';
+import Layout from '@theme/Layout';
+import Head from '@docusaurus/Head';
+import Link from '@docusaurus/Link';
+import { useHistory, useLocation } from '@docusaurus/router';
+import useBaseUrl from '@docusaurus/useBaseUrl';
+import Highlight from '@site/src/theme/SearchBar/Highlight';
+import { loadSearch, type SearchHit } from '@site/src/theme/SearchBar/searchClient';
+import { openAssistant } from '@site/src/components/assistant/store';
+
+const LIMIT = 50;
+
+/** The full results page (/search?q=…): every match, page and section, from the same index as the search box. */
+export default function SearchPage(): React.ReactElement {
+  const location = useLocation();
+  const history = useHistory();
+  const indexUrl = useBaseUrl('/search-index.json');
+  const query = new URLSearchParams(location.search).get('q') ?? '';
+  const [draft, setDraft] = useState(query);
+  const [hits, setHits] = useState<SearchHit[]>([]);
+  const [state, setState] = useState<'loading' | 'ready' | 'error'>('loading');
+  const [error, setError] = useState('');
+
+  useEffect(() => setDraft(query), [query]);
+  useEffect(() => {
+    let live = true;
+    loadSearch(indexUrl).then(
+      (search) => {
+        if (!live) return;
+        setHits(query.trim() ? search.run(query, LIMIT) : []);
+        setState('ready');
+      },
+      (e: unknown) => {
+        if (!live) return;
+        setState('error');
+        setError(e instanceof Error ? e.message : String(e));
+      },
+    );
+    return () => {
+      live = false;
+    };
+  }, [indexUrl, query]);
+
+  const title = query ? `Search results for “${query}”` : 'Search the docs';
+  return (
+    <Layout title={title} description="Search every page and section of the Keyway docs.">
+      <Head>
+        <meta name="robots" content="noindex" />
+      </Head>
+      <main className="container margin-vert--lg">
+        <h1>{title}</h1>
+        <form
+          role="search"
+          className="margin-bottom--md"
+          style={{ display: 'flex', gap: '0.5rem', maxWidth: '40rem' }}
+          onSubmit={(e) => {
+            e.preventDefault();
+            history.push(`?q=${encodeURIComponent(draft.trim())}`);
+          }}
+        >
+          <input
+            type="search"
+            aria-label="Search the docs"
+            placeholder="Search"
+            value={draft}
+            maxLength={500}
+            onChange={(e) => setDraft(e.target.value)}
+            style={{ flex: 1, font: 'inherit', padding: '0.5rem 0.75rem' }}
+          />
+          <button type="submit" className="button button--primary">
+            Search
+          </button>
+        </form>
+        <p role="status">
+          {state === 'loading' && 'Loading the search index…'}
+          {state === 'error' && error}
+          {state === 'ready' && query.trim() && `${hits.length}${hits.length === LIMIT ? '+' : ''} result${hits.length === 1 ? '' : 's'}.`}
+        </p>
+        {query.trim() && (
+          <p>
+            <button type="button" className="button button--secondary button--sm" onClick={() => openAssistant(query)}>
+              Ask the assistant about “{query}”
+            </button>
+          </p>
+        )}
+        <ol aria-label="Search results" style={{ listStyle: 'none', padding: 0 }}>
+          {hits.map((hit) => (
+            <li key={hit.url} className="margin-bottom--md">
+              <Link to={hit.url} style={{ fontWeight: 600 }}>
+                {hit.title}
+                {hit.heading && ` › ${hit.heading}`}
+              </Link>
+              <div style={{ fontSize: '0.8rem', color: 'var(--ifm-color-emphasis-700)' }}>{hit.url}</div>
+              <div>
+                <Highlight text={hit.snippet} terms={hit.terms} />
+              </div>
+            </li>
+          ))}
+        </ol>
+      </main>
+    </Layout>
+  );
+}
