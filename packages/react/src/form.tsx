@@ -57,6 +57,8 @@ export interface FormProps {
   className?: string;
   /** Leave out the default stylesheet. */
   unstyled?: boolean;
+  /** Focus the handle field when the form first appears (default `true`; later steps always take the focus). */
+  autoFocus?: boolean;
   /** {@link Slot} elements. */
   children?: ReactNode;
 }
@@ -129,7 +131,7 @@ export function Form(props: FormProps) {
   });
   const slots = slotsOf(props.children);
   const id = useId();
-  const ref = useStepFocus<HTMLFormElement>(flow.state.step === 'idle');
+  const ref = useStepFocus<HTMLFormElement>(flow.state.step === 'idle', props.autoFocus === false);
   const usesHandle = handleFactors.length > 0 || !!props.getFactor;
 
   const submit = async (e: FormEvent) => {

@@ -3,14 +3,21 @@ import { useEffect, useId, useRef, useState, type FormEvent, type ReactNode } fr
 import { useConfiguration } from './configuration.js';
 import type { FlowState } from './use-flow.js';
 
-/** Moves keyboard focus to the first field (or the heading) of a step when it appears. */
-export function useStepFocus<T extends HTMLElement>(key: unknown) {
+/**
+ * Moves keyboard focus to the first field (or the heading) of a step when it appears. With
+ * `skipFirst`, the first appearance (page load) leaves the focus where it is.
+ */
+export function useStepFocus<T extends HTMLElement>(key: unknown, skipFirst = false) {
   const ref = useRef<T>(null);
+  const first = useRef(true);
   useEffect(() => {
+    const skip = skipFirst && first.current;
+    first.current = false;
     const root = ref.current;
-    if (!root) return;
+    if (!root || skip) return;
     const target = root.querySelector<HTMLElement>('input:not([type=hidden]):not([disabled]), select, [data-kw-focus]');
     target?.focus();
+    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [key]);
   return ref;
 }

@@ -1,4 +1,4 @@
-import { render, screen } from '@testing-library/react';
+import { render, screen, waitFor } from '@testing-library/react';
 import { renderToString } from 'react-dom/server';
 import { describe, expect, it, vi } from 'vitest';
 import {
@@ -79,6 +79,17 @@ describe('Slot composition and configuration', () => {
     await user.click(screen.getByRole('button', { name: 'Continue' }));
     await enterMailedCode(user, server, email, again, 'Check code');
     expect((await screen.findByText(/^Hello /)).textContent).toBe('Hello pid');
+  });
+
+  it('autoFocus={false} leaves the focus where it is on load, but the next step still takes it', async () => {
+    const { user } = renderWith(server, <Form autoFocus={false} />);
+    const input = await screen.findByLabelText('Email address');
+    await new Promise((r) => setTimeout(r, 20));
+    expect(document.activeElement).toBe(document.body);
+    await user.type(input, newEmail('focus'));
+    await user.click(screen.getByRole('button', { name: 'Continue' }));
+    const code = await screen.findByLabelText('Code');
+    await waitFor(() => expect(document.activeElement).toBe(code));
   });
 
   it('refuses an unknown factor with an error naming it', () => {
