@@ -31,6 +31,7 @@ export const DEFAULT_TEXT = {
   'otp.label': 'Code',
   'otp.title': 'Enter your code',
   'otp.submit': 'Verify',
+  'otp.resend': 'Send a new code',
   'otp.incorrect': 'That code is not right. Check it and try again.',
   'totp.title': 'Enter the code of your authenticator app',
   'totp.recoveryHint': 'Lost your device? Enter one of your recovery codes instead.',

@@ -1,5 +1,5 @@
 import { errors, handleType, validateHandle, webauthnAvailable, type Factor, type User, type WebAuthnFactorOptions } from '@keyway/sdk';
-import { Children, isValidElement, useId, useState, useSyncExternalStore, type FormEvent, type ReactElement, type ReactNode } from 'react';
+import { Children, isValidElement, useId, useRef, useState, useSyncExternalStore, type FormEvent, type ReactElement, type ReactNode } from 'react';
 import { useConfiguration, normalizeFactors, handlesFor, sdkFactor, type FactorConfig, type HandleKind, type LabelledFactor, type TextKey } from './configuration.js';
 import { describeError } from './messages.js';
 import { useKeyway } from './provider.js';
@@ -133,6 +133,8 @@ export function Form(props: FormProps) {
   const id = useId();
   const ref = useStepFocus<HTMLFormElement>(flow.state.step === 'idle', props.autoFocus === false);
   const usesHandle = handleFactors.length > 0 || !!props.getFactor;
+  /** Starts the last code-sending flow again (“Send a new code”). */
+  const restart = useRef<() => void>(undefined);
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
@@ -154,13 +156,15 @@ export function Form(props: FormProps) {
     const f = sdkFactor(factor!);
     if (f.method === 'oidc' || f.method === 'saml') return flow.run(() => sdk.signInWithSSO(f), { factor: f });
     if (f.method === 'webauthn') return flow.run(() => sdk.signInWithPasskey({ ...(f.options as WebAuthnFactorOptions), handle: h }), { factor: f, handle: h });
-    flow.run(() => sdk.authenticate(h, f), { factor: f, handle: h });
+    restart.current = () => flow.run(() => sdk.authenticate(h, f), { factor: f, handle: h });
+    restart.current();
   };
 
   const forgot = () => {
     const h = normalizeHandle(handle);
     const method = h.startsWith('+') ? 'otp_via_sms' : 'otp_via_email';
-    flow.run(() => sdk.recover(h, method), { factor: { method }, handle: h });
+    restart.current = () => flow.run(() => sdk.recover(h, method), { factor: { method }, handle: h });
+    restart.current();
   };
 
   const success = slots.success;
@@ -258,6 +262,7 @@ export function Form(props: FormProps) {
           state={flow.state}
           onCancel={flow.reset}
           onForgot={handleType(normalizeHandle(handle)) === 'username' ? undefined : forgot}
+          onResend={() => restart.current?.()}
           success={flow.state.step === 'success' && success !== undefined ? (typeof success === 'function' ? (success as (u: User) => ReactNode)(flow.state.user) : success) : undefined}
           error={typeof errorSlot === 'function' ? (errorSlot as (p: { message: string; error: unknown; retry: () => void }) => ReactNode) : errorSlot !== undefined ? () => errorSlot as ReactNode : undefined}
         />

@@ -44,7 +44,7 @@ export function BackButton({ onClick }: { onClick?: () => void }) {
 }
 
 /** The code step: OTP sent by email/SMS, or TOTP (with the QR code and recovery codes on registration). */
-function CodeStep({ state, onCancel }: { state: Extract<FlowState, { step: 'code' }>; onCancel?: () => void }) {
+function CodeStep({ state, onCancel, onResend }: { state: Extract<FlowState, { step: 'code' }>; onCancel?: () => void; onResend?: () => void }) {
   const { text } = useConfiguration();
   const [code, setCode] = useState('');
   const id = useId();
@@ -91,6 +91,11 @@ function CodeStep({ state, onCancel }: { state: Extract<FlowState, { step: 'code
       <button className="kw-button kw-button-primary" type="submit" disabled={!code.trim()}>
         {text('otp.submit')}
       </button>
+      {state.kind === 'otp' && onResend && (
+        <button className="kw-button kw-button-link" type="button" onClick={onResend}>
+          {text('otp.resend')}
+        </button>
+      )}
       <BackButton onClick={onCancel} />
     </form>
   );
@@ -309,6 +314,8 @@ export interface FlowStepsProps {
   onCancel?: () => void;
   /** “Forgot your password?” in the password step. */
   onForgot?: () => void;
+  /** “Send a new code” in the step of a code sent by email or SMS. */
+  onResend?: () => void;
   /** Replaces the success view. */
   success?: ReactNode;
   /** Replaces the error view. */
@@ -316,14 +323,14 @@ export interface FlowStepsProps {
 }
 
 /** Renders the step a running flow is at (code, password, waiting, success or error). */
-export function FlowSteps({ state, onCancel, onForgot, success, error }: FlowStepsProps) {
+export function FlowSteps({ state, onCancel, onForgot, onResend, success, error }: FlowStepsProps) {
   const { text } = useConfiguration();
   const ref = useStepFocus<HTMLDivElement>(state.step);
   switch (state.step) {
     case 'working':
       return <WorkingStep state={state} onCancel={onCancel} />;
     case 'code':
-      return <CodeStep state={state} onCancel={onCancel} />;
+      return <CodeStep state={state} onCancel={onCancel} onResend={onResend} />;
     case 'password':
       return <PasswordStep state={state} onCancel={onCancel} onForgot={onForgot} />;
     case 'success':

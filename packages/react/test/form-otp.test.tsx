@@ -81,6 +81,23 @@ describe('Form with an emailed code', () => {
     expect(await screen.findByText(/Signed in as /)).toBeTruthy();
   });
 
+  it('“Send a new code” sends another code; the new one signs in', async () => {
+    const user = userEvent.setup();
+    const email = newEmail('resend');
+    render(<App />);
+    const first = new Date().toISOString();
+    await user.type(await screen.findByLabelText('Email address'), email);
+    await user.click(screen.getByRole('button', { name: 'Continue' }));
+    await screen.findByLabelText('Code');
+    const old = await mailbox(server.api, email, first);
+    await user.click(screen.getByRole('button', { name: 'Send a new code' }));
+    const fresh = await mailbox(server.api, email, old.created_at);
+    expect(fresh.created_at > old.created_at).toBe(true);
+    await user.type(await screen.findByLabelText('Code'), fresh.code!);
+    await user.click(screen.getByRole('button', { name: 'Verify' }));
+    expect(await screen.findByText(/Signed in as /)).toBeTruthy();
+  });
+
   it('rejects a malformed email address in plain words without calling the server', async () => {
     const user = userEvent.setup();
     render(<App />);
