@@ -5,6 +5,10 @@ const NAME = '^[A-Za-z0-9_.:-]{1,128}$';
 const description = str({ maxLength: 1000 });
 const url = (extra = {}) => str({ format: 'uri', maxLength: 2048, ...extra });
 const httpsUrl = str({ format: 'uri', pattern: '^https://', maxLength: 2048 });
+const webhookUrl = str({
+  format: 'uri', pattern: '^(https://|http://(localhost|127\\.0\\.0\\.1|\\[::1\\])[:/])', maxLength: 2048,
+  description: 'https URL; plain http is accepted for localhost receivers of a development server only.',
+});
 const domain = str({ pattern: '^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\\.)+[a-z]{2,63}$', description: 'Lower-case DNS name.' });
 const scopes = arrayOf(str({ pattern: '^[\\x21\\x23-\\x5B\\x5D-\\x7E]{1,128}$' }), { maxItems: 50, uniqueItems: true });
 
@@ -291,7 +295,7 @@ export const managementSchemas = {
     id: ref('ResourceId'),
     name: str({ maxLength: 200 }),
     description,
-    target_url: httpsUrl,
+    target_url: webhookUrl,
     custom_headers: open({}, [], { additionalProperties: arrayOf(str()) }),
     timeout: int({ minimum: 1, maximum: 30, description: 'Seconds.' }),
     created_at: dateTime(),
@@ -299,14 +303,14 @@ export const managementSchemas = {
   WebhookCreate: closed({
     name: str({ minLength: 1, maxLength: 200 }),
     description,
-    target_url: httpsUrl,
+    target_url: webhookUrl,
     custom_headers: open({}, [], { additionalProperties: arrayOf(str({ maxLength: 1024 }), { maxItems: 10 }), maxProperties: 20 }),
     timeout: int({ minimum: 1, maximum: 30, default: 10 }),
   }, ['name', 'target_url']),
   WebhookPatch: closed({
     name: str({ minLength: 1, maxLength: 200 }),
     description,
-    target_url: httpsUrl,
+    target_url: webhookUrl,
     custom_headers: open({}, [], { additionalProperties: arrayOf(str({ maxLength: 1024 }), { maxItems: 10 }), maxProperties: 20 }),
     timeout: int({ minimum: 1, maximum: 30 }),
   }, [], { minProperties: 1 }),

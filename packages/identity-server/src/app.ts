@@ -13,6 +13,7 @@ import { registerMeRoutes } from './routes/me.js';
 import { registerFactorRoutes } from './routes/factors.js';
 import { registerOAuthRoutes } from './routes/oauth.js';
 import { registerManagementRoutes } from './routes/management.js';
+import { registerWebhookRoutes } from './routes/webhooks.js';
 import { registerSsoRoutes } from './routes/sso.js';
 import './routes/webauthn.js';
 import { registerWellKnownRoutes } from './routes/wellknown.js';
@@ -249,7 +250,10 @@ export async function buildApp(ctx: Ctx, opts: AppOptions): Promise<FastifyInsta
   registerOAuthRoutes(app, ctx);
   registerSsoRoutes(app, ctx);
   // The management API has no schemas of its own: its request validation comes from api/openapi.yaml only.
-  if (contract) registerManagementRoutes(app, ctx);
+  if (contract) {
+    registerManagementRoutes(app, ctx);
+    registerWebhookRoutes(app, ctx);
+  }
   registerWellKnownRoutes(app, ctx);
   if (ctx.devMode) registerDevRoutes(app, ctx);
   app.get('/health', async () => ({ result: { ok: true } }));

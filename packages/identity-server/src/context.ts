@@ -1,3 +1,4 @@
+import type { WebhookService } from './webhooks.js';
 import type { FastifyRequest } from 'fastify';
 import type { Db } from './db/index.js';
 import type { DialectName } from './db/migrations.js';
@@ -89,6 +90,7 @@ export interface Ctx {
   orgs: Map<string, Org>;
   /** Union of every organization's allowed_domains (browser origins on these hosts pass CORS). */
   allowedDomains: Set<string>;
+  webhooks: WebhookService;
 }
 
 /** Whether a browser origin may call the API: a configured CORS origin, or https on an organization's allowed domain. */

@@ -10,6 +10,8 @@ import { DEFAULT_OPENAPI_PATH, OpenApiContract } from './openapi.js';
 import { RateLimiter } from './ratelimit.js';
 import { sha256 } from './secrets.js';
 import { renderTokenTemplate } from './token-template.js';
+import { effectivePermissions, grantsOf } from './routes/rbac.js';
+import { WebhookService, type WebhookOptions } from './webhooks.js';
 import { TokenService } from './tokens.js';
 
 /** Default port of the Keyway identity server (`KEYWAY_API_PORT`). */
@@ -50,6 +52,8 @@ export interface IdentityServerOptions {
   smtp?: SmtpOptions;
   /** OpenAPI document whose request schemas validate the routes (default `api/openapi.yaml` of the repository; `false` uses the built-in schemas only). */
   openapiPath?: string | false;
+  /** Webhook delivery timing (retry backoff, attempts, polling); see {@link WebhookOptions}. */
+  webhooks?: WebhookOptions;
 }
 
 export interface IdentityServer {
@@ -104,7 +108,9 @@ export async function startIdentityServer(opts: IdentityServerOptions = {}): Pro
         const rows = await db.selectFrom('attributes').select(['bucket', 'name', 'value']).where('person_id', '=', personId).execute();
         const attributes: Record<string, Record<string, unknown>> = {};
         for (const r of rows) (attributes[r.bucket] ??= {})[r.name] = JSON.parse(r.value) as unknown;
-        return renderTokenTemplate(JSON.parse(raw) as Record<string, unknown>, attributes);
+        const org = orgs.get(oid)!;
+        const permissions = Object.keys(await effectivePermissions(ctx, org, personId));
+        return renderTokenTemplate(JSON.parse(raw) as Record<string, unknown>, { attributes, roles: await grantsOf(db, personId, 'role'), permissions });
       },
     });
     const ctx: Ctx = {
@@ -119,6 +125,7 @@ export async function startIdentityServer(opts: IdentityServerOptions = {}): Pro
       corsOrigins: opts.corsOrigins ?? (devMode ? DEFAULT_DEV_CORS_ORIGINS : []),
       orgs,
       allowedDomains: new Set(),
+      webhooks: new WebhookService(db, () => ctx.publicUrl, opts.webhooks),
     };
     await tokens.init();
     await seedOrg(ctx, orgId, opts.apiKey ?? (devMode ? DEFAULT_DEV_API_KEY : undefined));
@@ -137,6 +144,8 @@ export async function startIdentityServer(opts: IdentityServerOptions = {}): Pro
     timers.push(setInterval(() => void tokens.rotateIfDue().catch(() => undefined), 3600_000).unref());
     timers.push(setInterval(() => void purgeExpired(db).catch(() => undefined), 600_000).unref());
     if (dialect === 'postgres') timers.push(setInterval(() => void tokens.syncRevocations().catch(() => undefined), 5000).unref());
+    timers.push(setInterval(() => ctx.webhooks.kick(), ctx.webhooks.pollMs).unref());
+    ctx.webhooks.kick();
     const server: IdentityServer = {
       url,
       orgId,
@@ -150,6 +159,7 @@ export async function startIdentityServer(opts: IdentityServerOptions = {}): Pro
         for (const t of timers) clearInterval(t);
         ctx.mailer.close();
         await app!.close();
+        await ctx.webhooks.idle();
         await db.destroy();
       },
     };

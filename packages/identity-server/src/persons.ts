@@ -48,6 +48,7 @@ export async function createPerson(
         .execute();
     }
   });
+  await ctx.webhooks.emit(org.id, 'PersonCreated_v1', { person_id: person.id, person_type: person.person_type, source: 'sign_up' });
   return person;
 }
 
@@ -117,10 +118,12 @@ export async function issueToken(
 ): Promise<string> {
   const authentications = [...(opts.previous?.authentications ?? []), auth];
   const methods = [...new Set(authentications.map((a) => a.method))];
+  const oid = opts.oid ?? person.org_id;
+  await ctx.webhooks.emit(oid, 'AuthenticationSucceeded_v1', { person_id: person.id, method: auth.method, first_token: opts.firstToken });
   return ctx.tokens.sign({
     ...opts.extraClaims,
     person_id: person.id,
-    oid: opts.oid ?? person.org_id,
+    oid,
     first_token: opts.firstToken,
     authenticated_methods: methods,
     authentications,

@@ -3,8 +3,16 @@ import { badRequest } from './errors.js';
 /** Claims the server sets itself; templates and minted tokens cannot override them. */
 export const RESERVED_CLAIMS = new Set(['iss', 'sub', 'aud', 'exp', 'nbf', 'iat', 'jti', 'person_id', 'oid', 'first_token', 'authenticated_methods', 'authentications', 'person_type', 'groups', 'user_token', 'impersonator']);
 
-const PLACEHOLDER = /\{\{\s*person\.attributes\.([A-Za-z0-9_-]+)\.([A-Za-z0-9_.-]+)\s*\}\}/g;
-const WHOLE = /^\{\{\s*person\.attributes\.([A-Za-z0-9_-]+)\.([A-Za-z0-9_.-]+)\s*\}\}$/;
+const EXPR = String.raw`\{\{\s*person\.(?:attributes\.([A-Za-z0-9_-]+)\.([A-Za-z0-9_.-]+)|(roles|permissions))\s*\}\}`;
+const PLACEHOLDER = new RegExp(EXPR, 'g');
+const WHOLE = new RegExp(`^${EXPR}$`);
+
+/** What a template can read of a person. */
+export interface TemplatePerson {
+  attributes: Record<string, Record<string, unknown>>;
+  roles: string[];
+  permissions: string[];
+}
 
 /** Checks a token template: a JSON object whose claims are not reserved. Returns the parsed template. */
 export function checkTokenTemplate(content: string, groupsClaim = 'groups'): Record<string, unknown> {
@@ -22,18 +30,20 @@ export function checkTokenTemplate(content: string, groupsClaim = 'groups'): Rec
 }
 
 /**
- * Fills `{{ person.attributes.<bucket>.<name> }}` placeholders: a string that is only a placeholder becomes the
- * attribute's JSON value (null when unset); placeholders inside longer strings are replaced by the value as text.
+ * Fills `{{ person.attributes.<bucket>.<name> }}`, `{{ person.roles }}` and `{{ person.permissions }}` placeholders: a
+ * string that is only a placeholder becomes the JSON value (null when unset); placeholders inside longer strings are
+ * replaced by the value as text (lists comma-joined).
  */
-export function renderTokenTemplate(template: Record<string, unknown>, attributes: Record<string, Record<string, unknown>>): Record<string, unknown> {
-  const lookup = (bucket: string, name: string) => attributes[bucket]?.[name];
+export function renderTokenTemplate(template: Record<string, unknown>, person: TemplatePerson): Record<string, unknown> {
+  const lookup = (bucket: string | undefined, name: string | undefined, list: string | undefined): unknown =>
+    list === 'roles' ? person.roles : list === 'permissions' ? person.permissions : person.attributes[bucket!]?.[name!];
   const walk = (v: unknown): unknown => {
     if (typeof v === 'string') {
       const whole = WHOLE.exec(v);
-      if (whole) return lookup(whole[1]!, whole[2]!) ?? null;
-      return v.replace(PLACEHOLDER, (_m, b: string, n: string) => {
-        const val = lookup(b, n);
-        return val === undefined || val === null ? '' : typeof val === 'string' ? val : JSON.stringify(val);
+      if (whole) return lookup(whole[1], whole[2], whole[3]) ?? null;
+      return v.replace(PLACEHOLDER, (_m, b: string | undefined, n: string | undefined, list: string | undefined) => {
+        const val = lookup(b, n, list);
+        return val === undefined || val === null ? '' : typeof val === 'string' ? val : Array.isArray(val) ? val.join(',') : JSON.stringify(val);
       });
     }
     if (Array.isArray(v)) return v.map(walk);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { contractApi } from './contract.js';
-import { BACKENDS, lastMessage, signInWithEmail, useTestServer } from './helpers.js';
+import { BACKENDS, decodeClaims, lastMessage, signInWithEmail, useTestServer } from './helpers.js';
 
 const KEY = { headers: { 'keyway-api-key': 'kw_dev_api_key_not_secret' } };
 
@@ -39,6 +39,12 @@ describe.each(BACKENDS)('RBAC, organization attributes, person upsert and creden
     expect(await check('docs:write')).toEqual({ allowed: true, granted_by: ['editor'] });
     expect(await check('docs:delete')).toEqual({ allowed: false, granted_by: [] });
     expect((await call('POST', '/rbac/check', { person_id: 'pid:unknown', permission: 'docs:read' }, KEY)).status).toBe(404);
+
+    // The token template can put roles and permissions into every token, minted ones included.
+    await call('PUT', '/organizations/config/token-template', { content: '{"roles": "{{ person.roles }}", "perms": "{{ person.permissions }}", "summary": "r={{ person.roles }}"}' }, KEY);
+    const minted = await call('POST', `/persons/${id}/mint-token`, {}, KEY);
+    expect(decodeClaims(minted.body.result.token)).toMatchObject({ roles: ['editor', 'reader'], perms: ['docs:publish', 'docs:read', 'docs:write'], summary: 'r=editor,reader' });
+    await call('PUT', '/organizations/config/token-template', { content: '{}' }, KEY);
 
     // Changing a role changes what its holders may do at once; deleting removes it everywhere.
     await call('PATCH', '/rbac/roles/editor', { permissions: ['docs:read'] }, KEY);

@@ -174,6 +174,53 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
           .execute();
       },
     },
+    '0004_webhooks': {
+      async up(db: Kysely<any>) {
+        await db.schema
+          .createTable('webhooks')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('org_id', 'text', (c) => c.notNull())
+          .addColumn('name', 'text', (c) => c.notNull())
+          .addColumn('description', 'text')
+          .addColumn('target_url', 'text', (c) => c.notNull())
+          .addColumn('custom_headers', 'text', (c) => c.notNull().defaultTo('{}'))
+          .addColumn('timeout', 'integer', (c) => c.notNull())
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('webhooks_org').on('webhooks').column('org_id').execute();
+        await db.schema
+          .createTable('webhook_triggers')
+          .addColumn('webhook_id', 'text', (c) => c.notNull().references('webhooks.id').onDelete('cascade'))
+          .addColumn('trigger_type', 'text', (c) => c.notNull())
+          .addColumn('trigger_name', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .addPrimaryKeyConstraint('webhook_triggers_pk', ['webhook_id', 'trigger_type', 'trigger_name'])
+          .execute();
+        await db.schema
+          .createTable('webhook_deliveries')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('webhook_id', 'text', (c) => c.notNull())
+          .addColumn('org_id', 'text', (c) => c.notNull())
+          .addColumn('event_type', 'text', (c) => c.notNull())
+          .addColumn('event', 'text', (c) => c.notNull())
+          .addColumn('status', 'text', (c) => c.notNull())
+          .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('next_attempt_at', 'text', (c) => c.notNull())
+          .addColumn('last_status', 'integer')
+          .addColumn('last_error', 'text')
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .addColumn('delivered_at', 'text')
+          .execute();
+        await db.schema.createIndex('webhook_deliveries_due').on('webhook_deliveries').columns(['status', 'next_attempt_at']).execute();
+        await db.schema
+          .createTable('webhook_signing_keys')
+          .addColumn('kid', 'text', (c) => c.primaryKey())
+          .addColumn('private_jwk', 'text', (c) => c.notNull())
+          .addColumn('public_jwk', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .execute();
+      },
+    },
   };
 }
 

@@ -149,7 +149,55 @@ export interface OrgAttributeTable {
   updated_at: string;
 }
 
+export interface WebhookTable {
+  id: string;
+  org_id: string;
+  name: string;
+  description: string | null;
+  target_url: string;
+  /** JSON: header name → values. */
+  custom_headers: string;
+  /** Seconds. */
+  timeout: number;
+  created_at: string;
+}
+
+export interface WebhookTriggerTable {
+  webhook_id: string;
+  trigger_type: string;
+  trigger_name: string;
+  created_at: string;
+}
+
+export interface WebhookDeliveryTable {
+  id: string;
+  webhook_id: string;
+  org_id: string;
+  event_type: string;
+  /** JSON: the event sent. */
+  event: string;
+  /** `pending` (queued or waiting for a retry), `delivered`, `failed` (attempts exhausted). */
+  status: string;
+  attempts: number;
+  next_attempt_at: string;
+  last_status: number | null;
+  last_error: string | null;
+  created_at: string;
+  delivered_at: string | null;
+}
+
+export interface WebhookSigningKeyTable {
+  kid: string;
+  private_jwk: string;
+  public_jwk: string;
+  created_at: string;
+}
+
 export interface Database {
+  webhooks: WebhookTable;
+  webhook_triggers: WebhookTriggerTable;
+  webhook_deliveries: WebhookDeliveryTable;
+  webhook_signing_keys: WebhookSigningKeyTable;
   groups: GroupTable;
   rbac_permissions: RbacPermissionTable;
   rbac_roles: RbacRoleTable;

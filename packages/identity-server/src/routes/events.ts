@@ -68,6 +68,7 @@ export function registerEventRoutes(app: FastifyInstance, ctx: Ctx): void {
           })),
         )
         .execute();
+      for (const e of events) await ctx.webhooks.emit(e.organization_id ?? (headerOrg as string), e.event_name, { source, person_id: personId, event: e });
       return { result: { accepted: events.length } };
     };
     scope.post('/actions/sdk', { schema: { body: S.eventsBody } }, ingest('sdk'));

@@ -184,6 +184,7 @@ export function registerManagementRoutes(app: FastifyInstance, ctx: Ctx): void {
       await assertHandlesFree(ctx, org, handles);
       throw err;
     }
+    await ctx.webhooks.emit(org.id, 'PersonCreated_v1', { person_id: person.id, person_type: person.person_type, source: 'management' });
     return person;
   };
 
@@ -262,6 +263,7 @@ export function registerManagementRoutes(app: FastifyInstance, ctx: Ctx): void {
       for (const t of ['handles', 'credentials', 'attributes', 'consents'] as const) await trx.deleteFrom(t).where('person_id', '=', p.id).execute();
       await trx.deleteFrom('persons').where('id', '=', p.id).execute();
     });
+    await ctx.webhooks.emit(org.id, 'PersonDeleted_v1', { person_id: p.id });
     return reply.code(204).send();
   });
 

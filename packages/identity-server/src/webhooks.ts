@@ -1,0 +1,168 @@
+import { randomUUID } from 'node:crypto';
+import { SignJWT, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
+import type { Db } from './db/index.js';
+
+export interface WebhookOptions {
+  /** Delay before the first retry; each further retry doubles it (capped at one hour). Default 10 s. */
+  retryBaseMs?: number;
+  /** Attempts before a delivery is recorded as failed. Default 8. */
+  maxAttempts?: number;
+  /** How often due deliveries are looked for (retries, and deliveries queued by other processes). Default 1 s. */
+  pollMs?: number;
+}
+
+export interface WebhookEvent {
+  id: string;
+  type: string;
+  org_id: string;
+  created_at: string;
+  test: boolean;
+  data: Record<string, unknown>;
+}
+
+const SIGNING_ALG = 'ES256';
+const MAX_BACKOFF_MS = 3600_000;
+
+/**
+ * Webhook deliveries: every event an organization's webhooks are triggered by becomes one stored delivery per webhook,
+ * sent as a JWT (ES256, keys published at `/organizations/webhooks/verification-jwks`) and retried with exponential
+ * backoff until the receiver answers 2xx or the attempts run out. Deliveries live in the database, so nothing queued
+ * is lost when the process stops; a delivery interrupted mid-send becomes due again after its timeout.
+ */
+export class WebhookService {
+  private key?: Promise<{ kid: string; privateKey: CryptoKey }>;
+  private running?: Promise<void>;
+  readonly retryBaseMs: number;
+  readonly maxAttempts: number;
+  readonly pollMs: number;
+
+  constructor(
+    private readonly db: Db,
+    private readonly issuer: () => string,
+    opts: WebhookOptions = {},
+  ) {
+    this.retryBaseMs = opts.retryBaseMs ?? 10_000;
+    this.maxAttempts = opts.maxAttempts ?? 8;
+    this.pollMs = opts.pollMs ?? 1000;
+  }
+
+  /** The newest signing key, created on first use. */
+  private signingKey(): Promise<{ kid: string; privateKey: CryptoKey }> {
+    this.key ??= (async () => {
+      let row = await this.db.selectFrom('webhook_signing_keys').selectAll().orderBy('created_at', 'desc').executeTakeFirst();
+      if (!row) {
+        const { privateKey, publicKey } = await generateKeyPair(SIGNING_ALG, { extractable: true });
+        const kid = `wh-${randomUUID()}`;
+        row = { kid, private_jwk: JSON.stringify(await exportJWK(privateKey)), public_jwk: JSON.stringify({ ...(await exportJWK(publicKey)), kid, alg: SIGNING_ALG, use: 'sig' }), created_at: new Date().toISOString() };
+        await this.db.insertInto('webhook_signing_keys').values(row).onConflict((oc) => oc.column('kid').doNothing()).execute();
+      }
+      return { kid: row.kid, privateKey: (await importJWK(JSON.parse(row.private_jwk) as JWK, SIGNING_ALG)) as CryptoKey };
+    })();
+    return this.key;
+  }
+
+  async jwks(): Promise<{ keys: JWK[] }> {
+    await this.signingKey();
+    const rows = await this.db.selectFrom('webhook_signing_keys').select('public_jwk').orderBy('created_at', 'desc').execute();
+    return { keys: rows.map((r) => JSON.parse(r.public_jwk) as JWK) };
+  }
+
+  /** Queues the event for every webhook of the organization that has an `event` trigger of that name. Returns how many. */
+  async emit(orgId: string, type: string, data: Record<string, unknown>, opts: { test?: boolean } = {}): Promise<number> {
+    const hooks = await this.db
+      .selectFrom('webhooks')
+      .innerJoin('webhook_triggers', 'webhook_triggers.webhook_id', 'webhooks.id')
+      .select('webhooks.id')
+      .where('webhooks.org_id', '=', orgId)
+      .where('webhook_triggers.trigger_type', '=', 'event')
+      .where('webhook_triggers.trigger_name', '=', type)
+      .execute();
+    if (!hooks.length) return 0;
+    const now = new Date().toISOString();
+    const event: WebhookEvent = { id: randomUUID(), type, org_id: orgId, created_at: now, test: opts.test === true, data };
+    await this.db
+      .insertInto('webhook_deliveries')
+      .values(hooks.map((h) => ({ id: randomUUID(), webhook_id: h.id, org_id: orgId, event_type: type, event: JSON.stringify(event), status: 'pending', attempts: 0, next_attempt_at: now, last_error: null, last_status: null, created_at: now, delivered_at: null })))
+      .execute();
+    this.kick();
+    return hooks.length;
+  }
+
+  /** Starts a delivery round unless one is running. */
+  kick(): void {
+    this.running ??= this.deliverDue()
+      .catch(() => undefined)
+      .finally(() => {
+        this.running = undefined;
+      });
+  }
+
+  /** Waits for the round in progress (tests, shutdown). */
+  async idle(): Promise<void> {
+    await this.running;
+  }
+
+  /** Sends every due delivery once (in parallel, at most 16 at a time). */
+  async deliverDue(): Promise<void> {
+    for (;;) {
+      const due = await this.db.selectFrom('webhook_deliveries').selectAll().where('status', '=', 'pending').where('next_attempt_at', '<=', new Date().toISOString()).orderBy('next_attempt_at').limit(16).execute();
+      if (!due.length) return;
+      await Promise.all(due.map((d) => this.attempt(d.id, d.attempts)));
+    }
+  }
+
+  private async attempt(id: string, attempts: number): Promise<void> {
+    const hook = await this.db
+      .selectFrom('webhook_deliveries')
+      .innerJoin('webhooks', 'webhooks.id', 'webhook_deliveries.webhook_id')
+      .select(['webhooks.id as webhook_id', 'webhooks.target_url', 'webhooks.custom_headers', 'webhooks.timeout', 'webhook_deliveries.event'])
+      .where('webhook_deliveries.id', '=', id)
+      .executeTakeFirst();
+    if (!hook) {
+      await this.db.updateTable('webhook_deliveries').set({ status: 'failed', last_error: 'the webhook was deleted' }).where('id', '=', id).execute();
+      return;
+    }
+    // Claim it: only the process whose update sees the old attempt count sends it; if this process dies mid-send the
+    // delivery is due again once the timeout (plus a margin) has passed.
+    const claimUntil = new Date(Date.now() + (hook.timeout + 30) * 1000).toISOString();
+    const claimed = await this.db.updateTable('webhook_deliveries').set({ attempts: attempts + 1, next_attempt_at: claimUntil }).where('id', '=', id).where('attempts', '=', attempts).where('status', '=', 'pending').executeTakeFirst();
+    if (Number(claimed.numUpdatedRows) !== 1) return;
+
+    const event = JSON.parse(hook.event) as WebhookEvent;
+    const key = await this.signingKey();
+    const jwt = await new SignJWT({ webhook_id: hook.webhook_id, delivery_id: id, attempt: attempts + 1, event })
+      .setProtectedHeader({ alg: SIGNING_ALG, kid: key.kid, typ: 'JWT' })
+      .setIssuer(this.issuer())
+      .setAudience(hook.target_url)
+      .setIssuedAt()
+      .setJti(id)
+      .setExpirationTime('1h')
+      .sign(key.privateKey);
+    const headers: Record<string, string> = {};
+    for (const [name, values] of Object.entries(JSON.parse(hook.custom_headers) as Record<string, string[]>)) headers[name] = values.join(', ');
+    Object.assign(headers, { 'content-type': 'application/jwt', 'keyway-webhook-id': hook.webhook_id, 'keyway-delivery-id': id, 'keyway-event-type': event.type });
+    let error: string | undefined;
+    let status: number | null = null;
+    try {
+      const res = await fetch(hook.target_url, { method: 'POST', headers, body: jwt, redirect: 'manual', signal: AbortSignal.timeout(hook.timeout * 1000) });
+      status = res.status;
+      await res.body?.cancel();
+      if (res.status < 200 || res.status > 299) error = `receiver answered ${res.status}`;
+    } catch (err) {
+      const cause = (err as { cause?: { code?: string } }).cause?.code;
+      error = (err as Error).name === 'TimeoutError' ? `no answer within ${hook.timeout} s` : `could not connect${cause ? ` (${cause})` : ''}`;
+    }
+    const now = new Date();
+    if (!error) {
+      await this.db.updateTable('webhook_deliveries').set({ status: 'delivered', delivered_at: now.toISOString(), last_status: status, last_error: null }).where('id', '=', id).execute();
+      return;
+    }
+    const failed = attempts + 1 >= this.maxAttempts;
+    const backoff = Math.min(this.retryBaseMs * 2 ** attempts, MAX_BACKOFF_MS);
+    await this.db
+      .updateTable('webhook_deliveries')
+      .set({ status: failed ? 'failed' : 'pending', next_attempt_at: new Date(now.getTime() + backoff).toISOString(), last_status: status, last_error: error })
+      .where('id', '=', id)
+      .execute();
+  }
+}
