@@ -59,4 +59,34 @@ describe('GDPRConsentDialog and useGDPRConsent', () => {
     const token = localStorage.getItem('keyway.token')!;
     expect(JSON.parse(atob(token.split('.')[1]!.replace(/-/g, '+').replace(/_/g, '/'))).person_type).toBe('anonymous');
   });
+
+  it('forceOpen shows the dialog despite earlier consents (privacy settings); Escape closes it', async () => {
+    const onClose = vi.fn();
+    const { user } = renderWith(
+      server,
+      <>
+        <GDPRConsentDialog levels={['necessary', 'analytics']} />
+        <GDPRConsentDialog forceOpen onClose={onClose} levels={['necessary', 'analytics']} />
+        <Consents />
+      </>,
+    );
+    await user.click((await screen.findAllByRole('button', { name: 'Accept all' }))[0]!);
+    await waitFor(() => expect(screen.getByText(/^Consents:/).textContent).toBe('Consents: analytics,necessary'));
+    const settings = screen.getByRole('dialog', { name: 'Your privacy' }); // only the forced one is left
+    settings.focus();
+    await user.keyboard('{Escape}');
+    expect(screen.queryByRole('dialog')).toBeNull();
+    expect(onClose).toHaveBeenCalledOnce();
+  });
+
+  it('rejects consent levels that are not non-empty strings', async () => {
+    let api: ReturnType<typeof useGDPRConsent> | undefined;
+    function Grab() {
+      api = useGDPRConsent();
+      return null;
+    }
+    renderWith(server, <Grab />);
+    await waitFor(() => expect(api).toBeDefined());
+    await expect(api!.updateGdprConsent(['analytics', ''])).rejects.toThrow('consent levels must be an array of non-empty strings, got ["analytics",""]');
+  });
 });
