@@ -7,6 +7,7 @@
 // Raw bytes and gzip (level 9) of the files on disk. Lazy chunks loaded on a click (try-it) are not counted.
 //
 //   node bench/api-reference.mjs /tmp/build-before /tmp/build-after
+//   LIGHTHOUSE=1 node bench/api-reference.mjs /tmp/build     (adds one mobile Lighthouse run per page)
 //   PAGES=/docs/intro,/docs/api/get-persons node bench/api-reference.mjs /tmp/build
 import fs from 'node:fs';
 import path from 'node:path';
@@ -15,6 +16,21 @@ import { chromium } from 'playwright-core';
 import { startDocsServer } from '@keyway/docs-server';
 
 const builds = process.argv.slice(2);
+const chromePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/** One Lighthouse run (default mobile preset) in its own Chromium: the four category scores. */
+async function lighthouseScores(url) {
+  const { default: lighthouse } = await import('lighthouse');
+  const chromeLauncher = await import('chrome-launcher');
+  const chrome = await chromeLauncher.launch({ chromePath, chromeFlags: ['--headless=new', '--no-sandbox', '--disable-gpu', '--no-first-run'] });
+  try {
+    const { lhr } = await lighthouse(url, { port: chrome.port, output: 'json', logLevel: 'error' });
+    const c = lhr.categories;
+    return [c.performance, c.accessibility, c['best-practices'], c.seo].map((x) => Math.round(x.score * 100)).join(' / ');
+  } finally {
+    await chrome.kill();
+  }
+}
 if (!builds.length) {
   console.error('usage: node bench/api-reference.mjs BUILD_DIR [BUILD_DIR...]');
   process.exit(2);
@@ -29,7 +45,7 @@ const sizes = (file) => {
 };
 const kb = (n) => (n / 1024).toFixed(1);
 
-const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu'] });
+const browser = await chromium.launch({ executablePath: chromePath, args: ['--no-sandbox', '--disable-gpu'] });
 const results = [];
 try {
   for (const dir of builds) {
@@ -62,7 +78,8 @@ try {
             return { raw: acc.raw + s.raw, gzip: acc.gzip + s.gzip, files: acc.files + 1 };
           }, { raw: 0, gzip: 0, files: 0 });
         if (process.env.VERBOSE) for (const f of [...js].sort()) console.error(`${route}\t${f}\t${sizes(path.join(dir, f)).raw}\t${sizes(path.join(dir, f)).gzip}`);
-        results.push({ build: dir, route, html: sum(htmlScripts), firstLoad: sum([...js]) });
+        const lighthouse = process.env.LIGHTHOUSE ? await lighthouseScores(server.url + route) : '';
+        results.push({ build: dir, route, html: sum(htmlScripts), firstLoad: sum([...js]), lighthouse });
       }
     } finally {
       await server.close();
@@ -72,9 +89,9 @@ try {
   await browser.close();
 }
 
-console.log('| build | page | HTML <script> raw / gzip KiB | first-load JS raw / gzip KiB (files) |');
-console.log('| --- | --- | --- | --- |');
+console.log('| build | page | HTML <script> raw / gzip KiB | first-load JS raw / gzip KiB (files) | Lighthouse perf / a11y / BP / SEO |');
+console.log('| --- | --- | --- | --- | --- |');
 for (const r of results) {
   if (r.missing) console.log(`| ${r.build} | ${r.route} | (no page) | |`);
-  else console.log(`| ${r.build} | ${r.route} | ${kb(r.html.raw)} / ${kb(r.html.gzip)} | ${kb(r.firstLoad.raw)} / ${kb(r.firstLoad.gzip)} (${r.firstLoad.files}) |`);
+  else console.log(`| ${r.build} | ${r.route} | ${kb(r.html.raw)} / ${kb(r.html.gzip)} | ${kb(r.firstLoad.raw)} / ${kb(r.firstLoad.gzip)} (${r.firstLoad.files}) | ${r.lighthouse} |`);
 }

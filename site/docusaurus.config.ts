@@ -83,6 +83,7 @@ const config: Config = {
     announcementResetPlugin,
     postBuildPlugin,
     ...apiReferencePlugins(),
+    ...apiReferencePlugins(),
     ...gatePlugins(),
     [
       '@docusaurus/plugin-client-redirects',

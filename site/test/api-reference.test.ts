@@ -12,7 +12,7 @@ import matter from 'gray-matter';
 import remarkGfm from 'remark-gfm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiSpec, categoriesSidebar, operationSlug, referenceSidebar, writeApiReference, type Operation } from '../plugins/api-reference';
-import { SDK_CALLS } from '../plugins/api-reference/samples';
+import { SDK_CALLS, samplesFor } from '../plugins/api-reference/samples';
 import { buildRequest } from '../src/components/api/TryItPanel';
 import type { TryItOperation } from '../src/components/api/types';
 
@@ -147,6 +147,35 @@ describe('pages', () => {
     const pub = JSON.stringify(categoriesSidebar());
     expect(pub).not.toMatch(/get-persons/);
     expect(pub.match(/"type":"doc"/g)).toHaveLength(22);
+  });
+});
+
+describe('request samples', () => {
+  const all = () => {
+    const spec = ApiSpec.load(openapiFile);
+    return operations.flatMap((o) => samplesFor(spec, o).map((s) => ({ ...s, slug: o.slug })));
+  };
+
+  it('JavaScript samples (fetch and @keyway/sdk) parse', () => {
+    const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor as new (code: string) => unknown;
+    for (const s of all().filter((x) => x.value === 'fetch' || x.value === 'sdk')) {
+      expect(() => new AsyncFunction(s.code.replace(/^import .*$/m, '')), `${s.slug} ${s.value}`).not.toThrow();
+    }
+  });
+
+  it('Python samples compile', async () => {
+    const samples = all().filter((x) => x.value === 'python');
+    expect(samples).toHaveLength(operations.length);
+    const checker = 'import json,sys\nfor s in json.load(sys.stdin):\n    compile(s["code"], s["slug"], "exec")\nprint("ok")';
+    const child = execFile('python3', ['-c', checker]);
+    child.stdin!.end(JSON.stringify(samples));
+    let out = '';
+    let err = '';
+    child.stdout!.on('data', (d) => (out += d));
+    child.stderr!.on('data', (d) => (err += d));
+    await new Promise((resolve) => child.on('close', resolve));
+    expect(err).toBe('');
+    expect(out.trim()).toBe('ok');
   });
 });
 

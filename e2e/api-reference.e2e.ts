@@ -1,0 +1,144 @@
+// The REST API reference in Chromium against the production build: try-it sends a management call and an SDK call to
+// the real local identity server and shows its answer; the reference's data stays out of normal doc pages' JavaScript.
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { hydrated, isolatedContext, launchBrowser, openPage } from './browser';
+import { siteBuild } from './paths';
+
+const docsUrl = inject('docsUrl');
+const apiUrl = inject('apiUrl');
+const orgId = inject('orgId');
+const apiKey = inject('apiKey');
+
+let browser: Browser;
+let context: BrowserContext;
+
+beforeAll(async () => {
+  browser = await launchBrowser();
+  context = await isolatedContext(browser);
+});
+afterAll(async () => {
+  await context?.close();
+  await browser?.close();
+});
+
+async function openTryIt(page: Page, route: string): Promise<void> {
+  await openPage(page, docsUrl + route);
+  await page.getByRole('button', { name: 'Try it', exact: true }).click();
+  await page.getByLabel('Base URL').fill(apiUrl);
+}
+
+describe('try-it', () => {
+  it('sends a management call (GET /persons) with the org id and API key and shows the answer', async () => {
+    const page = await context.newPage();
+    await openTryIt(page, '/docs/api/get-persons');
+    await page.getByLabel('Organization id (Keyway-OrgID)').fill(orgId);
+    await page.getByLabel('API key (Keyway-API-Key)').fill(apiKey);
+    await page.getByRole('button', { name: 'Send request' }).click();
+    const answer = page.getByRole('status', { name: 'Answer' });
+    await expect.poll(() => answer.textContent()).toMatch(/^200 OK in \d+ ms/);
+    const body = JSON.parse((await answer.locator('pre').textContent()) ?? '');
+    expect(body.meta.pagination).toMatchObject({ offset: 0 });
+    expect(Array.isArray(body.result)).toBe(true);
+    // Credentials stay in this tab's session storage, nowhere else.
+    const stored = await page.evaluate(() => ({ session: sessionStorage.getItem('keyway.api-reference.credentials'), local: JSON.stringify(localStorage) }));
+    expect(JSON.parse(stored.session ?? '{}')).toEqual({ orgId, apiKey });
+    expect(stored.local).not.toContain(apiKey);
+    await page.close();
+  });
+
+  it('sends an SDK call (POST /persons/anonymous) and shows the token it answers', async () => {
+    const page = await context.newPage();
+    await openTryIt(page, '/docs/api/post-persons-anonymous');
+    await page.getByLabel('Organization id (Keyway-OrgID)').fill(orgId);
+    await page.getByRole('button', { name: 'Send request' }).click();
+    const answer = page.getByRole('status', { name: 'Answer' });
+    await expect.poll(() => answer.textContent()).toMatch(/^200 OK/);
+    const token = JSON.parse((await answer.locator('pre').textContent()) ?? '').result.token as string;
+    expect(token.split('.')).toHaveLength(3);
+
+    // The token then works for an SDK call on behalf of that person.
+    await openTryIt(page, '/docs/api/get-me');
+    await page.getByLabel('User token (Bearer)').fill(token);
+    await page.getByRole('button', { name: 'Send request' }).click();
+    await expect.poll(() => answer.textContent()).toMatch(/^200 OK/);
+    expect(JSON.parse((await answer.locator('pre').textContent()) ?? '').result.person.person_type).toBe('anonymous');
+    await page.close();
+  });
+
+  it('explains bad input instead of sending it', async () => {
+    const page = await context.newPage();
+    await openTryIt(page, '/docs/api/get-persons-person-id');
+    await page.getByLabel('person_id (path, required)').fill('');
+    await page.getByRole('button', { name: 'Send request' }).click();
+    await expect.poll(() => page.getByRole('status', { name: 'Answer' }).textContent()).toContain('Fill in the path parameter "person_id".');
+    await page.close();
+  });
+});
+
+describe('pages', () => {
+  it('an operation page has its tables, samples and the api sidebar grouped by tag', async () => {
+    const page = await context.newPage();
+    await openPage(page, `${docsUrl}/docs/api/post-persons`);
+    expect(await page.locator('h1').textContent()).toBe('Create a new person');
+    expect(await page.locator('table').count()).toBeGreaterThanOrEqual(3);
+    await page.getByRole('tab', { name: 'Python' }).first().click();
+    await expect.poll(() => page.getByRole('tabpanel').first().textContent()).toContain('requests.request(');
+    const sidebar = page.locator('nav[aria-label="Docs sidebar"]');
+    const persons = sidebar.locator('.menu__list-item-collapsible', { hasText: /^Persons$/ });
+    expect(await persons.count()).toBe(1);
+    expect(await sidebar.locator('a[href="/docs/api/post-persons"]').count()).toBe(1);
+    await page.close();
+  });
+
+  it('the overview and a category page link to the operations', async () => {
+    const page = await context.newPage();
+    await openPage(page, `${docsUrl}/docs/category/api/person-consents`);
+    const links = await page.locator('article table a').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
+    expect(links).toContain('/docs/api/get-persons-person-id-consent-gdpr');
+    await page.locator('article table a').first().click();
+    await hydrated(page);
+    expect(new URL(page.url()).pathname).toBe(links[0]);
+    await page.close();
+  });
+});
+
+describe('weight', () => {
+  /** Every script a page runs before it is interactive (prefetches of linked pages excluded), with their bodies. */
+  async function firstLoad(route: string): Promise<{ bytes: number; gzip: number; text: string }> {
+    const page = await context.newPage();
+    const files = new Set<string>();
+    page.on('request', (r) => {
+      const u = new URL(r.url());
+      if (u.pathname.endsWith('.js') && !/prefetch/i.test(r.headers()['sec-purpose'] ?? '')) files.add(u.pathname);
+    });
+    await openPage(page, docsUrl + route);
+    await page.close();
+    let bytes = 0;
+    let gzip = 0;
+    let text = '';
+    for (const f of files) {
+      const buf = fs.readFileSync(path.join(siteBuild, f));
+      bytes += buf.length;
+      gzip += zlib.gzipSync(buf).length;
+      text += buf.toString('utf8');
+    }
+    return { bytes, gzip, text };
+  }
+
+  it('doc pages load nothing of the reference; an API page loads at most 1.5 times a doc page', async () => {
+    const doc = await firstLoad('/docs/intro');
+    // Operation titles and the api instance's sidebar live in chunks only API pages load.
+    for (const marker of ['Create a new person', 'Get a list of persons', 'api-sidebar-get', 'Send request']) expect(doc.text).not.toContain(marker);
+    for (const route of ['/docs/api', '/docs/api/post-persons', '/docs/category/api/persons']) {
+      const api = await firstLoad(route);
+      expect(api.bytes, route).toBeLessThanOrEqual(doc.bytes * 1.5);
+      expect(api.gzip, route).toBeLessThanOrEqual(doc.gzip * 1.5);
+    }
+    // The try-it panel is a lazy chunk, loaded on demand.
+    expect((await firstLoad('/docs/api/post-persons')).text).not.toContain('Forget credentials');
+  });
+});
