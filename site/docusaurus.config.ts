@@ -83,7 +83,6 @@ const config: Config = {
     announcementResetPlugin,
     postBuildPlugin,
     ...apiReferencePlugins(),
-    ...apiReferencePlugins(),
     ...gatePlugins(),
     [
       '@docusaurus/plugin-client-redirects',
