@@ -5,7 +5,9 @@
 // (when PHP is installed), the JWT checks the integrations promise, and `runnable` samples executed
 // against the identity server started in-process.
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import { createServer, type Server } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -74,6 +76,10 @@ const TITLES: Record<string, string> = {
   'integrations/symfony': 'Symfony integration',
 };
 const DOCUSAURUS_PAGE = 'integrations/docusaurus-login';
+// Events the server delivers to webhooks besides the analytics events, and the headers of a delivery
+// (packages/identity-server/src/webhooks.ts).
+const WEBHOOK_EVENTS = ['PersonCreated_v1', 'PersonDeleted_v1'];
+const DELIVERY_HEADERS = ['Keyway-Correlation-Id', 'Keyway-Webhook-Id', 'Keyway-Delivery-Id', 'Keyway-Event-Type'];
 const PHP_PAGES = ['integrations/php', 'integrations/laravel', 'integrations/symfony', 'integrations/shopify-app'];
 const SHELL = ['bash', 'sh', 'shell'];
 
@@ -225,8 +231,8 @@ describe('requests and answers against the API contract', () => {
   it('uses only the Keyway header, event and bucket names of the spec', () => {
     for (const p of pages) {
       // Headers of Keyway's API (an app's own header such as X-Keyway-Token is not one of them).
-      for (const m of p.raw.matchAll(/(?<![\w-])Keyway-[A-Za-z-]+/g)) expect([...KEYWAY_HEADERS, 'Keyway-Correlation-Id'], p.rel).toContain(m[0]);
-      for (const m of p.raw.matchAll(/\b[A-Z][A-Za-z]+_v\d+\b/g)) expect(EVENTS, p.rel).toContain(m[0]);
+      for (const m of p.raw.matchAll(/(?<![\w-])Keyway-[A-Za-z-]+/g)) expect([...KEYWAY_HEADERS, ...DELIVERY_HEADERS], p.rel).toContain(m[0]);
+      for (const m of p.raw.matchAll(/\b[A-Z][A-Za-z]+_v\d+\b/g)) expect([...EVENTS, ...WEBHOOK_EVENTS], p.rel).toContain(m[0]);
       for (const m of p.raw.matchAll(/(?:person_pool-)?end_user_[a-z_]+/g)) expect(BUCKETS, p.rel).toContain(m[0]);
     }
   });
@@ -350,7 +356,9 @@ describe('runnable samples against the local identity server', () => {
   let local: LocalServer | undefined;
   let subOrgId = '';
   let subOrgKey = '';
+  let webhookId = '';
   let apiClient = { client_id: '', client_secret: '' };
+  let jobClient = { client_id: '', client_secret: '' };
   let startError = '';
 
   beforeAll(async () => {
@@ -365,6 +373,13 @@ describe('runnable samples against the local identity server', () => {
       const subOrg = ((await res.json()) as { result?: { id?: string; api_key?: string } }).result;
       subOrgId = subOrg?.id ?? '';
       subOrgKey = subOrg?.api_key ?? '';
+      // The webhook the trigger samples attach to.
+      const hook = await fetch(`${live.url}/organizations/webhooks`, {
+        method: 'POST',
+        headers: { 'Keyway-OrgID': live.orgId, 'Keyway-API-Key': apiKey, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ name: 'Runnable samples', target_url: 'https://hooks.example.com/runnable' }),
+      });
+      webhookId = ((await hook.json()) as { result?: { id?: string } }).result?.id ?? '';
       // The provider the console guide reads and rotates.
       await fetch(`${live.url}/organizations/sso/oidc/provider-credentials`, {
         method: 'POST',
@@ -378,6 +393,13 @@ describe('runnable samples against the local identity server', () => {
         body: JSON.stringify({ client_name: 'Invoices API', scopes: ['openid'], grant_types: ['authorization_code'] }),
       });
       apiClient = ((await client.json()) as { result?: typeof apiClient }).result ?? apiClient;
+      // The billing job of the same guide: a confidential client allowed the client credentials grant.
+      const job = await fetch(`${live.url}/oauth2/clients`, {
+        method: 'POST',
+        headers: { 'Keyway-OrgID': live.orgId, 'Keyway-API-Key': apiKey, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ client_name: 'Nightly billing job', scopes: ['invoices:read', 'invoices:write'], grant_types: ['client_credentials'] }),
+      });
+      jobClient = ((await job.json()) as { result?: typeof jobClient }).result ?? jobClient;
     } catch (err) {
       startError = (err as Error).stack ?? String(err);
     }
@@ -391,12 +413,7 @@ describe('runnable samples against the local identity server', () => {
   // starts doing it, the note is stale and the page's samples can become runnable.
   const json = (v: unknown) => ({ type: 'application/json', body: JSON.stringify(v) });
   const LOCAL_LIMITS: { page: string; method: string; path: string; body?: { type: string; body: string }; status: number; says: string }[] = [
-    { page: 'guides/m2m', method: 'POST', path: '/oauth2/clients', body: json({ client_name: 'Probe', scopes: ['a'], grant_types: ['client_credentials'] }), status: 400, says: 'client_credentials' },
-    { page: 'guides/m2m', method: 'POST', path: '/oauth2/tokens', body: { type: 'application/x-www-form-urlencoded', body: 'grant_type=client_credentials' }, status: 400, says: 'unsupported_grant_type' },
-    { page: 'guides/webhooks/introduction', method: 'POST', path: '/organizations/webhooks', body: json({ name: 'Probe', target_url: 'https://hooks.example.com/probe' }), status: 404, says: 'no route' },
-    { page: 'guides/webhooks/introduction', method: 'GET', path: '/organizations/webhooks/verification-jwks', status: 404, says: 'no route' },
-    { page: 'guides/webhooks/introduction', method: 'POST', path: '/test-events', body: json({ events: [{ event_type: 'AuthenticationSucceeded_v1' }] }), status: 404, says: 'no route' },
-    { page: 'guides/webhooks/custom-claims', method: 'POST', path: '/organizations/webhooks', body: json({ name: 'Probe', target_url: 'https://hooks.example.com/probe' }), status: 404, says: 'no route' },
+    { page: 'guides/webhooks/custom-claims', method: 'POST', path: '/organizations/webhooks/$WEBHOOK_ID/triggers', body: json({ trigger_type: 'sync_hook', trigger_name: 'token_minted' }), status: 400, says: 'sync_hook' },
   ];
 
   it('says exactly what the local server does not do yet', async () => {
@@ -407,7 +424,7 @@ describe('runnable samples against the local identity server', () => {
       const p = page(limit.page);
       expect(p.raw, `${limit.page} shows ${limit.path}`).toContain(limit.path);
       expect(p.raw, `${limit.page} tells readers what the local server does not do`).toMatch(/local identity server[^.]*?(does not|implements)/);
-      const res = await fetch(`${live.url}${limit.path}`, {
+      const res = await fetch(`${live.url}${limit.path.replace('$WEBHOOK_ID', webhookId)}`, {
         method: limit.method,
         headers: { 'Keyway-OrgID': live.orgId, 'Keyway-API-Key': apiKey, ...(limit.body ? { 'Content-Type': limit.body.type } : {}) },
         ...(limit.body ? { body: limit.body.body } : {}),
@@ -425,10 +442,13 @@ describe('runnable samples against the local identity server', () => {
     const extraVars = (person: { token: string }) => ({
       ...PROVIDER_VARS,
       SUBORG_ID: subOrgId,
+      WEBHOOK_ID: webhookId,
       ACME_ORG_ID: subOrgId,
       ACME_API_KEY: subOrgKey,
       OIDC_CLIENT_ID: CONSOLE_CLIENT_ID,
       NEW_CLIENT_SECRET: 'rotated-secret',
+      CLIENT_ID: jobClient.client_id,
+      CLIENT_SECRET: jobClient.client_secret,
       API_CLIENT_ID: apiClient.client_id,
       API_CLIENT_SECRET: apiClient.client_secret,
       ACCESS_TOKEN: person.token,
@@ -531,6 +551,93 @@ describe('token-verifying samples against real tokens', () => {
     await expect(requireScope('Bearer not-a-token', 'openid')).rejects.toThrow('not active');
     await expect(requireScope(undefined, 'openid')).rejects.toThrow('missing bearer token');
   });
+
+  it('the ID token check of the OAuth server guide accepts a token from the hosted login, with its nonce', async () => {
+    const { live } = local as LocalServer;
+    const json = { 'Keyway-OrgID': live.orgId, 'Content-Type': 'application/json' };
+    // A person signed in with an e-mailed code (the code comes from the development mailbox).
+    const id = await fetch(`${live.url}/id/v2`, { method: 'POST', headers: json, body: JSON.stringify({ handle: 'oauth.guide@example.com', factor: { method: 'otp_via_email' } }) });
+    const idBody = (await id.json()) as { result: { challenges?: { id: string; type: string }[] } | { id: string; type: string }[] };
+    const challenges = Array.isArray(idBody.result) ? idBody.result : (idBody.result.challenges ?? []);
+    const otp = challenges.find((c) => c.type === 'otp');
+    expect(otp, JSON.stringify(idBody)).toBeDefined();
+    const mail = (await (await fetch(`${live.url}/dev/mailbox.json?to=oauth.guide@example.com&limit=1`)).json()) as { result?: { code?: string }[] } | { code?: string }[];
+    const code = (Array.isArray(mail) ? mail : (mail.result ?? []))[0]?.code ?? '';
+    const att = await fetch(`${live.url}/attestation/v3`, { method: 'POST', headers: json, body: JSON.stringify({ challenge_id: otp?.id, challenge_type: 'otp', data: { otp: code } }) });
+    const personToken = ((await att.json()) as { result: { token: string } }).result.token;
+    // The hosted login with PKCE, skipping the sign-in page with that token, then the code exchange of step 4.
+    const verifier = 'v'.repeat(43);
+    const challenge = createHash('sha256').update(verifier).digest('base64url');
+    const authorize = new URL(`${live.url}/oauth2/authorize`);
+    const redirectUri = 'http://localhost:3000/callback';
+    for (const [k, v] of Object.entries({ response_type: 'code', client_id: 'keyway-dev-client', redirect_uri: redirectUri, scope: 'openid', state: 'state-0001', code_challenge: challenge, code_challenge_method: 'S256', nonce: 'n-123', token: personToken }))
+      authorize.searchParams.set(k, v);
+    const back = await fetch(authorize, { redirect: 'manual' });
+    const location = new URL(back.headers.get('location') ?? '', live.url);
+    expect(location.searchParams.get('state'), `${back.status} ${await back.text()}`).toBe('state-0001');
+    const exchange = await fetch(`${live.url}/oauth2/tokens`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'authorization_code', code: location.searchParams.get('code') ?? '', code_verifier: verifier, client_id: 'keyway-dev-client', redirect_uri: redirectUri }),
+    });
+    const tokens = (await exchange.json()) as { id_token: string; access_token: string };
+    const { verifyIdToken } = await loadSample<{ verifyIdToken(t: string, n?: string): Promise<{ personId: string; email?: string }> }>('guides/oauth-server', 'id-token.ts', live);
+    const person = await verifyIdToken(tokens.id_token, 'n-123');
+    expect(person.email).toBe('oauth.guide@example.com');
+    expect(person.personId).toMatch(/^pid:/);
+    await expect(verifyIdToken(tokens.id_token, 'another-nonce')).rejects.toThrow('nonce mismatch');
+    await expect(verifyIdToken(tokens.access_token)).rejects.toThrow(); // an access token is not an ID token (audience)
+  }, 60_000);
+
+  it('the webhook receiver of the webhooks guide verifies a real delivery of the local server', async () => {
+    const { live, apiKey } = local as LocalServer;
+    // A receiving endpoint on loopback (plain http is accepted for localhost on a development server).
+    const received: { headers: Record<string, string | string[] | undefined>; body: string }[] = [];
+    const samples: Server[] = [];
+    const receiver = createServer(async (req, res) => {
+      let body = '';
+      for await (const chunk of req) body += String(chunk);
+      received.push({ headers: req.headers, body });
+      res.writeHead(204).end();
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const target = `http://localhost:${(receiver.address() as { port: number }).port}/keyway/events`;
+    try {
+      const management = { 'Keyway-OrgID': live.orgId, 'Keyway-API-Key': apiKey, 'Content-Type': 'application/json' };
+      const hook = await fetch(`${live.url}/organizations/webhooks`, { method: 'POST', headers: management, body: JSON.stringify({ name: 'Receiver', target_url: target }) });
+      const id = ((await hook.json()) as { result: { id: string } }).result.id;
+      await fetch(`${live.url}/organizations/webhooks/${id}/triggers`, { method: 'POST', headers: management, body: JSON.stringify({ trigger_type: 'event', trigger_name: 'PersonCreated_v1' }) });
+      await fetch(`${live.url}/persons`, { method: 'POST', headers: management, body: JSON.stringify({ handles: [{ type: 'email_address', value: 'webhook.guide@example.com' }] }) });
+      for (let i = 0; i < 100 && received.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+      expect(received.length, 'a delivery arrived').toBeGreaterThan(0);
+      const delivery = received[0]!;
+      expect(delivery.headers['content-type']).toBe('application/jwt');
+      expect(delivery.headers['keyway-event-type']).toBe('PersonCreated_v1');
+      // PORT 0: the sample's own receiver listens on a free port; it is closed below.
+      Object.assign(process.env, { KEYWAY_ORG_ID: live.orgId, KEYWAY_API_KEY: apiKey, WEBHOOK_TARGET_URL: target, PORT: '0' });
+      type Receiver = { server: Server; verifyDelivery(jwt: string): Promise<{ delivery_id: string; event: { type: string; test: boolean; data: Record<string, unknown> } }> };
+      const { verifyDelivery, server } = await loadSample<Receiver>(
+        'guides/webhooks/introduction',
+        'webhook-receiver.ts',
+        live,
+      );
+      samples.push(server);
+      const payload = await verifyDelivery(delivery.body);
+      expect(payload.event.type).toBe('PersonCreated_v1');
+      expect(payload.event.test).toBe(false);
+      expect(payload.event.data.source).toBe('management');
+      expect(payload.delivery_id).toBe(delivery.headers['keyway-delivery-id']);
+      process.env.WEBHOOK_TARGET_URL = 'https://elsewhere.example.com/hook';
+      const elsewhere = await loadSample<Receiver>('guides/webhooks/introduction', 'webhook-receiver.ts', live);
+      samples.push(elsewhere.server);
+      await expect(elsewhere.verifyDelivery(delivery.body)).rejects.toThrow(); // meant for another endpoint
+    } finally {
+      for (const s of [receiver, ...samples]) {
+        s.closeAllConnections();
+        await new Promise((resolve) => s.close(resolve));
+      }
+    }
+  }, 60_000);
 
   it('the vault sealing module of the vault guide round-trips and binds values to their person', async () => {
     process.env.VAULT_KEY_K1 = Buffer.alloc(32, 7).toString('base64');
