@@ -98,7 +98,8 @@ export function runSearch(index: MiniSearch<SearchDoc>, query: string, limit = 1
   add(index.search(q, { combineWith: 'AND', filter }));
   if (hits.length < limit) {
     const terms = contentTerms(q);
-    if (terms.length > 1) add(index.search(terms.join(' '), { combineWith: 'OR', filter }));
+    // The fallback is exact and prefix only: typo expansion over every word would cost more than it finds.
+    if (terms.length > 1) add(index.search(terms.join(' '), { combineWith: 'OR', filter, fuzzy: false }));
   }
   return hits;
 }
