@@ -7,7 +7,7 @@ import type { Browser, BrowserContext, ConsoleMessage, Page } from 'playwright-c
 import { startDocsServer, type StartedDocsServer } from '@keyway/docs-server';
 import { startIdentityServer } from '@keyway/identity-server';
 import { hydrated, isolatedContext, launchBrowser } from './browser';
-import { repoRoot, siteBuild } from './paths';
+import { repoRoot, routeContract, siteBuild } from './paths';
 
 // The gated section end to end: the site build served by a docs server with sign-in configured, a real identity
 // server (fresh database), Chromium. No mocks. GATE_E2E_SITE_DIR points the suite at another build of the site.
@@ -200,6 +200,30 @@ describe('signing in to the gated section', () => {
     await page.getByLabel('Code from the e-mail').fill(await mailboxCode('typo@example.com'));
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.waitForURL(base + GATED);
+  });
+});
+
+describe('every gated route of the contract', () => {
+  it('answers 401 without a session, and 200 with its H1 and its place in the gated sidebar with one', async () => {
+    const gated = routeContract().filter((r) => r.gated).map((r) => r.route);
+    expect(gated.length).toBeGreaterThan(10);
+    await signedIn('contract@example.com', GATED);
+    const problems: string[] = [];
+    for (const route of gated) {
+      const anonymous = await fetch(base + route, { redirect: 'manual' });
+      if (anonymous.status !== 401) problems.push(`${route}: HTTP ${anonymous.status} without a session`);
+      const res = await context.request.get(base + route, { maxRedirects: 0 });
+      const html = await res.text();
+      if (res.status() !== 200) {
+        problems.push(`${route}: HTTP ${res.status()} with a session`);
+        continue;
+      }
+      if (!/<h1[^>]*>[^<]+/.test(html)) problems.push(`${route}: no H1`);
+      const sidebar = html.match(/<nav[^>]*aria-label="?Docs sidebar"?[\s\S]*?<\/nav>/)?.[0] ?? '';
+      const link = `href="?${route}"?[\\s>]`;
+      if (!new RegExp(`aria-current="?page"?[^>]*${link}|${link}[^>]*aria-current="?page`).test(sidebar)) problems.push(`${route}: not current in the sidebar`);
+    }
+    expect(problems).toEqual([]);
   });
 });
 
