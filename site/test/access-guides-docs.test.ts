@@ -639,6 +639,31 @@ describe('token-verifying samples against real tokens', () => {
     }
   }, 60_000);
 
+  it('the token template of the custom claims guide puts the attribute into the next token', async () => {
+    const { live, apiKey } = local as LocalServer;
+    const management = { 'Keyway-OrgID': live.orgId, 'Keyway-API-Key': apiKey, 'Content-Type': 'application/json' };
+    // The template exactly as step 2 sends it.
+    const step2 = parseCurls(page('guides/webhooks/custom-claims').code.find((c) => c.meta.includes('Set the token template'))?.value ?? '')[0];
+    const put = await fetch(`${live.url}/organizations/config/token-template`, { method: 'PUT', headers: management, body: step2?.data ?? '' });
+    expect(put.status, await put.text()).toBe(200);
+    const anon = await fetch(`${live.url}/persons/anonymous`, { method: 'POST', headers: { 'Keyway-OrgID': live.orgId, 'Content-Type': 'application/json' }, body: '{}' });
+    const first = ((await anon.json()) as { result: { token: string } }).result.token;
+    const claimsOf = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[1] ?? '', 'base64url').toString('utf8')) as Record<string, unknown>;
+    const personId = String(claimsOf(first).person_id);
+    expect(claimsOf(first).plan, 'no attribute yet: null').toBeNull();
+    // Step 1: the attribute, then a new token for the same person.
+    const patch = await fetch(`${live.url}/persons/${personId}/attributes/end_user_read_only`, { method: 'PATCH', headers: management, body: JSON.stringify({ plan: 'team' }) });
+    expect(patch.status, await patch.text()).toBe(200);
+    const again = await fetch(`${live.url}/token`, { headers: { Authorization: `Bearer ${first}`, 'Keyway-OrgID': live.orgId } });
+    const next = ((await again.json()) as { result: { token: string } }).result.token;
+    expect(claimsOf(next).plan).toBe('team');
+    // A reserved claim is refused with 400 naming it.
+    const reserved = await fetch(`${live.url}/organizations/config/token-template`, { method: 'PUT', headers: management, body: JSON.stringify({ content: '{ "oid": "x" }' }) });
+    expect(reserved.status).toBe(400);
+    expect(await reserved.text()).toContain('oid');
+    await fetch(`${live.url}/organizations/config/token-template`, { method: 'PUT', headers: management, body: JSON.stringify({ content: '{}' }) });
+  });
+
   it('the vault sealing module of the vault guide round-trips and binds values to their person', async () => {
     process.env.VAULT_KEY_K1 = Buffer.alloc(32, 7).toString('base64');
     const { seal, open } = await loadSample<{ seal(v: string, p: string): string; open(s: string, p: string): string }>('guides/vault', 'vault-crypto.ts', (local as LocalServer).live);
