@@ -98,8 +98,8 @@ export function runSearch(index: MiniSearch<SearchDoc>, query: string, limit = 1
   add(index.search(q, { combineWith: 'AND', filter }));
   if (hits.length < limit) {
     const terms = contentTerms(q);
-    // The fallback is exact and prefix only: typo expansion over every word would cost more than it finds.
-    if (terms.length > 1) add(index.search(terms.join(' '), { combineWith: 'OR', filter, fuzzy: false }));
+    // Typo tolerance in the fallback only when nothing matched at all (likely a typo): otherwise it costs more than it finds.
+    if (terms.length > 1) add(index.search(terms.join(' '), { combineWith: 'OR', filter, ...(hits.length ? { fuzzy: false } : {}) }));
   }
   return hits;
 }
