@@ -664,6 +664,26 @@ describe('token-verifying samples against real tokens', () => {
     await fetch(`${live.url}/organizations/config/token-template`, { method: 'PUT', headers: management, body: JSON.stringify({ content: '{}' }) });
   });
 
+  it('the token client of the machine-to-machine guide obtains and caches a client credentials token', async () => {
+    const { live, apiKey } = local as LocalServer;
+    const res = await fetch(`${live.url}/oauth2/clients`, {
+      method: 'POST',
+      headers: { 'Keyway-OrgID': live.orgId, 'Keyway-API-Key': apiKey, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ client_name: 'Nightly billing job', scopes: ['invoices:read', 'invoices:write'], grant_types: ['client_credentials'], access_token_duration: 900 }),
+    });
+    const job = ((await res.json()) as { result: { client_id: string; client_secret: string } }).result;
+    Object.assign(process.env, { CLIENT_ID: job.client_id, CLIENT_SECRET: job.client_secret });
+    const { accessToken } = await loadSample<{ accessToken(scope: string): Promise<string> }>('guides/m2m', 'client-credentials.ts', live);
+    const token = await accessToken('invoices:read');
+    const claims = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as { scope?: string; sub?: string };
+    expect(claims.scope).toBe('invoices:read');
+    expect(claims.sub).toBe(job.client_id);
+    expect(await accessToken('invoices:read'), 'cached until shortly before expiry').toBe(token);
+    process.env.CLIENT_SECRET = 'wrong';
+    const fresh = await loadSample<{ accessToken(scope: string): Promise<string> }>('guides/m2m', 'client-credentials.ts', live);
+    await expect(fresh.accessToken('invoices:read')).rejects.toThrow('client authentication failed');
+  });
+
   it('the vault sealing module of the vault guide round-trips and binds values to their person', async () => {
     process.env.VAULT_KEY_K1 = Buffer.alloc(32, 7).toString('base64');
     const { seal, open } = await loadSample<{ seal(v: string, p: string): string; open(s: string, p: string): string }>('guides/vault', 'vault-crypto.ts', (local as LocalServer).live);
