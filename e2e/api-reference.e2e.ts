@@ -6,7 +6,8 @@ import zlib from 'node:zlib';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { hydrated, isolatedContext, launchBrowser, openPage } from './browser';
-import { siteBuild } from './paths';
+import { ApiSpec } from '../site/plugins/api-reference/spec';
+import { repoRoot, siteBuild } from './paths';
 
 const docsUrl = inject('docsUrl');
 const apiUrl = inject('apiUrl');
@@ -80,6 +81,20 @@ describe('try-it', () => {
 });
 
 describe('pages', () => {
+  it('the build has a page for every operation of the contract, and every category page links exactly its operations', () => {
+    const operations = ApiSpec.load(path.join(repoRoot, 'api', 'openapi.yaml')).operations();
+    const missing = operations.filter((o) => !fs.existsSync(path.join(siteBuild, 'docs', 'api', `${o.slug}.html`))).map((o) => o.slug);
+    expect(missing).toEqual([]);
+    const tags = [...new Set(operations.flatMap((o) => o.tags))];
+    expect(tags).toHaveLength(22);
+    for (const tag of tags) {
+      const html = fs.readFileSync(path.join(siteBuild, 'docs', 'category', 'api', `${tag}.html`), 'utf8');
+      const article = html.slice(html.indexOf('<article'), html.indexOf('</article>'));
+      const linked = new Set([...article.matchAll(/href="?\/docs\/api\/([a-z0-9-]+)/g)].map((m) => m[1]));
+      expect(linked, tag).toEqual(new Set(operations.filter((o) => o.tags.includes(tag)).map((o) => o.slug)));
+    }
+  });
+
   it('an operation page has its tables, samples and the api sidebar grouped by tag', async () => {
     const page = await context.newPage();
     await openPage(page, `${docsUrl}/docs/api/post-persons`);

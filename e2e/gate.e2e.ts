@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
@@ -7,6 +6,7 @@ import type { Browser, BrowserContext, ConsoleMessage, Page } from 'playwright-c
 import { startDocsServer, type StartedDocsServer } from '@keyway/docs-server';
 import { startIdentityServer } from '@keyway/identity-server';
 import { hydrated, isolatedContext, launchBrowser } from './browser';
+import { freePort } from './net';
 import { repoRoot, routeContract, siteBuild } from './paths';
 
 // The gated section end to end: the site build served by a docs server with sign-in configured, a real identity
@@ -24,17 +24,6 @@ let dataDir: string;
 let context: BrowserContext;
 let page: Page;
 let consoleErrors: string[];
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 beforeAll(async () => {
   const docsPort = await freePort();

@@ -3,9 +3,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
-import net from 'node:net';
 import { startDocsServer } from '@keyway/docs-server';
 import { DEFAULT_DEV_API_KEY, startIdentityServer } from '@keyway/identity-server';
+import { freePort } from './net';
 import { repoRoot, siteBuild } from './paths';
 
 declare module 'vitest' {
@@ -35,17 +35,6 @@ export const VARIANT_ENV = {
 
 const servers: { close(): Promise<void> }[] = [];
 
-/** A port nobody listens on right now (the servers must know each other's URL before they start). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   if (!fs.existsSync(path.join(siteBuild, 'index.html'))) {
@@ -74,7 +63,12 @@ export default async function setup(project: TestProject): Promise<() => Promise
     apiKey: DEFAULT_DEV_API_KEY,
     corsOrigins: [docsOrigin, `http://localhost:${docsPort}`],
   });
-  const main = await startDocsServer({ siteDir: siteBuild, port: docsPort, connectSrc: [identity.url] });
+  const main = await startDocsServer({
+    siteDir: siteBuild,
+    port: docsPort,
+    connectSrc: [identity.url],
+    gate: { identityUrl: identity.url, orgId: identity.orgId },
+  });
   const variant = await startDocsServer({ siteDir: variantDir, port: 0 });
   servers.push(main, variant, identity);
   project.provide('docsUrl', main.url);

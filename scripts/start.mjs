@@ -76,7 +76,12 @@ if (hasIdentityServer) {
     KEYWAY_PUBLIC_URL: process.env.KEYWAY_PUBLIC_URL ?? apiUrl,
   });
 }
-launch('docs', path.join(root, 'packages/docs-server/dist/cli.js'), { PORT: port, KEYWAY_API_URL: apiUrl });
+launch('docs', path.join(root, 'packages/docs-server/dist/cli.js'), {
+  PORT: port,
+  // With the identity server running, the docs server opens sign-in and the gated pages for its organization.
+  ...(hasIdentityServer ? { KEYWAY_API_URL: apiUrl } : {}),
+  ...(process.env.KEYWAY_ORG_ID && !process.env.KEYWAY_DOCS_ORG_ID ? { KEYWAY_DOCS_ORG_ID: process.env.KEYWAY_ORG_ID } : {}),
+});
 
 try {
   await waitFor(`http://127.0.0.1:${port}/healthz`, 'the docs server');
