@@ -78,6 +78,7 @@ if (hasIdentityServer) {
 }
 launch('docs', path.join(root, 'packages/docs-server/dist/cli.js'), {
   PORT: port,
+  KEYWAY_ASSISTANT_FEEDBACK_FILE: process.env.KEYWAY_ASSISTANT_FEEDBACK_FILE ?? path.join(dataDir, 'assistant-feedback.jsonl'),
   // With the identity server running, the docs server opens sign-in and the gated pages for its organization.
   ...(hasIdentityServer ? { KEYWAY_API_URL: apiUrl } : {}),
   ...(process.env.KEYWAY_ORG_ID && !process.env.KEYWAY_DOCS_ORG_ID ? { KEYWAY_DOCS_ORG_ID: process.env.KEYWAY_ORG_ID } : {}),
