@@ -240,3 +240,23 @@ describe('configuration from the environment', () => {
     expect(() => assistantOptionsFromEnv({ KEYWAY_ASSISTANT_RATE_LIMIT: 'lots' })).toThrow(/KEYWAY_ASSISTANT_RATE_LIMIT must be a whole number/);
   });
 });
+
+describe('when the build cannot be indexed', () => {
+  it('answers 503 with the reason instead of failing, for search and chat', async () => {
+    const { fixtureSite } = await import('./assistant-fixture.js');
+    const siteDir = fixtureSite();
+    fs.mkdirSync(path.join(siteDir, 'docs', 'unreadable.html')); // a folder where a page should be
+    const broken = await startFixtureServer({ siteDir });
+    try {
+      const res = await fetch(`${broken.url}/api/search?q=gateway`);
+      expect(res.status).toBe(503);
+      expect(res.headers.get('retry-after')).toBe('5');
+      expect(((await res.json()) as { error: string }).error).toMatch(/^Search is not available right now: EISDIR/);
+      expect((await chat(broken.url, { question: 'How do I run the gateway?' })).res.status).toBe(503);
+      // Pages are still served.
+      expect((await fetch(`${broken.url}/docs/gate/getting-started`)).status).toBe(200);
+    } finally {
+      await broken.close();
+    }
+  });
+});

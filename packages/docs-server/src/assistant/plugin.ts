@@ -34,6 +34,7 @@ export interface Citation {
 }
 
 class BadInput extends Error {}
+class IndexUnavailable extends Error {}
 
 const fail = (reply: FastifyReply, status: number, error: string) => reply.code(status).send({ error });
 
@@ -65,8 +66,18 @@ const citationsOf = (retrieval: Retrieval, used: Set<number>): Citation[] =>
  */
 export async function assistantPlugin(app: FastifyInstance, options: AssistantOptions & { siteDir: string }): Promise<void> {
   let docs: Promise<DocsIndex> | undefined;
-  const getDocs = () => (docs ??= buildDocsIndex(options.siteDir, options.gatedPrefixes));
-  void getDocs().catch((e: unknown) => app.log.error(e, 'the docs search index could not be built'));
+  // Built in the background from the start; a failed build is logged, answered with 503 and tried again next time.
+  const getDocs = () =>
+    (docs ??= buildDocsIndex(options.siteDir, options.gatedPrefixes).catch((e: unknown) => {
+      docs = undefined;
+      app.log.error(e, 'the docs search index could not be built');
+      throw new IndexUnavailable(e instanceof Error ? e.message : String(e));
+    }));
+  void getDocs().catch(() => undefined);
+  app.setErrorHandler((error, _request, reply) => {
+    if (error instanceof IndexUnavailable) return reply.code(503).header('Retry-After', '5').send({ error: `Search is not available right now: ${error.message}` });
+    return reply.send(error);
+  });
   const store = new FeedbackStore(options.feedbackFile);
 
   await app.register(rateLimit, { global: false });
