@@ -78,7 +78,16 @@ export function siteFingerprint() {
     path.join(root, 'site', 'docs', 'api', 'category'),
     path.join(root, 'site', 'test'),
   ];
-  for (const input of ['site', 'api/openapi.yaml', 'packages/sdk/src', 'packages/sdk/package.json', 'packages/react/src', 'package-lock.json']) {
+  const inputs = [
+    'site',
+    'api/openapi.yaml',
+    'packages/sdk/src',
+    'packages/sdk/package.json',
+    'packages/react/src',
+    'packages/docs-server/src/search', // the build indexes with the same code the server searches with
+    'package-lock.json',
+  ];
+  for (const input of inputs) {
     const abs = path.join(root, input);
     if (fs.existsSync(abs) && fs.statSync(abs).isFile()) hash.update(input).update(fs.readFileSync(abs));
     else hashTree(hash, abs, skip);
