@@ -107,6 +107,9 @@ export const responses = {
     inactive: [403, 'Person pid:0193a1f2c4b87d3e9f10a2b3c4d5e6f7 is inactive', 'Sign-in awaits approval'],
     expired: [403, 'authentication has expired', 'The flow expired'],
   }),
+  MessageNotSent: errorResponse('The e-mail with the code or link could not be handed to the mail server; nothing was sent.', {
+    not_sent: [502, 'the e-mail could not be sent: try again later', 'SMTP server unreachable or refusing'],
+  }),
   NotFound: errorResponse('The object does not exist in this organization.', {
     not_found: [404, 'not found', 'Unknown id or name'],
   }),

@@ -98,9 +98,10 @@ this answer. Redirect URIs must be absolute and match exactly at authorization t
   {
     ...mgmt, method: 'post', path: '/oauth2/tokens/mint', id: 'mintOAuth2Tokens', tags: ['o-auth-2'],
     summary: 'Mint OAuth 2.0 & OIDC tokens',
-    description: 'Issues an access token (and an id_token unless disabled) for a person and a client without a browser flow, e.g. for migrations and tests.',
+    description: 'Issues an access token (and an id_token when `openid` is among the scopes, unless disabled) for a person and a client without a browser flow, e.g. for migrations and tests. Scopes default to the client\'s and must be among them (400); an unknown client or person answers 404.',
     body: { schema: ref('MintOAuthTokensRequest'), example: { client_id: 'docs-portal', person_id: PERSON_ID, scopes: ['openid', 'email'] } },
     ok: { schema: ref('OAuth2TokenResponse'), example: { access_token: USER_TOKEN, token_type: 'Bearer', expires_in: 3600, id_token: USER_TOKEN, scope: 'openid email' } },
+    errors: ['NotFound'],
   },
   // ---------- SSO provider tokens ----------
   {

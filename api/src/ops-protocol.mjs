@@ -21,6 +21,7 @@ export const protocolOperations = [
       q('code_challenge', str({ pattern: '^[A-Za-z0-9_-]{43,128}$' }), 'PKCE S256 code challenge.'),
       q('code_challenge_method', str({ const: 'S256', default: 'S256' }), 'Only S256.', false),
       q('nonce', str({ maxLength: 512 }), 'Copied into the id_token.', false),
+      q('token', str({ maxLength: 16384 }), 'A valid user token of the client\'s organization (not anonymous): the person is signed in already, so the hosted page is skipped and the browser goes straight back with a code.', false),
     ],
     summary: 'Request an authorization code',
     description: `

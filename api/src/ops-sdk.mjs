@@ -14,7 +14,7 @@ const pending = {
   schema: ref('ErrorResponse'),
   example: { errors: [{ httpcode: 202, message: 'challenge not completed yet' }] },
 };
-const idErrors = ['IdBadRequest', 'IdForbidden', 'PersonExists'];
+const idErrors = ['IdBadRequest', 'IdForbidden', 'PersonExists', 'MessageNotSent'];
 const attestationErrors = ['AttestationBadRequest', 'AttestationUnauthorized', 'AttestationForbidden', 'NotFound', 'Conflict'];
 const attestationBody = {
   schema: ref('Attestation'),
@@ -175,7 +175,7 @@ challenges returned lead to a password reset or new factor registration. Only \`
 handles can recover. To avoid revealing who has an account the answer is the same for unknown handles.`,
     body: { schema: ref('RecoverRequest'), example: { handle: EMAIL_HANDLE, factor: { method: 'email_link' } } },
     ok: { schema: ref('ChallengeListResult'), example: { type: 'challenge_list', challenges: [PROXY_CHALLENGE] } },
-    errors: ['IdBadRequest'],
+    errors: ['IdBadRequest', 'MessageNotSent'],
   },
   {
     method: 'post', path: '/sso/resolve', id: 'postSsoResolve', tags: ['sso'], sdk: true, security: 'org',

@@ -55,6 +55,16 @@ export interface OAuthClient {
   /** sha256 of the client secret (confidential clients). */
   secret_sha256?: string;
   created_at?: string;
+  /** Look of the hosted login page for this client. */
+  ui_configuration?: UiConfiguration;
+}
+
+export interface UiConfiguration {
+  logo_url?: string | null;
+  primary_color?: string;
+  title?: string;
+  factors?: string[];
+  show_keyway_branding?: boolean;
 }
 
 export interface Org {

@@ -1,7 +1,7 @@
 import { badRequest } from './errors.js';
 
 /** Claims the server sets itself; templates and minted tokens cannot override them. */
-export const RESERVED_CLAIMS = new Set(['iss', 'sub', 'aud', 'exp', 'nbf', 'iat', 'jti', 'person_id', 'oid', 'first_token', 'authenticated_methods', 'authentications', 'person_type', 'groups', 'user_token', 'impersonator']);
+export const RESERVED_CLAIMS = new Set(['iss', 'sub', 'aud', 'exp', 'nbf', 'iat', 'jti', 'person_id', 'oid', 'first_token', 'authenticated_methods', 'authentications', 'person_type', 'groups', 'user_token', 'impersonator', 'client_id', 'scope', 'token_use']);
 
 const EXPR = String.raw`\{\{\s*person\.(?:attributes\.([A-Za-z0-9_-]+)\.([A-Za-z0-9_.-]+)|(roles|permissions))\s*\}\}`;
 const PLACEHOLDER = new RegExp(EXPR, 'g');

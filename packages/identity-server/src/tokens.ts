@@ -11,6 +11,8 @@ export interface Authentication {
 
 /** Claims of a Keyway user token (spec §3). */
 export interface UserTokenClaims {
+  /** `client` for machine-to-machine tokens (client credentials grant), which carry no person. */
+  token_use?: 'client';
   iss: string;
   sub: string;
   aud: string;
@@ -25,6 +27,10 @@ export interface UserTokenClaims {
   person_type: string;
   /** Absent when the organization renames the claim (`groups_claim_name`). */
   groups?: string[];
+  /** OAuth2 client the token was issued to (hosted login, minted OAuth tokens, client credentials). */
+  client_id?: string;
+  /** Space-separated OAuth2 scopes. */
+  scope?: string;
 }
 
 interface LoadedKey {
@@ -62,6 +68,8 @@ export class TokenService {
   private readonly revoked = new Set<string>();
   private readonly verified = new Map<string, UserTokenClaims>();
   private lastRevocationSync = '';
+  /** `client_id subject` → tokens of that client for that subject issued at or before this time (s) are revoked. */
+  private readonly revokedBefore = new Map<string, number>();
 
   constructor(
     private readonly db: Db,
@@ -158,8 +166,11 @@ export class TokenService {
       .sign(key.privateKey);
   }
 
-  /** Checks signature, issuer, expiry and revocation. Never throws for bad input. */
-  async validate(token: string): Promise<ValidationResult> {
+  /**
+   * Checks signature, issuer, expiry and revocation. Never throws for bad input. Only user tokens are valid unless
+   * `clientTokens` is set (introspection, revocation): then machine-to-machine tokens of the client credentials grant too.
+   */
+  async validate(token: string, opts: { clientTokens?: boolean } = {}): Promise<ValidationResult> {
     let claims = this.verified.get(token);
     if (!claims) {
       let kid: string | undefined;
@@ -178,8 +189,9 @@ export class TokenService {
         if (err instanceof joseErrors.JWTClaimValidationFailed) return { valid: false, invalidity_reason: `token claim "${err.claim}" is invalid` };
         return { valid: false, invalidity_reason: 'token signature is invalid' };
       }
-      if (typeof claims.person_id !== 'string' || typeof claims.oid !== 'string' || typeof claims.jti !== 'string') {
-        return { valid: false, invalidity_reason: 'token is not a Keyway user token' };
+      const client = claims.token_use === 'client' && typeof claims.client_id === 'string';
+      if ((typeof claims.person_id !== 'string' && !client) || typeof claims.oid !== 'string' || typeof claims.jti !== 'string') {
+        return { valid: false, invalidity_reason: 'token is not a Keyway token' };
       }
       if (this.verified.size > 50_000) this.verified.clear();
       this.verified.set(token, claims);
@@ -190,6 +202,8 @@ export class TokenService {
       return { valid: false, invalidity_reason: 'token has expired' };
     }
     if (this.revoked.has(claims.jti)) return { valid: false, invalidity_reason: 'token has been revoked' };
+    if (claims.client_id && claims.iat <= (this.revokedBefore.get(`${claims.client_id} ${claims.sub}`) ?? -1)) return { valid: false, invalidity_reason: 'token has been revoked' };
+    if (claims.token_use === 'client' && !opts.clientTokens) return { valid: false, invalidity_reason: 'token is a client token, not a user token' };
     return {
       valid: true,
       claims,
@@ -210,6 +224,18 @@ export class TokenService {
       .execute();
   }
 
+  /** Revokes every token of the client for the subject (person id, or the client id for its own tokens) issued until now. */
+  async revokeAll(clientId: string, subject: string): Promise<void> {
+    const before = Math.floor(Date.now() / 1000);
+    const key = `${clientId} ${subject}`;
+    this.revokedBefore.set(key, Math.max(before, this.revokedBefore.get(key) ?? 0));
+    await this.db
+      .insertInto('subject_revocations')
+      .values({ client_id: clientId, subject, revoked_before: before, revoked_at: new Date().toISOString() })
+      .onConflict((oc) => oc.columns(['client_id', 'subject']).doUpdateSet({ revoked_before: before, revoked_at: new Date().toISOString() }))
+      .execute();
+  }
+
   /** Loads revocations written since the last sync (by this or another server sharing the database). */
   async syncRevocations(): Promise<void> {
     const now = new Date().toISOString();
@@ -222,6 +248,10 @@ export class TokenService {
     for (const row of rows) {
       this.revoked.add(row.jti);
       if (row.revoked_at > this.lastRevocationSync) this.lastRevocationSync = row.revoked_at;
+    }
+    for (const r of await this.db.selectFrom('subject_revocations').selectAll().execute()) {
+      const key = `${r.client_id} ${r.subject}`;
+      this.revokedBefore.set(key, Math.max(Number(r.revoked_before), this.revokedBefore.get(key) ?? 0));
     }
   }
 }

@@ -221,6 +221,18 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
           .execute();
       },
     },
+    '0005_subject_revocations': {
+      async up(db: Kysely<any>) {
+        await db.schema
+          .createTable('subject_revocations')
+          .addColumn('client_id', 'text', (c) => c.notNull())
+          .addColumn('subject', 'text', (c) => c.notNull())
+          .addColumn('revoked_before', 'bigint', (c) => c.notNull())
+          .addColumn('revoked_at', 'text', (c) => c.notNull())
+          .addPrimaryKeyConstraint('subject_revocations_pk', ['client_id', 'subject'])
+          .execute();
+      },
+    },
   };
 }
 

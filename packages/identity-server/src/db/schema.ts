@@ -193,7 +193,16 @@ export interface WebhookSigningKeyTable {
   created_at: string;
 }
 
+export interface SubjectRevocationTable {
+  client_id: string;
+  subject: string;
+  /** Unix seconds: tokens of the client for the subject issued at or before it are revoked. */
+  revoked_before: number;
+  revoked_at: string;
+}
+
 export interface Database {
+  subject_revocations: SubjectRevocationTable;
   webhooks: WebhookTable;
   webhook_triggers: WebhookTriggerTable;
   webhook_deliveries: WebhookDeliveryTable;

@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Ctx, OAuthClient, Org, OrgSettings } from '../context.js';
+import type { Ctx, OAuthClient, Org, OrgSettings, UiConfiguration } from '../context.js';
+import { issueOAuthTokens } from './oauth.js';
 import { nowIso, reloadAllowedDomains } from '../context.js';
 import { ApiError, badRequest, notFound, page } from '../errors.js';
 import { parseHandle, type Handle } from '../handles.js';
@@ -709,9 +710,10 @@ export function registerManagementRoutes(app: FastifyInstance, ctx: Ctx): void {
     access_token_duration: c.access_token_duration ?? 3600,
     refresh_token_duration: c.refresh_token_duration ?? 0,
   });
-  const unsupportedGrants = (grants: string[] | undefined) => {
-    const other = (grants ?? []).filter((g) => g !== 'authorization_code');
-    if (other.length) throw badRequest(`grant types not supported yet: ${other.join(', ')} (only authorization_code)`);
+  const unsupportedGrants = (grants: string[] | undefined, isPublic: boolean | undefined) => {
+    const other = (grants ?? []).filter((g) => g !== 'authorization_code' && g !== 'client_credentials');
+    if (other.length) throw badRequest(`grant types not supported yet: ${other.join(', ')} (authorization_code and client_credentials are)`);
+    if (isPublic && grants?.includes('client_credentials')) throw badRequest('grant_types: client_credentials needs a confidential client (public: false)');
   };
   app.get('/oauth2/clients', async (req) => ({ result: clients.list(await admin(req)).map(clientOut) }));
   app.post<{ Body: { client_name: string; scopes: string[]; grant_types: string[]; redirect_uris?: string[]; public?: boolean; access_token_duration?: number; refresh_token_duration?: number } }>(
@@ -719,7 +721,7 @@ export function registerManagementRoutes(app: FastifyInstance, ctx: Ctx): void {
     async (req, reply) => {
       const org = await admin(req);
       const b = req.body;
-      unsupportedGrants(b.grant_types);
+      unsupportedGrants(b.grant_types, b.public);
       const secret = `kwcs_${randomBytes(24).toString('base64url')}`;
       const client: OAuthClient = {
         client_id: `kwc_${randomBytes(10).toString('hex')}`,
@@ -759,6 +761,29 @@ export function registerManagementRoutes(app: FastifyInstance, ctx: Ctx): void {
     const current: OAuthClient = { ...clients.one(org, req.params.oauth_client_id), secret_sha256: sha256(secret) };
     await clients.replace(org, current);
     return { result: { ...clientOut(current), client_secret: secret } };
+  });
+
+  app.get<{ Params: { oauth_client_id: string } }>('/oauth2/clients/:oauth_client_id/ui-configuration', async (req) => {
+    const c = clients.one(await admin(req), req.params.oauth_client_id);
+    return { result: { logo_url: null, title: `Sign in to ${c.name}`, factors: ['otp_via_email'], show_keyway_branding: true, ...c.ui_configuration } };
+  });
+  app.put<{ Params: { oauth_client_id: string }; Body: UiConfiguration }>('/oauth2/clients/:oauth_client_id/ui-configuration', async (req) => {
+    const org = await admin(req);
+    const c = clients.one(org, req.params.oauth_client_id);
+    const allowed = org.settings.allowed_factors ?? [];
+    const refused = (req.body.factors ?? []).filter((f) => allowed.length && !allowed.includes(f));
+    if (refused.length) throw badRequest(`factors not allowed by the organization config (allowed_factors): ${refused.join(', ')}`);
+    await clients.replace(org, { ...c, ui_configuration: req.body });
+    return { result: req.body };
+  });
+  app.post<{ Body: { client_id: string; person_id: string; scopes?: string[]; include_id_token?: boolean } }>('/oauth2/tokens/mint', async (req) => {
+    const org = await admin(req);
+    const client = clients.one(org, req.body.client_id);
+    const person = await orgPerson(ctx, org, req.body.person_id);
+    const scopes = req.body.scopes ?? client.scopes ?? ['openid'];
+    const outside = scopes.filter((x) => !(client.scopes ?? ['openid']).includes(x));
+    if (outside.length) throw badRequest(`scopes not granted to client "${client.client_id}": ${outside.join(', ')}`);
+    return { result: await issueOAuthTokens(ctx, client, person, [{ method: 'api' }], { scope: scopes.join(' '), idToken: req.body.include_id_token !== false && scopes.includes('openid') }) };
   });
 
   // OIDC provider credentials used by the `oidc` factor.

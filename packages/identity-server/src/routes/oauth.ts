@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Ctx, OAuthClient, Org } from '../context.js';
+import type { Ctx, OAuthClient, Org, UiConfiguration } from '../context.js';
 import { loadOrg, requireOrg, requireUser } from '../context.js';
 import { badRequest, forbidden } from '../errors.js';
 import { parseHandle } from '../handles.js';
 import { escapeHtml } from '../mailer.js';
-import { getPerson } from '../persons.js';
+import { getPerson, type PersonRow } from '../persons.js';
 import { hashSecret, newSecret, sameDigest, sha256 } from '../secrets.js';
 import type { UserTokenClaims } from '../tokens.js';
 import { attestationHandlers, challengeData, createChallenge, otpFactor } from './auth.js';
@@ -97,14 +97,58 @@ async function issueCode(ctx: Ctx, org: Org, req: OAuthRequest, claims: Pick<Use
   return `${row.id}.${secret}`;
 }
 
-function page(reply: FastifyReply, status: number, title: string, body: string) {
+/** Access token (a user token naming the client) and, when asked, an OpenID Connect id_token for the client. */
+export async function issueOAuthTokens(
+  ctx: Ctx,
+  client: OAuthClient,
+  person: PersonRow,
+  authentications: UserTokenClaims['authentications'],
+  opts: { scope: string; nonce?: string | undefined; idToken: boolean },
+) {
+  const methods = [...new Set(authentications.map((a) => a.method))];
+  const access_token = await ctx.tokens.sign(
+    {
+      person_id: person.id,
+      oid: person.org_id,
+      first_token: false,
+      authenticated_methods: methods,
+      authentications,
+      person_type: person.person_type,
+      groups: JSON.parse(person.groups) as string[],
+      client_id: client.client_id,
+      scope: opts.scope,
+    },
+    client.access_token_duration,
+  );
+  const email = await ctx.db.selectFrom('handles').select('value').where('person_id', '=', person.id).where('type', '=', 'email_address').executeTakeFirst();
+  const id_token = opts.idToken
+    ? await ctx.tokens.signJwt(
+        {
+          auth_time: Math.floor(Date.now() / 1000),
+          amr: methods,
+          ...(opts.nonce ? { nonce: opts.nonce } : {}),
+          ...(email ? { email: email.value, email_verified: true } : {}),
+          person_id: person.id,
+          oid: person.org_id,
+        },
+        { subject: person.id, audience: client.client_id },
+      )
+    : undefined;
+  return { access_token, ...(id_token ? { id_token } : {}), token_type: 'Bearer', expires_in: client.access_token_duration ?? ctx.tokens.opts.ttlSeconds, scope: opts.scope };
+}
+
+/** A hosted login page; the client's UI configuration (title, colour, logo) styles the sign-in page. */
+function page(reply: FastifyReply, status: number, title: string, body: string, ui?: UiConfiguration) {
+  const heading = ui?.title ?? title;
+  const color = ui?.primary_color && /^#[0-9a-fA-F]{6}$/.test(ui.primary_color) ? ui.primary_color : undefined;
+  const logo = ui?.logo_url ? `<img src="${escapeHtml(ui.logo_url)}" alt="" style="max-height:3rem">` : '';
   return reply
     .code(status)
     .type('text/html; charset=utf-8')
     .header('cache-control', 'no-store')
-    .send(`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(title)}</title>
-<style>body{font-family:system-ui,sans-serif;max-width:24rem;margin:4rem auto;padding:0 1rem}input,button{font:inherit;padding:.5rem;width:100%;box-sizing:border-box;margin:.25rem 0}.error{color:#b00020}</style></head>
-<body><h1>${escapeHtml(title)}</h1>${body}</body></html>`);
+    .send(`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(heading)}</title>
+<style>body{font-family:system-ui,sans-serif;max-width:24rem;margin:4rem auto;padding:0 1rem}input,button{font:inherit;padding:.5rem;width:100%;box-sizing:border-box;margin:.25rem 0}.error{color:#b00020}${color ? `button{background:${color};color:#fff;border:0;border-radius:4px}` : ''}</style></head>
+<body>${logo}<h1>${escapeHtml(heading)}</h1>${body}</body></html>`);
 }
 
 const emailForm = (requestId: string, clientName: string, error?: string, email = '') => `
@@ -221,7 +265,7 @@ export function registerOAuthRoutes(app: FastifyInstance, ctx: Ctx): void {
         }
       }
       const row = await createChallenge(ctx, { org: found.org, type: 'oauth_request', method: 'oauth2', data: { ...request, client_name: found.client.name } });
-      return page(reply, 200, 'Sign in', emailForm(row.id, found.client.name));
+      return page(reply, 200, 'Sign in', emailForm(row.id, found.client.name), found.client.ui_configuration);
     },
   );
 
@@ -282,18 +326,32 @@ export function registerOAuthRoutes(app: FastifyInstance, ctx: Ctx): void {
     scope.post<{ Body: Record<string, string> }>('/oauth2/tokens/introspect', { schema: { body: tokenForm } }, async (req, reply) => {
       const caller = await authenticateClient(ctx, req, req.body);
       if (!caller) return reply.code(401).header('www-authenticate', 'Basic').send({ error: 'invalid_client', error_description: 'client authentication failed' });
-      const v = await ctx.tokens.validate(req.body.token!);
+      const v = await ctx.tokens.validate(req.body.token!, { clientTokens: true });
       if (!v.valid || v.claims.oid !== caller.org.id) return { active: false };
-      return { active: true, sub: v.claims.sub, client_id: caller.client.client_id, exp: v.claims.exp, iat: v.claims.iat, iss: v.claims.iss, token_type: 'Bearer', scope: 'openid' };
+      const c = v.claims;
+      return { active: true, sub: c.sub, client_id: c.client_id ?? caller.client.client_id, exp: c.exp, iat: c.iat, iss: c.iss, token_type: 'Bearer', scope: c.scope ?? 'openid' };
     });
     scope.post<{ Body: Record<string, string> }>('/oauth2/tokens/revoke', { schema: { body: tokenForm } }, async (req, reply) => {
       const caller = await authenticateClient(ctx, req, req.body);
       if (!caller) return reply.code(401).header('www-authenticate', 'Basic').send({ error: 'invalid_client', error_description: 'client authentication failed' });
-      const v = await ctx.tokens.validate(req.body.token!);
+      const v = await ctx.tokens.validate(req.body.token!, { clientTokens: true });
       // Unknown, expired or foreign tokens: nothing to do, and RFC 7009 answers 200 all the same.
       if (v.valid && v.claims.oid === caller.org.id) await ctx.tokens.revoke(v.claims);
       return reply.code(200).send();
     });
+    // Every token this client holds for one subject (a person, or the client itself for client credentials tokens).
+    scope.post<{ Body: Record<string, string> }>(
+      '/oauth2/tokens/revoke-all',
+      { schema: { body: { type: 'object', additionalProperties: false, required: ['subject'], properties: { subject: str, client_id: str, client_secret: str } } } },
+      async (req, reply) => {
+        const caller = await authenticateClient(ctx, req, req.body);
+        if (!caller || caller.client.public || !caller.client.secret_sha256) {
+          return reply.code(401).header('www-authenticate', 'Basic').send({ error: 'invalid_client', error_description: 'client authentication failed (a confidential client with its secret is required)' });
+        }
+        await ctx.tokens.revokeAll(caller.client.client_id, req.body.subject!);
+        return reply.code(200).send();
+      },
+    );
 
     // RFC 6749 §4.1.3 with PKCE (RFC 7636, S256 only); answers in OAuth's shape plus the Keyway envelope's errors.
     scope.post<{ Body: Record<string, string> }>(
@@ -304,7 +362,7 @@ export function registerOAuthRoutes(app: FastifyInstance, ctx: Ctx): void {
             type: 'object',
             additionalProperties: false,
             required: ['grant_type'],
-            properties: { grant_type: str, code: str, code_verifier: str, client_id: str, client_secret: str, redirect_uri: str },
+            properties: { grant_type: str, code: str, code_verifier: str, client_id: str, client_secret: str, redirect_uri: str, scope: str },
           },
         },
       },
@@ -312,9 +370,24 @@ export function registerOAuthRoutes(app: FastifyInstance, ctx: Ctx): void {
         const b = req.body;
         const oauthError = (status: number, error: string, description: string) =>
           reply.code(status).header('cache-control', 'no-store').send({ error, error_description: description, result: null, errors: [{ httpcode: status, message: description }] });
-        if (b.grant_type !== 'authorization_code') return oauthError(400, 'unsupported_grant_type', 'grant_type must be authorization_code');
+        if (b.grant_type !== 'authorization_code' && b.grant_type !== 'client_credentials') return oauthError(400, 'unsupported_grant_type', 'grant_type must be authorization_code or client_credentials');
         const caller = await authenticateClient(ctx, req, b);
         if (!caller) return oauthError(401, 'invalid_client', 'client authentication failed');
+        if (b.grant_type === 'client_credentials') {
+          // Machine to machine: a confidential client that authenticated with its secret gets a token for itself.
+          const { client, org } = caller;
+          if (client.public || !client.secret_sha256) return oauthError(400, 'unauthorized_client', 'public clients cannot use client_credentials: they hold no secret');
+          if (!(client.grant_types ?? []).includes('client_credentials')) return oauthError(400, 'unauthorized_client', 'this client is not allowed the client_credentials grant');
+          const requested = (b.scope ?? '').split(' ').filter(Boolean);
+          const allowed = client.scopes ?? [];
+          const outside = requested.filter((x) => !allowed.includes(x));
+          if (outside.length) return oauthError(400, 'invalid_scope', `scopes not granted to this client: ${outside.join(' ')}`);
+          const scope = (requested.length ? requested : allowed).join(' ');
+          const ttl = client.access_token_duration ?? ctx.tokens.opts.ttlSeconds;
+          const access_token = await ctx.tokens.signJwt({ token_use: 'client', client_id: client.client_id, oid: org.id, scope }, { subject: client.client_id, audience: org.id, ttlSeconds: ttl });
+          reply.header('cache-control', 'no-store');
+          return { access_token, token_type: 'Bearer', expires_in: ttl, scope };
+        }
         b.client_id = caller.client.client_id;
         for (const f of ['code', 'code_verifier', 'redirect_uri'] as const) {
           if (!b[f]) return oauthError(400, 'invalid_request', `${f} is required`);
@@ -333,33 +406,8 @@ export function registerOAuthRoutes(app: FastifyInstance, ctx: Ctx): void {
         if (Number(consumed.numUpdatedRows) !== 1) return oauthError(400, 'invalid_grant', 'authorization code was already used');
         const person = await getPerson(ctx, row.person_id!);
         if (!person) return oauthError(400, 'invalid_grant', 'person no longer exists');
-        const methods = [...new Set(data.authentications.map((a) => a.method))];
-        const access_token = await ctx.tokens.sign(
-          {
-          person_id: person.id,
-          oid: person.org_id,
-          first_token: false,
-          authenticated_methods: methods,
-          authentications: data.authentications,
-          person_type: person.person_type,
-          groups: JSON.parse(person.groups) as string[],
-          },
-          caller.client.access_token_duration,
-        );
-        const email = await ctx.db.selectFrom('handles').select('value').where('person_id', '=', person.id).where('type', '=', 'email_address').executeTakeFirst();
-        const id_token = await ctx.tokens.signJwt(
-          {
-            auth_time: Math.floor(Date.now() / 1000),
-            amr: methods,
-            ...(data.nonce ? { nonce: data.nonce } : {}),
-            ...(email ? { email: email.value, email_verified: true } : {}),
-            person_id: person.id,
-            oid: person.org_id,
-          },
-          { subject: person.id, audience: data.client_id },
-        );
         reply.header('cache-control', 'no-store');
-        return { access_token, id_token, token_type: 'Bearer', expires_in: caller.client.access_token_duration ?? ctx.tokens.opts.ttlSeconds, scope: data.scope };
+        return issueOAuthTokens(ctx, caller.client, person, data.authentications, { scope: data.scope, nonce: data.nonce, idToken: true });
       },
     );
   });
