@@ -152,7 +152,8 @@ const config: Config = {
     },
     prism: {
       theme: prismThemes.github,
-      additionalLanguages: ['bash', 'json', 'yaml', 'toml', 'hcl', 'php', 'python', 'go', 'http', 'ini'],
+      // Beyond prism-react-renderer's built-in set (which has json, yaml, python, go, sql, css): what the docs use often.
+      additionalLanguages: ['bash', 'php', 'toml', 'hcl'],
     },
   } satisfies Preset.ThemeConfig,
 
