@@ -98,9 +98,12 @@ describe('pages', () => {
       .filter((t): t is string => !!t);
     expect(categories).toHaveLength(22);
     const listed = fs.existsSync(operationsMd) ? specOperations() : [];
+    const tagDescriptions = new Map((ApiSpec.load(openapiFile).doc.tags ?? []).map((t) => [t.name, t.description]));
     for (const tag of categories) {
       const page = matter(fs.readFileSync(categoryFile(tag), 'utf8'));
       expect(page.data.slug).toBe(`/category/api/${tag}`);
+      // The contract's words, not a second description that could contradict it.
+      if (tagDescriptions.get(tag)) expect(page.data.description, tag).toBe(tagDescriptions.get(tag));
       const links = [...page.content.matchAll(/\]\(\/docs\/api\/([a-z0-9-]+)\)/g)].map((m) => m[1]);
       const expected = operations.filter((o) => o.tags.includes(tag)).map((o) => o.slug);
       expect(expected.length, tag).toBeGreaterThan(0);

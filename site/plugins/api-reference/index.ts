@@ -37,7 +37,9 @@ export function categoriesOf(spec: ApiSpec): Category[] {
   const declared = new Set((spec.doc.tags ?? []).map((t) => t.name));
   const stale = categoryList.filter((c) => !used.has(c.id) && !declared.has(c.id)).map((c) => c.id);
   if (stale.length) throw new Error(`API reference: site/src/data/api-categories.json lists ${stale.join(', ')}, which api/openapi.yaml does not know`);
-  return categoryList;
+  // The contract's tag description wins: the JSON gives labels, and descriptions only for tags the contract leaves bare.
+  const described = new Map((spec.doc.tags ?? []).map((t) => [t.name, t.description]));
+  return categoryList.map((c) => ({ ...c, description: described.get(c.id) ?? c.description }));
 }
 
 /** Operations of a tag, in document order; the umbrella tag lists every operation carrying it. */
