@@ -1,0 +1,217 @@
+// Checks for the React SDK reference pages (site/docs/access/react-sdk/reference/**). Every props / options /
+// return table is compared, row by row and both ways, with the types `@keyway/react` really exports (read with the
+// TypeScript compiler from the package's declarations): name, declared type, whether it is required. Every TSX/TS
+// sample is type-checked against the installed packages, and the generic page checks of docs-helpers.ts apply
+// (front matter, headings, links, prose length, wording).
+import path from 'node:path';
+import fs from 'node:fs';
+import ts from 'typescript';
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  allRoutes,
+  categoryProblems,
+  docsDir,
+  frontMatterProblems,
+  headingProblems,
+  linkProblems,
+  readPage,
+  siteDir,
+  textOf,
+  typeCheck,
+  walk,
+  wordingProblems,
+  type MdNode,
+  type Page,
+} from './docs-helpers';
+
+const roomDir = path.join(docsDir, 'access', 'react-sdk', 'reference');
+const roomRoute = '/docs/access/react-sdk/reference';
+
+// What each page documents: the exported interface whose members its table lists, or the exported function whose
+// parameters it lists.
+const DOCUMENTS: Record<string, { type?: string; fn?: string; component?: string }> = {
+  'components/configuration-provider': { type: 'ConfigurationProviderProps', component: 'ConfigurationProvider' },
+  'components/dynamic-flow': { type: 'DynamicFlowProps', component: 'DynamicFlow' },
+  'components/form': { type: 'FormProps', component: 'Form' },
+  'components/gdpr-consent-dialog': { type: 'GDPRConsentDialogProps', component: 'GDPRConsentDialog' },
+  'components/groups': { type: 'GroupsProps', component: 'Groups' },
+  'components/logged-in': { type: 'LoggedInProps', component: 'LoggedIn' },
+  'components/logged-out': { type: 'LoggedOutProps', component: 'LoggedOut' },
+  'components/multi-factor-auth': { type: 'MultiFactorAuthProps', component: 'MultiFactorAuth' },
+  'components/organization-switcher': { type: 'OrganizationSwitcherProps', component: 'OrganizationSwitcher' },
+  'components/loaded': { type: 'LoadedProps', component: 'Loaded' },
+  'components/provider': { type: 'KeywayProviderProps', component: 'KeywayProvider' },
+  'components/slot': { type: 'SlotProps', component: 'Slot' },
+  'components/step-up-auth': { type: 'StepUpAuthProps', component: 'StepUpAuth' },
+  'hooks/use-gdpr-consent': { type: 'GDPRConsentState', component: 'useGDPRConsent' },
+  'hooks/use-organizations': { type: 'OrganizationsState', component: 'useOrganizations' },
+  'hooks/use-sdk': { type: 'KeywayState', component: 'useKeyway' },
+  'middleware/default-organization': { fn: 'defaultOrganization', component: 'defaultOrganization' },
+  'middleware/login-middleware': { type: 'LoginMiddlewareOptions', component: 'loginMiddleware' },
+};
+
+// ---------------------------------------------------------------------------------------------
+// The exported API of @keyway/react, read from its declarations
+// ---------------------------------------------------------------------------------------------
+type Member = { name: string; type: string; required: boolean };
+// The installed package (the workspace link in node_modules), through the `types` its package.json names.
+const packageDir = fs.realpathSync(path.join(siteDir, '..', 'node_modules', '@keyway', 'react'));
+const declarations = path.join(packageDir, (JSON.parse(fs.readFileSync(path.join(packageDir, 'package.json'), 'utf8')) as { types: string }).types);
+const program = ts.createProgram([declarations], {
+  module: ts.ModuleKind.NodeNext,
+  moduleResolution: ts.ModuleResolutionKind.NodeNext,
+  skipLibCheck: true,
+});
+const checker = program.getTypeChecker();
+const moduleSymbol = checker.getSymbolAtLocation(program.getSourceFile(declarations)!)!;
+const exported = new Map(
+  checker.getExportsOfModule(moduleSymbol).map((e) => [e.name, e.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(e) : e]),
+);
+const squash = (s: string) => s.replace(/\s+/g, ' ').trim();
+
+/** The members of an exported interface: name, declared type (methods as arrow types), required or not. */
+function membersOf(typeName: string): Member[] {
+  const symbol = exported.get(typeName);
+  if (!symbol) throw new Error(`@keyway/react exports no ${typeName}`);
+  return checker.getPropertiesOfType(checker.getDeclaredTypeOfSymbol(symbol)).map((p) => {
+    const d = p.valueDeclaration ?? p.declarations?.[0];
+    let type = '';
+    if (d && ts.isMethodSignature(d)) type = `(${d.parameters.map((x) => x.getText()).join(', ')}) => ${d.type?.getText() ?? 'void'}`;
+    else if (d && ts.isPropertySignature(d)) type = d.type?.getText() ?? '';
+    return { name: p.name, type: squash(type), required: !(p.flags & ts.SymbolFlags.Optional) };
+  });
+}
+
+/** The parameters of an exported function. */
+function parametersOf(fnName: string): Member[] {
+  const symbol = exported.get(fnName);
+  const decl = symbol?.declarations?.find(ts.isFunctionDeclaration);
+  if (!decl) throw new Error(`@keyway/react exports no function ${fnName}`);
+  return decl.parameters.map((p) => ({ name: p.name.getText(), type: squash(p.type?.getText() ?? ''), required: !p.questionToken && !p.initializer }));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The tables of a page
+// ---------------------------------------------------------------------------------------------
+type Row = { name: string; type: string; default: string; required: string; description: string };
+const TABLE_KEYS = ['Prop', 'Member', 'Option', 'Parameter'];
+
+/** Rows of the API tables of a page (a table whose first header cell is Prop, Member, Option or Parameter). */
+function apiRows(p: Page): Row[] {
+  const rows: Row[] = [];
+  const visitNode = (node: MdNode) => {
+    if (node.type === 'table') {
+      const [head, ...body] = node.children ?? [];
+      const headers = (head?.children ?? []).map((c) => textOf(c).trim());
+      if (!TABLE_KEYS.includes(headers[0] ?? '')) return;
+      expect(headers, `${p.rel}: table columns`).toEqual([headers[0], 'Type', 'Default', 'Required', 'Description']);
+      for (const r of body) {
+        const cells = r.children ?? [];
+        const code = (i: number) => (cells[i]?.children ?? []).find((c) => c.type === 'inlineCode')?.value ?? textOf(cells[i] ?? { type: 'text' });
+        rows.push({ name: code(0), type: code(1), default: textOf(cells[2] ?? { type: 'text' }).trim(), required: textOf(cells[3] ?? { type: 'text' }).trim(), description: textOf(cells[4] ?? { type: 'text' }).trim() });
+      }
+      return;
+    }
+    for (const c of node.children ?? []) visitNode(c);
+  };
+  visitNode(p.tree);
+  return rows;
+}
+
+/** Words of prose outside the API tables (the tables come on top of the 150-word minimum). */
+function proseOutsideTables(p: Page): number {
+  const strip = (node: MdNode): MdNode => ({ ...node, children: (node.children ?? []).filter((c) => c.type !== 'table' && c.type !== 'code').map(strip) });
+  const words = (node: MdNode): string[] =>
+    node.type === 'text' ? (node.value ?? '').split(/\s+/) : (node.children ?? []).flatMap(words);
+  return words(strip(p.tree)).filter((w) => /[A-Za-z0-9]/.test(w)).length;
+}
+
+let pages: Page[] = [];
+const byRoute = new Map<string, Page>();
+const keyOf = (p: Page) => p.route.slice(roomRoute.length + 1);
+
+beforeAll(async () => {
+  const files = walk(roomDir).filter((f) => /\.mdx?$/.test(f)).sort();
+  pages = await Promise.all(files.map((f) => readPage(f, roomDir)));
+  for (const p of pages) byRoute.set(p.route, p);
+});
+
+describe('the React SDK reference pages', () => {
+  it('has exactly one page per route of the room, and every route of routes.txt is one of them', () => {
+    const routes = [...allRoutes].filter((r) => r.startsWith(`${roomRoute}/`)).sort();
+    expect(pages.map((p) => p.route).sort()).toEqual(routes);
+    expect(Object.keys(DOCUMENTS).sort()).toEqual(routes.map((r) => r.slice(roomRoute.length + 1)));
+  });
+
+  it('has valid front matter, folders with _category_.json, unique headings and working links', () => {
+    expect(categoryProblems([roomDir, ...pages.map((p) => path.dirname(p.file))])).toEqual([]);
+    expect(frontMatterProblems(pages)).toEqual([]);
+    expect(pages.flatMap(headingProblems)).toEqual([]);
+    expect(pages.flatMap((p) => linkProblems(p, byRoute))).toEqual([]);
+  });
+
+  it('has at least 150 words of prose besides the tables, and no banned wording', () => {
+    expect(pages.flatMap((p) => wordingProblems(p, 150))).toEqual([]);
+    for (const p of pages) expect(proseOutsideTables(p), `${p.rel}: words of prose outside tables and code`).toBeGreaterThanOrEqual(150);
+  });
+
+  it('names the export it documents, shows how to import it, and links to related pages', () => {
+    for (const p of pages) {
+      const name = DOCUMENTS[keyOf(p)]?.component ?? '';
+      expect(p.raw, `${p.rel}: import of ${name}`).toMatch(new RegExp(`import \\{[^}]*\\b${name}\\b[^}]*\\} from '@keyway/react'`));
+      expect(p.headings.map((h) => h.text), p.rel).toEqual(expect.arrayContaining(['Import', 'Example', 'Related pages']));
+      expect(p.links.length, `${p.rel}: links to related pages`).toBeGreaterThanOrEqual(3);
+    }
+  });
+});
+
+describe('tables against the exported types of @keyway/react', () => {
+  for (const [key, doc] of Object.entries(DOCUMENTS)) {
+    it(`${key}: every ${doc.type ?? `parameter of ${doc.fn}`} member is a row (name, type, required) and every row a member`, () => {
+      const p = byRoute.get(`${roomRoute}/${key}`);
+      if (!p) throw new Error(`no page for ${key}`);
+      const members = doc.type ? membersOf(doc.type) : parametersOf(doc.fn ?? '');
+      const rows = apiRows(p);
+      expect(members.length).toBeGreaterThan(0);
+      expect(rows.map((r) => r.name).sort(), `${key}: rows of the table`).toEqual(members.map((m) => m.name).sort());
+      for (const m of members) {
+        const row = rows.find((r) => r.name === m.name);
+        expect(squash(row?.type ?? ''), `${key}: type of ${m.name}`).toBe(m.type);
+        expect(row?.required, `${key}: required of ${m.name}`).toBe(m.required ? 'Yes' : 'No');
+        expect(row?.default, `${key}: default of ${m.name}`).not.toBe('');
+        expect((row?.description ?? '').split(/\s+/).length, `${key}: description of ${m.name}`).toBeGreaterThanOrEqual(3);
+        if (m.required) expect(row?.default, `${key}: a required ${m.name} has no default`).toBe('–');
+      }
+    });
+  }
+
+  it('the type reader sees real types (a renamed or removed member would fail the tables)', () => {
+    expect(membersOf('FormProps').map((m) => m.name)).toContain('onSuccess');
+    expect(membersOf('GroupsProps').find((m) => m.name === 'belongsTo')?.required).toBe(true);
+    expect(membersOf('KeywayState').find((m) => m.name === 'setToken')?.type).toBe('(token: string) => User');
+    expect(() => membersOf('NoSuchProps')).toThrow(/exports no NoSuchProps/);
+  });
+});
+
+describe('code samples', () => {
+  it('type-checks every TSX/TS sample against the installed @keyway/react and @keyway/sdk', () => {
+    const blocks = pages.flatMap((p) =>
+      p.code
+        .filter((c) => ['tsx', 'ts', 'typescript'].includes(c.lang))
+        .map((c, i) => ({ name: `reference_${keyOf(p).replace(/[^a-z0-9]+/gi, '_')}_${i}`, source: c.value })),
+    );
+    expect(blocks.length, 'one complete example per page at least').toBeGreaterThanOrEqual(pages.length);
+    expect(typeCheck(blocks, { docusaurus: true })).toEqual([]);
+  }, 120_000);
+
+  it('imports only names @keyway/react and @keyway/sdk export', () => {
+    for (const p of pages) {
+      for (const c of p.code) {
+        for (const m of c.value.matchAll(/import (?:type )?\{([^}]*)\} from '@keyway\/react'/g)) {
+          for (const name of (m[1] ?? '').split(',').map((s) => s.replace(/^\s*type\s+/, '').trim()).filter(Boolean))
+            expect(exported.has(name), `${p.rel}: @keyway/react exports ${name}`).toBe(true);
+        }
+      }
+    }
+  });
+});
