@@ -302,10 +302,13 @@ reset link is sent to it right away. A person without a password answers 404.`,
   {
     ...mgmt, method: 'get', path: '/persons/bulk-import', id: 'getBulkImportTemplate', tags: ['persons-bulk-import'],
     summary: 'Fetch the import CSV template',
-    description: 'Returns the CSV header row (and one sample row) that `POST /persons/bulk-import` expects. Columns of custom attributes are named `attr:<bucket>:<name>`.',
+    description: `
+Returns the CSV header row (and one sample row) that \`POST /persons/bulk-import\` expects: \`handle_type\` and
+\`handle_value\` (required), \`active\`, \`region\`, \`groups\` and \`roles\` (names separated by \`;\`), and attribute
+columns named \`attr:<bucket>:<name>\` (a cell that is JSON is stored as that value, any other text as a string).`,
     ok: {
       raw: true, contentType: 'text/csv', schema: str({ contentMediaType: 'text/csv' }),
-      example: 'handle_type,handle_value,region,groups,roles,attr:end_user_read_only:plan\nemail_address,ada@example.com,eu-west,editors,reader,pro\n',
+      example: 'handle_type,handle_value,active,region,groups,roles,attr:end_user_read_only:plan\nemail_address,ada@example.com,true,eu-west,editors;reviewers,reader,pro\n',
     },
   },
   {
@@ -313,8 +316,9 @@ reset link is sent to it right away. A person without a password answers 404.`,
     summary: 'Bulk import persons',
     description: `
 Imports up to 10 000 persons from a CSV file in the template's format. Rows are checked one by one: valid rows are
-imported, invalid ones are reported with their row number and reason, so a file can be fixed and re-sent (existing
-persons are updated, not duplicated).`,
+imported, invalid ones are reported with their row number (the header is row 1) and reason, so a file can be fixed
+and re-sent (existing persons are updated, not duplicated). A file whose header cannot be used (missing handle
+columns, unknown columns or buckets) or that is not CSV answers 400 and imports nothing.`,
     body: {
       contentType: 'multipart/form-data',
       schema: closed({ file: str({ contentMediaType: 'text/csv', description: 'The CSV file.' }) }, ['file']),

@@ -1,19 +1,20 @@
 import cors from '@fastify/cors';
 import AjvModule from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { originAllowed, type Ctx } from './context.js';
 import { ApiError, errorEnvelope } from './errors.js';
 import { OPTIONAL_BODY, type OpenApiContract } from './openapi.js';
 import { RateLimitError } from './ratelimit.js';
 import { registerAuthRoutes } from './routes/auth.js';
 import { registerDevRoutes } from './routes/dev.js';
-import { registerEventRoutes } from './routes/events.js';
+import { registerEventRoutes, requireApiKey } from './routes/events.js';
 import { registerMeRoutes } from './routes/me.js';
 import { registerFactorRoutes } from './routes/factors.js';
 import { registerOAuthRoutes } from './routes/oauth.js';
 import { registerManagementRoutes } from './routes/management.js';
 import { registerWebhookRoutes } from './routes/webhooks.js';
+import { registerBulkImportRoutes } from './routes/bulk-import.js';
 import { registerSsoRoutes } from './routes/sso.js';
 import './routes/webauthn.js';
 import { registerWellKnownRoutes } from './routes/wellknown.js';
@@ -158,6 +159,12 @@ export async function buildApp(ctx: Ctx, opts: AppOptions): Promise<FastifyInsta
       if (typeof route.method !== 'string' || route.method === 'HEAD') return;
       const fromSpec = contract.routeSchemas(route.method, route.url);
       if (fromSpec) route.schema = { ...route.schema, ...fromSpec };
+      // Management operations check the API key before anything else (body parsing, validation): without a valid key
+      // for the organization the answer is 401/403 whatever the request holds.
+      if (contract.requiresApiKey(route.method, route.url)) {
+        const existing = route.onRequest ? (Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest]) : [];
+        route.onRequest = [...existing, async (req: FastifyRequest) => void (await requireApiKey(ctx, req))];
+      }
     });
   }
 
@@ -253,6 +260,7 @@ export async function buildApp(ctx: Ctx, opts: AppOptions): Promise<FastifyInsta
   if (contract) {
     registerManagementRoutes(app, ctx);
     registerWebhookRoutes(app, ctx);
+    registerBulkImportRoutes(app, ctx);
   }
   registerWellKnownRoutes(app, ctx);
   if (ctx.devMode) registerDevRoutes(app, ctx);

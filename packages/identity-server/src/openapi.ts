@@ -30,6 +30,7 @@ interface Operation {
   parameters?: Parameter[];
   requestBody?: { required?: boolean; content?: Record<string, { schema?: unknown }> };
   responses?: Record<string, unknown>;
+  security?: Array<Record<string, unknown>>;
 }
 
 export interface OpenApiDoc {
@@ -78,6 +79,12 @@ export class OpenApiContract {
     if (!p.$ref) return p;
     const name = p.$ref.split('/').pop()!;
     return this.doc.components?.parameters?.[name] ?? p;
+  }
+
+  /** Whether the operation can only be called with a management API key (every security alternative names ApiKey). */
+  requiresApiKey(method: string, fastifyPath: string): boolean {
+    const security = this.operation(method, fastifyPath)?.op.security ?? [];
+    return security.length > 0 && security.every((s) => 'ApiKey' in s);
   }
 
   /**

@@ -68,7 +68,13 @@ export class WebhookService {
   }
 
   /** Queues the event for every webhook of the organization that has an `event` trigger of that name. Returns how many. */
-  async emit(orgId: string, type: string, data: Record<string, unknown>, opts: { test?: boolean } = {}): Promise<number> {
+  emit(orgId: string, type: string, data: Record<string, unknown>, opts: { test?: boolean } = {}): Promise<number> {
+    return this.emitMany(orgId, type, [data], opts);
+  }
+
+  /** Queues one event per data object (same type), looking the triggered webhooks up once. Returns the deliveries queued. */
+  async emitMany(orgId: string, type: string, datas: Array<Record<string, unknown>>, opts: { test?: boolean } = {}): Promise<number> {
+    if (!datas.length) return 0;
     const hooks = await this.db
       .selectFrom('webhooks')
       .innerJoin('webhook_triggers', 'webhook_triggers.webhook_id', 'webhooks.id')
@@ -79,13 +85,13 @@ export class WebhookService {
       .execute();
     if (!hooks.length) return 0;
     const now = new Date().toISOString();
-    const event: WebhookEvent = { id: randomUUID(), type, org_id: orgId, created_at: now, test: opts.test === true, data };
-    await this.db
-      .insertInto('webhook_deliveries')
-      .values(hooks.map((h) => ({ id: randomUUID(), webhook_id: h.id, org_id: orgId, event_type: type, event: JSON.stringify(event), status: 'pending', attempts: 0, next_attempt_at: now, last_error: null, last_status: null, created_at: now, delivered_at: null })))
-      .execute();
+    const rows = datas.flatMap((data) => {
+      const event: WebhookEvent = { id: randomUUID(), type, org_id: orgId, created_at: now, test: opts.test === true, data };
+      return hooks.map((h) => ({ id: randomUUID(), webhook_id: h.id, org_id: orgId, event_type: type, event: JSON.stringify(event), status: 'pending', attempts: 0, next_attempt_at: now, last_error: null, last_status: null, created_at: now, delivered_at: null }));
+    });
+    for (let i = 0; i < rows.length; i += 500) await this.db.insertInto('webhook_deliveries').values(rows.slice(i, i + 500)).execute();
     this.kick();
-    return hooks.length;
+    return rows.length;
   }
 
   /** Starts a delivery round unless one is running. */

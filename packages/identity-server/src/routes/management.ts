@@ -533,6 +533,24 @@ export function registerManagementRoutes(app: FastifyInstance, ctx: Ctx): void {
     const org = await admin(req);
     return { result: { ...orgOut(org), managed_organizations: await children(org.id) } };
   });
+  // Deletes the organization and everything stored for it; its API key stops working with it.
+  app.delete('/organizations', async (req, reply) => {
+    const org = await admin(req);
+    const subs = await children(org.id);
+    if (subs.length) throw conflict(`organization "${org.id}" has ${subs.length} suborganization${subs.length > 1 ? 's' : ''} (${subs.map((x) => x.id).join(', ')}): delete them first`);
+    await ctx.db.transaction().execute(async (trx) => {
+      const persons = trx.selectFrom('persons').select('id').where('org_id', '=', org.id);
+      for (const t of ['credentials', 'attributes', 'consents', 'person_grants'] as const) await trx.deleteFrom(t).where('person_id', 'in', persons).execute();
+      await trx.deleteFrom('webhook_triggers').where('webhook_id', 'in', trx.selectFrom('webhooks').select('id').where('org_id', '=', org.id)).execute();
+      for (const t of ['handles', 'persons', 'groups', 'rbac_permissions', 'rbac_roles', 'org_attributes', 'webhooks', 'webhook_deliveries', 'challenges', 'events', 'mailbox'] as const) {
+        await trx.deleteFrom(t).where('org_id', '=', org.id).execute();
+      }
+      await trx.deleteFrom('organizations').where('id', '=', org.id).execute();
+    });
+    ctx.orgs.delete(org.id);
+    await reloadAllowedDomains(ctx);
+    return reply.code(204).send();
+  });
   app.get('/organizations/suborganizations', async (req) => {
     const org = await admin(req);
     return { result: await children(org.id) };
