@@ -53,7 +53,7 @@ const DOCUMENTS: Record<string, { type?: string; fn?: string; component?: string
 // ---------------------------------------------------------------------------------------------
 // The exported API of @keyway/react, read from its declarations
 // ---------------------------------------------------------------------------------------------
-type Member = { name: string; type: string; required: boolean };
+type Member = { name: string; type: string; required: boolean; defaultDoc?: string };
 // The installed package (the workspace link in node_modules), through the `types` its package.json names.
 const packageDir = fs.realpathSync(path.join(siteDir, '..', 'node_modules', '@keyway', 'react'));
 const declarations = path.join(packageDir, (JSON.parse(fs.readFileSync(path.join(packageDir, 'package.json'), 'utf8')) as { types: string }).types);
@@ -78,7 +78,10 @@ function membersOf(typeName: string): Member[] {
     let type = '';
     if (d && ts.isMethodSignature(d)) type = `(${d.parameters.map((x) => x.getText()).join(', ')}) => ${d.type?.getText() ?? 'void'}`;
     else if (d && ts.isPropertySignature(d)) type = d.type?.getText() ?? '';
-    return { name: p.name, type: squash(type), required: !(p.flags & ts.SymbolFlags.Optional) };
+    // The default the declaration's comment documents, as in "Storage key of the token (default `keyway.token`)".
+    const comment = ts.displayPartsToString(p.getDocumentationComment(checker));
+    const defaultDoc = /\(default `([^`]+)`/.exec(comment)?.[1];
+    return { name: p.name, type: squash(type), required: !(p.flags & ts.SymbolFlags.Optional), ...(defaultDoc === undefined ? {} : { defaultDoc }) };
   });
 }
 
@@ -165,23 +168,40 @@ describe('the React SDK reference pages', () => {
   });
 });
 
+/** What is wrong with the API table of a page, compared with the members the package exports. */
+function tableProblems(key: string, rows: Row[], members: Member[]): string[] {
+  const problems: string[] = [];
+  const names = new Set(members.map((m) => m.name));
+  for (const r of rows) if (!names.has(r.name)) problems.push(`${key}: row ${r.name} is not exported`);
+  for (const m of members) {
+    const matching = rows.filter((r) => r.name === m.name);
+    const row = matching[0];
+    if (!row) {
+      problems.push(`${key}: ${m.name} (${m.type}) has no row`);
+      continue;
+    }
+    if (matching.length > 1) problems.push(`${key}: ${m.name} has ${matching.length} rows`);
+    if (squash(row.type) !== m.type) problems.push(`${key}: type of ${m.name} is ${m.type}, the table says ${row.type}`);
+    if (row.required !== (m.required ? 'Yes' : 'No')) problems.push(`${key}: ${m.name} is ${m.required ? '' : 'not '}required, the table says ${row.required}`);
+    if (!row.default) problems.push(`${key}: ${m.name} has an empty default cell (use – for none)`);
+    if (m.required && row.default !== '–') problems.push(`${key}: required ${m.name} has a default`);
+    if (row.description.split(/\s+/).length < 3) problems.push(`${key}: ${m.name} has no real description`);
+    // A default the declaration documents (`(default \`x\`)` in its comment) must be the one the table shows.
+    const documented = m.defaultDoc;
+    if (documented !== undefined && !row.default.replace(/'/g, '').includes(documented.replace(/'/g, '')))
+      problems.push(`${key}: default of ${m.name} is ${documented} (declaration), the table says ${row.default}`);
+  }
+  return problems;
+}
+
 describe('tables against the exported types of @keyway/react', () => {
   for (const [key, doc] of Object.entries(DOCUMENTS)) {
-    it(`${key}: every ${doc.type ?? `parameter of ${doc.fn}`} member is a row (name, type, required) and every row a member`, () => {
+    it(`${key}: every ${doc.type ?? `parameter of ${doc.fn}`} member is a row (name, type, required, default) and every row a member`, () => {
       const p = byRoute.get(`${roomRoute}/${key}`);
       if (!p) throw new Error(`no page for ${key}`);
       const members = doc.type ? membersOf(doc.type) : parametersOf(doc.fn ?? '');
-      const rows = apiRows(p);
       expect(members.length).toBeGreaterThan(0);
-      expect(rows.map((r) => r.name).sort(), `${key}: rows of the table`).toEqual(members.map((m) => m.name).sort());
-      for (const m of members) {
-        const row = rows.find((r) => r.name === m.name);
-        expect(squash(row?.type ?? ''), `${key}: type of ${m.name}`).toBe(m.type);
-        expect(row?.required, `${key}: required of ${m.name}`).toBe(m.required ? 'Yes' : 'No');
-        expect(row?.default, `${key}: default of ${m.name}`).not.toBe('');
-        expect((row?.description ?? '').split(/\s+/).length, `${key}: description of ${m.name}`).toBeGreaterThanOrEqual(3);
-        if (m.required) expect(row?.default, `${key}: a required ${m.name} has no default`).toBe('–');
-      }
+      expect(tableProblems(key, apiRows(p), members)).toEqual([]);
     });
   }
 
@@ -189,7 +209,32 @@ describe('tables against the exported types of @keyway/react', () => {
     expect(membersOf('FormProps').map((m) => m.name)).toContain('onSuccess');
     expect(membersOf('GroupsProps').find((m) => m.name === 'belongsTo')?.required).toBe(true);
     expect(membersOf('KeywayState').find((m) => m.name === 'setToken')?.type).toBe('(token: string) => User');
+    expect(membersOf('KeywayProviderProps').find((m) => m.name === 'tokenStorageKey')?.defaultDoc).toBe('keyway.token');
+    expect(parametersOf('defaultOrganization')).toEqual([{ name: 'pick', type: 'OrganizationPicker', required: true }]);
     expect(() => membersOf('NoSuchProps')).toThrow(/exports no NoSuchProps/);
+  });
+
+  it('reports the table mistakes a reader would be misled by', () => {
+    const p = byRoute.get(`${roomRoute}/components/groups`);
+    if (!p) throw new Error('no groups page');
+    const members = membersOf('GroupsProps');
+    const rows = apiRows(p);
+    expect(tableProblems('groups', rows, members)).toEqual([]);
+    // A prop the package no longer has, a prop left out, a wrong type, a wrong required flag, a wrong default.
+    const edited = rows
+      .filter((r) => r.name !== 'fallback')
+      .map((r) => (r.name === 'match' ? { ...r, type: "'any'", default: "'all'" } : r.name === 'belongsTo' ? { ...r, required: 'No' } : r));
+    edited.push({ name: 'role', type: 'string', default: '–', required: 'No', description: 'Not a prop at all.' });
+    const problems = tableProblems('groups', edited, members.map((m) => (m.name === 'match' ? { ...m, defaultDoc: 'any' } : m)));
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        'groups: row role is not exported',
+        expect.stringMatching(/fallback \(ReactNode\) has no row/),
+        expect.stringMatching(/type of match is 'any' \| 'all'/),
+        'groups: belongsTo is required, the table says No',
+        expect.stringMatching(/default of match is any/),
+      ]),
+    );
   });
 });
 
