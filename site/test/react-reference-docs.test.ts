@@ -4,6 +4,7 @@
 // sample is type-checked against the installed packages, and the generic page checks of docs-helpers.ts apply
 // (front matter, headings, links, prose length, wording).
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import fs from 'node:fs';
 import ts from 'typescript';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -257,6 +258,44 @@ describe('code samples', () => {
             expect(exported.has(name), `${p.rel}: @keyway/react exports ${name}`).toBe(true);
         }
       }
+    }
+  });
+});
+
+describe('runnable samples', () => {
+  it('shows every documented export in use in a sample of its page', () => {
+    for (const [key, doc] of Object.entries(DOCUMENTS)) {
+      const p = byRoute.get(`${roomRoute}/${key}`);
+      const name = doc.component ?? '';
+      const used = new RegExp(`(<${name}[\\s/>])|(\\b${name}\\()`);
+      expect(p?.code.some((c) => ['tsx', 'ts'].includes(c.lang) && used.test(c.value)), `${key}: a sample uses ${name}`).toBe(true);
+    }
+  });
+
+  it('runs the loader sample of the loginMiddleware page: 302 to the sign-in page with redirect_to, safe redirects only', async () => {
+    const p = byRoute.get(`${roomRoute}/middleware/login-middleware`);
+    const block = p?.code.find((c) => /\brunnable\b/.test(c.meta));
+    expect(block, 'the page marks its loader sample runnable').toBeDefined();
+    // Compiled next to this file so that `@keyway/react` resolves from site/ exactly as in the type check.
+    const js = ts.transpileModule(block?.value ?? '', { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText;
+    const file = path.join(siteDir, 'test', `.login-middleware-sample-${process.pid}.mjs`);
+    fs.writeFileSync(file, js);
+    try {
+      const sample = (await import(/* @vite-ignore */ pathToFileURL(file).href)) as {
+        clientLoader(args: { request: Request }): Promise<Response | { path: string }>;
+        afterLogin(search: string): string;
+      };
+      // No browser storage here and no token: the loader answers the redirect the page describes.
+      const answer = await sample.clientLoader({ request: new Request('http://localhost:3000/account?tab=billing#cards') });
+      expect(answer).toBeInstanceOf(Response);
+      const res = answer as Response;
+      expect(res.status).toBe(302);
+      expect(res.headers.get('Location')).toBe(`/login?redirect_to=${encodeURIComponent('/account?tab=billing#cards')}`);
+      expect(sample.afterLogin(`?redirect_to=${encodeURIComponent('/account?tab=billing')}`)).toBe('/account?tab=billing');
+      for (const evil of ['https://evil.example/', '//evil.example/x', 'javascript:alert(1)', '/\\evil.example'])
+        expect(sample.afterLogin(`?redirect_to=${encodeURIComponent(evil)}`), evil).toBe('/account');
+    } finally {
+      fs.rmSync(file, { force: true });
     }
   });
 });
