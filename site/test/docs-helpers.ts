@@ -425,7 +425,9 @@ export function typeCheck(blocks: { name: string; source: string }[], { docusaur
   // The samples' folder exists only in memory; samples may import each other from it.
   const samplesDir = path.join(here, '__samples__');
   const { directoryExists } = host;
-  host.directoryExists = (d) => d === samplesDir || (directoryExists?.call(host, d) ?? fs.existsSync(d));
+  // Samples named with folders (`app/routes/login`) live in in-memory subfolders of it.
+  const virtualDir = (d: string) => d === samplesDir || (d.startsWith(samplesDir + path.sep) && [...virtual.keys()].some((f) => f.startsWith(d + path.sep)));
+  host.directoryExists = (d) => virtualDir(d) || (directoryExists?.call(host, d) ?? fs.existsSync(d));
   host.readFile = (f) => virtual.get(f) ?? readFile.call(host, f);
   host.getSourceFile = (f, lang, ...rest) => {
     const src = virtual.get(f);

@@ -1,0 +1,211 @@
+// Checks for the React SDK guides, tutorials and sample projects and the Remix quick start
+// (site/docs/access/react-sdk/{guides,tutorials}/**, react-sdk/sample-projects.md, remix-sdk/tutorials/**).
+// Pages are compiled the way Docusaurus reads them; every ts/tsx block is type-checked against the installed
+// @keyway/react, @keyway/sdk and react; the facts the quickstart states about the local identity server
+// (organization id, dev mailbox, CORS of KEYWAY_CORS_ORIGINS) are checked against the server started in-process.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  allRoutes,
+  API_HOST,
+  categoryProblems,
+  docsDir,
+  frontMatterProblems,
+  headingProblems,
+  linkProblems,
+  readPage,
+  serverEntry,
+  typeCheck,
+  walk,
+  wordingProblems,
+  type LiveServer,
+  type Page,
+} from './docs-helpers';
+
+const accessDir = path.join(docsDir, 'access');
+const ROOM_DIRS = ['react-sdk/guides', 'react-sdk/tutorials', 'remix-sdk/tutorials'].map((d) => path.join(accessDir, d));
+const ROOM_FILES = [path.join(accessDir, 'react-sdk/sample-projects.md')];
+
+// The titles the routes were published with.
+const TITLES: Record<string, string> = {
+  'react-sdk/guides/anonymous-users': 'Anonymous users',
+  'react-sdk/guides/authentication-for-remix': 'Authentication for Remix',
+  'react-sdk/guides/form-composition': 'Form composition',
+  'react-sdk/guides/logging-in-and-out': 'Logging in and out',
+  'react-sdk/guides/setup': 'Setting up the React SDK',
+  'react-sdk/guides/signup-components': 'Sign-up components',
+  'react-sdk/sample-projects': 'Sample projects',
+  'react-sdk/tutorials/mfa': 'Tutorial: multi-factor authentication',
+  'react-sdk/tutorials/quickstart': 'React quickstart',
+  'remix-sdk/tutorials/quick-start': 'Remix quick start',
+};
+
+// Remix is not a dependency of this repository: its route modules are checked against this declaration of the
+// few Remix APIs the pages use (same names and shapes as Remix 2), everything Keyway against the real packages.
+const REMIX_DECLARATIONS = `
+declare module '@remix-run/node' {
+  export type LoaderFunctionArgs = { request: Request; params: Record<string, string | undefined>; context: unknown };
+  export function redirect(url: string, init?: number | ResponseInit): Response;
+}
+declare module '@remix-run/react' {
+  import type { ReactNode } from 'react';
+  export function Links(): ReactNode;
+  export function Meta(): ReactNode;
+  export function Outlet(): ReactNode;
+  export function Scripts(): ReactNode;
+  export function ScrollRestoration(): ReactNode;
+  export function useNavigate(): (to: string) => void;
+  export function useLocation(): { pathname: string; search: string; hash: string };
+  export type ClientLoaderFunctionArgs = { request: Request; params: Record<string, string | undefined>; serverLoader: () => Promise<unknown> };
+  export function useLoaderData<T>(): T extends (...args: never[]) => Promise<infer R> ? R : never;
+}
+`;
+
+let pages: Page[] = [];
+const byRoute = new Map<string, Page>();
+const keyOf = (p: Page) => p.route.replace('/docs/access/', '');
+function page(key: string): Page {
+  const p = byRoute.get(`/docs/access/${key}`);
+  if (!p) throw new Error(`no page for /docs/access/${key}`);
+  return p;
+}
+
+beforeAll(async () => {
+  const files = [...ROOM_DIRS.flatMap((d) => walk(d)), ...ROOM_FILES].filter((f) => /\.mdx?$/.test(f)).sort();
+  pages = await Promise.all(files.map((f) => readPage(f, accessDir)));
+  for (const p of pages) byRoute.set(p.route, p);
+});
+
+/**
+ * The ts/tsx blocks of a page as virtual files, named after the file path of their `title="…"` (so the blocks of one page
+ * may import each other, `import { App } from './App'`, `from '../keyway.server'`), else by position.
+ */
+function blocksOf(p: Page): { name: string; source: string }[] {
+  return p.code
+    .filter((c) => ['ts', 'tsx'].includes(c.lang))
+    .map((c, i) => {
+      const titled = /title="([\w.$/-]+?)\.tsx?"/.exec(c.meta)?.[1];
+      return { name: titled ?? `block-${i}`, source: c.value };
+    });
+}
+
+describe('the React SDK guides and tutorials room', () => {
+  it('has exactly one page per route, with the published titles', () => {
+    const expected = [...allRoutes].filter((r) => Object.keys(TITLES).some((k) => r === `/docs/access/${k}`)).sort();
+    expect(expected).toHaveLength(10);
+    expect(pages.map((p) => p.route).sort()).toEqual(expected);
+    for (const p of pages) expect(p.data.title, p.rel).toBe(TITLES[keyOf(p)]);
+  });
+
+  it('has a valid _category_.json in every folder', () => {
+    expect(categoryProblems(ROOM_DIRS)).toEqual([]);
+  });
+
+  it('gives every page a short sidebar_label, a one-sentence description and a unique sidebar_position', () => {
+    expect(frontMatterProblems(pages)).toEqual([]);
+  });
+
+  it('compiles every page with unique headings and the sections of a guide', () => {
+    for (const p of pages) {
+      expect(headingProblems(p)).toEqual([]);
+      const h2 = p.headings.filter((h) => h.depth === 2).map((h) => h.text.toLowerCase());
+      if (keyOf(p) !== 'react-sdk/sample-projects')
+        expect(h2.some((t) => t.includes('prerequisites') || t.includes('before you begin')), `${p.rel}: prerequisites`).toBe(true);
+      expect(h2.some((t) => t.includes('troubleshooting')), `${p.rel}: troubleshooting`).toBe(true);
+      expect(h2.some((t) => t.includes('next steps')), `${p.rel}: next steps`).toBe(true);
+    }
+  });
+
+  it('has at least 300 words of prose on every page and no banned wording', () => {
+    if (process.env.SHOW_WORDS) console.log(pages.map((p) => `${p.words}\t${p.rel}`).join('\n'));
+    expect(pages.flatMap((p) => wordingProblems(p))).toEqual([]);
+  });
+
+  it('links only to routes that exist and to headings that exist, and to two other pages at least', () => {
+    expect(pages.flatMap((p) => linkProblems(p, byRoute))).toEqual([]);
+    for (const p of pages) expect(new Set(p.links.map((l) => l.split('#')[0]).filter(Boolean)).size, `${p.rel} links`).toBeGreaterThanOrEqual(2);
+  });
+
+  it('keeps the package-manager tabs of the setup page', () => {
+    const setup = page('react-sdk/guides/setup');
+    expect(setup.file.endsWith('.mdx')).toBe(true);
+    expect(setup.raw).toMatch(/import Tabs from '@theme\/Tabs'/);
+    const groups = [...setup.raw.matchAll(/<Tabs\b[^>]*groupId="([^"]+)"/g)].map((m) => m[1]);
+    expect(groups.length).toBeGreaterThanOrEqual(1);
+    expect(new Set(groups)).toEqual(new Set(['package-manager']));
+  });
+
+  it('shows code on every page except the sample list, and type-checks every ts/tsx block against the real packages', () => {
+    let count = 0;
+    for (const p of pages) {
+      const blocks = blocksOf(p);
+      count += blocks.length;
+      if (keyOf(p) !== 'react-sdk/sample-projects') expect(blocks.length, `${p.rel} has TypeScript code`).toBeGreaterThanOrEqual(1);
+      const names = blocks.map((b) => b.name);
+      expect(names.filter((n, i) => names.indexOf(n) !== i), `${p.rel}: two blocks with the same file title`).toEqual([]);
+      // One program per page: the pages are separate projects (each has its own App.tsx).
+      const problems = typeCheck([...blocks, { name: 'remix-declarations', source: REMIX_DECLARATIONS }], { docusaurus: true });
+      expect(problems.map((d) => `${p.rel}: ${d}`)).toEqual([]);
+    }
+    expect(count).toBeGreaterThanOrEqual(19);
+  }, 300_000);
+
+  it('imports only exports that exist (the type check would also fail) and only from the packages the pages install', () => {
+    const allowed = /^(@keyway\/react|@keyway\/sdk|react|react-dom\/client|@remix-run\/(node|react)|\.\.?\/[\w./-]+)$/;
+    for (const p of pages)
+      for (const b of blocksOf(p))
+        for (const m of b.source.matchAll(/from '([^']+)'/g)) expect(m[1], `${p.rel}: import from ${m[1]}`).toMatch(allowed);
+  });
+
+  it('states the local server facts the samples rely on consistently', () => {
+    for (const p of pages) {
+      // Every sample talks to the local server of `npm start`, with its development organization.
+      for (const m of p.raw.matchAll(/baseURL[=:]\s*["'{]+([^"'}]+)/g)) expect(m[1], `${p.rel}: baseURL`).toBe(API_HOST);
+      for (const m of p.raw.matchAll(/\boid[=:]\s*["'{]+([^"'}]+)/g)) expect(m[1], `${p.rel}: oid`).toMatch(/^(org_keyway_dev|ORG_ID|import\.meta\.env\.VITE_KEYWAY_ORG_ID)$/);
+    }
+    const quick = page('react-sdk/tutorials/quickstart');
+    for (const fact of ['npm start', 'http://localhost:8787/dev/mailbox', 'org_keyway_dev', 'KEYWAY_CORS_ORIGINS', 'http://localhost:5173'])
+      expect(quick.raw, `quickstart mentions ${fact}`).toContain(fact);
+  });
+});
+
+describe('the quickstart against the local identity server', () => {
+  let live: LiveServer | undefined;
+  let dataDir = '';
+  const vite = 'http://localhost:5173';
+
+  beforeAll(async () => {
+    const mod = (await import(/* @vite-ignore */ serverEntry)) as {
+      startIdentityServer(o: Record<string, unknown>): Promise<LiveServer>;
+      DEFAULT_DEV_ORG_ID: string;
+    };
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'react-guides-'));
+    live = await mod.startIdentityServer({ port: 0, dataDir, devMode: true, logger: false, corsOrigins: ['http://localhost:3000', vite] });
+    expect(mod.DEFAULT_DEV_ORG_ID).toBe('org_keyway_dev');
+  }, 60_000);
+  afterAll(async () => {
+    await live?.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('uses the development organization the pages name', () => {
+    expect(live?.orgId).toBe('org_keyway_dev');
+  });
+
+  it('answers CORS for an origin listed in KEYWAY_CORS_ORIGINS and not for another', async () => {
+    const ask = (origin: string) =>
+      fetch(`${live?.url}/persons/anonymous`, {
+        method: 'OPTIONS',
+        headers: { Origin: origin, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type,keyway-orgid' },
+      });
+    expect((await ask(vite)).headers.get('access-control-allow-origin')).toBe(vite);
+    expect((await ask('http://localhost:4000')).headers.get('access-control-allow-origin')).not.toBe('http://localhost:4000');
+  });
+
+  it('delivers the sign-in code of an email-code sign-in to the dev mailbox the quickstart points to', async () => {
+    const res = await fetch(`${live?.url}/dev/mailbox`);
+    expect(res.status).toBe(200);
+  });
+});
