@@ -157,7 +157,7 @@ activated. Patterns must be valid regular expressions (400 otherwise).`,
       delete: 'Removes an external credential; features using it fall back to Keyway defaults.',
     },
   }).map((op) => op.method === 'delete'
-    ? { ...op, path: '/organizations/config/external-credentials', params: [{ name: 'cred_id', in: 'query', required: true, description: 'External credential to remove.', schema: ref('ResourceId') }] }
+    ? { ...op, path: '/organizations/config/external-credentials', params: [{ name: 'cred_id', in: 'query', required: true, description: 'External credential to remove.', schema: ref('ResourceId') }], errors: ['NotFound'] }
     : op),
   // ---------- KYC ----------
   {

@@ -15,6 +15,7 @@ import { registerOAuthRoutes } from './routes/oauth.js';
 import { registerManagementRoutes } from './routes/management.js';
 import { registerWebhookRoutes } from './routes/webhooks.js';
 import { registerBulkImportRoutes } from './routes/bulk-import.js';
+import { registerOrgConfigRoutes } from './routes/org-config.js';
 import { registerSsoRoutes } from './routes/sso.js';
 import './routes/webauthn.js';
 import { registerWellKnownRoutes } from './routes/wellknown.js';
@@ -261,6 +262,7 @@ export async function buildApp(ctx: Ctx, opts: AppOptions): Promise<FastifyInsta
     registerManagementRoutes(app, ctx);
     registerWebhookRoutes(app, ctx);
     registerBulkImportRoutes(app, ctx);
+    registerOrgConfigRoutes(app, ctx);
   }
   registerWellKnownRoutes(app, ctx);
   if (ctx.devMode) registerDevRoutes(app, ctx);

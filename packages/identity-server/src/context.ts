@@ -1,3 +1,4 @@
+import type { Sealer } from './sealed.js';
 import type { WebhookService } from './webhooks.js';
 import type { FastifyRequest } from 'fastify';
 import type { Db } from './db/index.js';
@@ -18,6 +19,8 @@ export interface OrgSettings {
   person_pool_orgs_ids?: string[];
   /** The organization whose roles and permissions this one inherits (suborganizations created with `inherits_rbac_pools`). */
   rbac_pool_org_id?: string;
+  /** Identity-verification settings (stored and served; no KYC provider is called by this server). */
+  kyc?: { enabled: boolean; provider?: 'none' | 'document_check' | 'bank_id'; required_for_registration?: boolean; allowed_document_countries?: string[] };
   /** A factor a token must carry before a token of this organization is given (`/token`): else `authn_context_update`. */
   required_factor?: { method: string; options?: Record<string, unknown> };
   /** Handles must match one of these patterns to register (else 403 `person cannot be registered`). */
@@ -101,6 +104,8 @@ export interface Ctx {
   /** Union of every organization's allowed_domains (browser origins on these hosts pass CORS). */
   allowedDomains: Set<string>;
   webhooks: WebhookService;
+  /** Encrypts secrets stored in the database. */
+  sealer: Sealer;
 }
 
 /** Whether a browser origin may call the API: a configured CORS origin, or https on an organization's allowed domain. */

@@ -12,6 +12,7 @@ import { sha256 } from './secrets.js';
 import { renderTokenTemplate } from './token-template.js';
 import { effectivePermissions, grantsOf } from './routes/rbac.js';
 import { WebhookService, type WebhookOptions } from './webhooks.js';
+import { Sealer } from './sealed.js';
 import { TokenService } from './tokens.js';
 
 /** Default port of the Keyway identity server (`KEYWAY_API_PORT`). */
@@ -54,6 +55,8 @@ export interface IdentityServerOptions {
   openapiPath?: string | false;
   /** Webhook delivery timing (retry backoff, attempts, polling); see {@link WebhookOptions}. */
   webhooks?: WebhookOptions;
+  /** AES-256 key of secrets stored in the database (64 hex characters or base64); default `KEYWAY_SECRETS_KEY`, else `<dataDir>/secrets.key`. */
+  secretsKey?: string;
 }
 
 export interface IdentityServer {
@@ -126,6 +129,7 @@ export async function startIdentityServer(opts: IdentityServerOptions = {}): Pro
       orgs,
       allowedDomains: new Set(),
       webhooks: new WebhookService(db, () => ctx.publicUrl, opts.webhooks),
+      sealer: Sealer.fromConfig(opts.secretsKey ?? process.env.KEYWAY_SECRETS_KEY, opts.dataDir ?? DEFAULT_DATA_DIR),
     };
     await tokens.init();
     await seedOrg(ctx, orgId, opts.apiKey ?? (devMode ? DEFAULT_DEV_API_KEY : undefined));

@@ -233,6 +233,21 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
           .execute();
       },
     },
+    '0006_external_credentials': {
+      async up(db: Kysely<any>) {
+        await db.schema
+          .createTable('external_credentials')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('org_id', 'text', (c) => c.notNull())
+          .addColumn('label', 'text', (c) => c.notNull())
+          .addColumn('type', 'text', (c) => c.notNull())
+          .addColumn('public_fields', 'text', (c) => c.notNull())
+          .addColumn('secret_fields', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('external_credentials_org').on('external_credentials').column('org_id').execute();
+      },
+    },
   };
 }
 

@@ -201,7 +201,20 @@ export interface SubjectRevocationTable {
   revoked_at: string;
 }
 
+export interface ExternalCredentialTable {
+  id: string;
+  org_id: string;
+  label: string;
+  type: string;
+  /** JSON: non-secret settings. */
+  public_fields: string;
+  /** AES-256-GCM sealed JSON of the secret fields (see Sealer); never returned. */
+  secret_fields: string;
+  created_at: string;
+}
+
 export interface Database {
+  external_credentials: ExternalCredentialTable;
   subject_revocations: SubjectRevocationTable;
   webhooks: WebhookTable;
   webhook_triggers: WebhookTriggerTable;

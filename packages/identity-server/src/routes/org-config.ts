@@ -1,0 +1,90 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Ctx, Org } from '../context.js';
+import { nowIso } from '../context.js';
+import type { ExternalCredentialTable } from '../db/schema.js';
+import { notFound } from '../errors.js';
+import { requireApiKey } from './events.js';
+import { updateSettings } from './management.js';
+
+type Fields = Record<string, string | number | boolean>;
+
+export interface KycConfig {
+  enabled: boolean;
+  provider?: 'none' | 'document_check' | 'bank_id';
+  required_for_registration?: boolean;
+  allowed_document_countries?: string[];
+}
+
+const credentialOut = (c: ExternalCredentialTable) => ({
+  id: c.id,
+  label: c.label,
+  type: c.type,
+  public_fields: JSON.parse(c.public_fields) as Fields,
+  created_at: c.created_at,
+});
+
+/** External credentials (secret fields sealed with AES-256-GCM, never returned) and the KYC configuration. */
+export function registerOrgConfigRoutes(app: FastifyInstance, ctx: Ctx): void {
+  const admin = (req: FastifyRequest) => requireApiKey(ctx, req);
+  const context = (c: { org_id: string; id: string }) => `external_credentials:${c.org_id}:${c.id}`;
+  // Which secret fields are set, never their values.
+  const out = (c: ExternalCredentialTable) => ({ ...credentialOut(c), secret_field_names: Object.keys(ctx.sealer.open<Record<string, string>>(c.secret_fields, context(c))).sort() });
+  const one = async (org: Org, id: string) => {
+    const row = await ctx.db.selectFrom('external_credentials').selectAll().where('org_id', '=', org.id).where('id', '=', id).executeTakeFirst();
+    if (!row) throw notFound(`external credential "${id}" does not exist`);
+    return row;
+  };
+
+  app.get('/organizations/config/external-credentials', async (req) => {
+    const org = await admin(req);
+    return { result: (await ctx.db.selectFrom('external_credentials').selectAll().where('org_id', '=', org.id).orderBy('created_at').orderBy('id').execute()).map(out) };
+  });
+  app.post<{ Body: { label: string; type: string; public_fields?: Fields; secret_fields?: Record<string, string> } }>('/organizations/config/external-credentials', async (req, reply) => {
+    const org = await admin(req);
+    const id = randomUUID();
+    const row: ExternalCredentialTable = {
+      id,
+      org_id: org.id,
+      label: req.body.label,
+      type: req.body.type,
+      public_fields: JSON.stringify(req.body.public_fields ?? {}),
+      secret_fields: ctx.sealer.seal(req.body.secret_fields ?? {}, context({ org_id: org.id, id })),
+      created_at: nowIso(),
+    };
+    await ctx.db.insertInto('external_credentials').values(row).execute();
+    reply.code(201);
+    return { result: out(row) };
+  });
+  app.get<{ Params: { cred_id: string } }>('/organizations/config/external-credentials/:cred_id', async (req) => ({ result: out(await one(await admin(req), req.params.cred_id)) }));
+  app.patch<{ Params: { cred_id: string }; Body: { label?: string; public_fields?: Fields; secret_fields?: Record<string, string> } }>('/organizations/config/external-credentials/:cred_id', async (req) => {
+    const org = await admin(req);
+    const row = await one(org, req.params.cred_id);
+    const secrets = { ...ctx.sealer.open<Record<string, string>>(row.secret_fields, context(row)), ...req.body.secret_fields };
+    const next: ExternalCredentialTable = {
+      ...row,
+      ...(req.body.label !== undefined ? { label: req.body.label } : {}),
+      ...(req.body.public_fields !== undefined ? { public_fields: JSON.stringify(req.body.public_fields) } : {}),
+      secret_fields: ctx.sealer.seal(secrets, context(row)),
+    };
+    await ctx.db.updateTable('external_credentials').set({ label: next.label, public_fields: next.public_fields, secret_fields: next.secret_fields }).where('id', '=', row.id).execute();
+    return { result: out(next) };
+  });
+  app.delete<{ Querystring: { cred_id: string } }>('/organizations/config/external-credentials', async (req, reply) => {
+    const org = await admin(req);
+    const row = await one(org, req.query.cred_id);
+    await ctx.db.deleteFrom('external_credentials').where('id', '=', row.id).execute();
+    return reply.code(204).send();
+  });
+
+  const kycOut = (org: Org): Required<KycConfig> => ({ enabled: false, provider: 'none', required_for_registration: false, allowed_document_countries: [], ...org.settings.kyc });
+  app.get('/organizations/config/kyc', async (req) => ({ result: kycOut(await admin(req)) }));
+  app.patch<{ Body: Partial<KycConfig> }>('/organizations/config/kyc', async (req) => {
+    const org = await admin(req);
+    const next = { ...kycOut(org), ...req.body };
+    await updateSettings(ctx, org, (s) => {
+      s.kyc = next;
+    });
+    return { result: next };
+  });
+}
