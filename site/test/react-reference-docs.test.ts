@@ -299,3 +299,74 @@ describe('runnable samples', () => {
     }
   });
 });
+
+describe('texts and names quoted from the package', () => {
+  const source = fs
+    .readdirSync(path.join(packageDir, 'src'))
+    .map((f) => fs.readFileSync(path.join(packageDir, 'src', f), 'utf8'))
+    .join('\n');
+
+  it('quotes only texts the components really show (“…” is a text of DEFAULT_TEXT, ERROR_MESSAGES or the source)', async () => {
+    const { DEFAULT_TEXT, ERROR_MESSAGES } = (await import('@keyway/react')) as typeof import('@keyway/react');
+    // Templates such as "Continue with {provider}" match any filled-in value.
+    const templates = [...Object.values(DEFAULT_TEXT), ...Object.values(ERROR_MESSAGES)].map(
+      (t) => new RegExp(`^${t.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{\w+\\?\}/g, '.+')}$`),
+    );
+    let quoted = 0;
+    const unknown: string[] = [];
+    for (const p of pages) {
+      for (const m of p.prose.matchAll(/“([^”]+)”/g)) {
+        const text = m[1] ?? '';
+        quoted++;
+        // A quote may show several texts of one view joined by " / ", or a text with "…" where the value goes.
+        for (const part of text.split(' / ')) {
+          // "…" stands for a value filled in (a handle, a provider), or for a text the page shortened.
+          const pattern = new RegExp(part.split('…').map((x) => x.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*'));
+          const known =
+            templates.some((re) => re.test(part)) ||
+            source.includes(part) ||
+            (part.includes('…') && (pattern.test(source) || Object.values({ ...DEFAULT_TEXT, ...ERROR_MESSAGES }).some((t) => pattern.test(t))));
+          if (!known) unknown.push(`${p.rel}: “${part}” is not a text of @keyway/react`);
+        }
+      }
+    }
+    expect(unknown).toEqual([]);
+    expect(quoted, 'the pages quote the texts people see').toBeGreaterThanOrEqual(15);
+  });
+
+  it('names only text keys of DEFAULT_TEXT and error slugs of ERROR_MESSAGES', async () => {
+    const { DEFAULT_TEXT, ERROR_MESSAGES } = (await import('@keyway/react')) as typeof import('@keyway/react');
+    const prefixes = new Set(Object.keys(DEFAULT_TEXT).map((k) => k.split('.')[0]));
+    let keys = 0;
+    for (const p of pages) {
+      for (const code of p.inlineCode) {
+        if (/^[a-zA-Z]+(\.[a-zA-Z_]+)+$/.test(code) && prefixes.has(code.split('.')[0])) {
+          keys++;
+          expect(Object.keys(DEFAULT_TEXT), `${p.rel}: text key ${code}`).toContain(code);
+        }
+      }
+      for (const m of p.prose.matchAll(/slug `?([a-z_]+)`?/g)) expect(Object.keys(ERROR_MESSAGES), `${p.rel}: slug ${m[1]}`).toContain(m[1]);
+      for (const m of p.raw.matchAll(/errorMessages=\{\{\s*(\w+):/g)) expect(Object.keys(ERROR_MESSAGES), `${p.rel}: slug ${m[1]}`).toContain(m[1]);
+    }
+    expect(keys, 'the pages name the text keys they mention').toBeGreaterThanOrEqual(5);
+  });
+
+  it('lists the Theme keys and the Slot names exactly as exported', () => {
+    const tableOf = (p: Page | undefined, first: string) => {
+      const rows: string[] = [];
+      const visitNode = (node: MdNode) => {
+        if (node.type === 'table' && textOf(node.children?.[0]?.children?.[0] ?? { type: 'text' }).trim() === first)
+          for (const r of (node.children ?? []).slice(1)) rows.push(textOf(r.children?.[0] ?? { type: 'text' }).trim());
+        for (const c of node.children ?? []) visitNode(c);
+      };
+      if (p) visitNode(p.tree);
+      return rows.sort();
+    };
+    expect(tableOf(byRoute.get(`${roomRoute}/components/configuration-provider`), 'Theme key')).toEqual(membersOf('Theme').map((m) => m.name).sort());
+    const slotName = exported.get('SlotName');
+    const union = slotName ? checker.getDeclaredTypeOfSymbol(slotName) : undefined;
+    const names = (union?.isUnion() ? union.types : []).map((t) => (t.isStringLiteral() ? t.value : '')).sort();
+    expect(names.length).toBe(5);
+    expect(tableOf(byRoute.get(`${roomRoute}/components/slot`), 'Name')).toEqual(names);
+  });
+});
