@@ -204,8 +204,52 @@ describe('the quickstart against the local identity server', () => {
     expect((await ask('http://localhost:4000')).headers.get('access-control-allow-origin')).not.toBe('http://localhost:4000');
   });
 
-  it('delivers the sign-in code of an email-code sign-in to the dev mailbox the quickstart points to', async () => {
-    const res = await fetch(`${live?.url}/dev/mailbox`);
-    expect(res.status).toBe(200);
-  });
+  it('signs a new person in by email code read from the dev mailbox, and the Remix checks accept then refuse its token', async () => {
+    const { Keyway } = await import('@keyway/sdk');
+    const url = live?.url ?? '';
+    const keyway = new Keyway({ oid: 'org_keyway_dev', baseURL: url, analytics: false });
+    const email = `quickstart-${Date.now()}@example.com`;
+    const before = new Date(Date.now() - 1000).toISOString();
+    // The quickstart's step 5: the code is the newest message to that address in the dev mailbox.
+    keyway.on('codeRequested', (e) => {
+      void (async () => {
+        for (let i = 0; i < 100; i++) {
+          const res = await fetch(`${url}/dev/mailbox.json?to=${encodeURIComponent(email)}`);
+          const { result } = (await res.json()) as { result: { code?: string; created_at: string }[] };
+          const code = result.find((m) => m.created_at > before)?.code;
+          if (code) return e.submit(code);
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        throw new Error(`no code for ${email} in the dev mailbox`);
+      })();
+    });
+    await keyway.authenticate(email, { method: 'otp_via_email' }).result;
+    const user = keyway.user;
+    expect(user?.isAnonymous).toBe(false);
+    expect(user?.authenticatedMethods).toEqual(['otp_via_email']);
+    // A new address registers (Sign-up components): the first token says so.
+    expect(user?.claims.first_token).toBe(true);
+    const token = user?.token ?? '';
+
+    // The Remix quick start's requirePerson: POST /token/validate with the organization header.
+    const validate = async () =>
+      ((await (
+        await fetch(`${url}/token/validate`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', 'Keyway-OrgID': 'org_keyway_dev' },
+          body: JSON.stringify({ token }),
+        })
+      ).json()) as { result?: { valid: boolean } }).result?.valid;
+    // Authentication for Remix's billing loader: GET /me with the token, 401 once it is revoked.
+    const me = () => fetch(`${url}/me`, { headers: { Authorization: `Bearer ${token}`, 'Keyway-OrgID': 'org_keyway_dev' } });
+    expect(await validate()).toBe(true);
+    // The shape the billing loader reads.
+    const meBody = (await (await me()).json()) as { result?: { person?: { person_id?: string } } };
+    expect(meBody.result?.person?.person_id).toBe(user?.personId);
+
+    await keyway.logout(); // what useKeyway().logout() calls: the token is revoked on the server
+    expect(keyway.user).toBeUndefined();
+    expect(await validate()).toBe(false);
+    expect((await me()).status).toBe(401);
+  }, 60_000);
 });
