@@ -6,6 +6,8 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import fs from 'node:fs';
+import { createElement, type ReactElement } from 'react';
+import { renderToString } from 'react-dom/server';
 import ts from 'typescript';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -369,4 +371,38 @@ describe('texts and names quoted from the package', () => {
     expect(names.length).toBe(5);
     expect(tableOf(byRoute.get(`${roomRoute}/components/slot`), 'Name')).toEqual(names);
   });
+});
+
+describe('samples rendered on the server, as the pages promise', () => {
+  // Runnable TSX samples: compiled next to this file (so `@keyway/react` resolves from site/) and rendered with
+  // react-dom/server, where the provider is always loading: fallbacks only, never signed-in or signed-out content.
+  const EXPECT: Record<string, { contains: string[]; lacks: string[] }> = {
+    'components/loaded': { contains: ['Restoring your session…'], lacks: ['You are signed in.', 'kw-form'] },
+    'components/logged-out': { contains: ['<header>', 'aria-hidden="true"'], lacks: ['Sign in</a>', 'Welcome back'] },
+    'components/logged-in': { contains: ['Loading…'], lacks: ['Payouts', 'kw-form'] },
+    'components/groups': { contains: ['Only administrators see this menu.'], lacks: ['Billing', 'Tickets'] },
+  };
+
+  for (const [key, want] of Object.entries(EXPECT)) {
+    it(`${key}: the sample's server-rendered HTML holds only what may be shown before the session is known`, async () => {
+      const p = byRoute.get(`${roomRoute}/${key}`);
+      const block = p?.code.find((c) => c.lang === 'tsx' && /\brunnable\b/.test(c.meta));
+      expect(block, `${key}: a runnable TSX sample`).toBeDefined();
+      const js = ts.transpileModule(block?.value ?? '', {
+        compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, jsx: ts.JsxEmit.ReactJSX },
+      }).outputText;
+      const file = path.join(siteDir, 'test', `.sample-${key.replace(/\W+/g, '-')}-${process.pid}.mjs`);
+      fs.writeFileSync(file, js);
+      try {
+        const mod = (await import(/* @vite-ignore */ pathToFileURL(file).href)) as Record<string, unknown>;
+        const Component = Object.values(mod).find((v) => typeof v === 'function') as (() => ReactElement) | undefined;
+        expect(Component, `${key}: the sample exports a component`).toBeDefined();
+        const html = renderToString(createElement(Component!));
+        for (const s of want.contains) expect(html, `${key}: server HTML shows ${s}`).toContain(s);
+        for (const s of want.lacks) expect(html, `${key}: server HTML never shows ${s}`).not.toContain(s);
+      } finally {
+        fs.rmSync(file, { force: true });
+      }
+    });
+  }
 });
