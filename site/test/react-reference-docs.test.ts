@@ -353,6 +353,23 @@ describe('texts and names quoted from the package', () => {
     expect(keys, 'the pages name the text keys they mention').toBeGreaterThanOrEqual(5);
   });
 
+  it('gives the helpers of loginMiddleware their exported signatures', () => {
+    const p = byRoute.get(`${roomRoute}/middleware/login-middleware`);
+    const rows: [string, string][] = [];
+    const visitNode = (node: MdNode) => {
+      if (node.type === 'table' && textOf(node.children?.[0]?.children?.[0] ?? { type: 'text' }).trim() === 'Helper')
+        for (const r of (node.children ?? []).slice(1)) rows.push([textOf(r.children?.[0] ?? { type: 'text' }), textOf(r.children?.[1] ?? { type: 'text' })]);
+      for (const c of node.children ?? []) visitNode(c);
+    };
+    if (p) visitNode(p.tree);
+    expect(rows.map(([name]) => name).sort()).toEqual(['isUsableToken', 'loginRedirectURL', 'safeRedirect']);
+    for (const [name, signature] of rows) {
+      const decl = exported.get(name)?.declarations?.find(ts.isFunctionDeclaration);
+      const params = (decl?.parameters ?? []).map((x) => `${x.name.getText()}${x.questionToken ? '?' : ''}: ${x.type?.getText() ?? ''}`);
+      expect(squash(signature), name).toBe(squash(`(${params.join(', ')}) => ${decl?.type?.getText() ?? ''}`));
+    }
+  });
+
   it('lists the Theme keys and the Slot names exactly as exported', () => {
     const tableOf = (p: Page | undefined, first: string) => {
       const rows: string[] = [];
