@@ -11,6 +11,7 @@ import {
   allRoutes,
   API_HOST,
   categoryProblems,
+  citedOperationProblems,
   docsDir,
   frontMatterProblems,
   headingProblems,
@@ -157,6 +158,29 @@ describe('the React SDK guides and tutorials room', () => {
     for (const p of pages)
       for (const b of blocksOf(p))
         for (const m of b.source.matchAll(/from '([^']+)'/g)) expect(m[1], `${p.rel}: import from ${m[1]}`).toMatch(allowed);
+  });
+
+  it('names only exports of the packages as components, hooks and helpers in the prose', () => {
+    // The export lists of both packages (values and types), read from their entry modules.
+    const entry = (pkg: string) => fs.readFileSync(path.resolve(docsDir, '..', '..', 'packages', pkg, 'src', 'index.ts'), 'utf8');
+    const exported = new Set([...`${entry('react')}\n${entry('sdk')}`.matchAll(/\b[A-Za-z_]\w*\b/g)].map((m) => m[0]));
+    // Web platform words written in code style that are not SDK names.
+    const web = new Set(['HttpOnly', 'SameSite', 'Secure']);
+    const problems: string[] = [];
+    for (const p of pages) {
+      const defined = new Set(p.code.flatMap((c) => [...c.value.matchAll(/\b(?:function|const|type|interface)\s+([A-Z]\w*)/g)].map((m) => m[1])));
+      for (const code of p.inlineCode) {
+        // A hook (`useKeyway()`), a JSX element (`<LoggedIn withFactors>`) or a bare component/type name (`Form`, `User`).
+        const name = /^(?:(use[A-Z]\w*)\b|<([A-Z]\w*)|([A-Z]\w*)$)/.exec(code)?.slice(1).find(Boolean);
+        if (name && !exported.has(name) && !defined.has(name) && !web.has(name) && !/^[A-Z_]+$/.test(name))
+          problems.push(`${p.rel}: \`${code}\` names ${name}, which neither package exports`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('cites only REST operations of the API', () => {
+    expect(pages.flatMap((p) => citedOperationProblems(p))).toEqual([]);
   });
 
   it('states the local server facts the samples rely on consistently', () => {
