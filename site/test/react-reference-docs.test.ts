@@ -9,15 +9,18 @@ import fs from 'node:fs';
 import { createElement, type ReactElement } from 'react';
 import { renderToString } from 'react-dom/server';
 import ts from 'typescript';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   allRoutes,
+  anonymousPerson,
   categoryProblems,
   docsDir,
   frontMatterProblems,
   headingProblems,
   linkProblems,
   readPage,
+  startLocalServer,
+  type LocalServer,
   siteDir,
   textOf,
   typeCheck,
@@ -422,4 +425,47 @@ describe('samples rendered on the server, as the pages promise', () => {
       }
     });
   }
+});
+
+describe('loginMiddleware with tokens of the local identity server', () => {
+  let local: LocalServer | undefined;
+  beforeAll(async () => {
+    local = await startLocalServer('keyway-react-reference-');
+  }, 60_000);
+  afterAll(async () => {
+    await local?.close();
+  });
+
+  /** A token minted by the server for a new person, listing `methods` as its authenticated methods. */
+  async function mintedToken(methods: string[]): Promise<string> {
+    const { live, apiKey } = local!;
+    const headers = { 'Keyway-OrgID': live.orgId, 'Keyway-API-Key': apiKey, 'Content-Type': 'application/json' };
+    const email = `reference-${methods.join('-')}-${Date.now()}@example.com`;
+    const created = await fetch(`${live.url}/persons`, { method: 'POST', headers, body: JSON.stringify({ handles: [{ type: 'email_address', value: email }] }) });
+    const person = ((await created.json()) as { result?: { person_id?: string } }).result;
+    expect(person?.person_id, 'person created').toBeTruthy();
+    const minted = await fetch(`${live.url}/persons/${encodeURIComponent(person?.person_id ?? '')}/mint-token`, { method: 'POST', headers, body: JSON.stringify({ authenticated_methods: methods }) });
+    const token = ((await minted.json()) as { result?: { token?: string } }).result?.token;
+    expect(token, 'token minted').toBeTruthy();
+    return token ?? '';
+  }
+
+  it('lets a signed-in token through, redirects anonymous tokens and tokens lacking requiredFactors, as the page says', async () => {
+    const { loginMiddleware } = (await import('@keyway/react')) as typeof import('@keyway/react');
+    const request = new Request('http://localhost:3000/payouts?month=5');
+    const emailOnly = await mintedToken(['otp_via_email']);
+    const withTotp = await mintedToken(['otp_via_email', 'totp']);
+    const anonymous = (await anonymousPerson(local!.live)).token;
+    const location = (r: Response | null) => r?.headers.get('Location') ?? null;
+
+    expect(await loginMiddleware({ getToken: () => emailOnly })({ request })).toBeNull();
+    expect(location(await loginMiddleware({ getToken: () => anonymous })({ request }))).toBe('/login?redirect_to=%2Fpayouts%3Fmonth%3D5');
+    expect(location(await loginMiddleware({ getToken: async () => undefined })({ request }))).toBe('/login?redirect_to=%2Fpayouts%3Fmonth%3D5');
+    const mfa = loginMiddleware({ getToken: (r) => r.headers.get('X-Token'), requiredFactors: ['totp'], loginPath: '/signin', redirectParam: 'next' });
+    const withHeader = (t: string) => new Request(request.url, { headers: { 'X-Token': t } });
+    expect(location(await mfa({ request: withHeader(emailOnly) }))).toBe('/signin?next=%2Fpayouts%3Fmonth%3D5');
+    expect(await mfa({ request: withHeader(withTotp) })).toBeNull();
+    expect(() => loginMiddleware({ loginPath: 'https://other.example/login' })).toThrow(TypeError);
+    expect(() => loginMiddleware({ loginPath: '//other.example/login' })).toThrow(/loginPath must be a path on this site/);
+  }, 60_000);
 });
