@@ -1,3 +1,4 @@
+import { renderTemplate, type EmailTemplate, type TemplateName } from './email-templates.js';
 import { randomUUID } from 'node:crypto';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { Db } from './db/index.js';
@@ -12,6 +13,8 @@ export interface OutgoingMessage {
   html: string;
   code?: string | undefined;
   link?: string | undefined;
+  /** E-mail template the organization may have replaced (`PUT /organizations/config/templates/{name}`); its placeholders get `vars`. */
+  template?: { name: TemplateName; vars: Record<string, string | undefined> };
 }
 
 export interface MailboxEntry {
@@ -48,6 +51,11 @@ export class Mailer {
   }
 
   async send(msg: OutgoingMessage): Promise<void> {
+    if (msg.template && msg.channel === 'email') {
+      const org = await this.db.selectFrom('organizations').select('settings').where('id', '=', msg.orgId).executeTakeFirst();
+      const custom = org ? (JSON.parse(org.settings) as { email_templates?: Partial<Record<TemplateName, EmailTemplate>> }).email_templates?.[msg.template.name] : undefined;
+      if (custom) msg = { ...msg, ...renderTemplate(custom, msg.template.vars) };
+    }
     if (this.transport && msg.channel === 'email') {
       try {
         await this.transport.sendMail({ from: this.smtp!.from, to: msg.to, subject: msg.subject, text: msg.text, html: msg.html });

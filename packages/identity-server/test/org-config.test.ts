@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Sealer } from '../src/sealed.js';
 import { contractApi } from './contract.js';
-import { BACKENDS, useTestServer } from './helpers.js';
+import { BACKENDS, lastMessage, useTestServer } from './helpers.js';
 
 const KEY = { headers: { 'keyway-api-key': 'kw_dev_api_key_not_secret' } };
 
@@ -42,5 +42,25 @@ describe.each(BACKENDS)('external credentials and KYC configuration (%s)', (back
     expect((await call('GET', '/organizations/config/kyc', undefined, KEY)).body.result.allowed_document_countries).toEqual(['GB', 'DE']);
     expect((await call('PATCH', '/organizations/config/kyc', { allowed_document_countries: ['gb'] }, KEY)).status).toBe(400);
     expect((await call('PATCH', '/organizations/config/kyc', {}, KEY)).status).toBe(400);
+  });
+
+  it('serves e-mail templates and sends with the organization\'s replacement', async () => {
+    const call = contractApi(t.server);
+    const list = await call('GET', '/organizations/config/templates', undefined, KEY);
+    expect(list.body.result.map((x: { name: string }) => x.name)).toEqual(['email_link', 'otp_via_email', 'password_reset', 'welcome']);
+    expect((await call('GET', '/organizations/config/templates/otp_via_email', undefined, KEY)).body.result).toMatchObject({ customized: false, subject: 'Your {{ org_name }} sign-in code: {{ code }}' });
+    expect((await call('GET', '/organizations/config/templates/fax', undefined, KEY)).status).toBe(400);
+    expect((await call('PUT', '/organizations/config/templates/otp_via_email', { subject: 'Code', html_body: '<p>no code here</p>' }, KEY)).body.errors[0].message).toBe('html_body of the otp_via_email template must contain {{ code }}');
+    const put = await call('PUT', '/organizations/config/templates/otp_via_email', { subject: '{{ org_name }} code {{ code }}', html_body: '<p>Dear <i>reader</i>, use <b>{{code}}</b> within {{ minutes }} min.</p>' }, KEY);
+    expect(put.body.result).toMatchObject({ customized: true, name: 'otp_via_email' });
+
+    await t.call('POST', '/id/v2', { handle: 'templated@example.com', factor: { method: 'otp_via_email' } });
+    const mail = await lastMessage(t.server, 'templated@example.com');
+    expect(mail.subject).toBe(`Keyway Dev code ${mail.code}`);
+    expect(mail.html).toBe(`<p>Dear <i>reader</i>, use <b>${mail.code}</b> within 10 min.</p>`);
+    expect(mail.text).toBe(`Dear reader, use ${mail.code} within 10 min.`);
+    // Other templates keep the built-in text.
+    await t.call('POST', '/id/v2', { handle: 'linked@example.com', factor: { method: 'email_link' } });
+    expect((await lastMessage(t.server, 'linked@example.com')).subject).toBe('Sign in to Keyway Dev');
   });
 });

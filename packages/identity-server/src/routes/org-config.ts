@@ -3,7 +3,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Ctx, Org } from '../context.js';
 import { nowIso } from '../context.js';
 import type { ExternalCredentialTable } from '../db/schema.js';
-import { notFound } from '../errors.js';
+import { badRequest, notFound } from '../errors.js';
+import { DEFAULT_TEMPLATES, REQUIRED_PLACEHOLDER, TEMPLATE_NAMES, type EmailTemplate, type TemplateName } from '../email-templates.js';
 import { requireApiKey } from './events.js';
 import { updateSettings } from './management.js';
 
@@ -75,6 +76,34 @@ export function registerOrgConfigRoutes(app: FastifyInstance, ctx: Ctx): void {
     const row = await one(org, req.query.cred_id);
     await ctx.db.deleteFrom('external_credentials').where('id', '=', row.id).execute();
     return reply.code(204).send();
+  });
+
+  // E-mail templates: the organization's replacement, else the built-in one.
+  const templateOut = (org: Org, name: TemplateName) => {
+    const custom = org.settings.email_templates?.[name];
+    return { name, ...(custom ?? DEFAULT_TEMPLATES[name]), customized: custom !== undefined };
+  };
+  const templateName = (raw: string): TemplateName => {
+    if (!(TEMPLATE_NAMES as readonly string[]).includes(raw)) throw notFound(`template "${raw}" does not exist (use one of ${TEMPLATE_NAMES.join(', ')})`);
+    return raw as TemplateName;
+  };
+  app.get('/organizations/config/templates', async (req) => {
+    const org = await admin(req);
+    return { result: TEMPLATE_NAMES.map((n) => templateOut(org, n)) };
+  });
+  app.get<{ Params: { template_name: string } }>('/organizations/config/templates/:template_name', async (req) => ({ result: templateOut(await admin(req), templateName(req.params.template_name)) }));
+  app.put<{ Params: { template_name: string }; Body: EmailTemplate }>('/organizations/config/templates/:template_name', async (req) => {
+    const org = await admin(req);
+    const name = templateName(req.params.template_name);
+    const needed = REQUIRED_PLACEHOLDER[name];
+    const has = (s: string | undefined) => s === undefined || new RegExp(`\\{\\{\\s*${needed}\\s*\\}\\}`).test(s);
+    if (needed && !has(req.body.html_body)) throw badRequest(`html_body of the ${name} template must contain {{ ${needed} }}`);
+    if (needed && !has(req.body.text_body)) throw badRequest(`text_body of the ${name} template must contain {{ ${needed} }}`);
+    const stored: EmailTemplate = { subject: req.body.subject, html_body: req.body.html_body, ...(req.body.text_body !== undefined ? { text_body: req.body.text_body } : {}), updated_at: nowIso() };
+    await updateSettings(ctx, org, (s) => {
+      s.email_templates = { ...s.email_templates, [name]: stored };
+    });
+    return { result: { name, ...stored, customized: true } };
   });
 
   const kycOut = (org: Org): Required<KycConfig> => ({ enabled: false, provider: 'none', required_for_registration: false, allowed_document_countries: [], ...org.settings.kyc });
