@@ -6,6 +6,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   allRoutes,
@@ -15,6 +17,7 @@ import {
   docsDir,
   frontMatterProblems,
   headingProblems,
+  here,
   linkProblems,
   readPage,
   serverEntry,
@@ -195,6 +198,27 @@ describe('the React SDK guides and tutorials room', () => {
   });
 });
 
+/** The quickstart's sign-in, run with the SDK the React components drive: an emailed code read from the dev mailbox. */
+async function signInByEmail(url: string, email: string) {
+  const { Keyway } = await import('@keyway/sdk');
+  const keyway = new Keyway({ oid: 'org_keyway_dev', baseURL: url, analytics: false });
+  const before = new Date(Date.now() - 1000).toISOString();
+  keyway.on('codeRequested', (e) => {
+    void (async () => {
+      for (let i = 0; i < 100; i++) {
+        const res = await fetch(`${url}/dev/mailbox.json?to=${encodeURIComponent(email)}`);
+        const { result } = (await res.json()) as { result: { code?: string; created_at: string }[] };
+        const code = result.find((m) => m.created_at > before)?.code;
+        if (code) return e.submit(code);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      throw new Error(`no code for ${email} in the dev mailbox`);
+    })();
+  });
+  await keyway.authenticate(email, { method: 'otp_via_email' }).result;
+  return keyway;
+}
+
 describe('the quickstart against the local identity server', () => {
   let live: LiveServer | undefined;
   let dataDir = '';
@@ -229,25 +253,8 @@ describe('the quickstart against the local identity server', () => {
   });
 
   it('signs a new person in by email code read from the dev mailbox, and the Remix checks accept then refuse its token', async () => {
-    const { Keyway } = await import('@keyway/sdk');
     const url = live?.url ?? '';
-    const keyway = new Keyway({ oid: 'org_keyway_dev', baseURL: url, analytics: false });
-    const email = `quickstart-${Date.now()}@example.com`;
-    const before = new Date(Date.now() - 1000).toISOString();
-    // The quickstart's step 5: the code is the newest message to that address in the dev mailbox.
-    keyway.on('codeRequested', (e) => {
-      void (async () => {
-        for (let i = 0; i < 100; i++) {
-          const res = await fetch(`${url}/dev/mailbox.json?to=${encodeURIComponent(email)}`);
-          const { result } = (await res.json()) as { result: { code?: string; created_at: string }[] };
-          const code = result.find((m) => m.created_at > before)?.code;
-          if (code) return e.submit(code);
-          await new Promise((r) => setTimeout(r, 50));
-        }
-        throw new Error(`no code for ${email} in the dev mailbox`);
-      })();
-    });
-    await keyway.authenticate(email, { method: 'otp_via_email' }).result;
+    const keyway = await signInByEmail(url, `quickstart-${Date.now()}@example.com`);
     const user = keyway.user;
     expect(user?.isAnonymous).toBe(false);
     expect(user?.authenticatedMethods).toEqual(['otp_via_email']);
@@ -275,5 +282,41 @@ describe('the quickstart against the local identity server', () => {
     expect(keyway.user).toBeUndefined();
     expect(await validate()).toBe(false);
     expect((await me()).status).toBe(401);
+  }, 60_000);
+
+  it('runs the Remix quick start server module: a valid token cookie passes, none or a revoked one redirects to /login', async () => {
+    const url = live?.url ?? '';
+    const remix = page('remix-sdk/tutorials/quick-start');
+    const source = (title: string) => {
+      const block = remix.code.find((c) => c.meta.includes(`title="${title}"`));
+      if (!block) throw new Error(`the Remix quick start has no block titled ${title}`);
+      return ts.transpileModule(block.value, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText;
+    };
+    // Written next to the test so that @keyway/react resolves from the workspace; Remix's redirect() is the one stand-in.
+    const dir = fs.mkdtempSync(path.join(here, 'remix-sample-'));
+    try {
+      fs.writeFileSync(path.join(dir, 'remix-node.mjs'), "export const redirect = (url, init = 302) => new Response(null, { status: typeof init === 'number' ? init : init.status ?? 302, headers: { Location: url } });\n");
+      fs.writeFileSync(path.join(dir, 'token-cookie.mjs'), source('app/token-cookie.ts'));
+      fs.writeFileSync(
+        path.join(dir, 'keyway.server.mjs'),
+        source('app/keyway.server.ts').replace("'@remix-run/node'", "'./remix-node.mjs'").replace("'./token-cookie'", "'./token-cookie.mjs'").replaceAll(API_HOST, url),
+      );
+      const mod = (await import(/* @vite-ignore */ pathToFileURL(path.join(dir, 'keyway.server.mjs')).href)) as {
+        requirePerson(request: Request): Promise<{ personId: string; token: string }>;
+      };
+      const keyway = await signInByEmail(url, `remix-${Date.now()}@example.com`);
+      const token = keyway.user?.token ?? '';
+      const request = (cookie?: string) => new Request('http://localhost:5173/dashboard?tab=1', cookie ? { headers: { Cookie: cookie } } : {});
+      const thrown = async (r: Request) => mod.requirePerson(r).then(() => undefined, (e: unknown) => e as Response);
+
+      expect((await mod.requirePerson(request(`theme=dark; keyway_token=${encodeURIComponent(token)}`))).personId).toBe(keyway.user?.personId);
+      const none = await thrown(request());
+      expect(none?.status).toBe(302);
+      expect(none?.headers.get('Location')).toBe('/login?redirect_to=%2Fdashboard%3Ftab%3D1');
+      await keyway.logout();
+      expect((await thrown(request(`keyway_token=${encodeURIComponent(token)}`)))?.status).toBe(302);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   }, 60_000);
 });
