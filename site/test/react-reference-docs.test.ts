@@ -468,4 +468,23 @@ describe('loginMiddleware with tokens of the local identity server', () => {
     expect(() => loginMiddleware({ loginPath: 'https://other.example/login' })).toThrow(TypeError);
     expect(() => loginMiddleware({ loginPath: '//other.example/login' })).toThrow(/loginPath must be a path on this site/);
   }, 60_000);
+
+  it('defaultOrganization keeps the person where they are when the target is unreachable or the picker declines', async () => {
+    const { defaultOrganization } = (await import('@keyway/react')) as typeof import('@keyway/react');
+    const { Keyway } = (await import('@keyway/sdk')) as typeof import('@keyway/sdk');
+    const sdk = new Keyway({ oid: local!.live.orgId, baseURL: local!.live.url, analytics: false });
+    const user = sdk.setToken(await mintedToken(['otp_via_email']));
+    const seen: string[][] = [];
+    // A picker receives the person's /me/orgs entries (the organization of the token among them).
+    const declined = await defaultOrganization((orgs) => {
+      seen.push(orgs.map((o) => o.id));
+      return undefined;
+    })({ sdk, user });
+    expect(declined).toBe(user);
+    expect(seen[0], 'the picker sees the organizations of /me/orgs').toContain(local!.live.orgId);
+    expect(await defaultOrganization('org_nobody_can_reach')({ sdk, user })).toBe(user);
+    expect(await defaultOrganization(local!.live.orgId)({ sdk, user })).toBe(user);
+    expect(sdk.user?.token).toBe(user.token);
+    expect(() => defaultOrganization('')).toThrow(TypeError);
+  }, 60_000);
 });
