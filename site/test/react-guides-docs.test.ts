@@ -199,9 +199,9 @@ describe('the React SDK guides and tutorials room', () => {
 });
 
 /** The quickstart's sign-in, run with the SDK the React components drive: an emailed code read from the dev mailbox. */
-async function signInByEmail(url: string, email: string) {
+async function signInByEmail(url: string, email: string, existing?: import('@keyway/sdk').Keyway) {
   const { Keyway } = await import('@keyway/sdk');
-  const keyway = new Keyway({ oid: 'org_keyway_dev', baseURL: url, analytics: false });
+  const keyway = existing ?? new Keyway({ oid: 'org_keyway_dev', baseURL: url, analytics: false });
   const before = new Date(Date.now() - 1000).toISOString();
   keyway.on('codeRequested', (e) => {
     void (async () => {
@@ -318,5 +318,24 @@ describe('the quickstart against the local identity server', () => {
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
+  }, 60_000);
+
+  it('upgrades an anonymous person with its attributes on sign-in, as the anonymous users guide says', async () => {
+    const url = live?.url ?? '';
+    const { Keyway } = await import('@keyway/sdk');
+    const keyway = new Keyway({ oid: 'org_keyway_dev', baseURL: url, analytics: false });
+    // What `anonymousUsers` on the provider does on load, then the guide's basket.
+    const guest = await keyway.createAnonymousUser();
+    expect(guest.isAnonymous).toBe(true);
+    await guest.updateAttributes({ basket: { items: ['tea'] } });
+    // A sign-in with a new address keeps the person, its attributes, and counts as the first token of a regular person.
+    await signInByEmail(url, `guest-${Date.now()}@example.com`, keyway);
+    const user = keyway.user;
+    expect(user?.isAnonymous).toBe(false);
+    expect(user?.personId).toBe(guest.personId);
+    expect(user?.claims.first_token).toBe(true);
+    expect(await user?.getBucketAttributes()).toMatchObject({ basket: { items: ['tea'] } });
+    // The read-only bucket is not writable with the person's own token (the guide's troubleshooting).
+    await expect(user?.updateAttributes({ plan: 'pro' }, 'end_user_read_only')).rejects.toMatchObject({ httpcode: 403 });
   }, 60_000);
 });
