@@ -19,6 +19,8 @@ export interface OrgSettings {
   person_pool_orgs_ids?: string[];
   /** The organization whose roles and permissions this one inherits (suborganizations created with `inherits_rbac_pools`). */
   rbac_pool_org_id?: string;
+  /** Name of the organization's pricing tier (`free` when unset); reported by the quota endpoints, not enforced. */
+  pricing_tier?: string;
   /** E-mail templates the organization replaced (see email-templates.ts). */
   email_templates?: Partial<Record<import('./email-templates.js').TemplateName, import('./email-templates.js').EmailTemplate>>;
   /** Identity-verification settings (stored and served; no KYC provider is called by this server). */

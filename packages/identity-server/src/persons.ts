@@ -120,6 +120,7 @@ export async function issueToken(
   const methods = [...new Set(authentications.map((a) => a.method))];
   const oid = opts.oid ?? person.org_id;
   await ctx.webhooks.emit(oid, 'AuthenticationSucceeded_v1', { person_id: person.id, method: auth.method, first_token: opts.firstToken });
+  await ctx.db.insertInto('monthly_active').values({ org_id: oid, month: new Date().toISOString().slice(0, 7), person_id: person.id }).onConflict((oc) => oc.doNothing()).execute();
   return ctx.tokens.sign({
     ...opts.extraClaims,
     person_id: person.id,

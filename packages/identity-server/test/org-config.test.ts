@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Sealer } from '../src/sealed.js';
 import { contractApi } from './contract.js';
-import { BACKENDS, lastMessage, useTestServer } from './helpers.js';
+import { BACKENDS, lastMessage, signInWithEmail, useTestServer } from './helpers.js';
 
 const KEY = { headers: { 'keyway-api-key': 'kw_dev_api_key_not_secret' } };
 
@@ -62,5 +62,27 @@ describe.each(BACKENDS)('external credentials and KYC configuration (%s)', (back
     // Other templates keep the built-in text.
     await t.call('POST', '/id/v2', { handle: 'linked@example.com', factor: { method: 'email_link' } });
     expect((await lastMessage(t.server, 'linked@example.com')).subject).toBe('Sign in to Keyway Dev');
+  });
+
+  it('reports pricing tiers and the monthly active persons of the hierarchy', async () => {
+    const call = contractApi(t.server);
+    expect((await call('GET', '/organizations/quota/all-tiers', undefined, KEY)).body.result.map((x: { name: string }) => x.name)).toEqual(['free', 'growth', 'enterprise']);
+    const sub = await call('POST', '/organizations/suborganizations', { org_name: 'Quota sub' }, KEY);
+    const S = { org: sub.body.result.id as string, headers: { 'keyway-api-key': sub.body.result.api_key as string } };
+    expect((await call('GET', '/organizations/quota/current-tier', undefined, S)).body.result.name).toBe('free');
+    const before = (await call('GET', '/organizations/quota/usage', undefined, KEY)).body.result;
+    const mine = () => before.organizations.find((o: { id: string }) => o.id === t.server.orgId);
+    await signInWithEmail(t.server, 'active1@example.com');
+    await signInWithEmail(t.server, 'active1@example.com');
+    await signInWithEmail(t.server, 'active2@example.com');
+    await call('POST', '/persons', { handles: [{ type: 'email_address', value: 'idle@example.com' }] }, S);
+    const usage = (await call('GET', '/organizations/quota/usage', undefined, KEY)).body.result;
+    const own = usage.organizations.find((o: { id: string }) => o.id === t.server.orgId);
+    expect(own.monthly_active_persons).toBe(mine().monthly_active_persons + 2);
+    expect(usage.organizations.find((o: { id: string }) => o.id === S.org)).toEqual({ id: S.org, monthly_active_persons: 0, persons: 1 });
+    expect(usage.total_monthly_active_persons).toBe(before.total_monthly_active_persons + 2);
+    expect(usage.period_start).toMatch(/-01T00:00:00\.000Z$/);
+    // A suborganization sees its own part of the hierarchy only.
+    expect((await call('GET', '/organizations/quota/usage', undefined, S)).body.result.organizations.map((o: { id: string }) => o.id)).toEqual([S.org]);
   });
 });

@@ -248,6 +248,17 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
         await db.schema.createIndex('external_credentials_org').on('external_credentials').column('org_id').execute();
       },
     },
+    '0007_monthly_active': {
+      async up(db: Kysely<any>) {
+        await db.schema
+          .createTable('monthly_active')
+          .addColumn('org_id', 'text', (c) => c.notNull())
+          .addColumn('month', 'text', (c) => c.notNull())
+          .addColumn('person_id', 'text', (c) => c.notNull())
+          .addPrimaryKeyConstraint('monthly_active_pk', ['org_id', 'month', 'person_id'])
+          .execute();
+      },
+    },
   };
 }
 

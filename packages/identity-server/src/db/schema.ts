@@ -213,7 +213,15 @@ export interface ExternalCredentialTable {
   created_at: string;
 }
 
+/** A person who received a token from an organization in a month (`YYYY-MM`, UTC): monthly active persons. */
+export interface MonthlyActiveTable {
+  org_id: string;
+  month: string;
+  person_id: string;
+}
+
 export interface Database {
+  monthly_active: MonthlyActiveTable;
   external_credentials: ExternalCredentialTable;
   subject_revocations: SubjectRevocationTable;
   webhooks: WebhookTable;

@@ -542,7 +542,7 @@ export function registerManagementRoutes(app: FastifyInstance, ctx: Ctx): void {
       const persons = trx.selectFrom('persons').select('id').where('org_id', '=', org.id);
       for (const t of ['credentials', 'attributes', 'consents', 'person_grants'] as const) await trx.deleteFrom(t).where('person_id', 'in', persons).execute();
       await trx.deleteFrom('webhook_triggers').where('webhook_id', 'in', trx.selectFrom('webhooks').select('id').where('org_id', '=', org.id)).execute();
-      for (const t of ['handles', 'persons', 'groups', 'rbac_permissions', 'rbac_roles', 'org_attributes', 'webhooks', 'webhook_deliveries', 'external_credentials', 'challenges', 'events', 'mailbox'] as const) {
+      for (const t of ['handles', 'persons', 'groups', 'rbac_permissions', 'rbac_roles', 'org_attributes', 'webhooks', 'webhook_deliveries', 'external_credentials', 'monthly_active', 'challenges', 'events', 'mailbox'] as const) {
         await trx.deleteFrom(t).where('org_id', '=', org.id).execute();
       }
       await trx.deleteFrom('organizations').where('id', '=', org.id).execute();

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Ctx, Org } from '../context.js';
-import { nowIso } from '../context.js';
+import { loadOrg, nowIso } from '../context.js';
 import type { ExternalCredentialTable } from '../db/schema.js';
 import { badRequest, notFound } from '../errors.js';
 import { DEFAULT_TEMPLATES, REQUIRED_PLACEHOLDER, TEMPLATE_NAMES, type EmailTemplate, type TemplateName } from '../email-templates.js';
@@ -9,6 +9,13 @@ import { requireApiKey } from './events.js';
 import { updateSettings } from './management.js';
 
 type Fields = Record<string, string | number | boolean>;
+
+/** The pricing tiers the quota endpoints report. */
+export const PRICING_TIERS = [
+  { name: 'free', monthly_active_persons: 1000, suborganizations: 0, api_calls_per_minute: 600, price_per_month_usd: 0 },
+  { name: 'growth', monthly_active_persons: 10_000, suborganizations: 10, api_calls_per_minute: 6000, price_per_month_usd: 240 },
+  { name: 'enterprise', monthly_active_persons: 1_000_000, suborganizations: 1000, api_calls_per_minute: 60_000, price_per_month_usd: 2400 },
+];
 
 export interface KycConfig {
   enabled: boolean;
@@ -76,6 +83,40 @@ export function registerOrgConfigRoutes(app: FastifyInstance, ctx: Ctx): void {
     const row = await one(org, req.query.cred_id);
     await ctx.db.deleteFrom('external_credentials').where('id', '=', row.id).execute();
     return reply.code(204).send();
+  });
+
+  // Pricing tiers are reported (the organization's `pricing_tier` setting, default free); this server enforces none of their limits.
+  app.get('/organizations/quota/all-tiers', async (req) => {
+    await admin(req);
+    return { result: PRICING_TIERS };
+  });
+  app.get('/organizations/quota/current-tier', async (req) => {
+    let org = await admin(req);
+    for (let parent = org.parent_id; parent; ) {
+      const up = await loadOrg(ctx, parent);
+      if (!up) break;
+      org = up;
+      parent = up.parent_id;
+    }
+    return { result: PRICING_TIERS.find((t) => t.name === org.settings.pricing_tier) ?? PRICING_TIERS[0]! };
+  });
+  app.get('/organizations/quota/usage', async (req) => {
+    const org = await admin(req);
+    const now = new Date();
+    const start = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
+    const end = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
+    const month = start.toISOString().slice(0, 7);
+    // The organization and every organization below it.
+    const ids = [org.id];
+    for (let i = 0; i < ids.length; i++) ids.push(...(await ctx.db.selectFrom('organizations').select('id').where('parent_id', '=', ids[i]!).execute()).map((r) => r.id));
+    const organizations = [];
+    for (const id of ids) {
+      const active = await ctx.db.selectFrom('monthly_active').select((eb) => eb.fn.countAll<number>().as('n')).where('org_id', '=', id).where('month', '=', month).executeTakeFirst();
+      const persons = await ctx.db.selectFrom('persons').select((eb) => eb.fn.countAll<number>().as('n')).where('org_id', '=', id).executeTakeFirst();
+      organizations.push({ id, monthly_active_persons: Number(active?.n ?? 0), persons: Number(persons?.n ?? 0) });
+    }
+    const total = organizations.reduce((sum, o) => sum + o.monthly_active_persons, 0);
+    return { result: { period_start: start.toISOString(), period_end: end.toISOString(), organizations, total_monthly_active_persons: total } };
   });
 
   // E-mail templates: the organization's replacement, else the built-in one.
