@@ -3,6 +3,7 @@
 // Pages are compiled the way Docusaurus reads them; every ts/tsx block is type-checked against the installed
 // @keyway/react, @keyway/sdk and react; the facts the quickstart states about the local identity server
 // (organization id, dev mailbox, CORS of KEYWAY_CORS_ORIGINS) are checked against the server started in-process.
+import { createHmac } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -203,7 +204,8 @@ async function signInByEmail(url: string, email: string, existing?: import('@key
   const { Keyway } = await import('@keyway/sdk');
   const keyway = existing ?? new Keyway({ oid: 'org_keyway_dev', baseURL: url, analytics: false });
   const before = new Date(Date.now() - 1000).toISOString();
-  keyway.on('codeRequested', (e) => {
+  const off = keyway.on('codeRequested', (e) => {
+    if (e.kind !== 'otp') return; // an authenticator-app code is asked for by the caller
     void (async () => {
       for (let i = 0; i < 100; i++) {
         const res = await fetch(`${url}/dev/mailbox.json?to=${encodeURIComponent(email)}`);
@@ -215,8 +217,25 @@ async function signInByEmail(url: string, email: string, existing?: import('@key
       throw new Error(`no code for ${email} in the dev mailbox`);
     })();
   });
-  await keyway.authenticate(email, { method: 'otp_via_email' }).result;
+  try {
+    await keyway.authenticate(email, { method: 'otp_via_email' }).result;
+  } finally {
+    off();
+  }
   return keyway;
+}
+
+/** The current code of an authenticator app for a base32 key (RFC 6238: HMAC-SHA1, 30-second steps, 6 digits). */
+function totpCode(base32: string, at = Date.now()): string {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+  let bits = '';
+  for (const ch of base32.replace(/=+$/, '').toUpperCase()) bits += alphabet.indexOf(ch).toString(2).padStart(5, '0');
+  const key = Buffer.from((bits.match(/.{8}/g) ?? []).map((b) => parseInt(b, 2)));
+  const counter = Buffer.alloc(8);
+  counter.writeBigUInt64BE(BigInt(Math.floor(at / 30_000)));
+  const mac = createHmac('sha1', key).update(counter).digest();
+  const offset = (mac[mac.length - 1] ?? 0) & 0xf;
+  return String((mac.readUInt32BE(offset) & 0x7fffffff) % 1_000_000).padStart(6, '0');
 }
 
 describe('the quickstart against the local identity server', () => {
@@ -337,5 +356,50 @@ describe('the quickstart against the local identity server', () => {
     expect(await user?.getBucketAttributes()).toMatchObject({ basket: { items: ['tea'] } });
     // The read-only bucket is not writable with the person's own token (the guide's troubleshooting).
     await expect(user?.updateAttributes({ plan: 'pro' }, 'end_user_read_only')).rejects.toMatchObject({ httpcode: 403 });
+  }, 60_000);
+
+  it('enrols an authenticator app after the email code and accepts each recovery code once, as the MFA tutorial says', async () => {
+    const url = live?.url ?? '';
+    const email = `mfa-${Date.now()}@example.com`;
+    const keyway = await signInByEmail(url, email);
+    // The registration shows the key (in the otpauth:// URI and the QR code) and the recovery codes.
+    let registration: { key_uri: string; qr_code_data_b64: string; recovery_codes: string[] } | undefined;
+    keyway.on('totpKeyGenerated', (e) => {
+      registration = e;
+    });
+    const answer = (code: () => string) =>
+      keyway.on('codeRequested', (e) => {
+        if (e.kind === 'totp') e.submit(code());
+      });
+    let off = answer(() => totpCode(new URL(registration?.key_uri ?? 'otpauth://x').searchParams.get('secret') ?? ''));
+    await keyway.stepUp({ method: 'totp' }).result;
+    off();
+    expect(registration?.qr_code_data_b64.length).toBeGreaterThan(100);
+    expect(registration?.recovery_codes.length).toBeGreaterThan(0);
+    // `<LoggedIn withFactors={['otp_via_email', 'totp']}>` now shows the private area.
+    expect(keyway.user?.authenticatedMethods).toEqual(expect.arrayContaining(['otp_via_email', 'totp']));
+
+    // Next sign-in: no second registration, and a recovery code replaces the app's code once.
+    const recovery = registration?.recovery_codes[0] ?? '';
+    registration = undefined;
+    await keyway.logout();
+    await signInByEmail(url, email, keyway);
+    off = answer(() => recovery);
+    await keyway.stepUp({ method: 'totp' }).result;
+    off();
+    expect(registration).toBeUndefined();
+    expect(keyway.user?.authenticatedMethods).toContain('totp');
+
+    await keyway.logout();
+    await signInByEmail(url, email, keyway);
+    let refused = false;
+    const offWrong = keyway.on('incorrectCodeSubmitted', () => {
+      refused = true;
+    });
+    off = answer(() => (refused ? '' : recovery)); // an empty answer ends the flow after the refusal
+    await expect(keyway.stepUp({ method: 'totp' }).result).rejects.toThrow();
+    off();
+    offWrong();
+    expect(refused).toBe(true);
   }, 60_000);
 });
