@@ -98,7 +98,7 @@ describe('assistant', () => {
   it('answers a quick question with a streamed, cited answer from the docs, and keeps the conversation', async () => {
     const page = await context.newPage();
     await openPage(page, `${extractive.url}/docs/intro`);
-    await page.getByRole('button', { name: 'Ask the assistant' }).click();
+    await page.getByRole('button', { name: /^Ask AI/ }).click();
     const quick = panel(page).getByRole('list', { name: 'Quick questions' }).getByRole('button');
     expect(await quick.count()).toBe(3);
     expect(await panel(page).getByRole('link', { name: 'Contact us' }).getAttribute('href')).toMatch(/^https:\/\//);
@@ -123,7 +123,7 @@ describe('assistant', () => {
     const target = (await sources.first().getAttribute('href')) ?? '';
     await sources.first().click();
     await page.waitForURL((u) => target.startsWith(u.pathname));
-    await page.getByRole('button', { name: 'Ask the assistant' }).click();
+    await page.getByRole('button', { name: /^Ask AI/ }).click();
     await expect.poll(() => panel(page).locator('article').count()).toBe(2);
     await panel(page).getByRole('button', { name: 'Clear conversation' }).click();
     expect(await panel(page).locator('article').count()).toBe(0);
@@ -152,7 +152,7 @@ describe('assistant', () => {
       void d.dismiss();
     });
     await openPage(page, `${withModel.url}/docs/intro`);
-    await page.getByRole('button', { name: 'Ask the assistant' }).click();
+    await page.getByRole('button', { name: /^Ask AI/ }).click();
     const input = panel(page).getByRole('textbox', { name: 'Your question' });
     const evil = '<img src=x onerror="window.pwned=5"><script>window.pwned=6</script>';
     await input.fill(evil);
@@ -201,7 +201,7 @@ describe('assistant', () => {
     const optionText = await page.getByRole('listbox').textContent();
     expect(optionText).not.toContain(`${gatedTitle} ›`);
     await page.keyboard.press('Escape');
-    await page.getByRole('button', { name: 'Ask the assistant' }).click();
+    await page.getByRole('button', { name: /^Ask AI/ }).click();
     await panel(page).getByRole('textbox', { name: 'Your question' }).fill(`How does ${gatedTitle.toLowerCase()} work?`);
     await page.keyboard.press('Enter');
     await expect.poll(() => lastAnswer(page).getAttribute('data-status')).toBe('done');

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Config } from '@docusaurus/types';
 import type * as Preset from '@docusaurus/preset-classic';
-import { themes as prismThemes } from 'prism-react-renderer';
+import { accessibleGithub } from './src/prismTheme';
 import { announcementFromEnv, announcementResetPlugin } from './plugins/announcement';
 import analyticsPlugin from './plugins/analytics';
 import postBuildPlugin from './plugins/postbuild';
@@ -32,7 +32,6 @@ const config: Config = {
     format: 'detect',
     hooks: { onBrokenMarkdownLinks: 'throw', onBrokenMarkdownImages: 'throw' },
   },
-  // Rspack + SWC + Lightning CSS: several times faster than webpack on a 2-core machine.
   // v4 flags on, except storage namespacing: the stored keys are part of the spec (`docusaurus.tab.<groupId>`, …).
   future: {
     v4: {
@@ -42,7 +41,19 @@ const config: Config = {
       fasterByDefault: true,
       mdx1CompatDisabledByDefault: true,
     },
-    faster: true,
+    // Rspack + SWC + Lightning CSS, without Rspack's persistent cache: it kept serving a stale bundle without the
+    // analytics client module after the build-time environment changed (seen with two builds in a row).
+    faster: {
+      swcJsLoader: true,
+      swcJsMinimizer: true,
+      swcHtmlMinimizer: true,
+      lightningCssMinimizer: true,
+      mdxCrossCompilerCache: true,
+      rspackBundler: true,
+      rspackPersistentCache: false,
+      ssgWorkerThreads: true,
+      gitEagerVcs: true,
+    },
   },
 
   i18n: {
@@ -107,7 +118,7 @@ const config: Config = {
         { to: '/docs/identity-protection/onboarding', label: 'Identity Protection', position: 'left', activeBaseRegex: '^/docs/identity-protection' },
         { to: '/docs/gate/getting-started', label: 'Gate', position: 'left', activeBaseRegex: '^/docs/gate' },
         // The overview and operation pages are the `api` docs instance (./plugins/api-reference).
-        { type: 'docSidebar', sidebarId: 'api', docsPluginId: 'api', label: 'API Reference', position: 'left' },
+        { to: '/docs/api', label: 'API Reference', position: 'left', activeBaseRegex: '^/docs/(api|category/api)(/|$)' },
         { type: 'docsVersionDropdown', position: 'right' },
         { type: 'localeDropdown', position: 'right' },
         { type: 'search', position: 'right' },
@@ -151,7 +162,7 @@ const config: Config = {
       copyright: `Copyright © 2025 Keyway`,
     },
     prism: {
-      theme: prismThemes.github,
+      theme: accessibleGithub,
       // Beyond prism-react-renderer's built-in set (which has json, yaml, python, go, sql, css): what the docs use often.
       additionalLanguages: ['bash', 'php', 'toml', 'hcl'],
     },

@@ -10,6 +10,7 @@
 //   site/docs/api/_generated/  the `api` instance: index.mdx (from site/docs/api/_overview.mdx) and <tag>/<slug>.mdx
 //   site/docs/api/categories/  the category pages of the public instance
 // The public instance skips `_`-prefixed folders by default, so the operation pages are not part of it.
+import { keepPublicDocsRuleOff } from '../docs-instances';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { SidebarsConfig } from '@docusaurus/plugin-content-docs';
@@ -104,19 +105,11 @@ export function categoriesSidebar(): SidebarItemConfig[] {
 
 /** Keeps the public instance's MDX rule off the `api` instance's folder (both rules would strip the pages' metadata). */
 function mdxRuleSplitPlugin(context: LoadContext): Plugin {
-  const docsDir = path.join(context.siteDir, 'docs') + path.sep;
   const refDir = path.join(context.siteDir, 'docs', 'api', REFERENCE_DIR) + path.sep;
   return {
     name: 'keyway-api-reference',
     configureWebpack(config) {
-      let found = false;
-      for (const rule of config.module?.rules ?? []) {
-        if (!rule || typeof rule !== 'object' || !Array.isArray(rule.include) || !rule.include.includes(docsDir)) continue;
-        const exclude = rule.exclude === undefined ? [] : Array.isArray(rule.exclude) ? rule.exclude : [rule.exclude];
-        rule.exclude = [...exclude, refDir];
-        found = true;
-      }
-      if (!found) throw new Error(`API reference: no MDX rule of the public docs (${docsDir}) to keep off ${refDir}`);
+      keepPublicDocsRuleOff(config, context.siteDir, [refDir], 'API reference');
       return {};
     },
   };

@@ -2,24 +2,17 @@ import path from 'node:path';
 import type { LoadContext, Plugin, PluginConfig } from '@docusaurus/types';
 import { GATED_SECTIONS } from './config';
 import { writeGateManifest } from './manifest';
+import { keepPublicDocsRuleOff } from '../docs-instances';
 
 /** Records which build files belong only to gated routes (read by the docs server, never served). */
 function gateManifestPlugin(context: LoadContext): Plugin {
-  const docsDir = path.join(context.siteDir, 'docs') + path.sep;
   const gatedDirs = GATED_SECTIONS.map((s) => path.join(context.siteDir, 'docs', s.dir) + path.sep);
   return {
     name: 'keyway-gate-manifest',
     // The public docs instance's MDX rule covers all of docs/; the gated folders are compiled by their own instances
     // only (with both rules, their pages would lose their metadata).
     configureWebpack(config) {
-      let found = false;
-      for (const rule of config.module?.rules ?? []) {
-        if (!rule || typeof rule !== 'object' || !Array.isArray(rule.include) || !rule.include.includes(docsDir)) continue;
-        const exclude = rule.exclude === undefined ? [] : Array.isArray(rule.exclude) ? rule.exclude : [rule.exclude];
-        rule.exclude = [...exclude, ...gatedDirs];
-        found = true;
-      }
-      if (!found) throw new Error(`gate: no MDX rule of the public docs (${docsDir}) to keep off the gated folders`);
+      keepPublicDocsRuleOff(config, context.siteDir, gatedDirs, 'gate');
       return {};
     },
     async postBuild({ outDir }) {
