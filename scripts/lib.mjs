@@ -63,6 +63,7 @@ function hashTree(hash, dir, skip) {
   for (const entry of entries) {
     const abs = path.join(dir, entry.name);
     if (skip.some((s) => abs === s || abs.startsWith(s + path.sep)) || entry.name === 'node_modules') continue;
+    if (entry.name.startsWith('.docusaurus')) continue; // generated-files folders of any build
     if (entry.isDirectory()) hashTree(hash, abs, skip);
     else if (entry.isFile()) hash.update(path.relative(root, abs)).update('\0').update(fs.readFileSync(abs)).update('\0');
   }
@@ -71,11 +72,12 @@ function hashTree(hash, dir, skip) {
 /** A fingerprint of everything the site build is made from: sources, the API contract, the SDK and the build settings. */
 export function siteFingerprint() {
   const hash = createHash('sha256');
+  // Outputs and generated inputs (derived from the API contract and the SDK source, which are hashed themselves).
   const skip = [
     siteBuild,
-    path.join(root, 'site', '.docusaurus'),
     path.join(root, 'site', 'docs', 'access', 'sdk'),
-    path.join(root, 'site', 'docs', 'api', 'category'),
+    path.join(root, 'site', 'docs', 'api', '_generated'),
+    path.join(root, 'site', 'docs', 'api', 'categories'),
     path.join(root, 'site', 'test'),
   ];
   const inputs = [
