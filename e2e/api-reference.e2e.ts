@@ -3,9 +3,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { hydrated, isolatedContext, launchBrowser, openPage } from './browser';
+import type { Page } from 'playwright-core';
+import { describe, expect, inject, it } from 'vitest';
+import { hydrated, useSharedContext, openPage } from './browser';
 import { ApiSpec } from '../site/plugins/api-reference/spec';
 import { repoRoot, siteBuild } from './paths';
 
@@ -14,17 +14,7 @@ const apiUrl = inject('apiUrl');
 const orgId = inject('orgId');
 const apiKey = inject('apiKey');
 
-let browser: Browser;
-let context: BrowserContext;
-
-beforeAll(async () => {
-  browser = await launchBrowser();
-  context = await isolatedContext(browser);
-});
-afterAll(async () => {
-  await context?.close();
-  await browser?.close();
-});
+const context = useSharedContext();
 
 async function openTryIt(page: Page, route: string): Promise<void> {
   await openPage(page, docsUrl + route);
@@ -34,7 +24,7 @@ async function openTryIt(page: Page, route: string): Promise<void> {
 
 describe('try-it', () => {
   it('sends a management call (GET /persons) with the org id and API key and shows the answer', async () => {
-    const page = await context.newPage();
+    const page = await context().newPage();
     await openTryIt(page, '/docs/api/get-persons');
     await page.getByLabel('Organization id (Keyway-OrgID)').fill(orgId);
     await page.getByLabel('API key (Keyway-API-Key)').fill(apiKey);
@@ -52,7 +42,7 @@ describe('try-it', () => {
   });
 
   it('sends an SDK call (POST /persons/anonymous) and shows the token it answers', async () => {
-    const page = await context.newPage();
+    const page = await context().newPage();
     await openTryIt(page, '/docs/api/post-persons-anonymous');
     await page.getByLabel('Organization id (Keyway-OrgID)').fill(orgId);
     await page.getByRole('button', { name: 'Send request' }).click();
@@ -71,7 +61,7 @@ describe('try-it', () => {
   });
 
   it('explains bad input instead of sending it', async () => {
-    const page = await context.newPage();
+    const page = await context().newPage();
     await openTryIt(page, '/docs/api/get-persons-person-id');
     await page.getByLabel('person_id (path, required)').fill('');
     await page.getByRole('button', { name: 'Send request' }).click();
@@ -96,7 +86,7 @@ describe('pages', () => {
   });
 
   it('an operation page has its tables, samples and the api sidebar grouped by tag', async () => {
-    const page = await context.newPage();
+    const page = await context().newPage();
     await openPage(page, `${docsUrl}/docs/api/post-persons`);
     expect(await page.locator('h1').textContent()).toBe('Create a new person');
     expect(await page.locator('table').count()).toBeGreaterThanOrEqual(3);
@@ -110,7 +100,7 @@ describe('pages', () => {
   });
 
   it('the overview and a category page link to the operations', async () => {
-    const page = await context.newPage();
+    const page = await context().newPage();
     await openPage(page, `${docsUrl}/docs/category/api/person-consents`);
     const links = await page.locator('article table a').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
     expect(links).toContain('/docs/api/get-persons-person-id-consent-gdpr');
@@ -124,7 +114,7 @@ describe('pages', () => {
 describe('weight', () => {
   /** Every script a page runs before it is interactive (prefetches of linked pages excluded), with their bodies. */
   async function firstLoad(route: string): Promise<{ bytes: number; gzip: number; text: string }> {
-    const page = await context.newPage();
+    const page = await context().newPage();
     const files = new Set<string>();
     page.on('request', (r) => {
       const u = new URL(r.url());

@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from 'vitest';
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
 
 const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -39,4 +40,25 @@ export async function openPage(page: Page, url: string): Promise<void> {
 
 export async function hydrated(page: Page): Promise<void> {
   await page.locator('html[data-has-hydrated="true"]').waitFor({ state: 'attached', timeout: 15_000 });
+}
+
+/**
+ * One browser and one isolated context shared by the tests of a file, opened before them and closed after them.
+ * Returns the context's getter (it exists once the file's tests run).
+ */
+export function useSharedContext(options: BrowserContextOptions = {}): () => BrowserContext {
+  let browser: Browser | undefined;
+  let context: BrowserContext | undefined;
+  beforeAll(async () => {
+    browser = await launchBrowser();
+    context = await isolatedContext(browser, options);
+  });
+  afterAll(async () => {
+    await context?.close();
+    await browser?.close();
+  });
+  return () => {
+    if (!context) throw new Error('the shared browser context is opened in beforeAll: use it inside tests');
+    return context;
+  };
 }

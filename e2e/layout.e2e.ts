@@ -1,22 +1,12 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { Browser, BrowserContext } from 'playwright-core';
-import { isolatedContext, launchBrowser, openPage } from './browser';
+import { describe, expect, inject, it } from 'vitest';
+import { useSharedContext, openPage } from './browser';
 
 const base = inject('docsUrl');
-let browser: Browser;
-let context: BrowserContext;
-
-beforeAll(async () => {
-  browser = await launchBrowser();
-  context = await isolatedContext(browser, { viewport: { width: 1280, height: 900 } });
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const context = useSharedContext({ viewport: { width: 1280, height: 900 } });
 
 describe('navbar and footer', () => {
   it('has the navbar of the spec, in order, with the console sign-up link external', async () => {
-    const page = await context.newPage();
+    const page = await context().newPage();
     await openPage(page, `${base}/docs/intro`);
     const links = await page.locator('.theme-layout-navbar-left a.navbar__link').evaluateAll((as) =>
       as.map((a) => [a.textContent?.trim(), a.getAttribute('href')]),
@@ -37,7 +27,7 @@ describe('navbar and footer', () => {
   });
 
   it('shows the locale dropdown everywhere and the version dropdown (Next) on doc pages only', async () => {
-    const page = await context.newPage();
+    const page = await context().newPage();
     await openPage(page, `${base}/docs/intro`);
     const right = page.locator('.navbar__items--right');
     expect(await right.locator('.dropdown > .navbar__link').first().textContent()).toBe('English');
@@ -49,7 +39,7 @@ describe('navbar and footer', () => {
   });
 
   it('has the footer of the spec', async () => {
-    const page = await context.newPage();
+    const page = await context().newPage();
     await openPage(page, `${base}/`);
     const footer = page.locator('footer');
     expect(await footer.getByText('Copyright © 2025 Keyway').isVisible()).toBe(true);
@@ -61,7 +51,7 @@ describe('navbar and footer', () => {
   });
 
   it('uses the docs sidebar on docs pages and the api sidebar on API pages, neither hideable, no breadcrumbs', async () => {
-    const page = await context.newPage();
+    const page = await context().newPage();
     await openPage(page, `${base}/docs/intro`);
     const sidebar = page.locator('nav[aria-label="Docs sidebar"]');
     expect(await sidebar.getByRole('link', { name: 'Introduction' }).first().getAttribute('href')).toBe('/docs/intro');
@@ -76,7 +66,7 @@ describe('navbar and footer', () => {
   });
 
   it('lists h2 to h4 in the table of contents', async () => {
-    const page = await context.newPage();
+    const page = await context().newPage();
     await openPage(page, `${base}/docs/intro`);
     const toc = await page.locator('.table-of-contents a').allTextContents();
     expect(toc).toEqual(['The three products', 'Where to go next', 'Conventions in these docs']);

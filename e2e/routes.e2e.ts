@@ -1,22 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { Browser, BrowserContext } from 'playwright-core';
-import { isolatedContext, launchBrowser, openPage } from './browser';
+import { describe, expect, inject, it } from 'vitest';
+import { useSharedContext, openPage } from './browser';
 import { repoRoot, routeContract } from './paths';
 
 const base = inject('docsUrl');
 const routes = routeContract();
-let browser: Browser;
-let context: BrowserContext;
-
-beforeAll(async () => {
-  browser = await launchBrowser();
-  context = await isolatedContext(browser);
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const context = useSharedContext();
 
 const h1Of = (html: string) => html.match(/<h1[^>]*>([\s\S]*?)<\/h1>/)?.[1]?.replace(/<[^>]+>/g, '').trim() ?? '';
 
@@ -59,7 +49,7 @@ describe('the route contract', () => {
   });
 
   it('/docs lands on the introduction', async () => {
-    const page = await context.newPage();
+    const page = await context().newPage();
     const res = await page.goto(`${base}/docs`);
     expect(res?.status()).toBe(200);
     await page.waitForURL(`${base}/docs/intro`);
@@ -68,7 +58,7 @@ describe('the route contract', () => {
   });
 
   it('renders the H1 of a page of each section in the browser, with the documented title format', async () => {
-    const page = await context.newPage();
+    const page = await context().newPage();
     const samples = ['/', '/login', '/docs/intro', '/docs/access', '/docs/gate/getting-started', '/docs/identity-protection/onboarding', '/docs/api', '/docs/category/api/persons'];
     for (const route of samples) {
       const res = await page.goto(base + route);
@@ -83,7 +73,7 @@ describe('the route contract', () => {
 
 describe('not found and redirects', () => {
   it('shows the not-found page with status 404 for an unknown path', async () => {
-    const page = await context.newPage();
+    const page = await context().newPage();
     const res = await page.goto(`${base}/docs/no-such-page`);
     expect(res?.status()).toBe(404);
     await expect.poll(() => page.locator('h1').first().textContent()).toBe('Page Not Found');
@@ -103,7 +93,7 @@ describe('not found and redirects', () => {
       expect(res.status, from).toBe(301);
       expect(res.headers.get('location'), from).toBe(to);
     }
-    const page = await context.newPage();
+    const page = await context().newPage();
     await openPage(page, `${base}/docs/intro.html`);
     expect(new URL(page.url()).pathname).toBe('/docs/intro');
     await page.close();
