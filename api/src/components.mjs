@@ -110,6 +110,9 @@ export const responses = {
   MessageNotSent: errorResponse('The e-mail with the code or link could not be handed to the mail server; nothing was sent.', {
     not_sent: [502, 'the e-mail could not be sent: try again later', 'SMTP server unreachable or refusing'],
   }),
+  ProviderUnavailable: errorResponse('The identity provider could not be reached or refused the call; nothing was changed, try again later.', {
+    provider_failed: [502, 'the identity provider https://accounts.example.com could not revoke the token: it cannot be reached', 'Provider down'],
+  }),
   NotFound: errorResponse('The object does not exist in this organization.', {
     not_found: [404, 'not found', 'Unknown id or name'],
   }),

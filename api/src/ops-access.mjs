@@ -13,8 +13,10 @@ const CLIENT = {
 };
 const UI = { logo_url: 'https://cdn.example.com/logo.svg', primary_color: '#1f6feb', title: 'Sign in to Acme Docs', factors: ['otp_via_email', 'webauthn'], show_keyway_branding: false };
 const SSO_TOKEN = {
-  person_id: PERSON_ID, client_id: '1234567890-abc.apps.example.com', provider: 'google', access_token: 'ya29.a0AfB_example',
-  refresh_token: '1//0g-example', id_token: USER_TOKEN, expires_at: '2026-03-14T10:26:53Z',
+  id: '5f0c6a8e-8a6b-4c5e-9c1d-2f7b3e4a5d6c', person_id: PERSON_ID, client_id: '1234567890-abc.apps.example.com', provider: 'google',
+  issuer: 'https://accounts.google.com', subject: '110248495921238986420', scopes: ['openid', 'email', 'https://www.googleapis.com/auth/calendar.readonly'],
+  token_type: 'Bearer', access_token: 'ya29.a0AfB_example', refresh_token: '1//0g-example', id_token: USER_TOKEN,
+  expires_at: '2026-03-14T10:26:53Z', created_at: CREATED_AT, updated_at: '2026-03-14T09:26:53Z', revoked_at: null,
 };
 
 /** @type {import('./operation.mjs').OpSpec[]} */
@@ -106,31 +108,51 @@ this answer. Redirect URIs must be absolute and match exactly at authorization t
   // ---------- SSO provider tokens ----------
   {
     ...mgmt, method: 'get', path: '/sso/oidc/tokens', id: 'listSsoOidcTokens', tags: ['sso'],
-    params: [{ name: 'person_id', in: 'query', required: true, description: 'Whose provider tokens to return.', schema: ref('PersonId') }, 'Limit', 'Offset'],
+    params: [
+      { name: 'person_id', in: 'query', required: true, description: 'Whose provider tokens to return.', schema: ref('PersonId') },
+      { name: 'include_revoked', in: 'query', required: false, description: 'Also list revoked entries (without token values).', schema: { type: 'boolean', default: false } },
+      'Limit', 'Offset',
+    ],
     summary: 'Get OIDC tokens',
-    description: 'Returns the tokens identity providers issued to a person during OIDC sign-ins, so your back end can call the provider\'s APIs on their behalf.',
+    description: `
+Returns the tokens identity providers issued to a person during OIDC sign-ins (access token, refresh token when the
+provider gave one, ID token, expiry, scopes), so your back end can call the provider's APIs on their behalf. One entry
+per OIDC client: each sign-in replaces the tokens of the previous one. Values are stored encrypted and are returned
+only here. An unknown person answers 404.`,
     ok: { schema: arrayOf(ref('SsoOidcToken')), example: [SSO_TOKEN], paginated: true },
+    errors: ['NotFound'],
   },
   {
     ...mgmt, method: 'post', path: '/sso/oidc/tokens/query', id: 'querySsoOidcTokens', tags: ['sso'],
     summary: 'Query tokens obtained through SSO with OIDC',
-    description: 'Like `GET /sso/oidc/tokens` with the selection in the body, optionally narrowed to one provider or client; keeps person ids out of URLs and logs.',
+    description: 'Like `GET /sso/oidc/tokens` with the selection in the body, optionally narrowed to one provider or client; keeps person ids out of URLs and logs. An unknown person answers 404.',
     body: { schema: ref('SsoOidcTokenQuery'), example: { person_id: PERSON_ID, provider: 'google' } },
     ok: { schema: arrayOf(ref('SsoOidcToken')), example: [SSO_TOKEN] },
+    errors: ['NotFound'],
     consistency: false,
   },
   {
     ...mgmt, method: 'post', path: '/sso/oidc/tokens/revoke', id: 'revokeSsoOidcTokenLegacy', tags: ['sso'], deprecated: true,
     summary: '(Deprecated) Revoke an OAuth token obtained through SSO with OIDC',
-    description: 'Revokes one provider token given by value. Deprecated: use `/sso/oidc/tokens/revoke/v2`, which revokes by person and client without handling token values.',
+    description: `
+Revokes the stored tokens that the given access or refresh token belongs to, at the provider (RFC 7009, when it has a
+revocation endpoint) and here. A value that is not a live stored token of that client answers 404. Deprecated: use
+\`/sso/oidc/tokens/revoke/v2\`, which revokes by person and client without handling token values.`,
     body: { schema: ref('SsoOidcTokenRevokeLegacy'), example: { token: 'ya29.a0AfB_example', client_id: '1234567890-abc.apps.example.com' } },
     ok: { status: 204, description: 'Revoked.' },
+    errors: ['NotFound', 'ProviderUnavailable'],
   },
   {
     ...mgmt, method: 'post', path: '/sso/oidc/tokens/revoke/v2', id: 'revokeSsoOidcTokens', tags: ['sso'],
     summary: 'Revoke an OAuth token obtained through SSO with OIDC',
-    description: 'Revokes at the provider, and forgets, the tokens a person obtained through one OIDC client. The person signs in with that provider again next time.',
+    description: `
+Revokes the tokens a person obtained through one OIDC client: the refresh token and then the access token are revoked
+at the provider (RFC 7009) when it publishes a revocation endpoint, then their values are forgotten and the entry is
+marked revoked. \`revoked\` counts the entries revoked (0 when none was live); \`revoked_at_provider\` tells whether the
+provider was called. When the provider cannot be reached or refuses, nothing changes and the answer is 502. An unknown
+person, or a client that is neither configured nor has stored tokens, answers 404.`,
     body: { schema: ref('SsoOidcTokenRevoke'), example: { person_id: PERSON_ID, client_id: '1234567890-abc.apps.example.com' } },
-    ok: { schema: open({ revoked: { type: 'integer', minimum: 0 } }, ['revoked']), example: { revoked: 1 } },
+    ok: { schema: open({ revoked: { type: 'integer', minimum: 0 }, revoked_at_provider: { type: 'boolean' } }, ['revoked', 'revoked_at_provider']), example: { revoked: 1, revoked_at_provider: true } },
+    errors: ['NotFound', 'ProviderUnavailable'],
   },
 ];

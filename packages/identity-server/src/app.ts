@@ -17,6 +17,7 @@ import { registerWebhookRoutes } from './routes/webhooks.js';
 import { registerBulkImportRoutes } from './routes/bulk-import.js';
 import { registerOrgConfigRoutes } from './routes/org-config.js';
 import { registerSsoRoutes } from './routes/sso.js';
+import { registerSsoTokenRoutes } from './routes/sso-tokens.js';
 import './routes/webauthn.js';
 import { registerWellKnownRoutes } from './routes/wellknown.js';
 
@@ -263,6 +264,7 @@ export async function buildApp(ctx: Ctx, opts: AppOptions): Promise<FastifyInsta
     registerWebhookRoutes(app, ctx);
     registerBulkImportRoutes(app, ctx);
     registerOrgConfigRoutes(app, ctx);
+    registerSsoTokenRoutes(app, ctx);
   }
   registerWellKnownRoutes(app, ctx);
   if (ctx.devMode) registerDevRoutes(app, ctx);

@@ -3,20 +3,32 @@ import type { AddressInfo } from 'node:net';
 import Provider from 'oidc-provider';
 
 /** A real OpenID Provider (node-oidc-provider with its development login pages) on loopback, for SSO tests. */
-export async function startOidcIdp(redirectUri: string, account: { sub: string; email: string }) {
+export async function startOidcIdp(redirectUri: string, account: { sub: string; email: string }, opts: { clientId?: string; revocation?: boolean; emailOf?: (sub: string) => string } = {}) {
   const server = http.createServer();
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const client = { client_id: 'keyway-sso', client_secret: 'sso-client-secret-for-tests-0123456789' };
+  const client = { client_id: opts.clientId ?? 'keyway-sso', client_secret: 'sso-client-secret-for-tests-0123456789' };
   const provider = new Provider(issuer, {
-    clients: [{ ...client, redirect_uris: [redirectUri], grant_types: ['authorization_code'], response_types: ['code'], token_endpoint_auth_method: 'client_secret_basic' }],
-    findAccount: async (_ctx: unknown, sub: string) => ({ accountId: sub, claims: async () => ({ sub, email: account.email, email_verified: true }) }),
+    clients: [{ ...client, redirect_uris: [redirectUri], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'client_secret_basic' }],
+    findAccount: async (_ctx: unknown, sub: string) => ({ accountId: sub, claims: async () => ({ sub, email: opts.emailOf?.(sub) ?? account.email, email_verified: true }) }),
     claims: { openid: ['sub'], email: ['email', 'email_verified'] },
-    features: { devInteractions: { enabled: true } },
+    features: { devInteractions: { enabled: true }, revocation: { enabled: opts.revocation ?? true } },
+    // A refresh token at every code exchange of a client allowed the grant (no offline_access consent dance needed).
+    issueRefreshToken: async (_ctx: unknown, c: { grantTypeAllowed(t: string): boolean }) => c.grantTypeAllowed('refresh_token'),
     cookies: { keys: ['oidc-test-cookie-key'] },
   });
   server.on('request', provider.callback());
-  return { issuer, ...client, close: () => new Promise<void>((r) => server.close(() => r())) };
+  const basic = `Basic ${Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64')}`;
+  return {
+    issuer,
+    ...client,
+    /** Whether the provider still accepts the access token (its userinfo endpoint answers 200). */
+    accessTokenWorks: async (accessToken: string) => (await fetch(`${issuer}/me`, { headers: { authorization: `Bearer ${accessToken}` } })).status === 200,
+    /** Whether the provider still accepts the refresh token (a refresh grant succeeds). */
+    refreshTokenWorks: async (refreshToken: string) =>
+      (await fetch(`${issuer}/token`, { method: 'POST', headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken }) })).status === 200,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
 }
 
 /**

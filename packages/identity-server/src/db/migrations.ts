@@ -259,6 +259,55 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
           .execute();
       },
     },
+    '0008_sso_oidc_tokens': {
+      async up(db: Kysely<any>) {
+        await db.schema
+          .createTable('sso_oidc_tokens')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('org_id', 'text', (c) => c.notNull())
+          .addColumn('person_id', 'text', (c) => c.notNull().references('persons.id').onDelete('cascade'))
+          .addColumn('provider', 'text', (c) => c.notNull())
+          .addColumn('client_id', 'text', (c) => c.notNull())
+          .addColumn('issuer', 'text', (c) => c.notNull())
+          .addColumn('subject', 'text', (c) => c.notNull())
+          .addColumn('scopes', 'text', (c) => c.notNull().defaultTo('[]'))
+          .addColumn('token_type', 'text', (c) => c.notNull())
+          .addColumn('sealed_tokens', 'text')
+          .addColumn('access_token_sha256', 'text')
+          .addColumn('refresh_token_sha256', 'text')
+          .addColumn('expires_at', 'text')
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .addColumn('updated_at', 'text', (c) => c.notNull())
+          .addColumn('revoked_at', 'text')
+          .addUniqueConstraint('sso_oidc_tokens_person_client', ['org_id', 'person_id', 'client_id'])
+          .execute();
+        await db.schema.createIndex('sso_oidc_tokens_access').on('sso_oidc_tokens').columns(['org_id', 'access_token_sha256']).execute();
+        await db.schema.createIndex('sso_oidc_tokens_refresh').on('sso_oidc_tokens').columns(['org_id', 'refresh_token_sha256']).execute();
+      },
+    },
+    '0009_oauth_refresh_tokens': {
+      async up(db: Kysely<any>) {
+        await db.schema
+          .createTable('oauth_refresh_tokens')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('family_id', 'text', (c) => c.notNull())
+          .addColumn('org_id', 'text', (c) => c.notNull())
+          .addColumn('client_id', 'text', (c) => c.notNull())
+          .addColumn('person_id', 'text', (c) => c.notNull().references('persons.id').onDelete('cascade'))
+          .addColumn('scope', 'text', (c) => c.notNull())
+          .addColumn('authentications', 'text', (c) => c.notNull())
+          .addColumn('secret_sha256', 'text', (c) => c.notNull())
+          .addColumn('status', 'text', (c) => c.notNull())
+          .addColumn('access_jti', 'text', (c) => c.notNull())
+          .addColumn('access_expires_at', 'text', (c) => c.notNull())
+          .addColumn('expires_at', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .addColumn('used_at', 'text')
+          .execute();
+        await db.schema.createIndex('oauth_refresh_tokens_family').on('oauth_refresh_tokens').column('family_id').execute();
+        await db.schema.createIndex('oauth_refresh_tokens_subject').on('oauth_refresh_tokens').columns(['client_id', 'person_id']).execute();
+      },
+    },
   };
 }
 

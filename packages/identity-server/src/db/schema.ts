@@ -220,7 +220,58 @@ export interface MonthlyActiveTable {
   person_id: string;
 }
 
+/** Tokens an OIDC identity provider issued to a person at an SSO sign-in (one row per organization, person and client). */
+export interface SsoOidcTokenTable {
+  id: string;
+  org_id: string;
+  person_id: string;
+  provider: string;
+  client_id: string;
+  issuer: string;
+  /** `sub` of the person at the provider. */
+  subject: string;
+  /** JSON array of the granted scopes. */
+  scopes: string;
+  token_type: string;
+  /** AES-256-GCM sealed JSON `{access_token, refresh_token?, id_token?}` (see Sealer); null once revoked. */
+  sealed_tokens: string | null;
+  /** sha256 of the access and refresh tokens, to find a token by value (deprecated revoke). */
+  access_token_sha256: string | null;
+  refresh_token_sha256: string | null;
+  expires_at: string | null;
+  created_at: string;
+  updated_at: string;
+  revoked_at: string | null;
+}
+
+/**
+ * Refresh tokens of the hosted login's OAuth2 clients. Each use rotates the token: the used one is kept (status `used`)
+ * so that a second use is recognized as reuse, which revokes the whole family (every token descending from one grant).
+ */
+export interface OAuthRefreshTokenTable {
+  id: string;
+  family_id: string;
+  org_id: string;
+  client_id: string;
+  person_id: string;
+  scope: string;
+  /** JSON: the authentications of the original grant. */
+  authentications: string;
+  /** sha256 of the secret part of the token. */
+  secret_sha256: string;
+  /** `active`, `used` (rotated) or `revoked`. */
+  status: string;
+  /** The access token issued together with this refresh token (revoked when the family is). */
+  access_jti: string;
+  access_expires_at: string;
+  expires_at: string;
+  created_at: string;
+  used_at: string | null;
+}
+
 export interface Database {
+  sso_oidc_tokens: SsoOidcTokenTable;
+  oauth_refresh_tokens: OAuthRefreshTokenTable;
   monthly_active: MonthlyActiveTable;
   external_credentials: ExternalCredentialTable;
   subject_revocations: SubjectRevocationTable;

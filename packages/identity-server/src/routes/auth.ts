@@ -9,6 +9,7 @@ import { escapeHtml } from '../mailer.js';
 import { addHandle, createPerson, findPersonByHandle, getPerson, issueToken, resolveSignInPerson, type PersonRow } from '../persons.js';
 import * as S from '../schemas.js';
 import { writeBuckets } from './me.js';
+import { storeIdpTokens, type PendingIdpTokens } from '../sso-tokens.js';
 import { hashSecret, newOtpCode, newSecret, sameDigest } from '../secrets.js';
 import type { UserTokenClaims } from '../tokens.js';
 
@@ -147,11 +148,15 @@ export async function resolveChallengePerson(ctx: Ctx, row: ChallengeRow): Promi
 /** Signs the person of a completed challenge in and returns the token. */
 export async function finishSignIn(ctx: Ctx, row: ChallengeRow, method: string): Promise<string> {
   const resolved = await resolveChallengePerson(ctx, row);
-  const fromProvider = challengeData(row).sso_attributes;
+  const data = challengeData(row);
+  const fromProvider = data.sso_attributes;
   if (fromProvider && typeof fromProvider === 'object') {
     await writeBuckets(ctx, resolved.person.id, { end_user_read_only: fromProvider as Record<string, unknown> }, false, 'admin');
   }
-  return issueToken(ctx, resolved.person, { method, handle: rowHandle(row)?.value }, { firstToken: resolved.created, previous: resolved.previous, oid: row.org_id });
+  const token = await issueToken(ctx, resolved.person, { method, handle: rowHandle(row)?.value }, { firstToken: resolved.created, previous: resolved.previous, oid: row.org_id });
+  // Tokens the OIDC provider issued at this sign-in: kept for the person (GET /sso/oidc/tokens).
+  if (data.idp_tokens) await storeIdpTokens(ctx, row.org_id, row.id, resolved.person.id, data.idp_tokens as PendingIdpTokens);
+  return token;
 }
 
 export function sendCode(ctx: Ctx, org: Org, handle: Handle, code: string, purpose: 'sign-in' | 'recovery'): Promise<void> {

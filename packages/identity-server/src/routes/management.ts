@@ -261,7 +261,7 @@ export function registerManagementRoutes(app: FastifyInstance, ctx: Ctx): void {
     const org = await admin(req);
     const p = await orgPerson(ctx, org, req.params.person_id);
     await ctx.db.transaction().execute(async (trx) => {
-      for (const t of ['handles', 'credentials', 'attributes', 'consents'] as const) await trx.deleteFrom(t).where('person_id', '=', p.id).execute();
+      for (const t of ['handles', 'credentials', 'attributes', 'consents', 'person_grants', 'sso_oidc_tokens', 'oauth_refresh_tokens'] as const) await trx.deleteFrom(t).where('person_id', '=', p.id).execute();
       await trx.deleteFrom('persons').where('id', '=', p.id).execute();
     });
     await ctx.webhooks.emit(org.id, 'PersonDeleted_v1', { person_id: p.id });
@@ -540,9 +540,9 @@ export function registerManagementRoutes(app: FastifyInstance, ctx: Ctx): void {
     if (subs.length) throw conflict(`organization "${org.id}" has ${subs.length} suborganization${subs.length > 1 ? 's' : ''} (${subs.map((x) => x.id).join(', ')}): delete them first`);
     await ctx.db.transaction().execute(async (trx) => {
       const persons = trx.selectFrom('persons').select('id').where('org_id', '=', org.id);
-      for (const t of ['credentials', 'attributes', 'consents', 'person_grants'] as const) await trx.deleteFrom(t).where('person_id', 'in', persons).execute();
+      for (const t of ['credentials', 'attributes', 'consents', 'person_grants', 'sso_oidc_tokens', 'oauth_refresh_tokens'] as const) await trx.deleteFrom(t).where('person_id', 'in', persons).execute();
       await trx.deleteFrom('webhook_triggers').where('webhook_id', 'in', trx.selectFrom('webhooks').select('id').where('org_id', '=', org.id)).execute();
-      for (const t of ['handles', 'persons', 'groups', 'rbac_permissions', 'rbac_roles', 'org_attributes', 'webhooks', 'webhook_deliveries', 'external_credentials', 'monthly_active', 'challenges', 'events', 'mailbox'] as const) {
+      for (const t of ['handles', 'persons', 'groups', 'rbac_permissions', 'rbac_roles', 'org_attributes', 'webhooks', 'webhook_deliveries', 'external_credentials', 'monthly_active', 'challenges', 'events', 'mailbox', 'sso_oidc_tokens', 'oauth_refresh_tokens'] as const) {
         await trx.deleteFrom(t).where('org_id', '=', org.id).execute();
       }
       await trx.deleteFrom('organizations').where('id', '=', org.id).execute();

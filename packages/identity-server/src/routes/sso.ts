@@ -10,6 +10,7 @@ import { parseHandle } from '../handles.js';
 import { escapeHtml } from '../mailer.js';
 import * as S from '../schemas.js';
 import { hashSecret, newSecret, sameDigest, sha256 } from '../secrets.js';
+import { pendingIdpTokens, type PendingIdpTokens } from '../sso-tokens.js';
 import { challengeData, createChallenge, factorHandlers, redirectTarget, type ChallengeData, type StartRequest } from './auth.js';
 
 /** OIDC identity provider credentials of an organization (`settings.oidc_providers`). */
@@ -62,10 +63,11 @@ function ssoCommon(ctx: Ctx, r: StartRequest): SsoReturnFields {
 }
 
 const SSO_TTL_SECONDS = 600;
+const DEFAULT_OIDC_SCOPES = ['openid', 'email', 'profile'];
 const configs = new Map<string, Promise<oidc.Configuration>>();
 
 /** Discovery document of the provider, fetched once per issuer and client (plain http only in development). */
-function providerConfig(ctx: Ctx, p: OidcProviderConfig): Promise<oidc.Configuration> {
+export function providerConfig(ctx: Ctx, p: OidcProviderConfig): Promise<oidc.Configuration> {
   const key = `${p.issuer}\u0000${p.client_id}`;
   let cfg = configs.get(key);
   if (!cfg) {
@@ -82,7 +84,7 @@ function ssoCallbackUrl(ctx: Ctx): string {
   return `${ctx.publicUrl}/sso/oidc/callback`;
 }
 
-function pickProvider(org: Org, options: Record<string, unknown>): OidcProviderConfig {
+export function pickProvider(org: Org, options: Record<string, unknown>): OidcProviderConfig {
   const list = (org.settings as { oidc_providers?: OidcProviderConfig[] }).oidc_providers ?? [];
   const found = list.find((p) => (options.client_id ? p.client_id === options.client_id : p.provider === options.provider));
   if (!found) {
@@ -106,7 +108,7 @@ factorHandlers.set('oidc', {
     const row = await createChallenge(ctx, { org: r.org, type: 'oidc', method: 'oidc', data, ttlSeconds: SSO_TTL_SECONDS });
     const url = oidc.buildAuthorizationUrl(config, {
       redirect_uri: ssoCallbackUrl(ctx),
-      scope: (provider.scopes ?? ['openid', 'email', 'profile']).join(' '),
+      scope: (provider.scopes ?? DEFAULT_OIDC_SCOPES).join(' '),
       state: `${row.id}.${stateSecret}`,
       nonce,
       code_challenge: await oidc.calculatePKCECodeChallenge(idpVerifier),
@@ -234,6 +236,7 @@ export function registerSsoRoutes(app: FastifyInstance, ctx: Ctx): void {
     const provider = org && pickProvider(org, { client_id: d.client_id });
     let email: string | undefined;
     let subject: string;
+    let idpTokens: PendingIdpTokens;
     try {
       const config = await providerConfig(ctx, provider!);
       const tokens = await oidc.authorizationCodeGrant(config, new URL(`${ssoCallbackUrl(ctx)}?${new URLSearchParams(req.query)}`), {
@@ -248,11 +251,20 @@ export function registerSsoRoutes(app: FastifyInstance, ctx: Ctx): void {
       // Providers may keep scope claims out of the ID token; then they come from the userinfo endpoint.
       if (typeof claims.email !== 'string') profile = await oidc.fetchUserInfo(config, tokens.access_token, subject);
       if (typeof profile.email === 'string' && profile.email_verified !== false) email = profile.email;
+      // Kept sealed in the challenge until the sign-in completes, then stored for the person (GET /sso/oidc/tokens).
+      idpTokens = pendingIdpTokens(ctx, row.id, { provider: d.provider, client_id: d.client_id, issuer: provider!.issuer, subject }, {
+        access_token: tokens.access_token,
+        refresh_token: tokens.refresh_token,
+        id_token: tokens.id_token,
+        token_type: tokens.token_type,
+        expires_in: tokens.expires_in,
+        scopes: (tokens.scope ?? (provider!.scopes ?? DEFAULT_OIDC_SCOPES).join(' ')).split(' ').filter(Boolean),
+      });
     } catch (err) {
       req.log.warn({ err }, 'OIDC code exchange failed');
       return ssoPage(reply, 400, 'Sign-in failed', 'The answer of the identity provider could not be verified.');
     }
-    return ssoReturn(ctx, reply, row.id, d, email, subject);
+    return ssoReturn(ctx, reply, row.id, { ...d, idp_tokens: idpTokens }, email, subject);
   });
 
   // SAML 2.0 assertion consumer service (HTTP-POST binding); RelayState names the challenge.

@@ -1,0 +1,196 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contractApi } from './contract.js';
+import { BACKENDS, decodeClaims, useTestServer, type TestServer } from './helpers.js';
+import { browseUntil, startOidcIdp } from './oidc-idp.js';
+
+const KEY = { headers: { 'keyway-api-key': 'kw_dev_api_key_not_secret' } };
+const ORIGIN = 'http://localhost:3000';
+
+type Idp = Awaited<ReturnType<typeof startOidcIdp>>;
+
+/** A complete OIDC sign-in in redirect mode (provider login, return, /sso/resolve, polling); returns the Keyway token. */
+async function ssoSignIn(server: TestServer, idp: Idp, login: string): Promise<string> {
+  const call = contractApi(server);
+  const verifier = randomBytes(32).toString('base64url');
+  const id = await call('POST', '/id/v2', {
+    factor: { method: 'oidc', options: { provider: 'generic', client_id: idp.client_id, ux_mode: 'redirect', redirect_target: `${ORIGIN}/login`, pkce_code_challenge: createHash('sha256').update(verifier).digest('base64url') } },
+  }, { headers: { origin: ORIGIN } });
+  expect(id.status, JSON.stringify(id.body)).toBe(200);
+  const [ch] = id.body.result.challenges;
+  const back = await fetch(await browseUntil(ch.options.auth_code_url, `${server.url}/sso/oidc/callback`, login), { redirect: 'manual' });
+  const code = new URL(back.headers.get('location')!).searchParams.get('sso_code');
+  expect((await call('POST', '/sso/resolve', { challenge_id: ch.id, code, pkce_code_verifier: verifier })).status).toBe(204);
+  const done = await call('GET', `/challenge/${ch.id}/v2`);
+  expect(done.status).toBe(200);
+  return done.body.result.token as string;
+}
+
+describe.each(BACKENDS)('tokens obtained through SSO with OIDC (%s)', (backend) => {
+  const t = useTestServer(backend);
+  let idp: Idp;
+  let plain: Idp; // a provider without a revocation endpoint
+  beforeAll(async () => {
+    // Each login name is its own person (e-mail <login>@corp.example); 'lin-7' and 'lin-at-plain' are the same person.
+    const emailOf = (sub: string) => `${sub === 'lin-at-plain' ? 'lin-7' : sub}@corp.example`;
+    idp = await startOidcIdp(`${t.server.url}/sso/oidc/callback`, { sub: 'lin-7', email: 'lin-7@corp.example' }, { emailOf });
+    plain = await startOidcIdp(`${t.server.url}/sso/oidc/callback`, { sub: 'lin-at-plain', email: 'lin-7@corp.example' }, { clientId: 'plain-sso', revocation: false, emailOf });
+    for (const p of [idp, plain]) {
+      const created = await contractApi(t.server)('POST', '/organizations/sso/oidc/provider-credentials', { provider: 'generic', label: p.client_id, client_id: p.client_id, client_secret: p.client_secret, issuer: p.issuer }, KEY);
+      expect(created.status).toBe(201);
+    }
+  });
+  afterAll(async () => {
+    await idp.close();
+    await plain.close();
+  });
+
+  it('stores what the provider issued at sign-in, encrypted, and lists it per person', async () => {
+    const call = contractApi(t.server);
+    const personId = decodeClaims(await ssoSignIn(t.server, idp, 'lin-7')).person_id as string;
+
+    const listed = await call('GET', `/sso/oidc/tokens?person_id=${encodeURIComponent(personId)}`, undefined, KEY);
+    expect(listed.status).toBe(200);
+    expect(listed.body.meta.pagination).toEqual({ limit: 100, offset: 0, total_count: 1 });
+    const [entry] = listed.body.result;
+    expect(entry).toMatchObject({ person_id: personId, client_id: idp.client_id, provider: 'generic', issuer: idp.issuer, subject: 'lin-7', revoked_at: null });
+    expect(entry.token_type.toLowerCase()).toBe('bearer');
+    expect(entry.scopes).toEqual(expect.arrayContaining(['openid', 'email']));
+    expect(Date.parse(entry.expires_at) - Date.now()).toBeGreaterThan(30 * 60_000);
+    expect(decodeClaims(entry.id_token)).toMatchObject({ sub: 'lin-7', iss: idp.issuer, aud: idp.client_id });
+    // The provider accepts the stored access token: the back end can call the provider's APIs for the person.
+    expect(await idp.accessTokenWorks(entry.access_token)).toBe(true);
+    expect(typeof entry.refresh_token).toBe('string');
+
+    // At rest, no token value is readable in the database.
+    const row = await t.server.db.selectFrom('sso_oidc_tokens').selectAll().where('person_id', '=', personId).executeTakeFirstOrThrow();
+    const stored = JSON.stringify(row);
+    for (const v of [entry.access_token, entry.refresh_token, entry.id_token]) expect(stored.includes(v)).toBe(false);
+    expect(row.sealed_tokens).toMatch(/^v1\./);
+
+    // A second sign-in through the same client replaces the entry (one per client), with new tokens.
+    await ssoSignIn(t.server, idp, 'lin-7');
+    const again = (await call('GET', `/sso/oidc/tokens?person_id=${encodeURIComponent(personId)}`, undefined, KEY)).body.result;
+    expect(again).toHaveLength(1);
+    expect(again[0].id).toBe(entry.id);
+    expect(again[0].access_token).not.toBe(entry.access_token);
+
+    // Signing in through another provider adds an entry; the query narrows by client or provider.
+    await ssoSignIn(t.server, plain, 'lin-at-plain');
+    expect((await call('POST', '/sso/oidc/tokens/query', { person_id: personId }, KEY)).body.result).toHaveLength(2);
+    const narrowed = await call('POST', '/sso/oidc/tokens/query', { person_id: personId, client_id: plain.client_id }, KEY);
+    expect(narrowed.body.result.map((x: { subject: string }) => x.subject)).toEqual(['lin-at-plain']);
+    expect((await call('POST', '/sso/oidc/tokens/query', { person_id: personId, provider: 'google' }, KEY)).body.result).toEqual([]);
+    const paged = await call('GET', `/sso/oidc/tokens?person_id=${encodeURIComponent(personId)}&limit=1&offset=1`, undefined, KEY);
+    expect(paged.body.result).toHaveLength(1);
+    expect(paged.body.meta.pagination).toEqual({ limit: 1, offset: 1, total_count: 2 });
+  });
+
+  it('revokes at the provider (RFC 7009) and marks the entry revoked; a provider without revocation is only forgotten', async () => {
+    const call = contractApi(t.server);
+    const personId = decodeClaims(await ssoSignIn(t.server, idp, 'rev-1')).person_id as string;
+    const [entry] = (await call('GET', `/sso/oidc/tokens?person_id=${encodeURIComponent(personId)}`, undefined, KEY)).body.result;
+    expect(await idp.accessTokenWorks(entry.access_token)).toBe(true);
+
+    const revoked = await call('POST', '/sso/oidc/tokens/revoke/v2', { person_id: personId, client_id: idp.client_id }, KEY);
+    expect(revoked.status).toBe(200);
+    expect(revoked.body.result).toEqual({ revoked: 1, revoked_at_provider: true });
+    expect(await idp.accessTokenWorks(entry.access_token)).toBe(false);
+    expect(await idp.refreshTokenWorks(entry.refresh_token)).toBe(false);
+
+    // Gone from the list; with include_revoked it shows when, without any token value.
+    expect((await call('GET', `/sso/oidc/tokens?person_id=${encodeURIComponent(personId)}`, undefined, KEY)).body.result).toEqual([]);
+    const history = await call('GET', `/sso/oidc/tokens?person_id=${encodeURIComponent(personId)}&include_revoked=true`, undefined, KEY);
+    expect(history.body.result).toHaveLength(1);
+    expect(Date.parse(history.body.result[0].revoked_at)).toBeGreaterThan(Date.now() - 60_000);
+    for (const f of ['access_token', 'refresh_token', 'id_token']) expect(history.body.result[0]).not.toHaveProperty(f);
+    const row = await t.server.db.selectFrom('sso_oidc_tokens').selectAll().where('id', '=', entry.id).executeTakeFirstOrThrow();
+    expect(row.sealed_tokens).toBeNull();
+    // Nothing live is left: revoking again counts nothing.
+    expect((await call('POST', '/sso/oidc/tokens/revoke/v2', { person_id: personId, client_id: idp.client_id }, KEY)).body.result).toEqual({ revoked: 0, revoked_at_provider: false });
+    // The next sign-in brings a live entry back.
+    await ssoSignIn(t.server, idp, 'rev-1');
+    expect((await call('GET', `/sso/oidc/tokens?person_id=${encodeURIComponent(personId)}`, undefined, KEY)).body.result[0].revoked_at).toBeNull();
+
+    // No revocation endpoint at the provider: the entry is forgotten here only.
+    const other = decodeClaims(await ssoSignIn(t.server, plain, 'plain-2')).person_id as string;
+    const [plainEntry] = (await call('POST', '/sso/oidc/tokens/query', { person_id: other }, KEY)).body.result;
+    expect((await call('POST', '/sso/oidc/tokens/revoke/v2', { person_id: other, client_id: plain.client_id }, KEY)).body.result).toEqual({ revoked: 1, revoked_at_provider: false });
+    expect(await plain.accessTokenWorks(plainEntry.access_token)).toBe(true);
+  });
+
+  it('the deprecated revoke finds the entry by the value of its access or refresh token', async () => {
+    const call = contractApi(t.server);
+    const personId = decodeClaims(await ssoSignIn(t.server, idp, 'legacy-1')).person_id as string;
+    const [entry] = (await call('POST', '/sso/oidc/tokens/query', { person_id: personId }, KEY)).body.result;
+    const wrongClient = await call('POST', '/sso/oidc/tokens/revoke', { token: entry.refresh_token, client_id: plain.client_id }, KEY);
+    expect(wrongClient.status).toBe(404);
+    expect(wrongClient.body.errors[0].message).toBe(`no live token of OIDC client "${plain.client_id}" has this value`);
+    const res = await call('POST', '/sso/oidc/tokens/revoke', { token: entry.refresh_token, client_id: idp.client_id }, KEY);
+    expect(res.status).toBe(204);
+    expect(await idp.accessTokenWorks(entry.access_token)).toBe(false);
+    expect((await call('POST', '/sso/oidc/tokens/query', { person_id: personId }, KEY)).body.result).toEqual([]);
+    // The value is forgotten: a second call does not find it.
+    expect((await call('POST', '/sso/oidc/tokens/revoke', { token: entry.access_token, client_id: idp.client_id }, KEY)).status).toBe(404);
+  });
+
+  it('answers 404 for unknown persons and clients, 400 for malformed selections, and deletes entries with the person', async () => {
+    const call = contractApi(t.server);
+    const missing = await call('GET', '/sso/oidc/tokens?person_id=pid:00000000000000000000000000000000', undefined, KEY);
+    expect(missing.status).toBe(404);
+    expect(missing.body.errors[0].message).toBe('person "pid:00000000000000000000000000000000" does not exist');
+    expect((await call('POST', '/sso/oidc/tokens/query', { person_id: 'pid:00000000000000000000000000000000' }, KEY)).status).toBe(404);
+    const noPerson = await call('GET', '/sso/oidc/tokens', undefined, KEY);
+    expect(noPerson.status).toBe(400);
+    expect(noPerson.body.errors[0].message).toContain('person_id');
+    const extra = await call('POST', '/sso/oidc/tokens/query', { person_id: 'pid:1', secret: true }, KEY);
+    expect(extra.status).toBe(400);
+    expect(extra.body.errors[0].message).toContain('secret');
+    expect((await call('POST', '/sso/oidc/tokens/revoke/v2', { person_id: 'pid:1' }, KEY)).status).toBe(400);
+    expect((await call('POST', '/sso/oidc/tokens/revoke', { client_id: idp.client_id }, KEY)).status).toBe(400);
+    expect((await call('GET', '/sso/oidc/tokens?person_id=x&limit=0', undefined, KEY)).status).toBe(400);
+
+    const personId = decodeClaims(await ssoSignIn(t.server, idp, 'gone-1')).person_id as string;
+    const unknownClient = await call('POST', '/sso/oidc/tokens/revoke/v2', { person_id: personId, client_id: 'nobody' }, KEY);
+    expect(unknownClient.status).toBe(404);
+    expect(unknownClient.body.errors[0].message).toBe('no OIDC provider "nobody" is configured and no token of it is stored');
+    expect((await call('DELETE', `/persons/${encodeURIComponent(personId)}`, undefined, KEY)).status).toBe(204);
+    expect(await t.server.db.selectFrom('sso_oidc_tokens').select('id').where('person_id', '=', personId).execute()).toEqual([]);
+  });
+
+  it("never shows or revokes one organization's provider tokens with another organization's key", async () => {
+    const call = contractApi(t.server);
+    const personId = decodeClaims(await ssoSignIn(t.server, idp, 'owned-9')).person_id as string;
+    const [entry] = (await call('POST', '/sso/oidc/tokens/query', { person_id: personId }, KEY)).body.result;
+    const sub = await call('POST', '/organizations/suborganizations', { org_name: 'Other tenant' }, KEY);
+    const B = { org: sub.body.result.id as string, headers: { 'keyway-api-key': sub.body.result.api_key as string } };
+    // B's key with A's ids and token values: 404, and nothing shown or changed.
+    for (const res of [
+      await call('GET', `/sso/oidc/tokens?person_id=${encodeURIComponent(personId)}`, undefined, B),
+      await call('POST', '/sso/oidc/tokens/query', { person_id: personId }, B),
+      await call('POST', '/sso/oidc/tokens/revoke/v2', { person_id: personId, client_id: idp.client_id }, B),
+      await call('POST', '/sso/oidc/tokens/revoke', { token: entry.access_token, client_id: idp.client_id }, B),
+    ]) {
+      expect(res.status).toBe(404);
+      expect(JSON.stringify(res.body)).not.toContain(entry.access_token);
+    }
+    // A's key for B's organization: refused before anything is read.
+    expect([401, 403]).toContain((await call('POST', '/sso/oidc/tokens/query', { person_id: personId }, { ...KEY, org: B.org })).status);
+    expect((await call('POST', '/sso/oidc/tokens/query', { person_id: personId }, KEY)).body.result[0].access_token).toBe(entry.access_token);
+    expect(await idp.accessTokenWorks(entry.access_token)).toBe(true);
+  });
+
+  it('answers 502 and changes nothing when the provider cannot be reached', async () => {
+    const call = contractApi(t.server);
+    const down = await startOidcIdp(`${t.server.url}/sso/oidc/callback`, { sub: 'down-1', email: 'down-1@corp.example' }, { clientId: 'soon-down' });
+    await call('POST', '/organizations/sso/oidc/provider-credentials', { provider: 'generic', label: 'Down', client_id: down.client_id, client_secret: down.client_secret, issuer: down.issuer }, KEY);
+    const personId = decodeClaims(await ssoSignIn(t.server, down, 'down-1')).person_id as string;
+    await down.close();
+    const res = await call('POST', '/sso/oidc/tokens/revoke/v2', { person_id: personId, client_id: down.client_id }, KEY);
+    expect(res.status).toBe(502);
+    expect(res.body.errors[0].message).toMatch(new RegExp(`^the identity provider ${down.issuer} could not revoke the token: `));
+    const [kept] = (await call('POST', '/sso/oidc/tokens/query', { person_id: personId }, KEY)).body.result;
+    expect(kept.revoked_at).toBeNull();
+    expect(typeof kept.access_token).toBe('string');
+  });
+});
