@@ -104,7 +104,7 @@ export const managementSchemas = {
     redirect_uris: arrayOf(url(), { maxItems: 20 }),
     public: { type: 'boolean', default: false },
     access_token_duration: int({ minimum: 60, maximum: 86400, default: 3600 }),
-    refresh_token_duration: int({ minimum: 0, maximum: 31536000, default: 0 }),
+    refresh_token_duration: int({ minimum: 0, maximum: 31536000, description: 'Seconds a refresh token stays usable (each rotation starts it again); default 2592000 (30 days) when `grant_types` has `refresh_token`, else 0. 0 disables refresh tokens.' }),
   }, ['client_name', 'scopes', 'grant_types']),
   OAuth2ClientPatch: closed({
     client_name: str({ minLength: 1, maxLength: 200 }),

@@ -43,7 +43,10 @@ The OAuth2 token endpoint. With \`authorization_code\` it exchanges the code of 
 (the browser SDK) send \`client_id\` and the PKCE \`code_verifier\` in the form instead of client credentials. With
 \`client_credentials\` a confidential client authenticates with HTTP Basic and gets a machine-to-machine token. The
 answer follows RFC 6749 and includes an OpenID Connect \`id_token\` when \`openid\` was requested. Codes are single-use
-and expire after 60 seconds.`,
+and expire after 60 seconds. Clients allowed the \`refresh_token\` grant (with a \`refresh_token_duration\` above 0) also
+get a \`refresh_token\` with the code exchange; \`grant_type=refresh_token\` trades it for new tokens (a \`scope\` may
+narrow them) and a new refresh token. Each refresh token works once: presenting a used one again is taken as theft and
+revokes every token of that grant, the newest refresh and access tokens included (\`invalid_grant\`).`,
     body: {
       contentType: FORM,
       schema: ref('OAuth2TokenRequest'),
@@ -63,8 +66,8 @@ and expire after 60 seconds.`,
     method: 'post', path: '/oauth2/tokens/revoke', id: 'postOAuth2TokensRevoke', tags: ['o-auth-2'], security: 'clientBasic',
     summary: 'Revoke a token',
     description: `
-Revokes an access or refresh token issued to the authenticated client (RFC 7009). Unknown or already revoked tokens
-also answer 200, so the caller cannot probe which tokens exist.`,
+Revokes an access or refresh token issued to the authenticated client (RFC 7009); a refresh token takes the tokens of
+its grant with it. Unknown or already revoked tokens also answer 200, so the caller cannot probe which tokens exist.`,
     body: { contentType: FORM, schema: ref('OAuth2TokenRevokeRequest'), example: { token: USER_TOKEN, token_type_hint: 'access_token' } },
     ok: { status: 200, description: 'Revoked (or nothing to revoke).' },
     errors: protocolErrors,
@@ -80,7 +83,7 @@ also answer 200, so the caller cannot probe which tokens exist.`,
   {
     method: 'post', path: '/oauth2/tokens/introspect', id: 'postOAuth2TokensIntrospect', tags: ['o-auth-2'], security: 'clientBasic',
     summary: 'Introspect an access token',
-    description: 'Tells a resource server whether an access token is active and what it grants (RFC 7662). Inactive tokens answer `{"active": false}` only.',
+    description: 'Tells a resource server whether an access token (or a refresh token of the calling client, `token_type: refresh_token`) is active and what it grants (RFC 7662). Inactive tokens answer `{"active": false}` only.',
     body: { contentType: FORM, schema: ref('OAuth2TokenRevokeRequest'), example: { token: USER_TOKEN } },
     ok: {
       raw: true, schema: ref('OAuth2IntrospectionResult'),

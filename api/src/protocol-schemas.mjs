@@ -47,9 +47,11 @@ export const protocolSchemas = {
   OAuth2TokenRevokeRequest: closed({
     token: str({ minLength: 1, maxLength: 4096 }),
     token_type_hint: str({ enum: ['access_token', 'refresh_token'] }),
-  }, ['token']),
+    ...clientFields,
+  }, ['token'], { description: 'Confidential clients authenticate with HTTP Basic or `client_id` + `client_secret`; public clients send their `client_id`.' }),
   OAuth2RevokeAllRequest: closed({
     subject: str({ minLength: 1, maxLength: 256, description: 'Revoke every token issued to this subject (person id or client id).' }),
+    ...clientFields,
   }, ['subject']),
   OAuth2IntrospectionResult: open({
     active: bool(),

@@ -245,6 +245,9 @@ export async function buildApp(ctx: Ctx, opts: AppOptions): Promise<FastifyInsta
       status = 500;
       message = `internal error (correlation id ${req.id})`;
     }
+    // The OAuth2 protocol endpoints answer RFC 6749 errors (plus the envelope's `errors`).
+    const protocol = /^\/oauth2\/tokens(\/(revoke|revoke-all|introspect))?(\?|$)/.test(req.url);
+    if (protocol && status === 400) return reply.code(400).send({ error: 'invalid_request', error_description: message, ...errorEnvelope(status, message) });
     reply.code(status).send(errorEnvelope(status, message));
   });
 

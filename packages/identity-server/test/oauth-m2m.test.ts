@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { contractApi, expectMatchesSpec } from './contract.js';
+import { contractApi, protocolForm } from './contract.js';
 import { BACKENDS, decodeClaims, useTestServer } from './helpers.js';
 
 const KEY = { headers: { 'keyway-api-key': 'kw_dev_api_key_not_secret' } };
@@ -7,18 +7,7 @@ const KEY = { headers: { 'keyway-api-key': 'kw_dev_api_key_not_secret' } };
 describe.each(BACKENDS)('OAuth2 client credentials, revoke-all, mint and hosted UI configuration (%s)', (backend) => {
   const t = useTestServer(backend);
 
-  /** A form POST to a protocol endpoint, checked against the spec. */
-  async function form(path: string, fields: Record<string, string>, basic?: { id: string; secret: string }) {
-    const res = await fetch(`${t.server.url}${path}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', ...(basic ? { authorization: `Basic ${Buffer.from(`${basic.id}:${basic.secret}`).toString('base64')}` } : {}) },
-      body: new URLSearchParams(fields).toString(),
-    });
-    const text = await res.text();
-    const body = text ? (JSON.parse(text) as Record<string, any>) : undefined;
-    if (body) expectMatchesSpec('POST', path, res.status, body);
-    return { status: res.status, body };
-  }
+  const form = (path: string, fields: Record<string, string>, basic?: { id: string; secret: string }) => protocolForm(t.server, path, fields, basic);
 
   it('issues machine-to-machine tokens to confidential clients, introspectable and revocable', async () => {
     const call = contractApi(t.server);

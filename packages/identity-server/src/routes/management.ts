@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Ctx, OAuthClient, Org, OrgSettings, UiConfiguration } from '../context.js';
 import { issueOAuthTokens } from './oauth.js';
+import { revokeFamily } from '../refresh-tokens.js';
 import { nowIso, reloadAllowedDomains } from '../context.js';
 import { ApiError, badRequest, notFound, page } from '../errors.js';
 import { parseHandle, type Handle } from '../handles.js';
@@ -729,8 +730,7 @@ export function registerManagementRoutes(app: FastifyInstance, ctx: Ctx): void {
     refresh_token_duration: c.refresh_token_duration ?? 0,
   });
   const unsupportedGrants = (grants: string[] | undefined, isPublic: boolean | undefined) => {
-    const other = (grants ?? []).filter((g) => g !== 'authorization_code' && g !== 'client_credentials');
-    if (other.length) throw badRequest(`grant types not supported yet: ${other.join(', ')} (authorization_code and client_credentials are)`);
+    if (grants?.includes('refresh_token') && !grants.includes('authorization_code')) throw badRequest('grant_types: refresh_token needs authorization_code (refresh tokens are issued with the authorization code grant)');
     if (isPublic && grants?.includes('client_credentials')) throw badRequest('grant_types: client_credentials needs a confidential client (public: false)');
   };
   app.get('/oauth2/clients', async (req) => ({ result: clients.list(await admin(req)).map(clientOut) }));
@@ -749,7 +749,8 @@ export function registerManagementRoutes(app: FastifyInstance, ctx: Ctx): void {
         scopes: b.scopes,
         grant_types: b.grant_types,
         access_token_duration: b.access_token_duration ?? 3600,
-        refresh_token_duration: b.refresh_token_duration ?? 0,
+        // Refresh tokens live 30 days unless told otherwise; 0 turns them off.
+        refresh_token_duration: b.refresh_token_duration ?? (b.grant_types.includes('refresh_token') ? 30 * 24 * 3600 : 0),
         secret_sha256: sha256(secret),
         created_at: nowIso(),
       };
@@ -770,7 +771,10 @@ export function registerManagementRoutes(app: FastifyInstance, ctx: Ctx): void {
     },
   );
   app.delete<{ Params: { oauth_client_id: string } }>('/oauth2/clients/:oauth_client_id', async (req, reply) => {
-    await clients.remove(await admin(req), req.params.oauth_client_id);
+    const org = await admin(req);
+    await clients.remove(org, req.params.oauth_client_id);
+    const families = await ctx.db.selectFrom('oauth_refresh_tokens').select('family_id').distinct().where('org_id', '=', org.id).where('client_id', '=', req.params.oauth_client_id).where('status', '!=', 'revoked').execute();
+    for (const f of families) await revokeFamily(ctx, f.family_id);
     return reply.code(204).send();
   });
   app.put<{ Params: { oauth_client_id: string } }>('/oauth2/clients/:oauth_client_id/secret', async (req) => {

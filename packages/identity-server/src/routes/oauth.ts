@@ -3,12 +3,13 @@ import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Ctx, OAuthClient, Org, UiConfiguration } from '../context.js';
 import { loadOrg, requireOrg, requireUser } from '../context.js';
-import { badRequest, forbidden } from '../errors.js';
+import { ApiError, badRequest, forbidden } from '../errors.js';
 import { parseHandle } from '../handles.js';
 import { escapeHtml } from '../mailer.js';
 import { getPerson, type PersonRow } from '../persons.js';
 import { hashSecret, newSecret, sameDigest, sha256 } from '../secrets.js';
 import type { UserTokenClaims } from '../tokens.js';
+import { consumeRefreshToken, familyRevoked, findRefreshToken, issueRefreshToken, refreshEnabled, revokeFamily } from '../refresh-tokens.js';
 import { attestationHandlers, challengeData, createChallenge, otpFactor } from './auth.js';
 
 interface AuthorizeQuery {
@@ -103,7 +104,7 @@ export async function issueOAuthTokens(
   client: OAuthClient,
   person: PersonRow,
   authentications: UserTokenClaims['authentications'],
-  opts: { scope: string; nonce?: string | undefined; idToken: boolean },
+  opts: { scope: string; nonce?: string | undefined; idToken: boolean; refresh?: { org: Org; familyId?: string; grantScope: string } },
 ) {
   const methods = [...new Set(authentications.map((a) => a.method))];
   const access_token = await ctx.tokens.sign(
@@ -134,7 +135,18 @@ export async function issueOAuthTokens(
         { subject: person.id, audience: client.client_id },
       )
     : undefined;
-  return { access_token, ...(id_token ? { id_token } : {}), token_type: 'Bearer', expires_in: client.access_token_duration ?? ctx.tokens.opts.ttlSeconds, scope: opts.scope };
+  const refresh_token =
+    opts.refresh && refreshEnabled(client)
+      ? await issueRefreshToken(ctx, { org: opts.refresh.org, client, personId: person.id, scope: opts.refresh.grantScope, authentications, accessToken: access_token, ...(opts.refresh.familyId ? { familyId: opts.refresh.familyId } : {}) })
+      : undefined;
+  return {
+    access_token,
+    ...(id_token ? { id_token } : {}),
+    ...(refresh_token ? { refresh_token } : {}),
+    token_type: 'Bearer',
+    expires_in: client.access_token_duration ?? ctx.tokens.opts.ttlSeconds,
+    scope: opts.scope,
+  };
 }
 
 /** A hosted login page; the client's UI configuration (title, colour, logo) styles the sign-in page. */
@@ -326,6 +338,12 @@ export function registerOAuthRoutes(app: FastifyInstance, ctx: Ctx): void {
     scope.post<{ Body: Record<string, string> }>('/oauth2/tokens/introspect', { schema: { body: tokenForm } }, async (req, reply) => {
       const caller = await authenticateClient(ctx, req, req.body);
       if (!caller) return reply.code(401).header('www-authenticate', 'Basic').send({ error: 'invalid_client', error_description: 'client authentication failed' });
+      const refresh = await findRefreshToken(ctx, req.body.token!);
+      if (refresh) {
+        const active = refresh.status === 'active' && refresh.org_id === caller.org.id && Date.parse(refresh.expires_at) > Date.now();
+        if (!active) return { active: false };
+        return { active: true, sub: refresh.person_id, client_id: refresh.client_id, exp: Math.floor(Date.parse(refresh.expires_at) / 1000), iat: Math.floor(Date.parse(refresh.created_at) / 1000), iss: ctx.publicUrl, token_type: 'refresh_token', scope: refresh.scope };
+      }
       const v = await ctx.tokens.validate(req.body.token!, { clientTokens: true });
       if (!v.valid || v.claims.oid !== caller.org.id) return { active: false };
       const c = v.claims;
@@ -334,6 +352,12 @@ export function registerOAuthRoutes(app: FastifyInstance, ctx: Ctx): void {
     scope.post<{ Body: Record<string, string> }>('/oauth2/tokens/revoke', { schema: { body: tokenForm } }, async (req, reply) => {
       const caller = await authenticateClient(ctx, req, req.body);
       if (!caller) return reply.code(401).header('www-authenticate', 'Basic').send({ error: 'invalid_client', error_description: 'client authentication failed' });
+      // A refresh token of this client: its whole family goes, with the access tokens issued alongside (RFC 7009 §2.1).
+      const refresh = await findRefreshToken(ctx, req.body.token!);
+      if (refresh) {
+        if (refresh.client_id === caller.client.client_id && refresh.org_id === caller.org.id) await revokeFamily(ctx, refresh.family_id);
+        return reply.code(200).send();
+      }
       const v = await ctx.tokens.validate(req.body.token!, { clientTokens: true });
       // Unknown, expired or foreign tokens: nothing to do, and RFC 7009 answers 200 all the same.
       if (v.valid && v.claims.oid === caller.org.id) await ctx.tokens.revoke(v.claims);
@@ -349,6 +373,14 @@ export function registerOAuthRoutes(app: FastifyInstance, ctx: Ctx): void {
           return reply.code(401).header('www-authenticate', 'Basic').send({ error: 'invalid_client', error_description: 'client authentication failed (a confidential client with its secret is required)' });
         }
         await ctx.tokens.revokeAll(caller.client.client_id, req.body.subject!);
+        await ctx.db
+          .updateTable('oauth_refresh_tokens')
+          .set({ status: 'revoked' })
+          .where('org_id', '=', caller.org.id)
+          .where('client_id', '=', caller.client.client_id)
+          .where('person_id', '=', req.body.subject!)
+          .where('status', '=', 'active')
+          .execute();
         return reply.code(200).send();
       },
     );
@@ -362,7 +394,7 @@ export function registerOAuthRoutes(app: FastifyInstance, ctx: Ctx): void {
             type: 'object',
             additionalProperties: false,
             required: ['grant_type'],
-            properties: { grant_type: str, code: str, code_verifier: str, client_id: str, client_secret: str, redirect_uri: str, scope: str },
+            properties: { grant_type: str, code: str, code_verifier: str, client_id: str, client_secret: str, redirect_uri: str, scope: str, refresh_token: { type: 'string', maxLength: 4096 } },
           },
         },
       },
@@ -370,9 +402,52 @@ export function registerOAuthRoutes(app: FastifyInstance, ctx: Ctx): void {
         const b = req.body;
         const oauthError = (status: number, error: string, description: string) =>
           reply.code(status).header('cache-control', 'no-store').send({ error, error_description: description, result: null, errors: [{ httpcode: status, message: description }] });
-        if (b.grant_type !== 'authorization_code' && b.grant_type !== 'client_credentials') return oauthError(400, 'unsupported_grant_type', 'grant_type must be authorization_code or client_credentials');
+        if (!['authorization_code', 'client_credentials', 'refresh_token'].includes(b.grant_type!)) return oauthError(400, 'unsupported_grant_type', 'grant_type must be authorization_code, client_credentials or refresh_token');
         const caller = await authenticateClient(ctx, req, b);
         if (!caller) return oauthError(401, 'invalid_client', 'client authentication failed');
+        if (b.grant_type === 'refresh_token') {
+          // RFC 6749 §6 with rotation (OAuth 2.0 Security BCP §4.14): each refresh token works once; using one again
+          // revokes its whole family, since either the client or an attacker holds a copy.
+          const { client, org } = caller;
+          if (!b.refresh_token) return oauthError(400, 'invalid_request', 'refresh_token is required');
+          const row = await findRefreshToken(ctx, b.refresh_token);
+          if (!row || row.org_id !== org.id) return oauthError(400, 'invalid_grant', 'refresh token is not valid');
+          if (row.client_id !== client.client_id) return oauthError(400, 'invalid_grant', 'refresh token was issued to another client');
+          if (row.status === 'revoked') return oauthError(400, 'invalid_grant', 'refresh token has been revoked');
+          const reused = async () => {
+            await revokeFamily(ctx, row.family_id);
+            return oauthError(400, 'invalid_grant', 'refresh token was already used: every token of this grant has been revoked');
+          };
+          if (row.status === 'used') return reused();
+          if (Date.parse(row.expires_at) <= Date.now()) return oauthError(400, 'invalid_grant', 'refresh token has expired');
+          if (!refreshEnabled(client)) return oauthError(400, 'unauthorized_client', 'this client is not allowed the refresh_token grant');
+          const granted = row.scope.split(' ').filter(Boolean);
+          const requested = (b.scope ?? '').split(' ').filter(Boolean);
+          const outside = requested.filter((x) => !granted.includes(x));
+          if (outside.length) return oauthError(400, 'invalid_scope', `scopes not granted by this refresh token: ${outside.join(' ')}`);
+          const person = await getPerson(ctx, row.person_id);
+          if (!person || !person.active) return oauthError(400, 'invalid_grant', person ? `Person ${person.id} is inactive` : 'person no longer exists');
+          // Of two concurrent uses only one wins; the other is a reuse.
+          if (!(await consumeRefreshToken(ctx, row.id))) return reused();
+          const scope = (requested.length ? requested : granted).join(' ');
+          try {
+            const out = await issueOAuthTokens(ctx, client, person, JSON.parse(row.authentications) as UserTokenClaims['authentications'], {
+              scope,
+              idToken: scope.split(' ').includes('openid'),
+              refresh: { org, familyId: row.family_id, grantScope: row.scope },
+            });
+            // A reuse revoked the family while this rotation ran: the new tokens go with it.
+            if (await familyRevoked(ctx, row.family_id)) {
+              await revokeFamily(ctx, row.family_id);
+              return oauthError(400, 'invalid_grant', 'refresh token has been revoked');
+            }
+            reply.header('cache-control', 'no-store');
+            return out;
+          } catch (err) {
+            if (err instanceof ApiError && err.status === 403) return oauthError(400, 'invalid_grant', err.message);
+            throw err;
+          }
+        }
         if (b.grant_type === 'client_credentials') {
           // Machine to machine: a confidential client that authenticated with its secret gets a token for itself.
           const { client, org } = caller;
@@ -407,7 +482,13 @@ export function registerOAuthRoutes(app: FastifyInstance, ctx: Ctx): void {
         const person = await getPerson(ctx, row.person_id!);
         if (!person) return oauthError(400, 'invalid_grant', 'person no longer exists');
         reply.header('cache-control', 'no-store');
-        return issueOAuthTokens(ctx, caller.client, person, data.authentications, { scope: data.scope, nonce: data.nonce, idToken: true });
+        try {
+          return await issueOAuthTokens(ctx, caller.client, person, data.authentications, { scope: data.scope, nonce: data.nonce, idToken: true, refresh: { org: caller.org, grantScope: data.scope } });
+        } catch (err) {
+          // A sync hook refused the token.
+          if (err instanceof ApiError && err.status === 403) return oauthError(400, 'invalid_grant', err.message);
+          throw err;
+        }
       },
     );
   });
