@@ -109,11 +109,53 @@ describe('pages', () => {
     expect(new URL(page.url()).pathname).toBe(links[0]);
     await page.close();
   });
+
+  it('moves between reference pages without reloading, fetching only the next page\'s data, and hydrates cleanly', async () => {
+    const page = await context().newPage();
+    const problems: string[] = [];
+    page.on('console', (m) => m.type() === 'error' && problems.push(m.text()));
+    page.on('pageerror', (e) => problems.push(e.message));
+    const fetched: string[] = [];
+    page.on('request', (r) => fetched.push(new URL(r.url()).pathname));
+    await openPage(page, `${docsUrl}/docs/api/get-me`);
+    expect(problems, 'hydration of a server-rendered reference page').toEqual([]);
+    await page.evaluate(() => Object.assign(window, { keywaySamePage: true }));
+
+    // Paginator: the next page in sidebar order.
+    const next = page.locator('.pagination-nav__link--next');
+    const nextTitle = (await next.locator('.pagination-nav__label').textContent())!;
+    await next.click();
+    await expect.poll(() => page.locator('h1').textContent()).toBe(nextTitle);
+    expect(new URL(page.url()).pathname).toBe('/docs/api/post-persons-anonymous');
+    expect(fetched).toContain('/api-reference/docs/api/post-persons-anonymous.json');
+    expect(await page.locator('article table').count()).toBeGreaterThan(0);
+    expect(await page.locator('.table-of-contents a').count()).toBeGreaterThan(3);
+
+    // A link inside the build-time HTML (the categories line) is followed by the client router too.
+    await page.locator('article p a[href="/docs/category/api/persons"]').click();
+    await expect.poll(() => page.locator('h1').textContent()).toBe('Persons');
+    await page.getByRole('link', { name: 'Create a new person', exact: true }).first().click();
+    await expect.poll(() => page.locator('h1').textContent()).toBe('Create a new person');
+    await page.getByRole('tab', { name: 'Go' }).first().click();
+    await expect.poll(() => page.getByRole('tabpanel').first().textContent()).toContain('http.NewRequest');
+    expect(await page.evaluate(() => (window as { keywaySamePage?: boolean }).keywaySamePage)).toBe(true);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('an unknown operation address is a real 404 with the not-found page', async () => {
+    const response = await fetch(`${docsUrl}/docs/api/get-nothing-here`);
+    expect(response.status).toBe(404);
+    const page = await context().newPage();
+    await openPage(page, `${docsUrl}/docs/api/get-nothing-here`);
+    expect(await page.locator('h1').textContent()).toBe('Page Not Found');
+    await page.close();
+  });
 });
 
 describe('weight', () => {
   /** Every script a page runs before it is interactive (prefetches of linked pages excluded), with their bodies. */
-  async function firstLoad(route: string): Promise<{ bytes: number; gzip: number; text: string }> {
+  async function firstLoad(route: string): Promise<{ bytes: number; gzip: number; text: string; shared: string }> {
     const page = await context().newPage();
     const files = new Set<string>();
     page.on('request', (r) => {
@@ -125,19 +167,28 @@ describe('weight', () => {
     let bytes = 0;
     let gzip = 0;
     let text = '';
+    let shared = '';
     for (const f of files) {
       const buf = fs.readFileSync(path.join(siteBuild, f));
       bytes += buf.length;
       gzip += zlib.gzipSync(buf).length;
       text += buf.toString('utf8');
+      // main.js (route table, chunk names, registry) and runtime~main.js (chunk map) run on every page.
+      if (/\/(main|runtime~main)\.[0-9a-f]+\.js$/.test(f)) shared += buf.toString('utf8');
     }
-    return { bytes, gzip, text };
+    return { bytes, gzip, text, shared };
   }
 
   it('doc pages load nothing of the reference; an API page loads at most 1.5 times a doc page', async () => {
     const doc = await firstLoad('/docs/intro');
-    // Operation titles and the api instance's sidebar live in chunks only API pages load.
-    for (const marker of ['Create a new person', 'Get a list of persons', 'api-sidebar-get', 'Send request']) expect(doc.text).not.toContain(marker);
+    // Operation titles and the api sidebar live in chunks only API pages load.
+    for (const marker of ['Create a new person', 'Get a list of persons', 'api-sidebar-get', 'Send request', 'keywayApiPage']) expect(doc.text).not.toContain(marker);
+    // The route table and chunk map every page loads hold no reference page: only /docs/api/:slug and
+    // /docs/category/api/:tag (and the overview).
+    const routeTable = doc.shared;
+    expect(routeTable.length).toBeGreaterThan(10_000);
+    expect(routeTable.match(/(?<![\w.])\/docs\/(category\/)?api\/[a-z0-9-]+/g) ?? []).toEqual([]);
+    expect(routeTable).toContain('/docs/api/:slug');
     for (const route of ['/docs/api', '/docs/api/post-persons', '/docs/category/api/persons']) {
       const api = await firstLoad(route);
       expect(api.bytes, route).toBeLessThanOrEqual(doc.bytes * 1.5);

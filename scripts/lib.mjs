@@ -77,7 +77,6 @@ export function siteFingerprint() {
     siteBuild,
     path.join(root, 'site', 'docs', 'access', 'sdk'),
     path.join(root, 'site', 'docs', 'api', '_generated'),
-    path.join(root, 'site', 'docs', 'api', 'categories'),
     path.join(root, 'site', 'test'),
   ];
   const inputs = [

@@ -11,10 +11,12 @@ import { compile } from '@mdx-js/mdx';
 import matter from 'gray-matter';
 import remarkGfm from 'remark-gfm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiSpec, categoriesSidebar, operationSlug, referenceSidebar, writeApiReference, type Operation } from '../plugins/api-reference';
+import { ApiSpec, CLIENT_ROUTES, foldClientRoutes, operationSlug, referencePages, referenceSidebar, writeApiReference, type Operation } from '../plugins/api-reference';
+import { renderMarkdown } from '../plugins/api-reference/render';
+import sidebars from '../sidebars';
 import { SDK_CALLS, samplesFor } from '../plugins/api-reference/samples';
 import { buildRequest } from '../src/components/api/TryItPanel';
-import type { TryItOperation } from '../src/components/api/types';
+import type { ReferenceBlock, ReferencePageData, TryItOperation } from '../src/components/api/types';
 
 const run = promisify(execFile);
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -58,13 +60,17 @@ function specOperations(): { key: string; tag?: string }[] {
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'keyway-api-reference-'));
 const docsApiDir = path.join(tmp, 'api');
 let operations: Operation[];
-const pageFile = (o: Operation) => path.join(docsApiDir, '_generated', o.primaryTag, `${o.slug}.mdx`);
-const categoryFile = (tag: string) => path.join(docsApiDir, 'categories', `${tag}.mdx`);
+let pages: Map<string, ReferencePageData>;
+const opPage = (o: Operation): ReferencePageData => pages.get(`/docs/api/${o.slug}`)!;
+const blocksOf = <K extends ReferenceBlock['kind']>(page: ReferencePageData, kind: K) =>
+  page.blocks.filter((b): b is Extract<ReferenceBlock, { kind: K }> => b.kind === kind);
+const htmlOf = (page: ReferencePageData): string => blocksOf(page, 'html').map((b) => b.html).join('\n');
 
 beforeAll(() => {
   fs.mkdirSync(docsApiDir, { recursive: true });
   fs.copyFileSync(path.join(siteDir, 'docs', 'api', '_overview.mdx'), path.join(docsApiDir, '_overview.mdx'));
   operations = writeApiReference(openapiFile, docsApiDir).operations;
+  pages = new Map(referencePages(openapiFile).pages.map((p) => [p.permalink, p]));
 });
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
@@ -83,10 +89,11 @@ describe('pages', () => {
     expect(missing, 'operations of the spec without a page').toEqual([]);
     expect(operations.length).toBe(contract.length);
     for (const o of operations) {
-      const page = matter(fs.readFileSync(pageFile(o), 'utf8'));
-      expect(page.data.slug, o.slug).toBe(`/${operationSlug(o.method, o.path)}`);
-      expect(page.data.title).toBe(o.summary);
-      expect(page.content).toContain(`<ApiEndpoint method="${o.method}" path=${JSON.stringify(o.path)} />`);
+      const page = opPage(o);
+      expect(page, o.slug).toBeDefined();
+      expect(page.kind).toBe('operation');
+      expect(page.title).toBe(o.summary);
+      expect(page.blocks[0]).toEqual({ kind: 'endpoint', method: o.method, path: o.path });
     }
   });
 
@@ -100,56 +107,105 @@ describe('pages', () => {
     const listed = fs.existsSync(operationsMd) ? specOperations() : [];
     const tagDescriptions = new Map((ApiSpec.load(openapiFile).doc.tags ?? []).map((t) => [t.name, t.description]));
     for (const tag of categories) {
-      const page = matter(fs.readFileSync(categoryFile(tag), 'utf8'));
-      expect(page.data.slug).toBe(`/category/api/${tag}`);
+      const page = pages.get(`/docs/category/api/${tag}`)!;
+      expect(page?.kind, tag).toBe('category');
       // The contract's words, not a second description that could contradict it.
-      if (tagDescriptions.get(tag)) expect(page.data.description, tag).toBe(tagDescriptions.get(tag));
-      const links = [...page.content.matchAll(/\]\(\/docs\/api\/([a-z0-9-]+)\)/g)].map((m) => m[1]);
+      const described = tagDescriptions.get(tag);
+      if (described) expect(htmlOf(page), tag).toContain(renderMarkdown(described));
+      const links = blocksOf(page, 'operations').flatMap((b) => b.operations.map((o) => o.href.replace('/docs/api/', '')));
       const expected = operations.filter((o) => o.tags.includes(tag)).map((o) => o.slug);
       expect(expected.length, tag).toBeGreaterThan(0);
       expect(new Set(links), tag).toEqual(new Set(expected));
-      expect(page.content).toContain(`## Operations (${expected.length})`);
+      expect(blocksOf(page, 'heading').map((h) => h.text)).toContain(`Operations (${expected.length})`);
       for (const l of listed.filter((x) => x.tag === tag)) {
         const [method, p] = l.key.split(' ') as [string, string];
         expect(links, `${tag} lists ${l.key}`).toContain(operationSlug(method, p));
       }
     }
     // The umbrella lists every management operation.
-    const umbrella = fs.readFileSync(categoryFile('identity-management'), 'utf8');
-    expect(umbrella).toContain('](/docs/api/get-persons)');
+    expect(JSON.stringify(pages.get('/docs/category/api/identity-management'))).toContain('"href":"/docs/api/get-persons"');
   });
 
-  it('every generated page compiles as MDX, with its tables, samples and try-it panel', async () => {
-    const files = [
-      ...operations.map(pageFile),
-      ...fs.readdirSync(path.join(docsApiDir, 'categories')).map((f) => path.join(docsApiDir, 'categories', f)),
-      path.join(docsApiDir, '_generated', 'index.mdx'),
-    ];
-    for (const file of files) {
-      const { content } = matter(fs.readFileSync(file, 'utf8'));
-      await expect(compile(content, { remarkPlugins: [remarkGfm] }), file).resolves.toBeTruthy();
-    }
-    const page = fs.readFileSync(pageFile(operations.find((o) => o.slug === 'post-persons')!), 'utf8');
-    for (const heading of ['## Authentication', '## Parameters', '## Request body', '## Responses', '### 201 Created', '### Errors', '## Request samples', '## Try it'])
-      expect(page).toContain(heading);
-    expect(page).toContain('| `handles[].type` | string | yes |');
-    expect(page).toContain('<Tabs groupId="api-language">');
-    for (const label of ['curl', 'JavaScript (fetch)', 'Python', 'Go']) expect(page).toContain(`label="${label}"`);
-    expect(page).not.toContain('label="@keyway/sdk"');
-    const me = fs.readFileSync(pageFile(operations.find((o) => o.slug === 'get-me')!), 'utf8');
-    expect(me).toContain('label="@keyway/sdk"');
-    expect(me).toContain('keyway.user.me()');
+  it('an operation page has its sections, field tables, samples and try-it data; the overview compiles as MDX', async () => {
+    const post = opPage(operations.find((o) => o.slug === 'post-persons')!);
+    const headings = blocksOf(post, 'heading').map((h) => `${'#'.repeat(h.level)} ${h.text}`);
+    expect(headings).toEqual(['## Authentication', '## Parameters', '## Request body', '## Responses', '### 201 Created', '### Errors', '## Request samples', '## Try it']);
+    expect(post.toc.map((t) => t.id)).toEqual(blocksOf(post, 'heading').map((h) => h.id));
+    expect(htmlOf(post)).toMatch(/<tr>\s*<td><code>handles\[\]\.type<\/code><\/td>\s*<td>string<\/td>\s*<td>yes<\/td>/);
+    const [samples] = blocksOf(post, 'samples');
+    expect(samples!.samples.map((s) => s.label)).toEqual(['curl', 'JavaScript (fetch)', 'Python', 'Go']);
+    expect(blocksOf(post, 'tryIt')[0]!.operation).toMatchObject({ method: 'POST', path: '/persons', security: ['OrgId', 'ApiKey'], contentType: 'application/json' });
+    const me = opPage(operations.find((o) => o.slug === 'get-me')!);
+    const sdk = blocksOf(me, 'samples')[0]!.samples.find((s) => s.value === 'sdk');
+    expect(sdk?.label).toBe('@keyway/sdk');
+    expect(sdk?.code).toContain('keyway.user.me()');
+    const { content } = matter(fs.readFileSync(path.join(docsApiDir, '_generated', 'index.mdx'), 'utf8'));
+    await expect(compile(content, { remarkPlugins: [remarkGfm] })).resolves.toBeTruthy();
   }, 120_000);
 
-  it('sidebars: the api instance groups operations by tag; the public one holds only the category pages', () => {
+  it("the contract's Markdown becomes inert HTML: no raw HTML, no script links, unique heading ids", () => {
+    expect(renderMarkdown('Use <script>alert(1)</script> and [x](javascript:alert(1)) or [y](/docs/api#errors)')).toBe(
+      '<p>Use &lt;script&gt;alert(1)&lt;/script&gt; and [x](javascript:alert(1)) or <a href="/docs/api#errors">y</a></p>',
+    );
+    for (const page of pages.values()) {
+      expect(htmlOf(page), page.permalink).not.toMatch(/<(script|iframe|img|style)\b|\son\w+=/i);
+      for (const [, href] of htmlOf(page).matchAll(/href="([^"]*)"/g)) expect(href, page.permalink).toMatch(/^(\/docs\/|#|https?:\/\/)/);
+      const ids = blocksOf(page, 'heading').map((h) => h.id);
+      expect(new Set(ids).size, page.permalink).toBe(ids.length);
+    }
+  });
+
+  it('links between reference pages point to pages that exist, and previous/next follow the sidebar', () => {
+    for (const page of pages.values()) {
+      const internal = [...htmlOf(page).matchAll(/href="(\/docs\/(?:api|category\/api)\/[^"#]+)/g)].map((m) => m[1]!);
+      for (const href of [...internal, ...blocksOf(page, 'operations').flatMap((b) => b.operations.map((o) => o.href))]) expect(pages.has(href), `${page.permalink} -> ${href}`).toBe(true);
+    }
+    const first = pages.get('/docs/category/api/groups')!;
+    expect(first.previous).toEqual({ title: 'Overview', permalink: '/docs/api' });
+    expect(pages.get(first.next!.permalink)?.previous?.permalink).toBe(first.permalink);
+  });
+
+  it('sidebars: the api sidebar links every reference page grouped by tag; the public docs have no API entries', () => {
     const ref = referenceSidebar(openapiFile);
-    const persons = ref.find((i) => typeof i === 'object' && 'label' in i && i.label === 'Persons') as { items: { id?: string }[] };
-    expect(persons.items.map((i) => i.id)).toContain('persons/get-persons');
-    const docIds = JSON.stringify(ref).match(/"id":"[^"]+"/g) ?? [];
-    expect(docIds.length).toBe(operations.length + 1);
-    const pub = JSON.stringify(categoriesSidebar());
-    expect(pub).not.toMatch(/get-persons/);
-    expect(pub.match(/"type":"doc"/g)).toHaveLength(22);
+    const persons = ref.find((i) => typeof i === 'object' && 'label' in i && i.label === 'Persons') as { items: { href?: string }[] };
+    expect(persons.items.map((i) => i.href)).toContain('/docs/api/get-persons');
+    const hrefs = JSON.stringify(ref).match(/"href":"[^"]+"/g) ?? [];
+    expect(new Set(hrefs).size).toBe(pages.size);
+    expect(JSON.stringify(sidebars)).not.toMatch(/docs\/api|category\/api/);
+  });
+});
+
+describe('client route table', () => {
+  // The shape Docusaurus writes to routes.js and routesChunkNames.json (server/codegen/codegenRoutes.js).
+  const route = (p: string, hash: string, kind?: string) =>
+    `  {\n    path: '${p}',\n    component: ComponentCreator('${p}', '${hash}'),\n    exact: true${kind ? `,\n    keywayApiPage: "${kind}"` : ''}\n  }`;
+  const routesJs = `export default [\n${[
+    route('/login', 'f43'),
+    route('/docs/api/get-me', '414', 'operation'),
+    route('/docs/api/post-persons', '2b1', 'operation'),
+    route('/docs/category/api/persons', '9c0', 'category'),
+    route('/docs/category/api/groups', '1aa', 'category'),
+    route('/search', 'be6'),
+  ].join(',\n')}\n];\n`;
+  const chunkNames = Object.fromEntries(
+    ['/login-f43', '/docs/api/get-me-414', '/docs/api/post-persons-2b1', '/docs/category/api/persons-9c0', '/docs/category/api/groups-1aa', '/search-be6'].map((k) => [k, { __comp: 'c' }]),
+  );
+
+  it('folds the reference pages into one parameter route per kind and drops their chunk-name entries', () => {
+    const folded = foldClientRoutes(routesJs, chunkNames);
+    const table = new Function('ComponentCreator', folded.routesJs.replace('export default', 'return')) as (c: (p: string, h: string) => string) => { path: string; component: string }[];
+    expect(table((p, h) => `${p}-${h}`)).toEqual([
+      { path: '/login', component: '/login-f43', exact: true },
+      { path: CLIENT_ROUTES.operation, component: `${CLIENT_ROUTES.operation}-414`, exact: true },
+      { path: CLIENT_ROUTES.category, component: `${CLIENT_ROUTES.category}-9c0`, exact: true },
+      { path: '/search', component: '/search-be6', exact: true },
+    ]);
+    expect(Object.keys(folded.chunkNames)).toEqual(['/login-f43', `${CLIENT_ROUTES.operation}-414`, `${CLIENT_ROUTES.category}-9c0`, '/search-be6']);
+  });
+
+  it('refuses a route table whose format it does not know, instead of shipping every route', () => {
+    expect(() => foldClientRoutes(routesJs.replace(/exact: true,/g, 'exact: true, strict: true,'), chunkNames)).toThrow(/format changed/);
+    expect(() => foldClientRoutes(route('/login', 'f43'), chunkNames)).toThrow(/no reference routes/);
   });
 });
 
@@ -239,8 +295,7 @@ describe('curl samples against a local identity server', () => {
   /** Runs the curl block of a page as a reader would paste it, against the test server; answers status and body. */
   async function runCurl(slug: string, env: Record<string, string> = {}): Promise<{ status: number; body: string }> {
     const o = operations.find((x) => x.slug === slug)!;
-    const page = fs.readFileSync(pageFile(o), 'utf8');
-    const block = /<TabItem value="curl" label="curl">\s*```bash\n([\s\S]*?)\n```/.exec(page)?.[1];
+    const block = blocksOf(opPage(o), 'samples')[0]?.samples.find((s) => s.value === 'curl')?.code;
     if (!block) throw new Error(`no curl sample on ${slug}`);
     const script = block.replaceAll('http://localhost:8787', server!.url) + ` -sS -w '\\n%{http_code}'`;
     const { stdout } = await run('sh', ['-c', script], { env: { ...process.env, ...env } });

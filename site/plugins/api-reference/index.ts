@@ -1,30 +1,36 @@
-// The REST API reference, generated from api/openapi.yaml before Docusaurus reads the docs.
+// The REST API reference, generated from api/openapi.yaml at build time.
 //
-// Weight: the docs plugin puts every doc's title and description and every sidebar of an instance into one chunk that
-// all pages of that instance load. With 166 operations in the public docs instance, every doc page would load their
-// sidebar and metadata. So the operation pages and the overview are a docs instance of their own (id `api`, routes
-// /docs/api and /docs/api/<slug>, its own grouped-by-tag sidebar), whose chunks only API pages load. The public instance
-// keeps only the 22 category pages (/docs/category/api/<tag>) and a small `api` sidebar of those, as before.
+// Weight: Docusaurus keeps every route, the chunk of every page and every doc of every docs instance in main.js and its
+// runtime, which every page loads: 188 reference pages as docs cost every doc page of the site ~8 KB gzip. So the
+// reference pages (one per operation, one per tag) are not docs: they are JSON (./render.ts) that one React component
+// renders (site/src/components/api/ReferencePage.tsx) inside the theme's doc layout.
+//   - Server side, every page has its route, so the build renders each to static HTML; the component reads its data from
+//     a JSON module only the server bundle contains.
+//   - Client side, those routes are folded into two parameter routes (/docs/api/:slug and /docs/category/api/:tag): the
+//     client's route table, written by Docusaurus, is rewritten for the browser bundle (foldClientRoutes). A page's data
+//     is in the page itself on first load and fetched from /api-reference/<path>.json on client-side navigation.
+// The hand-written overview (/docs/api) stays a docs instance of its own (id `api`) whose sidebar lists the operations.
 //
-// Output (gitignored, regenerated on every build and dev-server start; never edit it):
-//   site/docs/api/_generated/  the `api` instance: index.mdx (from site/docs/api/_overview.mdx) and <tag>/<slug>.mdx
-//   site/docs/api/categories/  the category pages of the public instance
-// The public instance skips `_`-prefixed folders by default, so the operation pages are not part of it.
+// Output (gitignored, regenerated on every build and dev-server start; never edit it): site/docs/api/_generated/index.mdx,
+// copied from site/docs/api/_overview.mdx; the pages' JSON in the generated-files folder and the build.
 import { keepPublicDocsRuleOff } from '../docs-instances';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { SidebarsConfig } from '@docusaurus/plugin-content-docs';
 import type { LoadContext, Plugin, PluginConfig } from '@docusaurus/types';
+import type { Configuration } from 'webpack';
+import type { ReferencePageData, ReferenceSidebarItem } from '../../src/components/api/types';
 import categoryList from '../../src/data/api-categories.json';
 import { ApiSpec, UMBRELLA_TAG, type Operation } from './spec';
-import { categoryPage, operationPage, type Category } from './render';
+import { categoryHref, categoryPage, operationHref, operationPage, type Category } from './render';
 
 export { ApiSpec, operationSlug, UMBRELLA_TAG, type Operation } from './spec';
 export const API_INSTANCE_ID = 'api';
 export const REFERENCE_DIR = '_generated';
-export const CATEGORIES_DIR = 'categories';
 export const OVERVIEW_SOURCE = '_overview.mdx';
 export const DEFAULT_OPENAPI_FILE = path.resolve(__dirname, '../../../api/openapi.yaml');
+/** Where the browser fetches a page's JSON on client-side navigation: DATA_PREFIX + permalink + '.json'. */
+export const DATA_PREFIX = '/api-reference';
 const siteDir = path.resolve(__dirname, '../..');
 /** One item of a sidebar (the package exports the sidebar types only through SidebarsConfig). */
 type SidebarItemConfig = Extract<SidebarsConfig[string], readonly unknown[]>[number];
@@ -46,76 +52,180 @@ export function categoriesOf(spec: ApiSpec): Category[] {
 /** Operations of a tag, in document order; the umbrella tag lists every operation carrying it. */
 export const operationsOf = (ops: Operation[], tag: string): Operation[] => ops.filter((o) => o.tags.includes(tag));
 
-/** Writes every page of the reference under `docsApiDir` (site/docs/api), replacing the previous output. */
+/** Writes the overview page of the `api` docs instance (`site/docs/api/_generated/index.mdx`), replacing older output. */
 export function writeApiReference(openapiFile: string, docsApiDir: string): { operations: Operation[]; categories: Category[] } {
+  const spec = ApiSpec.load(openapiFile);
+  const refDir = path.join(docsApiDir, REFERENCE_DIR);
+  // `categories`, `category` and `generated` held the output of earlier versions of this generator.
+  for (const dir of [refDir, ...['categories', 'category', 'generated'].map((d) => path.join(docsApiDir, d))]) fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(refDir, { recursive: true });
+  fs.copyFileSync(path.join(docsApiDir, OVERVIEW_SOURCE), path.join(refDir, 'index.mdx'));
+  return { operations: spec.operations(), categories: categoriesOf(spec) };
+}
+
+/** The api sidebar, independent of who renders it: the overview, then a group per tag (umbrella: one link). */
+type SidebarEntry = { label: string; href: string; method?: string } | { label: string; items: { label: string; href: string; method?: string }[] };
+
+function sidebarEntries(spec: ApiSpec): SidebarEntry[] {
+  const operations = spec.operations();
+  const entries: SidebarEntry[] = [];
+  for (const cat of categoriesOf(spec)) {
+    const mine = operations.filter((o) => o.primaryTag === cat.id);
+    if (cat.id === UMBRELLA_TAG || !mine.length) {
+      entries.push({ label: cat.label, href: categoryHref(cat.id) });
+      continue;
+    }
+    entries.push({
+      label: cat.label,
+      items: [{ label: `All ${cat.label} operations`, href: categoryHref(cat.id) }, ...mine.map((o) => ({ label: o.summary, href: operationHref(o), method: o.method }))],
+    });
+  }
+  return entries;
+}
+
+const methodClass = (method?: string): { className?: string } => (method ? { className: `api-sidebar-${method}` } : {});
+
+/** The sidebar of the `api` docs instance (the overview page), as docs plugin configuration. */
+export function referenceSidebar(openapiFile = DEFAULT_OPENAPI_FILE): SidebarItemConfig[] {
+  const link = (l: { label: string; href: string; method?: string }): SidebarItemConfig => ({ type: 'link', label: l.label, href: l.href, ...methodClass(l.method) });
+  return [
+    { type: 'doc', id: 'index', label: 'Overview' },
+    ...sidebarEntries(ApiSpec.load(openapiFile)).map((e): SidebarItemConfig => ('items' in e ? { type: 'category', label: e.label, collapsed: true, items: e.items.map(link) } : link(e))),
+  ];
+}
+
+/** The same sidebar in the shape the theme's DocSidebar renders, for the reference pages. */
+export function referenceSidebarProps(spec: ApiSpec): ReferenceSidebarItem[] {
+  const link = (l: { label: string; href: string; method?: string }): ReferenceSidebarItem => ({ type: 'link', label: l.label, href: l.href, ...methodClass(l.method) });
+  return [
+    { type: 'link', label: 'Overview', href: '/docs/api' },
+    ...sidebarEntries(spec).map((e): ReferenceSidebarItem => ('items' in e ? { type: 'category', label: e.label, collapsed: true, collapsible: true, items: e.items.map(link) } : link(e))),
+  ];
+}
+
+/** Every page of the reference, with previous/next links in sidebar order (as the docs plugin does for docs). */
+export function referencePages(openapiFile = DEFAULT_OPENAPI_FILE): { pages: ReferencePageData[]; sidebar: ReferenceSidebarItem[] } {
   const spec = ApiSpec.load(openapiFile);
   const operations = spec.operations();
   const categories = categoriesOf(spec);
   const byId = new Map(categories.map((c) => [c.id, c]));
-  const refDir = path.join(docsApiDir, REFERENCE_DIR);
-  const catDir = path.join(docsApiDir, CATEGORIES_DIR);
-  for (const dir of [refDir, catDir, path.join(docsApiDir, 'category'), path.join(docsApiDir, 'generated')]) fs.rmSync(dir, { recursive: true, force: true });
-  fs.mkdirSync(refDir, { recursive: true });
-  fs.mkdirSync(catDir, { recursive: true });
-  fs.copyFileSync(path.join(docsApiDir, OVERVIEW_SOURCE), path.join(refDir, 'index.mdx'));
-  categories.forEach((cat, i) => {
-    fs.writeFileSync(path.join(catDir, `${cat.id}.mdx`), categoryPage(cat, operationsOf(operations, cat.id), i + 2));
+  const pages = [
+    ...operations.map((op) => operationPage(spec, op, byId)),
+    ...categories.map((cat) => categoryPage(cat, operationsOf(operations, cat.id))),
+  ];
+  const sidebar = referenceSidebarProps(spec);
+  const order = sidebar.flatMap((i) => (i.type === 'category' ? i.items : [i])).flatMap((i) => (i.type === 'link' ? [i] : []));
+  const byPermalink = new Map(pages.map((p) => [p.permalink, p]));
+  order.forEach((item, i) => {
+    const page = byPermalink.get(item.href);
+    if (!page) return;
+    const prev = order[i - 1];
+    const next = order[i + 1];
+    if (prev) page.previous = { title: prev.label, permalink: prev.href };
+    if (next) page.next = { title: next.label, permalink: next.href };
   });
-  operations.forEach((op, i) => {
-    const dir = path.join(refDir, op.primaryTag);
-    fs.mkdirSync(dir, { recursive: true });
-    fs.writeFileSync(path.join(dir, `${op.slug}.mdx`), operationPage(spec, op, i + 1, byId));
-  });
-  return { operations, categories };
+  return { pages, sidebar };
 }
 
-const categoryHref = (tag: string): string => `/docs/category/api/${tag}`;
+/** Route attribute marking the reference pages in the generated route table; its value is the page kind. */
+export const ROUTE_MARK = 'keywayApiPage';
+/** The client's routes for the reference: one per kind. */
+export const CLIENT_ROUTES = { operation: '/docs/api/:slug', category: '/docs/category/api/:tag' } as const;
 
 /**
- * The sidebar of the `api` instance (overview and operation pages): the overview, then one collapsed group per tag
- * holding a link to its category page and the operations filed under it; the umbrella category as a single link.
+ * Folds the reference pages of Docusaurus's generated route table (routes.js) and chunk-name table
+ * (routesChunkNames.json) into one route per kind, for the browser bundle. The kept route takes over the first page's
+ * chunk-name entry (renamed after the parameter route): all pages of a kind share it, having no modules of their own. Throws when the format is not
+ * the one expected, rather than shipping every route.
  */
-export function referenceSidebar(openapiFile = DEFAULT_OPENAPI_FILE): SidebarItemConfig[] {
-  const spec = ApiSpec.load(openapiFile);
-  const operations = spec.operations();
-  const items: SidebarItemConfig[] = [{ type: 'doc', id: 'index', label: 'Overview' }];
-  for (const cat of categoriesOf(spec)) {
-    const mine = operations.filter((o) => o.primaryTag === cat.id);
-    if (cat.id === UMBRELLA_TAG || !mine.length) {
-      items.push({ type: 'link', label: cat.label, href: categoryHref(cat.id) });
-      continue;
+export function foldClientRoutes(routesJs: string, chunkNames: Record<string, unknown>): { routesJs: string; chunkNames: Record<string, unknown> } {
+  const block = new RegExp(String.raw`\{\s*path: '([^']+)',\s*component: ComponentCreator\('([^']+)', '([^']+)'\),\s*exact: true,\s*${ROUTE_MARK}: "(operation|category)"\s*\},?`, 'g');
+  const kept = new Map<string, string>();
+  const dropped = new Set<string>();
+  const folded = routesJs.replace(block, (_all, routePath: string, creatorPath: string, hash: string, kind: keyof typeof CLIENT_ROUTES) => {
+    const key = `${creatorPath}-${hash}`;
+    if (routePath !== creatorPath || !(key in chunkNames)) throw new Error(`API reference: unexpected route entry for ${routePath} in routes.js`);
+    if (kept.has(kind)) {
+      dropped.add(key);
+      return '';
     }
-    items.push({
-      type: 'category',
-      label: cat.label,
-      collapsed: true,
-      items: [{ type: 'link', label: `All ${cat.label} operations`, href: categoryHref(cat.id) }, ...mine.map((o) => ({ type: 'doc' as const, id: `${o.primaryTag}/${o.slug}` }))],
-    });
-  }
-  return items;
-}
-
-/** The `api` sidebar of the public docs instance: the overview and the 22 category pages (no operation: see above). */
-export function categoriesSidebar(): SidebarItemConfig[] {
-  return [
-    { type: 'link', label: 'Overview', href: '/docs/api' },
-    ...categoryList.map((c): SidebarItemConfig => ({ type: 'doc', id: `api/${CATEGORIES_DIR}/${c.id}`, label: c.label })),
-  ];
-}
-
-/** Keeps the public instance's MDX rule off the `api` instance's folder (both rules would strip the pages' metadata). */
-function mdxRuleSplitPlugin(context: LoadContext): Plugin {
-  const refDir = path.join(context.siteDir, 'docs', 'api', REFERENCE_DIR) + path.sep;
+    kept.set(kind, key);
+    return `{ path: '${CLIENT_ROUTES[kind]}', component: ComponentCreator('${CLIENT_ROUTES[kind]}', '${hash}'), exact: true },`;
+  });
+  if (kept.size !== Object.keys(CLIENT_ROUTES).length) throw new Error(`API reference: found ${[...kept.keys()].join(', ') || 'no'} reference routes in routes.js; the generated format changed`);
+  if (folded.includes(ROUTE_MARK)) throw new Error('API reference: a reference route of routes.js was not folded; the generated format changed');
+  const renamed = new Map([...kept].map(([kind, key]) => [key, `${CLIENT_ROUTES[kind as keyof typeof CLIENT_ROUTES]}-${key.slice(key.lastIndexOf('-') + 1)}`]));
   return {
-    name: 'keyway-api-reference',
-    configureWebpack(config) {
-      keepPublicDocsRuleOff(config, context.siteDir, [refDir], 'API reference');
-      return {};
+    routesJs: folded,
+    chunkNames: Object.fromEntries(Object.entries(chunkNames).flatMap(([k, v]) => (dropped.has(k) ? [] : [[renamed.get(k) ?? k, v]]))),
+  };
+}
+
+/** A webpack/Rspack plugin that emits each page's JSON at DATA_PREFIX + permalink + '.json' (build and dev server). */
+function emitPageData(pages: ReferencePageData[]) {
+  return {
+    apply(compiler: import('webpack').Compiler): void {
+      const { RawSource } = compiler.webpack.sources;
+      compiler.hooks.thisCompilation.tap('keyway-api-reference', (compilation) => {
+        compilation.hooks.processAssets.tap({ name: 'keyway-api-reference', stage: compiler.webpack.Compilation.PROCESS_ASSETS_STAGE_ADDITIONAL }, () => {
+          for (const page of pages) compilation.emitAsset(`${DATA_PREFIX.slice(1)}${page.permalink}.json`, new RawSource(JSON.stringify(page)));
+        });
+      });
     },
   };
 }
 
-/** The plugins to register in docusaurus.config.ts: the `api` docs instance and the MDX rule split. */
+interface Content {
+  pages: ReferencePageData[];
+  sidebar: ReferenceSidebarItem[];
+}
+
+/** Module names the reference page component imports (see ReferencePage.tsx and its declarations). */
+export const SSR_PAGES_MODULE = '@keyway/api-reference-ssr-pages';
+export const SIDEBAR_MODULE = '@keyway/api-reference-sidebar';
+
+function referencePlugin(context: LoadContext): Plugin<Content> {
+  const refDir = path.join(context.siteDir, 'docs', 'api', REFERENCE_DIR) + path.sep;
+  const dataDir = path.join(context.generatedFilesDir, 'keyway-api-reference');
+  return {
+    name: 'keyway-api-reference',
+    loadContent: async () => referencePages(),
+    async contentLoaded({ content, actions }) {
+      fs.mkdirSync(dataDir, { recursive: true });
+      fs.writeFileSync(path.join(dataDir, 'pages.json'), JSON.stringify(Object.fromEntries(content.pages.map((p) => [p.permalink, p]))));
+      fs.writeFileSync(path.join(dataDir, 'no-pages.json'), '{}');
+      fs.writeFileSync(path.join(dataDir, 'sidebar.json'), JSON.stringify(content.sidebar));
+      for (const page of content.pages) {
+        actions.addRoute({ path: page.permalink, component: '@site/src/components/api/ReferencePage', exact: true, [ROUTE_MARK]: page.kind });
+      }
+    },
+    configureWebpack(config, isServer, utils, content) {
+      keepPublicDocsRuleOff(config as Configuration, context.siteDir, [refDir], 'API reference');
+      const alias = {
+        [`${SSR_PAGES_MODULE}$`]: path.join(dataDir, isServer ? 'pages.json' : 'no-pages.json'),
+        [`${SIDEBAR_MODULE}$`]: path.join(dataDir, 'sidebar.json'),
+      };
+      if (isServer || !content) return { resolve: { alias } };
+      const plugins: unknown[] = [emitPageData(content.pages)];
+      if (config.mode === 'production') {
+        // The browser gets the folded route table; the server bundle keeps every route so the build renders every page.
+        const routes = fs.readFileSync(path.join(context.generatedFilesDir, 'routes.js'), 'utf8');
+        const chunkNames = JSON.parse(fs.readFileSync(path.join(context.generatedFilesDir, 'routesChunkNames.json'), 'utf8')) as Record<string, unknown>;
+        const folded = foldClientRoutes(routes, chunkNames);
+        fs.writeFileSync(path.join(dataDir, 'client-routes.js'), folded.routesJs);
+        fs.writeFileSync(path.join(dataDir, 'client-routesChunkNames.json'), JSON.stringify(folded.chunkNames));
+        const { NormalModuleReplacementPlugin } = utils.currentBundler.instance;
+        plugins.push(
+          new NormalModuleReplacementPlugin(/^@generated\/routes$/, path.join(dataDir, 'client-routes.js')),
+          new NormalModuleReplacementPlugin(/^@generated\/routesChunkNames$/, path.join(dataDir, 'client-routesChunkNames.json')),
+        );
+      }
+      return { resolve: { alias }, plugins } as Configuration;
+    },
+  };
+}
+
+/** The plugins to register in docusaurus.config.ts: the `api` docs instance (overview) and the reference pages. */
 export function apiReferencePlugins(): PluginConfig[] {
   return [
     [
@@ -129,6 +239,7 @@ export function apiReferencePlugins(): PluginConfig[] {
         showLastUpdateTime: false,
       },
     ],
-    mdxRuleSplitPlugin,
+    // The docs plugin's types know only `unknown` content; ours is typed.
+    referencePlugin as PluginConfig,
   ];
 }

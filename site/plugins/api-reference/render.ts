@@ -1,5 +1,9 @@
-// MDX of the generated reference pages: one page per operation and one page per tag. Parameters, bodies and responses
-// are Markdown tables, so they are static HTML in the built page (search index, crawlers, no JavaScript needed).
+// The data of the reference pages: one page per operation and one per tag, as JSON that one React component renders
+// (site/src/components/api/ReferencePage.tsx). Descriptions, parameters, bodies and responses are Markdown rendered to
+// HTML here, at build time, so they are static HTML in the built page and the browser needs no Markdown renderer.
+import { createSlugger } from '@docusaurus/utils';
+import MarkdownIt from 'markdown-it';
+import type { ReferenceBlock, ReferencePageData, TryItOperation } from '../../src/components/api/types';
 import type { ApiSpec, Json, MediaType, Operation, Parameter, Response, Schema } from './spec';
 import { mediaExample, samplesFor } from './samples';
 
@@ -26,22 +30,13 @@ const STATUS_TEXT: Record<string, string> = {
   '429': 'Too Many Requests',
 };
 
-/** Text for MDX: `{`, `}`, `<`, `>` outside code spans would be JSX; `|` would end a table cell; newlines a table row. */
-export function mdx(text: string, inTable = false): string {
-  const escaped = text
-    .split(/(`[^`]*`)/)
-    .map((part, i) => {
-      if (i % 2 === 1) return inTable ? part.replace(/\|/g, '\\|') : part;
-      let out = part.replace(/[{}]/g, '\\$&').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-      if (inTable) out = out.replace(/\|/g, '\\|');
-      return out;
-    })
-    .join('');
-  return inTable ? escaped.replace(/\s*\n\s*/g, ' ') : escaped;
+/** Text inside a Markdown table cell: `|` would end the cell and a newline the row. */
+export function tableCell(text: string): string {
+  return text.replace(/\|/g, '\\|').replace(/\s*\n\s*/g, ' ');
 }
 
 const code = (s: string): string => (s.includes('`') ? `\`\` ${s} \`\`` : `\`${s}\``);
-const cell = (s: string): string => mdx(s, true);
+const cell = tableCell;
 const json = (v: Json): string => JSON.stringify(v, null, 2);
 const refName = (ref: string): string => ref.split('/').pop() ?? ref;
 
@@ -165,17 +160,63 @@ function parametersTable(spec: ApiSpec, params: Parameter[]): string {
   ].join('\n');
 }
 
-function exampleBlock(value: Json, contentType: string): string {
-  if (typeof value === 'string' && contentType !== 'application/json') return ['```text', value, '```'].join('\n');
-  return ['```json', json(value), '```'].join('\n');
+/**
+ * Collects a page's blocks: Markdown is rendered to HTML when a non-Markdown block (heading, code, React part) comes,
+ * and headings get the ids Docusaurus would give them, unique within the page, for the table of contents.
+ */
+class PageBuilder {
+  readonly blocks: ReferenceBlock[] = [];
+  readonly toc: ReferencePageData['toc'] = [];
+  private markdown: string[] = [];
+  private readonly slugger = createSlugger();
+
+  text(...lines: string[]): this {
+    this.markdown.push(...lines);
+    return this;
+  }
+
+  heading(level: 2 | 3, text: string): this {
+    const id = this.slugger.slug(text);
+    this.toc.push({ value: markdown.utils.escapeHtml(text), id, level });
+    return this.block({ kind: 'heading', level, id, text });
+  }
+
+  block(block: ReferenceBlock): this {
+    this.flush();
+    this.blocks.push(block);
+    return this;
+  }
+
+  done(): { blocks: ReferenceBlock[]; toc: ReferencePageData['toc'] } {
+    this.flush();
+    return { blocks: this.blocks, toc: this.toc };
+  }
+
+  private flush(): void {
+    const source = this.markdown.join('\n').trim();
+    this.markdown = [];
+    if (source) this.blocks.push({ kind: 'html', html: renderMarkdown(source) });
+  }
+}
+
+/** The contract's Markdown as HTML: raw HTML in it is escaped, links may only be site paths, anchors or http(s). */
+const markdown = new MarkdownIt({ html: false, linkify: false, typographer: false });
+markdown.validateLink = (url: string): boolean => /^(\/(?!\/)|#|https?:\/\/)/i.test(url.trim());
+
+export function renderMarkdown(source: string): string {
+  return markdown.render(source).trim();
+}
+
+function exampleBlock(value: Json, contentType: string): ReferenceBlock {
+  if (typeof value === 'string' && contentType !== 'application/json') return { kind: 'code', language: 'text', code: value };
+  return { kind: 'code', language: 'json', code: json(value) };
 }
 
 /**
  * A body: field table and example. In success answers the envelope's `errors` (and `meta` when the example has none)
  * are left out: the overview documents the envelope once.
  */
-function mediaSection(spec: ApiSpec, contentType: string, media: MediaType, success = false): string[] {
-  const out: string[] = [];
+function mediaSection(page: PageBuilder, spec: ApiSpec, contentType: string, media: MediaType, success = false): void {
   const example = mediaExample(spec, media);
   const hasMeta = !!example && typeof example === 'object' && !Array.isArray(example) && 'meta' in example;
   if (media.schema) {
@@ -183,13 +224,11 @@ function mediaSection(spec: ApiSpec, contentType: string, media: MediaType, succ
       (r) => !success || !(/^errors(\[|\.|$)/.test(r.name) || (!hasMeta && /^meta(\.|$)/.test(r.name))),
     );
     const table = rowsTable(rows);
-    if (table) out.push(table, '');
-    else out.push(`Type: ${cell(typeLabel(spec, media.schema, []))}.`, '');
+    page.text(table || `Type: ${typeLabel(spec, media.schema, [])}.`, '');
   }
   if (example !== null && !(typeof example === 'object' && !Array.isArray(example) && !Object.keys(example).length)) {
-    out.push(`Example (${code(contentType)}):`, '', exampleBlock(example, contentType), '');
+    page.text(`Example (${code(contentType)}):`, '').block(exampleBlock(example, contentType));
   }
-  return out;
 }
 
 const SECURITY_TEXT: Record<string, string> = {
@@ -218,62 +257,51 @@ function firstMessage(spec: ApiSpec, r: Response): string {
   return message ? code(message) : '';
 }
 
-/** The operation's data for the try-it panel: only what it needs, serialized into the page. */
-export function tryItProps(spec: ApiSpec, op: Operation): Record<string, Json> {
+/** The operation's data for the try-it panel: only what it needs. */
+export function tryItProps(spec: ApiSpec, op: Operation): TryItOperation {
   const body = op.raw.requestBody ? spec.deref(op.raw.requestBody) : undefined;
   const [contentType, media] = Object.entries(body?.content ?? {})[0] ?? [];
   const example = media ? mediaExample(spec, media) : null;
   return {
     method: op.method.toUpperCase(),
     path: op.path,
-    security: (op.security[0] ? Object.keys(op.security[0]) : []) as Json,
+    security: op.security[0] ? Object.keys(op.security[0]) : [],
     parameters: op.parameters.map((p) => {
       const ex = p.example ?? (p.schema ? flatten(spec, p.schema, []).schema.example : undefined);
-      return { name: p.name, in: p.in, required: p.required ?? false, ...(ex !== undefined ? { example: typeof ex === 'string' ? ex : JSON.stringify(ex) } : {}) };
-    }) as Json,
+      return { name: p.name, in: p.in as TryItOperation['parameters'][number]['in'], required: p.required ?? false, ...(ex !== undefined ? { example: typeof ex === 'string' ? ex : JSON.stringify(ex) } : {}) };
+    }),
     ...(contentType
       ? { contentType, body: typeof example === 'string' ? example : contentType === 'application/x-www-form-urlencoded' && example && typeof example === 'object' ? new URLSearchParams(example as Record<string, string>).toString() : json(example) }
       : {}),
   };
 }
 
-export function operationPage(spec: ApiSpec, op: Operation, position: number, categories: Map<string, Category>): string {
-  const description = op.description.split('\n\n')[0]!.replace(/\s+/g, ' ').replace(/`/g, '').trim();
-  const out: string[] = [
-    '---',
-    `title: ${JSON.stringify(op.summary)}`,
-    `sidebar_label: ${JSON.stringify(op.summary)}`,
-    `description: ${JSON.stringify(description.length > 200 ? description.slice(0, 197) + '...' : description)}`,
-    `slug: /${op.slug}`,
-    `sidebar_position: ${position}`,
-    `sidebar_class_name: api-sidebar-${op.method}`,
-    '---',
-    '',
-    '{/* GENERATED from api/openapi.yaml by site/plugins/api-reference: edit the contract, not this file. */}',
-    '',
-    "import ApiEndpoint from '@site/src/components/api/ApiEndpoint';",
-    "import ApiTryIt from '@site/src/components/api/ApiTryIt';",
-    "import Tabs from '@theme/Tabs';",
-    "import TabItem from '@theme/TabItem';",
-    '',
-    `<ApiEndpoint method="${op.method}" path=${JSON.stringify(op.path)} />`,
-    '',
-    mdx(op.description),
-    '',
-    `Categories: ${op.tags.map((t) => `[${categories.get(t)?.label ?? t}](/docs/category/api/${t})`).join(', ')}.`,
-    '',
-  ];
-  if (op.raw.deprecated) out.push(':::warning', 'This operation is deprecated.', ':::', '');
-  out.push('## Authentication', '', ...securitySection(op), '');
-  if (op.parameters.length) out.push('## Parameters', '', parametersTable(spec, op.parameters), '');
+export const operationHref = (op: Operation): string => `/docs/api/${op.slug}`;
+export const categoryHref = (tag: string): string => `/docs/category/api/${tag}`;
+
+/** The one-line description for `<meta name="description">` and search results. */
+function metaDescription(text: string): string {
+  const first = text.split('\n\n')[0]!.replace(/\s+/g, ' ').replace(/`/g, '').trim();
+  return first.length > 200 ? first.slice(0, 197) + '...' : first;
+}
+
+/** The page of one operation (previous/next links are filled in from the sidebar by the caller). */
+export function operationPage(spec: ApiSpec, op: Operation, categories: Map<string, Category>): ReferencePageData {
+  const page = new PageBuilder();
+  page.block({ kind: 'endpoint', method: op.method, path: op.path });
+  page.text(op.description, '', `Categories: ${op.tags.map((t) => `[${categories.get(t)?.label ?? t}](${categoryHref(t)})`).join(', ')}.`, '');
+  if (op.raw.deprecated) page.block({ kind: 'warning', text: 'This operation is deprecated.' });
+  page.heading(2, 'Authentication').text(...securitySection(op), '');
+  if (op.parameters.length) page.heading(2, 'Parameters').text(parametersTable(spec, op.parameters), '');
   if (op.raw.requestBody) {
     const body = spec.deref(op.raw.requestBody);
-    out.push('## Request body', '', `${body.required ? 'Required' : 'Optional'}.${body.description ? ' ' + mdx(body.description) : ''}`, '');
+    page.heading(2, 'Request body').text(`${body.required ? 'Required' : 'Optional'}.${body.description ? ' ' + body.description : ''}`, '');
     for (const [contentType, media] of Object.entries(body.content ?? {})) {
-      out.push(`Content type ${code(contentType)}:`, '', ...mediaSection(spec, contentType, media));
+      page.text(`Content type ${code(contentType)}:`, '');
+      mediaSection(page, spec, contentType, media);
     }
   }
-  out.push('## Responses', '');
+  page.heading(2, 'Responses');
   const errors: string[] = [];
   for (const [status, ref] of Object.entries(op.raw.responses ?? {})) {
     const r = spec.deref(ref);
@@ -281,50 +309,28 @@ export function operationPage(spec: ApiSpec, op: Operation, position: number, ca
       errors.push(`| ${status} | ${cell(r.description ?? STATUS_TEXT[status] ?? '')} | ${cell(firstMessage(spec, r))} |`);
       continue;
     }
-    out.push(`### ${status} ${STATUS_TEXT[status] ?? ''}`.trimEnd(), '', mdx(r.description ?? ''), '');
+    page.heading(3, `${status} ${STATUS_TEXT[status] ?? ''}`.trimEnd()).text(r.description ?? '', '');
     const headers = Object.entries(r.headers ?? {}).map(([name, h]) => [name, spec.deref(h)] as const);
-    if (headers.length)
-      out.push('| Header | Description |', '| --- | --- |', ...headers.map(([name, h]) => `| ${code(name)} | ${cell(h.description ?? '')} |`), '');
-    for (const [contentType, media] of Object.entries(r.content ?? {})) out.push(...mediaSection(spec, contentType, media, true));
+    if (headers.length) page.text('| Header | Description |', '| --- | --- |', ...headers.map(([name, h]) => `| ${code(name)} | ${cell(h.description ?? '')} |`), '');
+    for (const [contentType, media] of Object.entries(r.content ?? {})) mediaSection(page, spec, contentType, media, true);
   }
   if (errors.length) {
-    out.push('### Errors', '', 'Errors answer `{ "errors": [{ "httpcode", "message" }] }`; the [overview](/docs/api#errors) explains each status.', '');
-    out.push('| Status | When | Example message |', '| --- | --- | --- |', ...errors, '');
+    page
+      .heading(3, 'Errors')
+      .text('Errors answer `{ "errors": [{ "httpcode", "message" }] }`; the [overview](/docs/api#errors) explains each status.', '')
+      .text('| Status | When | Example message |', '| --- | --- | --- |', ...errors, '');
   }
-  out.push('## Request samples', '', '<Tabs groupId="api-language">');
-  for (const s of samplesFor(spec, op)) {
-    out.push(`<TabItem value="${s.value}" label="${s.label}">`, '', '```' + s.language, s.code, '```', '', '</TabItem>');
-  }
-  out.push('</Tabs>', '', '## Try it', '', `<ApiTryIt operation={${JSON.stringify(tryItProps(spec, op))}} />`, '');
-  return out.join('\n');
+  page.heading(2, 'Request samples').block({ kind: 'samples', samples: samplesFor(spec, op) });
+  page.heading(2, 'Try it').block({ kind: 'tryIt', operation: tryItProps(spec, op) });
+  return { permalink: operationHref(op), kind: 'operation', title: op.summary, description: metaDescription(op.description), ...page.done() };
 }
 
-export function categoryPage(cat: Category, ops: Operation[], position: number): string {
-  return [
-    '---',
-    `title: ${JSON.stringify(cat.label)}`,
-    `description: ${JSON.stringify(cat.description)}`,
-    `slug: /category/api/${cat.id}`,
-    `sidebar_position: ${position}`,
-    '---',
-    '',
-    '{/* GENERATED from api/openapi.yaml by site/plugins/api-reference: edit the contract, not this file. */}',
-    '',
-    "import ApiMethod from '@site/src/components/api/ApiMethod';",
-    '',
-    mdx(cat.description),
-    '',
-    `## Operations (${ops.length})`,
-    '',
-    ops.length
-      ? [
-          '| Method | Operation | Path |',
-          '| --- | --- | --- |',
-          ...ops.map((o) => `| <ApiMethod method="${o.method}" /> | [${cell(o.summary)}](/docs/api/${o.slug}) | ${code(o.path).replace(/\|/g, '\\|')} |`),
-        ].join('\n')
-      : 'The API contract defines no operation with this tag.',
-    '',
-    'Every operation answers with the envelope described in the [API overview](/docs/api): data in `result`, problems in `errors`, and `meta.pagination` on lists.',
-    '',
-  ].join('\n');
+/** The page of one tag: its description and a table of its operations. */
+export function categoryPage(cat: Category, ops: Operation[]): ReferencePageData {
+  const page = new PageBuilder().text(cat.description, '');
+  page.heading(2, `Operations (${ops.length})`);
+  if (ops.length) page.block({ kind: 'operations', operations: ops.map((o) => ({ method: o.method, title: o.summary, href: operationHref(o), path: o.path })) });
+  else page.text('The API contract defines no operation with this tag.', '');
+  page.text('Every operation answers with the envelope described in the [API overview](/docs/api): data in `result`, problems in `errors`, and `meta.pagination` on lists.');
+  return { permalink: categoryHref(cat.id), kind: 'category', title: cat.label, description: metaDescription(cat.description), ...page.done() };
 }

@@ -8,3 +8,50 @@ export interface TryItOperation {
   contentType?: string;
   body?: string;
 }
+
+/** One tab of the request samples. */
+export interface RequestSample {
+  /** Tab value, the same on every page, so `groupId="api-language"` keeps the reader's choice. */
+  value: string;
+  label: string;
+  language: string;
+  code: string;
+}
+
+/**
+ * A piece of a reference page, in reading order. Prose and tables are HTML made at build time from the contract's
+ * Markdown (static, so the page needs no Markdown renderer); headings, code and interactive parts are React.
+ */
+export type ReferenceBlock =
+  | { kind: 'heading'; level: 2 | 3; id: string; text: string }
+  | { kind: 'html'; html: string }
+  | { kind: 'code'; language: string; code: string }
+  | { kind: 'endpoint'; method: string; path: string }
+  | { kind: 'warning'; text: string }
+  | { kind: 'samples'; samples: RequestSample[] }
+  | { kind: 'tryIt'; operation: TryItOperation }
+  | { kind: 'operations'; operations: { method: string; title: string; href: string; path: string }[] };
+
+export interface ReferenceLink {
+  title: string;
+  permalink: string;
+}
+
+/** Everything one page of the reference shows (an operation or a category), as JSON. */
+export interface ReferencePageData {
+  /** The page's path, e.g. /docs/api/get-me or /docs/category/api/persons. */
+  permalink: string;
+  kind: 'operation' | 'category';
+  title: string;
+  description: string;
+  /** Headings for the table of contents (level 2 and 3). */
+  toc: { value: string; id: string; level: number }[];
+  blocks: ReferenceBlock[];
+  previous?: ReferenceLink;
+  next?: ReferenceLink;
+}
+
+/** The api sidebar in the shape the theme's DocSidebar renders. */
+export type ReferenceSidebarItem =
+  | { type: 'link'; label: string; href: string; className?: string }
+  | { type: 'category'; label: string; collapsed: boolean; collapsible: boolean; items: ReferenceSidebarItem[] };

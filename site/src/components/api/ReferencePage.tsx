@@ -1,0 +1,108 @@
+// The route component of every API reference page (operations and categories; see site/plugins/api-reference). It
+// renders the page's data inside the theme's own doc layout (sidebar, table of contents, pagination), as if the page
+// were a doc of the `api` docs instance, without being one: docs cost every page of the site their route and metadata.
+import React, { useMemo, type ReactNode } from 'react';
+import clsx from 'clsx';
+import { HtmlClassNameProvider, ThemeClassNames } from '@docusaurus/theme-common';
+import { DocsSidebarProvider, DocsVersionProvider } from '@docusaurus/plugin-content-docs/client';
+import type { PropDocContent, PropVersionMetadata } from '@docusaurus/plugin-content-docs';
+import { useLocation } from '@docusaurus/router';
+import DocItem from '@theme/DocItem';
+import DocRootLayout from '@theme/DocRoot/Layout';
+import Layout from '@theme/Layout';
+import NotFound from '@theme/NotFound';
+import sidebar from '@keyway/api-reference-sidebar';
+import { DATA_ELEMENT_ID, permalinkOf, scriptJson, useReferencePage } from './pageData';
+import ReferenceContent from './ReferenceContent';
+import type { ReferencePageData } from './types';
+
+const VERSION: PropVersionMetadata = {
+  pluginId: 'api',
+  version: 'current',
+  label: 'Next',
+  banner: null,
+  badge: false,
+  noIndex: false,
+  className: 'docs-version-current',
+  isLast: true,
+  docsSidebars: {},
+  docs: {},
+};
+
+/** The page as the docs theme expects a doc's compiled MDX module: a component carrying its metadata. */
+function docContent(data: ReferencePageData): PropDocContent {
+  const Content = (): ReactNode => <ReferenceContent data={data} />;
+  const id = `api/${data.permalink.split('/').pop() ?? ''}`;
+  return Object.assign(Content, {
+    metadata: {
+      id,
+      title: data.title,
+      description: data.description,
+      source: '@site/api/openapi.yaml',
+      sourceDirName: '.',
+      slug: data.permalink,
+      permalink: data.permalink,
+      draft: false,
+      unlisted: false,
+      tags: [],
+      version: 'current',
+      frontMatter: {},
+      sidebar: 'api',
+      previous: data.previous,
+      next: data.next,
+    },
+    frontMatter: {},
+    toc: data.toc,
+    contentTitle: undefined,
+    assets: {},
+  }) as unknown as PropDocContent;
+}
+
+function Status({ children }: { children: ReactNode }): ReactNode {
+  return (
+    <div className="container padding-vert--lg" role="status">
+      {children}
+    </div>
+  );
+}
+
+export default function ReferencePage(): ReactNode {
+  const permalink = permalinkOf(useLocation().pathname);
+  const { state, retry } = useReferencePage(permalink);
+  const content = useMemo(() => (state.status === 'ready' ? docContent(state.data) : undefined), [state]);
+  if (state.status === 'not-found') {
+    // What the server's not-found page shows, so that it hydrates as it is.
+    return <NotFound />;
+  }
+  return (
+    <HtmlClassNameProvider className={clsx(ThemeClassNames.wrapper.docsPages, 'plugin-docs', 'plugin-id-api', VERSION.className, ThemeClassNames.page.docsDocPage)}>
+      <Layout>
+        <DocsVersionProvider version={VERSION}>
+          <DocsSidebarProvider name="api" items={sidebar}>
+            <DocRootLayout>
+              {content && state.status === 'ready' ? (
+                <>
+                  <DocItem route={{ path: permalink, component: ReferencePage, exact: true }} content={content} />
+                  {state.fromServer && (
+                    <script type="application/json" id={DATA_ELEMENT_ID} data-permalink={permalink} dangerouslySetInnerHTML={{ __html: scriptJson(state.data) }} />
+                  )}
+                </>
+              ) : state.status === 'error' ? (
+                <Status>
+                  <p>This page could not be loaded: {state.message}.</p>
+                  <button type="button" className="button button--primary" onClick={retry}>
+                    Retry
+                  </button>
+                </Status>
+              ) : (
+                <Status>
+                  <p>Loading…</p>
+                </Status>
+              )}
+            </DocRootLayout>
+          </DocsSidebarProvider>
+        </DocsVersionProvider>
+      </Layout>
+    </HtmlClassNameProvider>
+  );
+}
