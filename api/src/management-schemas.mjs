@@ -327,7 +327,7 @@ export const managementSchemas = {
   }, [], { minProperties: 1 }),
   WebhookTrigger: closed({
     trigger_type: str({ enum: ['event', 'sync_hook'] }),
-    trigger_name: str({ pattern: '^[A-Za-z0-9_]{1,128}$', description: 'Event name (e.g. PersonCreated_v1) or sync hook name (e.g. token_minted).' }),
+    trigger_name: str({ pattern: '^[A-Za-z0-9_]{1,128}$', description: 'Event name (e.g. PersonCreated_v1) or sync hook point (`token_minted`).' }),
   }, ['trigger_type', 'trigger_name']),
   TestEventsRequest: closed({
     events: arrayOf(closed({ event_type: str({ pattern: '^[A-Za-z0-9_]{1,128}$' }), count: int({ minimum: 1, maximum: 10, default: 1 }) }, ['event_type']), { minItems: 1, maxItems: 20 }),

@@ -248,7 +248,15 @@ naming the claim. Applies to tokens issued from then on.`,
     summary: 'Create a webhook trigger',
     description: `
 Attaches a trigger: \`event\` triggers deliver asynchronously after the event happened; \`sync_hook\` triggers are
-called during the flow (for example before a token is minted) and their answer can add claims or deny.`,
+called during the flow and their answer can add claims or deny. The hook point is \`token_minted\` (every user token
+Keyway signs: sign-ins, organization switches, minted and OAuth2 access tokens); other names answer 400.
+
+A sync hook call is a \`POST\` whose body is a JWT (\`application/jwt\`) signed with the verification keys, \`iss\` =
+Keyway's URL, \`aud\` = the target URL, with \`trigger_name\`, \`person_id\`, \`org_id\` and \`data.token\` (the claims
+about to be signed), and the header \`Keyway-Sync-Hook\`. Keyway waits up to the webhook's \`timeout\`. A 200 JSON
+answer \`{"claims": {...}}\` adds those claims (reserved ones such as \`person_id\`, \`groups\`, \`exp\` are ignored);
+\`{"allow": false, "reason": "..."}\` refuses the token (403 naming the webhook and the reason). An error status, a
+timeout or an answer that is not a JSON object is ignored: the token is issued without that hook's claims.`,
     body: { schema: ref('WebhookTrigger'), example: TRIGGER },
     ok: { status: 201, schema: ref('WebhookTrigger'), example: TRIGGER },
     errors: ['Conflict'],

@@ -9,7 +9,7 @@ import { Mailer, type SmtpOptions } from './mailer.js';
 import { DEFAULT_OPENAPI_PATH, OpenApiContract } from './openapi.js';
 import { RateLimiter } from './ratelimit.js';
 import { sha256 } from './secrets.js';
-import { renderTokenTemplate } from './token-template.js';
+import { RESERVED_CLAIMS, renderTokenTemplate } from './token-template.js';
 import { effectivePermissions, grantsOf } from './routes/rbac.js';
 import { WebhookService, type WebhookOptions } from './webhooks.js';
 import { Sealer } from './sealed.js';
@@ -114,6 +114,10 @@ export async function startIdentityServer(opts: IdentityServerOptions = {}): Pro
         const org = orgs.get(oid)!;
         const permissions = Object.keys(await effectivePermissions(ctx, org, personId));
         return renderTokenTemplate(JSON.parse(raw) as Record<string, unknown>, { attributes, roles: await grantsOf(db, personId, 'role'), permissions });
+      },
+      syncHookClaimsFor: (claims) => {
+        const groupsClaim = orgs.get(claims.oid)?.settings.groups_claim_name ?? 'groups';
+        return ctx.webhooks.callSyncHooks(claims.oid, 'token_minted', claims.person_id, { token: claims }, (c) => RESERVED_CLAIMS.has(c) || c === groupsClaim);
       },
     });
     const ctx: Ctx = {

@@ -119,9 +119,8 @@ export async function issueToken(
   const authentications = [...(opts.previous?.authentications ?? []), auth];
   const methods = [...new Set(authentications.map((a) => a.method))];
   const oid = opts.oid ?? person.org_id;
-  await ctx.webhooks.emit(oid, 'AuthenticationSucceeded_v1', { person_id: person.id, method: auth.method, first_token: opts.firstToken });
-  await ctx.db.insertInto('monthly_active').values({ org_id: oid, month: new Date().toISOString().slice(0, 7), person_id: person.id }).onConflict((oc) => oc.doNothing()).execute();
-  return ctx.tokens.sign({
+  // Signed first: a sync hook may refuse the token, and then nothing is recorded.
+  const token = await ctx.tokens.sign({
     ...opts.extraClaims,
     person_id: person.id,
     oid,
@@ -131,6 +130,9 @@ export async function issueToken(
     person_type: person.person_type,
     groups: JSON.parse(person.groups) as string[],
   });
+  await ctx.webhooks.emit(oid, 'AuthenticationSucceeded_v1', { person_id: person.id, method: auth.method, first_token: opts.firstToken });
+  await ctx.db.insertInto('monthly_active').values({ org_id: oid, month: new Date().toISOString().slice(0, 7), person_id: person.id }).onConflict((oc) => oc.doNothing()).execute();
+  return token;
 }
 
 /** A credential as the API shows it (§3: id, last_used, type, label, params). */

@@ -53,6 +53,8 @@ export interface TokenServiceOptions {
   ttlFor?: (oid: string) => number | undefined;
   /** Extra claims of an organization's token template for a person (never overriding the claims given to sign). */
   templateClaimsFor?: (oid: string, personId: string) => Promise<Record<string, unknown>>;
+  /** Claims the organization's `token_minted` sync hooks add (they may also refuse the token by throwing 403). */
+  syncHookClaimsFor?: (claims: Record<string, unknown> & { oid: string; person_id: string }) => Promise<Record<string, unknown>>;
 }
 
 export type ValidationResult =
@@ -150,7 +152,8 @@ export class TokenService {
     const now = Math.floor(Date.now() / 1000);
     const groupsClaim = this.opts.groupsClaimFor?.(claims.oid) ?? 'groups';
     const templated = (await this.opts.templateClaimsFor?.(claims.oid, claims.person_id)) ?? {};
-    const payload: Record<string, unknown> = { ...templated, ...claims };
+    const hooked = (await this.opts.syncHookClaimsFor?.({ ...templated, ...claims })) ?? {};
+    const payload: Record<string, unknown> = { ...templated, ...hooked, ...claims };
     if (groupsClaim !== 'groups') {
       payload[groupsClaim] = claims.groups ?? [];
       delete payload.groups;

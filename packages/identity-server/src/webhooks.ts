@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { SignJWT, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
 import type { Db } from './db/index.js';
+import { forbidden } from './errors.js';
 
 export interface WebhookOptions {
   /** Delay before the first retry; each further retry doubles it (capped at one hour). Default 10 s. */
@@ -18,6 +19,17 @@ export interface WebhookEvent {
   created_at: string;
   test: boolean;
   data: Record<string, unknown>;
+}
+
+/** Points of a flow where `sync_hook` triggers are called. */
+export const SYNC_HOOKS = ['token_minted'] as const;
+export type SyncHookName = (typeof SYNC_HOOKS)[number];
+
+/** What a sync hook may answer (200, JSON): claims to add, or `allow: false` to refuse the operation. */
+interface SyncHookAnswer {
+  allow?: unknown;
+  reason?: unknown;
+  claims?: unknown;
 }
 
 const SIGNING_ALG = 'ES256';
@@ -92,6 +104,91 @@ export class WebhookService {
     for (let i = 0; i < rows.length; i += 500) await this.db.insertInto('webhook_deliveries').values(rows.slice(i, i + 500)).execute();
     this.kick();
     return rows.length;
+  }
+
+  /**
+   * Calls the organization's webhooks that have a `sync_hook` trigger of that name, all at once, and waits for them (at
+   * most each webhook's timeout). Each call is a POST of a signed JWT (the same keys as deliveries; `aud` = target URL)
+   * carrying `trigger_name`, `person_id` and the operation's `data`. A 200 JSON answer `{"claims": {...}}` adds claims
+   * (names in `reserved` are dropped; later webhooks win over earlier ones on the same name); `{"allow": false, "reason"}`
+   * refuses the operation with 403. Anything else (error status, timeout, not JSON) is ignored: the operation goes on
+   * without that hook's claims. Every call is recorded in `webhook_deliveries` (event type `sync_hook:<name>`).
+   */
+  async callSyncHooks(orgId: string, name: SyncHookName, personId: string, data: Record<string, unknown>, reserved: (claim: string) => boolean): Promise<Record<string, unknown>> {
+    const hooks = await this.db
+      .selectFrom('webhooks')
+      .innerJoin('webhook_triggers', 'webhook_triggers.webhook_id', 'webhooks.id')
+      .select(['webhooks.id', 'webhooks.name', 'webhooks.target_url', 'webhooks.custom_headers', 'webhooks.timeout'])
+      .where('webhooks.org_id', '=', orgId)
+      .where('webhook_triggers.trigger_type', '=', 'sync_hook')
+      .where('webhook_triggers.trigger_name', '=', name)
+      .orderBy('webhooks.created_at')
+      .orderBy('webhooks.id')
+      .execute();
+    if (!hooks.length) return {};
+    const key = await this.signingKey();
+    const outcomes = await Promise.all(
+      hooks.map(async (hook) => {
+        const callId = randomUUID();
+        const startedAt = new Date().toISOString();
+        const jwt = await new SignJWT({ webhook_id: hook.id, trigger_type: 'sync_hook', trigger_name: name, org_id: orgId, person_id: personId, data })
+          .setProtectedHeader({ alg: SIGNING_ALG, kid: key.kid, typ: 'JWT' })
+          .setIssuer(this.issuer())
+          .setAudience(hook.target_url)
+          .setIssuedAt()
+          .setJti(callId)
+          .setExpirationTime(`${hook.timeout + 60}s`)
+          .sign(key.privateKey);
+        const headers: Record<string, string> = {};
+        for (const [h, values] of Object.entries(JSON.parse(hook.custom_headers) as Record<string, string[]>)) headers[h] = values.join(', ');
+        Object.assign(headers, { 'content-type': 'application/jwt', 'keyway-webhook-id': hook.id, 'keyway-delivery-id': callId, 'keyway-sync-hook': name });
+        let status: number | null = null;
+        let note: string | null = null;
+        let claims: Record<string, unknown> = {};
+        let denied: string | undefined;
+        try {
+          const res = await fetch(hook.target_url, { method: 'POST', headers, body: jwt, redirect: 'manual', signal: AbortSignal.timeout(hook.timeout * 1000) });
+          status = res.status;
+          const text = res.status >= 200 && res.status <= 299 ? await res.text() : (await res.body?.cancel(), '');
+          if (status < 200 || status > 299) note = `receiver answered ${status}: answer ignored`;
+          else {
+            let answer: SyncHookAnswer | undefined;
+            try {
+              answer = JSON.parse(text) as SyncHookAnswer;
+            } catch {
+              answer = undefined;
+            }
+            if (!answer || typeof answer !== 'object' || Array.isArray(answer)) note = 'answer is not a JSON object: ignored';
+            else if (answer.allow === false) {
+              denied = typeof answer.reason === 'string' && answer.reason.trim() ? answer.reason.trim().slice(0, 200) : 'no reason given';
+              note = `refused: ${denied}`;
+            } else if (answer.claims !== undefined && (!answer.claims || typeof answer.claims !== 'object' || Array.isArray(answer.claims))) {
+              note = '"claims" is not a JSON object: ignored';
+            } else {
+              const given = (answer.claims ?? {}) as Record<string, unknown>;
+              const dropped = Object.keys(given).filter(reserved);
+              claims = Object.fromEntries(Object.entries(given).filter(([k]) => !reserved(k)));
+              if (dropped.length) note = `reserved claims ignored: ${dropped.join(', ')}`;
+            }
+          }
+        } catch (err) {
+          const cause = (err as { cause?: { code?: string } }).cause?.code;
+          note = (err as Error).name === 'TimeoutError' ? `no answer within ${hook.timeout} s: ignored` : `could not connect${cause ? ` (${cause})` : ''}: ignored`;
+        }
+        const ok = status !== null && status >= 200 && status <= 299 && (!note || note.startsWith('reserved') || note.startsWith('refused'));
+        await this.db
+          .insertInto('webhook_deliveries')
+          .values({
+            id: callId, webhook_id: hook.id, org_id: orgId, event_type: `sync_hook:${name}`, event: JSON.stringify({ trigger_name: name, person_id: personId, data }),
+            status: ok ? 'delivered' : 'failed', attempts: 1, next_attempt_at: startedAt, last_status: status, last_error: note, created_at: startedAt, delivered_at: ok ? new Date().toISOString() : null,
+          })
+          .execute();
+        return { hook, claims, denied };
+      }),
+    );
+    const refusal = outcomes.find((o) => o.denied !== undefined);
+    if (refusal) throw forbidden(`refused by the sync hook "${refusal.hook.name}": ${refusal.denied}`);
+    return Object.assign({}, ...outcomes.map((o) => o.claims)) as Record<string, unknown>;
   }
 
   /** Starts a delivery round unless one is running. */

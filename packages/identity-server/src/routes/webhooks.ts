@@ -5,6 +5,7 @@ import { nowIso } from '../context.js';
 import type { WebhookTable } from '../db/schema.js';
 import { ApiError, badRequest, notFound } from '../errors.js';
 import { requireApiKey } from './events.js';
+import { SYNC_HOOKS } from '../webhooks.js';
 
 interface WebhookBody {
   name?: string;
@@ -20,7 +21,7 @@ interface TriggerBody {
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 /** Headers the delivery sets itself. */
-const OWN_HEADERS = new Set(['content-type', 'content-length', 'host', 'keyway-webhook-id', 'keyway-delivery-id', 'keyway-event-type']);
+const OWN_HEADERS = new Set(['content-type', 'content-length', 'host', 'keyway-webhook-id', 'keyway-delivery-id', 'keyway-event-type', 'keyway-sync-hook']);
 
 const webhookOut = (w: WebhookTable) => ({
   id: w.id,
@@ -121,7 +122,9 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: Ctx): void {
   app.post<{ Params: { webhook_id: string }; Body: TriggerBody }>('/organizations/webhooks/:webhook_id/triggers', async (req, reply) => {
     const row = await hookOf(await admin(req), req.params.webhook_id);
     const { trigger_type, trigger_name } = req.body;
-    if (trigger_type === 'sync_hook') throw badRequest('sync_hook triggers are not supported by this server yet: use an event trigger');
+    if (trigger_type === 'sync_hook' && !(SYNC_HOOKS as readonly string[]).includes(trigger_name)) {
+      throw badRequest(`unknown sync hook "${trigger_name}": this server calls sync hooks at ${SYNC_HOOKS.join(', ')}`);
+    }
     const exists = (await triggersOf(row.id)).some((t) => t.trigger_type === trigger_type && t.trigger_name === trigger_name);
     if (exists) throw new ApiError(409, `webhook "${row.id}" already has the ${trigger_type} trigger "${trigger_name}"`);
     await ctx.db.insertInto('webhook_triggers').values({ webhook_id: row.id, trigger_type, trigger_name, created_at: nowIso() }).execute();
