@@ -75,6 +75,21 @@ describe.each(BACKENDS)('OIDC SSO against a real OpenID Provider (%s)', (backend
     expect(decodeClaims(done.body.result.token).authentications[0].handle).toBe('ada@corp.example');
   });
 
+  it('uses a new client secret at once after a PATCH', async () => {
+    const KEY = { headers: { 'keyway-api-key': 'kw_dev_api_key_not_secret' } };
+    const attempt = async () => {
+      const p = pkce();
+      const id = await t.call('POST', '/id/v2', { factor: { method: 'oidc', options: { provider: 'generic', csrf_token: p.csrf, pkce_code_challenge: p.challenge } } }, { headers: { origin: ORIGIN } });
+      return (await fetch(await browseUntil(id.body.result.challenges[0].options.auth_code_url, `${t.server.url}/sso/oidc/callback`, 'ada-1'))).status;
+    };
+    expect(await attempt()).toBe(200);
+    const path = `/organizations/sso/oidc/provider-credentials/${idp.client_id}`;
+    expect((await contractApi(t.server)('PATCH', path, { client_secret: 'not-the-secret-the-provider-knows' }, KEY)).status).toBe(200);
+    expect(await attempt()).toBe(400); // the provider refuses the code exchange with the wrong secret
+    expect((await contractApi(t.server)('PATCH', path, { client_secret: idp.client_secret }, KEY)).status).toBe(200);
+    expect(await attempt()).toBe(200);
+  });
+
   it('refuses unknown providers, handles and forged returns', async () => {
     const p = pkce();
     const unknown = await t.call('POST', '/id/v2', { factor: { method: 'oidc', options: { provider: 'okta', pkce_code_challenge: p.challenge } } }, { headers: { origin: ORIGIN } });

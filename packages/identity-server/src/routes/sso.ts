@@ -66,9 +66,10 @@ const SSO_TTL_SECONDS = 600;
 const DEFAULT_OIDC_SCOPES = ['openid', 'email', 'profile'];
 const configs = new Map<string, Promise<oidc.Configuration>>();
 
-/** Discovery document of the provider, fetched once per issuer and client (plain http only in development). */
+/** Discovery document of the provider, fetched once per issuer, client and secret (plain http only in development). */
 export function providerConfig(ctx: Ctx, p: OidcProviderConfig): Promise<oidc.Configuration> {
-  const key = `${p.issuer}\u0000${p.client_id}`;
+  // Keyed by the secret too: after a PATCH of client_secret the new secret is used at once.
+  const key = `${p.issuer}\u0000${p.client_id}\u0000${sha256(p.client_secret)}`;
   let cfg = configs.get(key);
   if (!cfg) {
     const insecure = new URL(p.issuer).protocol === 'http:';
