@@ -5,10 +5,9 @@ import { fileURLToPath } from 'node:url';
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const siteBuild = path.join(repoRoot, 'site', 'build');
 
-/** The route contract: shared/spec/routes.txt beside the repository when present (CI), else our copy of it. */
+/** The route contract: the repository's copy (spec/routes.txt, kept equal to the shared one by site/test/spec-copy.test.ts). */
 export function routeContract(): { route: string; gated: boolean }[] {
-  const shared = path.join(repoRoot, '..', 'shared', 'spec', 'routes.txt');
-  const file = fs.existsSync(shared) ? shared : path.join(repoRoot, 'e2e', 'routes.txt');
+  const file = path.join(repoRoot, 'spec', 'routes.txt');
   return fs
     .readFileSync(file, 'utf8')
     .split('\n')

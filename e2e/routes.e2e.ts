@@ -1,8 +1,6 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { useSharedContext, openPage } from './browser';
-import { repoRoot, routeContract } from './paths';
+import { routeContract } from './paths';
 
 const base = inject('docsUrl');
 const routes = routeContract();
@@ -11,12 +9,6 @@ const context = useSharedContext();
 const h1Of = (html: string) => html.match(/<h1[^>]*>([\s\S]*?)<\/h1>/)?.[1]?.replace(/<[^>]+>/g, '').trim() ?? '';
 
 describe('the route contract', () => {
-  it('our copy of routes.txt is the shared contract', () => {
-    const shared = path.join(repoRoot, '..', 'shared', 'spec', 'routes.txt');
-    if (!fs.existsSync(shared)) return; // a clone without shared/: the copy is all there is
-    expect(fs.readFileSync(path.join(repoRoot, 'e2e', 'routes.txt'), 'utf8')).toBe(fs.readFileSync(shared, 'utf8'));
-  });
-
   it('every route answers 200 with its page and its H1 in the HTML', async () => {
     const problems: string[] = [];
     await Promise.all(

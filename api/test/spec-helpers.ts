@@ -9,7 +9,8 @@ import type { ValidateFunction } from 'ajv';
 
 export const API_DIR = fileURLToPath(new URL('..', import.meta.url));
 export const OPENAPI_PATH = `${API_DIR}openapi.yaml`;
-export const OPERATIONS_MD = process.env.KEYWAY_API_OPERATIONS_MD ?? '/work/shared/spec/api-operations.md';
+/** The repository's copy of the spec (spec/, kept equal to ../shared/spec by site/test/spec-copy.test.ts). */
+export const OPERATIONS_MD = process.env.KEYWAY_API_OPERATIONS_MD ?? fileURLToPath(new URL('../../spec/api-operations.md', import.meta.url));
 
 export type Json = Record<string, unknown>;
 export interface Operation extends Json {
@@ -118,7 +119,7 @@ export function resolve<T>(doc: Doc, value: T | { $ref: string }): T {
   return value as T;
 }
 
-export const PRODUCT_SPEC_MD = process.env.KEYWAY_PRODUCT_SPEC_MD ?? '/work/shared/spec/product-spec.md';
+export const PRODUCT_SPEC_MD = process.env.KEYWAY_PRODUCT_SPEC_MD ?? fileURLToPath(new URL('../../spec/product-spec.md', import.meta.url));
 
 export interface SpecCall { method: string; path: string; orgIdHeader: boolean; row: string }
 

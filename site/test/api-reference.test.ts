@@ -23,8 +23,8 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const siteDir = path.resolve(here, '..');
 const repoRoot = path.resolve(siteDir, '..');
 const openapiFile = path.join(repoRoot, 'api', 'openapi.yaml');
-const operationsMd = path.join(repoRoot, '..', 'shared', 'spec', 'api-operations.md');
-const routesTxt = [path.join(repoRoot, '..', 'shared', 'spec', 'routes.txt'), path.join(repoRoot, 'e2e', 'routes.txt')].find((f) => fs.existsSync(f))!;
+const operationsMd = path.join(repoRoot, 'spec', 'api-operations.md');
+const routesTxt = path.join(repoRoot, 'spec', 'routes.txt');
 
 /** `METHOD /path` of every operation the spec lists: the bullets of each tag and the SDK-facing list. */
 function specOperations(): { key: string; tag?: string }[] {

@@ -22,7 +22,8 @@ import { parse as parseYaml } from 'yaml';
 export const here = path.dirname(fileURLToPath(import.meta.url));
 export const siteDir = path.resolve(here, '..');
 export const docsDir = path.join(siteDir, 'docs');
-export const specDir = process.env.KEYWAY_SPEC_DIR ?? '/work/shared/spec';
+/** The repository's copy of the specification (spec/, kept equal to ../shared/spec by site/test/spec-copy.test.ts). */
+export const specDir = process.env.KEYWAY_SPEC_DIR ?? path.resolve(siteDir, '..', 'spec');
 
 export const routesTxt = fs.readFileSync(path.join(specDir, 'routes.txt'), 'utf8');
 export const allRoutes = new Set(

@@ -33,8 +33,8 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const siteDir = path.resolve(here, '..');
 const docsDir = path.join(siteDir, 'docs');
 const roomDir = path.join(docsDir, 'gate');
-const specDir = process.env.KEYWAY_SPEC_DIR ?? path.resolve(siteDir, '../../shared/spec');
-const routesFile = fs.existsSync(path.join(specDir, 'routes.txt')) ? path.join(specDir, 'routes.txt') : '/work/shared/spec/routes.txt';
+const specDir = process.env.KEYWAY_SPEC_DIR ?? path.resolve(siteDir, '..', 'spec');
+const routesFile = path.join(specDir, 'routes.txt');
 const allRoutes = new Set(
   fs
     .readFileSync(routesFile, 'utf8')

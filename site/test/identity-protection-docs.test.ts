@@ -26,10 +26,8 @@ import addFormatsModule from 'ajv-formats';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const siteDir = path.resolve(here, '..');
 const room = path.join(siteDir, 'docs', 'identity-protection');
-// The route contract beside the repository (CI), else the repository's copy of it (kept equal by e2e/routes.e2e.ts).
-const routesFile = [path.resolve(siteDir, '..', '..', 'shared', 'spec', 'routes.txt'), path.resolve(siteDir, '..', 'e2e', 'routes.txt')].find((f) =>
-  fs.existsSync(f),
-)!;
+// The repository's copy of the route contract (kept equal to the shared one by site/test/spec-copy.test.ts).
+const routesFile = path.resolve(siteDir, '..', 'spec', 'routes.txt');
 const WRITE = process.env.IP_DOCS_WRITE === '1';
 
 // ---------------------------------------------------------------------------------------------
