@@ -1,5 +1,6 @@
-import MiniSearch, { type Options, type SearchOptions, type SearchResult } from 'minisearch';
+import type { AsPlainObject, Options } from 'minisearch';
 import type { SearchDoc } from './extract.js';
+import { StaticIndex, type Hit, type QueryOptions } from './static-index.js';
 
 const WORD = /[\p{L}\p{N}_]+/gu;
 
@@ -25,7 +26,14 @@ export function processTerm(term: string): string {
   return t;
 }
 
-/** Shared by the build (indexing), the browser and the docs server (loading and querying): they must agree. */
+/** How the search box weighs fields and tolerates typos and unfinished words (the assistant's retrieval has its own). */
+export const QUERY_DEFAULTS: QueryOptions = {
+  boost: { title: 3, heading: 2 },
+  prefix: (term, i, terms) => term.length > 2 && (i === terms.length - 1 || term.length > 4),
+  fuzzy: (term) => (term.length > 4 ? 0.2 : 0),
+};
+
+/** Shared by the build and the docs server (indexing with MiniSearch); the browser and the server query the result. */
 export const SEARCH_OPTIONS: Options<SearchDoc> = {
   tokenize,
   processTerm,
@@ -33,8 +41,12 @@ export const SEARCH_OPTIONS: Options<SearchDoc> = {
   // The site path says which product and section a page belongs to ("react-sdk", "gate/plugins"): indexed, not stored.
   extractField: (doc, field) => (field === 'path' ? doc.url.split('#')[0]?.replace(/^\/docs\//, '').replace(/[/-]+/g, ' ') : (doc as unknown as Record<string, string>)[field]) ?? '',
   storeFields: ['url', 'title', 'heading', 'text'],
-  searchOptions: { boost: { title: 3, heading: 2 }, prefix: (term, i, terms) => term.length > 2 && (i === terms.length - 1 || term.length > 4), fuzzy: (term) => (term.length > 4 ? 0.2 : 0) },
 };
+
+/** The searchable index of a serialized MiniSearch index (the build's `search-index.json`, or the server's own). */
+export function loadIndex(json: AsPlainObject): StaticIndex {
+  return StaticIndex.fromJSON(json, { tokenize, processTerm, defaults: QUERY_DEFAULTS });
+}
 
 /** Words that carry no meaning in a reader's question; dropped before an OR search so they do not drown the rest. */
 const STOP_WORDS = new Set(
@@ -75,24 +87,24 @@ export function makeSnippet(text: string, terms: string[], length = 160): string
   return (start > 0 ? '…' : '') + text.slice(start, start + length).trim() + (text.length > start + length ? '…' : '');
 }
 
-/** Stored fields of a result: the full `text` (server), or only its beginning as `excerpt` (the browser's index). */
-type Stored = SearchResult & Pick<SearchDoc, 'url' | 'title' | 'heading'> & { text?: string; excerpt?: string };
-
 /**
  * The search everyone uses: every term must match (prefix and typo tolerant); when that finds too little, the
  * results of a search where any term matches follow. Whole pages and their sections compete on one scale.
  */
-export function runSearch(index: MiniSearch<SearchDoc>, query: string, limit = 10, filter?: SearchOptions['filter']): SearchHit[] {
+export function runSearch(index: StaticIndex, query: string, limit = 10, filter?: QueryOptions['filter']): SearchHit[] {
   const q = query.trim();
   if (!q) return [];
   const seen = new Set<string>();
   const hits: SearchHit[] = [];
-  const add = (results: SearchResult[]) => {
-    for (const r of results as Stored[]) {
+  const add = (results: Hit[]) => {
+    for (const r of results) {
       if (hits.length >= limit) return;
-      if (seen.has(r.url)) continue;
-      seen.add(r.url);
-      hits.push({ url: r.url, title: r.title, heading: r.heading, snippet: makeSnippet(r.text ?? r.excerpt ?? '', r.terms), terms: r.terms, score: r.score });
+      // Stored fields: the full `text` (server), or only its beginning as `excerpt` (the browser's index).
+      const { url = '', title = '', heading = '', text, excerpt } = r.stored;
+      if (seen.has(url)) continue;
+      seen.add(url);
+      const terms = r.terms;
+      hits.push({ url, title, heading, snippet: makeSnippet(text ?? excerpt ?? '', terms), terms, score: r.score });
     }
   };
   add(index.search(q, { combineWith: 'AND', filter }));
@@ -114,5 +126,5 @@ export const BROWSER_INDEX_OPTIONS: Options<SearchDoc> = {
   extractField: (doc, field) => (field === 'excerpt' ? doc.text.slice(0, EXCERPT_LENGTH) : (SEARCH_OPTIONS.extractField?.(doc, field) ?? '')),
 };
 
-export { MiniSearch };
+export { StaticIndex, type Hit, type QueryOptions } from './static-index.js';
 export type { SearchDoc } from './extract.js';

@@ -1,8 +1,9 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { SearchOptions } from 'minisearch';
+import MiniSearch from 'minisearch';
 import { extractPage, type Passage, type SearchDoc } from './extract.js';
-import { MiniSearch, processTerm, SEARCH_OPTIONS, tokenize } from './engine.js';
+import { loadIndex, processTerm, SEARCH_OPTIONS, tokenize } from './engine.js';
+import type { QueryOptions, StaticIndex } from './static-index.js';
 import { inPrefixes, readGateManifest } from '../gate/manifest.js';
 
 /** Whether a route is in a gated section (only visitors with a docs session may read and find it). */
@@ -11,11 +12,11 @@ export const isGatedRoute = inPrefixes;
 /** Every passage of the built docs and one index over them; gated passages are in it and filtered per request. */
 export interface DocsIndex {
   passages: Passage[];
-  index: MiniSearch<SearchDoc>;
+  index: StaticIndex;
   /** Every processed word of the passages (to tell whole words from fragments). */
   vocabulary: Set<string>;
   /** A search filter that keeps gated passages out unless `signedIn`. */
-  visible(signedIn: boolean): SearchOptions['filter'];
+  visible(signedIn: boolean): QueryOptions['filter'];
 }
 
 /** `docs/a/b.html` → `/docs/a/b`; `docs/a/index.html` → `/docs/a`. */
@@ -25,9 +26,11 @@ export function routeOf(rel: string): string {
 }
 
 export function indexPassages(passages: Passage[]): DocsIndex {
-  const index = new MiniSearch<SearchDoc>(SEARCH_OPTIONS);
-  index.addAll(passages.map(({ id, url, title, heading, text }) => ({ id, url, title, heading, text })));
-  const publicOnly: SearchOptions['filter'] = (r) => passages[r.id as number]?.gated === false;
+  const mini = new MiniSearch<SearchDoc>(SEARCH_OPTIONS);
+  mini.addAll(passages.map(({ id, url, title, heading, text }) => ({ id, url, title, heading, text })));
+  // MiniSearch builds the index; queries run on its compiled, read-only form.
+  const index = loadIndex(mini.toJSON());
+  const publicOnly: QueryOptions['filter'] = (id) => passages[id]?.gated === false;
   const vocabulary = new Set<string>();
   for (const p of passages) for (const w of tokenize(`${p.title} ${p.heading} ${p.text}`)) vocabulary.add(processTerm(w));
   return { passages, index, vocabulary, visible: (signedIn) => (signedIn ? undefined : publicOnly) };
