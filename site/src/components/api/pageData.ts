@@ -17,8 +17,12 @@ export const permalinkOf = (pathname: string): string => pathname.replace(/(\/in
 export const scriptJson = (data: ReferencePageData): string => JSON.stringify(data).replace(/</g, '\\u003c');
 
 const cache = new Map<string, ReferencePageData>();
-/** The page the browser loaded from the server, as the document showed it when this module was first evaluated. */
-const bootPermalink = ExecutionEnvironment.canUseDOM ? permalinkOf(window.location.pathname) : undefined;
+/**
+ * The page the browser loaded from the server, when the server sent it rendered (a build; the dev server sends an empty
+ * shell): read when this module is first evaluated, which is before the first render.
+ */
+const bootPermalink =
+  ExecutionEnvironment.canUseDOM && document.getElementById('__docusaurus')?.hasChildNodes() ? permalinkOf(window.location.pathname) : undefined;
 
 function fromDocument(permalink: string): ReferencePageData | undefined {
   const element = document.getElementById(DATA_ELEMENT_ID);
