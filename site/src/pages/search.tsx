@@ -3,43 +3,24 @@ import Layout from '@theme/Layout';
 import Head from '@docusaurus/Head';
 import Link from '@docusaurus/Link';
 import { useHistory, useLocation } from '@docusaurus/router';
-import useBaseUrl from '@docusaurus/useBaseUrl';
-import Highlight from '@site/src/theme/SearchBar/Highlight';
-import { loadSearch, type SearchHit } from '@site/src/theme/SearchBar/searchClient';
-import { openAssistant } from '@site/src/components/assistant/store';
+import Highlight from '@site/src/components/search/Highlight';
+import { useSearch } from '@site/src/components/search/useSearch';
+import { openAssistant } from '@site/src/components/assistant/open';
 
 const LIMIT = 50;
 
-/** The full results page (/search?q=…): every match, page and section, from the same index as the search box. */
+/**
+ * The full results page (/search?q=…): every match, page and section, from the same index as the search box (and,
+ * for a signed-in visitor, the gated pages from the docs server).
+ */
 export default function SearchPage(): React.ReactElement {
   const location = useLocation();
   const history = useHistory();
-  const indexUrl = useBaseUrl('/search-index.json');
   const query = new URLSearchParams(location.search).get('q') ?? '';
   const [draft, setDraft] = useState(query);
-  const [hits, setHits] = useState<SearchHit[]>([]);
-  const [state, setState] = useState<'loading' | 'ready' | 'error'>('loading');
-  const [error, setError] = useState('');
+  const { hits, status: state, error, pending } = useSearch(query, LIMIT);
 
   useEffect(() => setDraft(query), [query]);
-  useEffect(() => {
-    let live = true;
-    loadSearch(indexUrl).then(
-      (search) => {
-        if (!live) return;
-        setHits(query.trim() ? search.run(query, LIMIT) : []);
-        setState('ready');
-      },
-      (e: unknown) => {
-        if (!live) return;
-        setState('error');
-        setError(e instanceof Error ? e.message : String(e));
-      },
-    );
-    return () => {
-      live = false;
-    };
-  }, [indexUrl, query]);
 
   const title = query ? `Search results for “${query}”` : 'Search the docs';
   return (
@@ -74,7 +55,7 @@ export default function SearchPage(): React.ReactElement {
         <p role="status">
           {state === 'loading' && 'Loading the search index…'}
           {state === 'error' && error}
-          {state === 'ready' && query.trim() && `${hits.length}${hits.length === LIMIT ? '+' : ''} result${hits.length === 1 ? '' : 's'}.`}
+          {state === 'ready' && query.trim() && (pending && !hits.length ? 'Searching…' : `${hits.length}${hits.length >= LIMIT ? '+' : ''} result${hits.length === 1 ? '' : 's'}.`)}
         </p>
         {query.trim() && (
           <p>

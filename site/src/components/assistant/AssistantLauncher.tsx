@@ -1,29 +1,69 @@
-import React, { useEffect, useState } from 'react';
+import React, { useEffect, useState, type ComponentType } from 'react';
 import { createPortal } from 'react-dom';
-import AssistantPanel from './AssistantPanel';
-import { openAssistant, useAssistant } from './store';
-import styles from './styles.module.css';
+import { openAssistant, useAssistantOpen } from './open';
+import styles from './launcher.module.css';
+
+let panel: Promise<ComponentType> | undefined;
+/** The chat panel's code (conversation, Markdown, feedback): loaded when the assistant is first opened or hovered. */
+export const loadPanel = (): Promise<ComponentType> => {
+  panel ??= import('./AssistantPanel').then((m) => m.default);
+  panel.catch(() => {
+    panel = undefined;
+  });
+  return panel;
+};
 
 /**
  * The floating "Ask AI" button and the chat panel, rendered into <body> through a portal (mounted from the search
- * box, so every page with a navbar has it).
+ * box, so every page with a navbar has it). Only the button is part of every page.
  */
 export default function AssistantLauncher(): React.ReactElement | null {
-  const { open } = useAssistant();
+  const open = useAssistantOpen();
   const [mounted, setMounted] = useState(false);
+  const [Panel, setPanel] = useState<ComponentType>();
+  const [failed, setFailed] = useState(false);
+  const [attempt, setAttempt] = useState(0);
   useEffect(() => setMounted(true), []);
+  useEffect(() => {
+    if (!open || Panel) return;
+    let live = true;
+    setFailed(false);
+    loadPanel().then(
+      (component) => live && setPanel(() => component),
+      () => live && setFailed(true),
+    );
+    return () => {
+      live = false;
+    };
+  }, [open, Panel, attempt]);
   if (!mounted) return null;
   return createPortal(
     <>
-      {!open && (
-        <button type="button" className={styles.fab} onClick={() => openAssistant()} aria-label="Ask AI, the docs assistant">
+      {(!open || !Panel) && (
+        <button
+          type="button"
+          className={styles.fab}
+          onClick={() => {
+            openAssistant();
+            setAttempt((n) => n + 1);
+          }}
+          onPointerEnter={() => void loadPanel().catch(() => undefined)}
+          onFocus={() => void loadPanel().catch(() => undefined)}
+          aria-label="Ask AI, the docs assistant"
+          aria-busy={open && !Panel && !failed}
+        >
           <svg width="18" height="18" viewBox="0 0 24 24" aria-hidden="true">
             <path fill="currentColor" d="M4 4h16a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H9l-5 4v-4a2 2 0 0 1-2-2V6a2 2 0 0 1 2-2Zm3 6.5a1.5 1.5 0 1 0 0 .01Zm5 0a1.5 1.5 0 1 0 0 .01Zm5 0a1.5 1.5 0 1 0 0 .01Z" />
           </svg>
           <span>Ask AI</span>
         </button>
       )}
-      {open && <AssistantPanel />}
+      {open && failed && (
+        <p role="alert" className={styles.failed}>
+          The assistant could not be loaded. Check your connection and try again.
+        </p>
+      )}
+      {open && Panel && <Panel />}
     </>,
     document.body,
   );

@@ -2,7 +2,8 @@ import React, { useEffect, useRef, useState } from 'react';
 import Link from '@docusaurus/Link';
 import config from './config.json';
 import Markdown, { safeHref } from './Markdown';
-import { ask, clearConversation, closeAssistant, rate, useAssistant, type Message } from './store';
+import { closeAssistant } from './open';
+import { ask, clearConversation, rate, useAssistant, type Message } from './store';
 import styles from './styles.module.css';
 
 function Sources({ message }: { message: Message }) {

@@ -15,13 +15,12 @@ export interface Message {
 }
 
 interface State {
-  open: boolean;
   messages: Message[];
   busy: boolean;
 }
 
 const STORAGE_KEY = 'keyway-assistant';
-let state: State = { open: false, messages: [], busy: false };
+let state: State = { messages: [], busy: false };
 let restored = false;
 let controller: AbortController | undefined;
 const listeners = new Set<() => void>();
@@ -61,7 +60,7 @@ const subscribe = (l: () => void) => {
   return () => listeners.delete(l);
 };
 
-const EMPTY: State = { open: false, messages: [], busy: false };
+const EMPTY: State = { messages: [], busy: false };
 
 /** The conversation, shared by every mounted piece of the assistant and kept across page navigations. */
 export function useAssistant(): State {
@@ -75,15 +74,7 @@ export function useAssistant(): State {
   );
 }
 
-export function openAssistant(question?: string): void {
-  restore();
-  set({ open: true });
-  if (question?.trim()) void ask(question);
-}
-
-export function closeAssistant(): void {
-  set({ open: false });
-}
+export { closeAssistant } from './open';
 
 export function clearConversation(): void {
   controller?.abort();
@@ -93,6 +84,7 @@ export function clearConversation(): void {
 
 /** Asks a question with the conversation so far as context, streaming the answer into the last message. */
 export async function ask(question: string): Promise<void> {
+  restore();
   const q = question.trim();
   if (!q || state.busy) return;
   const history: HistoryMessage[] = state.messages

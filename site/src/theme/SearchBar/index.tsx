@@ -1,46 +1,42 @@
-import React, { useCallback, useEffect, useId, useRef, useState } from 'react';
-import { useHistory } from '@docusaurus/router';
-import useBaseUrl from '@docusaurus/useBaseUrl';
+import React, { useCallback, useEffect, useRef, useState, type ComponentType } from 'react';
 import AssistantLauncher from '@site/src/components/assistant/AssistantLauncher';
-import { openAssistant } from '@site/src/components/assistant/store';
-import Highlight from './Highlight';
-import { loadSearch, type SearchHit } from './searchClient';
+import type { SearchDialogProps } from '@site/src/components/search/SearchDialog';
 import styles from './styles.module.css';
 
-type Option = { kind: 'hit'; hit: SearchHit } | { kind: 'ask' } | { kind: 'all' };
+let dialog: Promise<ComponentType<SearchDialogProps>> | undefined;
+/** The dialog, the search engine and the index load on first use (hover or focus of the button prefetch the code). */
+const loadDialog = (): Promise<ComponentType<SearchDialogProps>> => {
+  dialog ??= import('@site/src/components/search/SearchDialog').then((m) => m.default);
+  dialog.catch(() => {
+    dialog = undefined;
+  });
+  return dialog;
+};
+const prefetch = () => void loadDialog().catch(() => undefined);
 
-/** The navbar search: instant, typo-tolerant results over every page and heading, plus a way into the assistant. */
+/**
+ * The navbar search: a light button on every page (same markup on the server and in the browser); the dialog loads
+ * when the visitor opens it (click, Ctrl/Cmd+K). What is typed while it loads is kept.
+ */
 export default function SearchBar(): React.ReactElement {
   const [open, setOpen] = useState(false);
-  const [query, setQuery] = useState('');
-  const [hits, setHits] = useState<SearchHit[]>([]);
-  const [active, setActive] = useState(0);
-  const [status, setStatus] = useState<'idle' | 'loading' | 'ready' | 'error'>('idle');
-  const [error, setError] = useState('');
-  const search = useRef<Awaited<ReturnType<typeof loadSearch>>>(undefined);
-  const input = useRef<HTMLInputElement>(null);
-  const history = useHistory();
-  const indexUrl = useBaseUrl('/search-index.json');
-  const searchPage = useBaseUrl('/search');
-  const listId = useId();
+  const [Dialog, setDialog] = useState<ComponentType<SearchDialogProps>>();
+  const [failed, setFailed] = useState('');
+  const typed = useRef('');
+  const keeping = useRef(false);
   const [isMac, setIsMac] = useState(false);
   useEffect(() => setIsMac(/Mac|iPhone|iPad/.test(navigator.platform)), []);
 
   const openDialog = useCallback(() => {
+    typed.current = '';
+    keeping.current = true;
+    setFailed('');
     setOpen(true);
-    if (search.current) return;
-    setStatus('loading');
-    loadSearch(indexUrl).then(
-      (loaded) => {
-        search.current = loaded;
-        setStatus('ready');
-      },
-      (e: unknown) => {
-        setStatus('error');
-        setError(e instanceof Error ? e.message : String(e));
-      },
+    loadDialog().then(
+      (component) => setDialog(() => component),
+      (e: unknown) => setFailed(`The search could not be loaded: ${e instanceof Error ? e.message : String(e)}`),
     );
-  }, [indexUrl]);
+  }, []);
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
@@ -53,33 +49,42 @@ export default function SearchBar(): React.ReactElement {
     return () => window.removeEventListener('keydown', onKey);
   }, [openDialog]);
 
+  const takeTyped = useCallback(() => {
+    keeping.current = false;
+    const text = typed.current;
+    typed.current = '';
+    return text;
+  }, []);
+  const close = useCallback(() => setOpen(false), []);
+
+  // While the dialog's code loads, keep what the visitor types for its input.
+  const waiting = open && !Dialog && !failed;
   useEffect(() => {
-    if (open) input.current?.focus();
-  }, [open]);
-
-  useEffect(() => {
-    setHits(search.current && query.trim() ? search.current.run(query, 10) : []);
-    setActive(0);
-  }, [query, status]);
-
-  const options: Option[] = query.trim() ? [...hits.map((hit): Option => ({ kind: 'hit', hit })), { kind: 'ask' }, { kind: 'all' }] : [];
-
-  const close = () => {
-    setOpen(false);
-    setQuery('');
-  };
-  const choose = (option: Option | undefined) => {
-    if (!option) return;
-    const q = query;
-    close();
-    if (option.kind === 'hit') history.push(option.hit.url);
-    else if (option.kind === 'ask') openAssistant(q);
-    else history.push(`${searchPage}?q=${encodeURIComponent(q)}`);
-  };
+    if (!waiting) return undefined;
+    const onKey = (e: KeyboardEvent) => {
+      if (!keeping.current) return;
+      if (e.key === 'Escape') setOpen(false);
+      else if (e.key.length === 1 && !e.ctrlKey && !e.metaKey && !e.altKey) typed.current += e.key;
+      else if (e.key === 'Backspace') typed.current = typed.current.slice(0, -1);
+      else return;
+      e.preventDefault();
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [waiting]);
 
   return (
     <>
-      <button type="button" className={styles.trigger} onClick={openDialog} aria-label="Search the docs" aria-keyshortcuts="Control+K Meta+K">
+      <button
+        type="button"
+        className={styles.trigger}
+        onClick={openDialog}
+        onPointerEnter={prefetch}
+        onFocus={prefetch}
+        aria-label="Search the docs"
+        aria-keyshortcuts="Control+K Meta+K"
+        aria-busy={waiting}
+      >
         <svg width="16" height="16" viewBox="0 0 20 20" aria-hidden="true">
           <path d="M14.4 12.9a7 7 0 1 0-1.5 1.5l4.4 4.4 1.5-1.5-4.4-4.4ZM8.5 13.5a5 5 0 1 1 0-10 5 5 0 0 1 0 10Z" fill="currentColor" />
         </svg>
@@ -87,78 +92,11 @@ export default function SearchBar(): React.ReactElement {
         <kbd className={styles.kbd}>{isMac ? '⌘' : 'Ctrl'} K</kbd>
       </button>
       <AssistantLauncher />
-      {open && (
-        <div className={styles.backdrop} onMouseDown={(e) => e.target === e.currentTarget && close()}>
-          <div role="dialog" aria-modal="true" aria-label="Search the docs" className={styles.dialog}>
-            <div className={styles.inputRow}>
-              <input
-                ref={input}
-                type="search"
-                className={styles.input}
-                placeholder="Search"
-                value={query}
-                role="combobox"
-                aria-expanded={options.length > 0}
-                aria-controls={listId}
-                aria-activedescendant={options.length ? `${listId}-${active}` : undefined}
-                aria-autocomplete="list"
-                maxLength={500}
-                onChange={(e) => setQuery(e.target.value)}
-                onKeyDown={(e) => {
-                  if (e.key === 'Escape') close();
-                  else if (e.key === 'ArrowDown') {
-                    e.preventDefault();
-                    setActive((a) => Math.min(a + 1, options.length - 1));
-                  } else if (e.key === 'ArrowUp') {
-                    e.preventDefault();
-                    setActive((a) => Math.max(a - 1, 0));
-                  } else if (e.key === 'Enter') {
-                    e.preventDefault();
-                    choose(options[active]);
-                  }
-                }}
-              />
-              <button type="button" className={styles.close} onClick={close}>
-                Esc
-              </button>
-            </div>
-            <ul id={listId} role="listbox" className={styles.results} aria-label="Search results">
-              {options.map((option, i) => (
-                <li
-                  key={option.kind === 'hit' ? option.hit.url : option.kind}
-                  id={`${listId}-${i}`}
-                  role="option"
-                  aria-selected={i === active}
-                  className={option.kind === 'hit' ? styles.result : `${styles.result} ${styles.action}`}
-                  onMouseEnter={() => setActive(i)}
-                  onClick={() => choose(option)}
-                >
-                  {option.kind === 'hit' ? (
-                    <>
-                      <span className={styles.resultTitle}>
-                        {option.hit.title}
-                        {option.hit.heading && <span className={styles.resultHeading}> › {option.hit.heading}</span>}
-                      </span>
-                      <span className={styles.resultText}>
-                        <Highlight text={option.hit.snippet} terms={option.hit.terms} />
-                      </span>
-                    </>
-                  ) : option.kind === 'ask' ? (
-                    <span className={styles.resultTitle}>Ask the assistant: “{query.trim()}”</span>
-                  ) : (
-                    <span className={styles.resultTitle}>See all results for “{query.trim()}”</span>
-                  )}
-                </li>
-              ))}
-            </ul>
-            <p className={styles.status} role="status">
-              {status === 'loading' && 'Loading the search index…'}
-              {status === 'error' && error}
-              {status === 'ready' && query.trim() !== '' && hits.length === 0 && `No results for “${query}”.`}
-              {status === 'ready' && query.trim() === '' && 'Type to search every page and section. ↑↓ to move, Enter to open.'}
-            </p>
-          </div>
-        </div>
+      {open && Dialog && <Dialog takeTyped={takeTyped} onClose={close} />}
+      {open && failed && (
+        <span role="alert" className={styles.failed}>
+          {failed}
+        </span>
       )}
     </>
   );

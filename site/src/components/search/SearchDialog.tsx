@@ -1,0 +1,135 @@
+import React, { useId, useLayoutEffect, useRef, useState } from 'react';
+import { useHistory } from '@docusaurus/router';
+import useBaseUrl from '@docusaurus/useBaseUrl';
+import { openAssistant } from '@site/src/components/assistant/open';
+import Highlight from './Highlight';
+import type { SearchHit } from './searchClient';
+import { useSearch } from './useSearch';
+import styles from './dialog.module.css';
+
+type Option = { kind: 'hit'; hit: SearchHit } | { kind: 'ask' } | { kind: 'all' };
+
+const keyOf = (option: Option) => (option.kind === 'hit' ? option.hit.url : option.kind);
+
+export interface SearchDialogProps {
+  /** What was typed while the dialog was loading (read once, when the dialog takes the focus). */
+  takeTyped?: () => string;
+  onClose: () => void;
+}
+
+/**
+ * The search dialog (loaded on first use): instant, typo-tolerant results over every page and heading, the gated
+ * pages too for a signed-in visitor, plus a way into the assistant and the full results page.
+ */
+export default function SearchDialog({ takeTyped, onClose }: SearchDialogProps): React.ReactElement {
+  const [query, setQuery] = useState('');
+  const [activeKey, setActiveKey] = useState<string>();
+  const { hits, status, error, pending } = useSearch(query, 10);
+  const input = useRef<HTMLInputElement>(null);
+  const history = useHistory();
+  const searchPage = useBaseUrl('/search');
+  const listId = useId();
+
+  // Keys typed until now were kept by the search button, which stops keeping them here; the input shows them and
+  // takes the focus before the browser handles another key.
+  useLayoutEffect(() => {
+    const typed = takeTyped?.() ?? '';
+    if (typed) setQuery(typed);
+    input.current?.focus();
+  }, [takeTyped]);
+
+  const options: Option[] = query.trim() ? [...hits.map((hit): Option => ({ kind: 'hit', hit })), { kind: 'ask' }, { kind: 'all' }] : [];
+  // The selection follows its option when results arrive later (a signed-in visitor's gated pages), else the first.
+  const found = activeKey === undefined ? -1 : options.findIndex((o) => keyOf(o) === activeKey);
+  const active = found >= 0 ? found : 0;
+  const select = (i: number) => {
+    const option = options[Math.max(0, Math.min(i, options.length - 1))];
+    setActiveKey(option ? keyOf(option) : undefined);
+  };
+
+  const choose = (option: Option | undefined) => {
+    if (!option) return;
+    const q = query;
+    onClose();
+    if (option.kind === 'hit') history.push(option.hit.url);
+    else if (option.kind === 'ask') openAssistant(q);
+    else history.push(`${searchPage}?q=${encodeURIComponent(q)}`);
+  };
+
+  return (
+    <div className={styles.backdrop} onMouseDown={(e) => e.target === e.currentTarget && onClose()}>
+      <div role="dialog" aria-modal="true" aria-label="Search the docs" className={styles.dialog}>
+        <div className={styles.inputRow}>
+          <input
+            ref={input}
+            type="search"
+            className={styles.input}
+            placeholder="Search"
+            value={query}
+            role="combobox"
+            aria-expanded={options.length > 0}
+            aria-controls={listId}
+            aria-activedescendant={options.length ? `${listId}-${active}` : undefined}
+            aria-autocomplete="list"
+            maxLength={500}
+            onChange={(e) => {
+              setQuery(e.target.value);
+              setActiveKey(undefined);
+            }}
+            onKeyDown={(e) => {
+              if (e.key === 'Escape') onClose();
+              else if (e.key === 'ArrowDown') {
+                e.preventDefault();
+                select(active + 1);
+              } else if (e.key === 'ArrowUp') {
+                e.preventDefault();
+                select(active - 1);
+              } else if (e.key === 'Enter') {
+                e.preventDefault();
+                choose(options[active]);
+              }
+            }}
+          />
+          <button type="button" className={styles.close} onClick={onClose}>
+            Esc
+          </button>
+        </div>
+        <ul id={listId} role="listbox" className={styles.results} aria-label="Search results">
+          {options.map((option, i) => (
+            <li
+              key={keyOf(option)}
+              id={`${listId}-${i}`}
+              role="option"
+              aria-selected={i === active}
+              className={option.kind === 'hit' ? styles.result : `${styles.result} ${styles.action}`}
+              onMouseEnter={() => select(i)}
+              onClick={() => choose(option)}
+            >
+              {option.kind === 'hit' ? (
+                <>
+                  <span className={styles.resultTitle}>
+                    {option.hit.title}
+                    {option.hit.heading && <span className={styles.resultHeading}> › {option.hit.heading}</span>}
+                  </span>
+                  <span className={styles.resultText}>
+                    <Highlight text={option.hit.snippet} terms={option.hit.terms} />
+                  </span>
+                </>
+              ) : option.kind === 'ask' ? (
+                <span className={styles.resultTitle}>Ask the assistant: “{query.trim()}”</span>
+              ) : (
+                <span className={styles.resultTitle}>See all results for “{query.trim()}”</span>
+              )}
+            </li>
+          ))}
+        </ul>
+        <p className={styles.status} role="status">
+          {status === 'loading' && 'Loading the search index…'}
+          {status === 'error' && error}
+          {status === 'ready' && query.trim() !== '' && hits.length === 0 && (pending ? 'Searching…' : `No results for “${query}”.`)}
+          {status === 'ready' && query.trim() === '' && 'Type to search every page and section. ↑↓ to move, Enter to open.'}
+        </p>
+      </div>
+    </div>
+  );
+}

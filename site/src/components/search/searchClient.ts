@@ -1,0 +1,27 @@
+import type { AsPlainObject } from 'minisearch';
+import type { SearchHit } from '@keyway/docs-server/search/engine';
+
+export type { SearchHit };
+
+export interface LocalSearch {
+  run: (query: string, limit: number) => SearchHit[];
+}
+
+let loading: Promise<LocalSearch> | undefined;
+
+/**
+ * Loads the search code and the prebuilt public index on first use only, so pages carry no search weight until
+ * someone searches. Works on any static host: the index is a file of the build. The index is compiled once into the
+ * engine's typed arrays (no MiniSearch in the browser).
+ */
+export function loadSearch(indexUrl: string): Promise<LocalSearch> {
+  loading ??= Promise.all([import('@keyway/docs-server/search/engine'), fetch(indexUrl)]).then(async ([engine, res]) => {
+    if (!res.ok) throw new Error(`The search index could not be loaded (HTTP ${res.status}).`);
+    const index = engine.loadIndex((await res.json()) as AsPlainObject);
+    return { run: (query: string, limit: number) => engine.runSearch(index, query, limit) };
+  });
+  loading.catch(() => {
+    loading = undefined; // let a later attempt retry
+  });
+  return loading;
+}
