@@ -100,7 +100,8 @@ describe('assistant', () => {
     await openPage(page, `${extractive.url}/docs/intro`);
     await page.getByRole('button', { name: /^Ask AI/ }).click();
     const quick = panel(page).getByRole('list', { name: 'Quick questions' }).getByRole('button');
-    expect(await quick.count()).toBe(3);
+    // The panel's code loads on first use.
+    await expect.poll(() => quick.count()).toBe(3);
     expect(await panel(page).getByRole('link', { name: 'Contact us' }).getAttribute('href')).toMatch(/^https:\/\//);
     const question = (await quick.first().textContent()) ?? '';
     await quick.first().click();
