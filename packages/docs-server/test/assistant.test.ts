@@ -260,3 +260,15 @@ describe('when the build cannot be indexed', () => {
     }
   });
 });
+
+describe('acronyms in questions', () => {
+  it('reads a spelled-out phrase as the acronym the docs use, and only when the docs use it', async () => {
+    const { acronymsOf } = await import('../src/assistant/retrieve.js');
+    const vocabulary = new Set(['opa', 'jwt', 'policy']);
+    expect(acronymsOf('How do I enforce policies with Open Policy Agent?', vocabulary)).toEqual(['opa']);
+    expect(acronymsOf('Is a JSON Web Token signed?', vocabulary)).toEqual(['jwt']);
+    // No stop word inside a phrase ("policy of agents" is not OPA), no acronym the docs do not know.
+    expect(acronymsOf('Open a policy of agents', vocabulary)).toEqual([]);
+    expect(acronymsOf('Single Sign On', vocabulary)).toEqual([]);
+  });
+});

@@ -1,5 +1,7 @@
 import type { Passage } from '../search/extract.js';
-import { contentTerms } from '../search/engine.js';
+import { contentTerms, isStopWord, tokenize } from '../search/engine.js';
+
+const STOP = { has: isStopWord };
 import type { DocsIndex } from '../search/site-index.js';
 
 export interface Retrieved {
@@ -35,6 +37,24 @@ const SYNONYMS = new Map<string, string[]>(
   }),
 );
 
+/**
+ * Acronyms the docs use for a phrase of the question: "Open Policy Agent" → "opa", when the index knows that word.
+ * Runs of two to four consecutive meaningful words are tried.
+ */
+export function acronymsOf(question: string, vocabulary: Set<string>): string[] {
+  const words = tokenize(question).filter((w) => !/[a-z][A-Z]|_/.test(w)).map((w) => w.toLowerCase());
+  const found = new Set<string>();
+  for (let i = 0; i < words.length; i++) {
+    for (let n = 2; n <= 4 && i + n <= words.length; n++) {
+      const run = words.slice(i, i + n);
+      if (run.some((w) => STOP.has(w))) break;
+      const acronym = run.map((w) => w[0]).join('');
+      if (acronym.length >= 3 && vocabulary.has(acronym)) found.add(acronym);
+    }
+  }
+  return [...found];
+}
+
 /** Levenshtein distance, giving up (returning max + 1) as soon as it exceeds `max`. */
 export function editDistance(a: string, b: string, max: number): number {
   if (Math.abs(a.length - b.length) > max) return max + 1;
@@ -59,7 +79,7 @@ export function editDistance(a: string, b: string, max: number): number {
  * is about something the docs do not cover.
  */
 export function retrieve(docs: DocsIndex, question: string, options: RetrieveOptions): Retrieval {
-  const own = contentTerms(question);
+  const own = [...new Set([...contentTerms(question), ...acronymsOf(question, docs.vocabulary)])];
   let terms = own;
   const previous = options.previousQuestions?.at(-1);
   // A short follow-up ("and in React?") is read together with the question before it.

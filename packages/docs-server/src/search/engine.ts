@@ -58,6 +58,9 @@ const STOP_WORDS = new Set(
     .filter(Boolean),
 );
 
+/** Whether a word (lower case) carries no meaning in a question. */
+export const isStopWord = (word: string): boolean => STOP_WORDS.has(word);
+
 /** The meaningful words of a question, processed as the index processes them. */
 export const contentTerms = (query: string): string[] => [
   ...new Set(tokenize(query).map((t) => t.toLowerCase()).filter((t) => !STOP_WORDS.has(t)).map(processTerm)),
