@@ -60,7 +60,11 @@ describe('navbar and footer', () => {
     await openPage(page, `${base}/docs/category/api/persons`);
     const apiLinks = await page.locator('nav[aria-label="Docs sidebar"] a').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
     expect(apiLinks[0]).toBe('/docs/api');
-    expect(apiLinks).toContain('/docs/category/api/tokens');
+    // Grouped by tag; the group of the page is open, with its category page and operations.
+    expect(apiLinks).toContain('/docs/category/api/identity-management');
+    expect(apiLinks).toContain('/docs/category/api/persons');
+    expect(apiLinks).toContain('/docs/api/post-persons');
+    expect(apiLinks).not.toContain('/docs/api/post-groups');
     expect(apiLinks).not.toContain('/docs/intro');
     await page.close();
   });
