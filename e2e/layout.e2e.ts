@@ -32,9 +32,20 @@ describe('navbar and footer', () => {
     const right = page.locator('.navbar__items--right');
     expect(await right.locator('.dropdown > .navbar__link').first().textContent()).toBe('English');
     expect(await right.getByText('Next', { exact: true }).isVisible()).toBe(true);
+    await openPage(page, `${base}/docs/api/post-persons`);
+    expect(await right.getByText('Next', { exact: true }).isVisible()).toBe(true);
     await openPage(page, `${base}/`);
     expect(await page.locator('.navbar__items--right .dropdown > .navbar__link').first().textContent()).toBe('English');
     expect(await page.locator('.navbar__items--right').getByText('Next', { exact: true }).count()).toBe(0);
+    // Not-found pages under /docs are not doc pages: no dropdown, and the browser renders them as the build did.
+    const errors: string[] = [];
+    page.on('console', (m) => m.type() === 'error' && !m.text().startsWith('Failed to load resource') && errors.push(m.text()));
+    for (const missing of ['/docs/no-such-page', '/docs/api/get-no-such-operation']) {
+      await openPage(page, base + missing);
+      expect(await page.locator('h1').textContent(), missing).toBe('Page Not Found');
+      expect(await page.locator('.navbar__items--right').getByText('Next', { exact: true }).count(), missing).toBe(0);
+    }
+    expect(errors, 'hydration of not-found pages').toEqual([]);
     await page.close();
   });
 

@@ -14,7 +14,11 @@ import NotFound from '@theme/NotFound';
 import sidebar from '@keyway/api-reference-sidebar';
 import { DATA_ELEMENT_ID, permalinkOf, scriptJson, useReferencePage } from './pageData';
 import ReferenceContent from './ReferenceContent';
+import { ReferencePageContext } from './referencePageContext';
 import type { ReferencePageData } from './types';
+
+const FOUND = { found: true };
+const NOT_FOUND = { found: false };
 
 const VERSION: PropVersionMetadata = {
   pluginId: 'api',
@@ -72,37 +76,43 @@ export default function ReferencePage(): ReactNode {
   const content = useMemo(() => (state.status === 'ready' ? docContent(state.data) : undefined), [state]);
   if (state.status === 'not-found') {
     // What the server's not-found page shows, so that it hydrates as it is.
-    return <NotFound />;
+    return (
+      <ReferencePageContext.Provider value={NOT_FOUND}>
+        <NotFound />
+      </ReferencePageContext.Provider>
+    );
   }
   return (
-    <HtmlClassNameProvider className={clsx(ThemeClassNames.wrapper.docsPages, 'plugin-docs', 'plugin-id-api', VERSION.className, ThemeClassNames.page.docsDocPage)}>
-      <Layout>
-        <DocsVersionProvider version={VERSION}>
-          <DocsSidebarProvider name="api" items={sidebar}>
-            <DocRootLayout>
-              {content && state.status === 'ready' ? (
-                <>
-                  <DocItem route={{ path: permalink, component: ReferencePage, exact: true }} content={content} />
-                  {state.fromServer && (
-                    <script type="application/json" id={DATA_ELEMENT_ID} data-permalink={permalink} dangerouslySetInnerHTML={{ __html: scriptJson(state.data) }} />
-                  )}
-                </>
-              ) : state.status === 'error' ? (
-                <Status>
-                  <p>This page could not be loaded: {state.message}.</p>
-                  <button type="button" className="button button--primary" onClick={retry}>
-                    Retry
-                  </button>
-                </Status>
-              ) : (
-                <Status>
-                  <p>Loading…</p>
-                </Status>
-              )}
-            </DocRootLayout>
-          </DocsSidebarProvider>
-        </DocsVersionProvider>
-      </Layout>
-    </HtmlClassNameProvider>
+    <ReferencePageContext.Provider value={FOUND}>
+      <HtmlClassNameProvider className={clsx(ThemeClassNames.wrapper.docsPages, 'plugin-docs', 'plugin-id-api', VERSION.className, ThemeClassNames.page.docsDocPage)}>
+        <Layout>
+          <DocsVersionProvider version={VERSION}>
+            <DocsSidebarProvider name="api" items={sidebar}>
+              <DocRootLayout>
+                {content && state.status === 'ready' ? (
+                  <>
+                    <DocItem route={{ path: permalink, component: ReferencePage, exact: true }} content={content} />
+                    {state.fromServer && (
+                      <script type="application/json" id={DATA_ELEMENT_ID} data-permalink={permalink} dangerouslySetInnerHTML={{ __html: scriptJson(state.data) }} />
+                    )}
+                  </>
+                ) : state.status === 'error' ? (
+                  <Status>
+                    <p>This page could not be loaded: {state.message}.</p>
+                    <button type="button" className="button button--primary" onClick={retry}>
+                      Retry
+                    </button>
+                  </Status>
+                ) : (
+                  <Status>
+                    <p>Loading…</p>
+                  </Status>
+                )}
+              </DocRootLayout>
+            </DocsSidebarProvider>
+          </DocsVersionProvider>
+        </Layout>
+      </HtmlClassNameProvider>
+    </ReferencePageContext.Provider>
   );
 }

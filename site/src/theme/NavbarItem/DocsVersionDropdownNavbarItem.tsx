@@ -1,10 +1,18 @@
-import React from 'react';
+import React, { useContext } from 'react';
 import DocsVersionDropdownNavbarItem from '@theme-original/NavbarItem/DocsVersionDropdownNavbarItem';
 import type { Props } from '@theme/NavbarItem/DocsVersionDropdownNavbarItem';
-import { useActivePlugin } from '@docusaurus/plugin-content-docs/client';
+import { useActiveDocContext, useActivePlugin } from '@docusaurus/plugin-content-docs/client';
+import { ReferencePageContext } from '@site/src/components/api/referencePageContext';
 
-/** The version dropdown belongs to doc pages only; elsewhere (landing page, /login, 404) it is not shown. */
+/**
+ * The version dropdown belongs to doc pages only (docs and the API reference); elsewhere (landing page, /login, 404) it
+ * is not shown. "Doc page" means a doc exists at this address, not that the address is under /docs: the not-found page
+ * is rendered at /404.html, so deciding from the path would render it differently in the browser than in the build.
+ */
 export default function DocsVersionDropdownOnDocPages(props: Props): React.ReactElement | null {
   const activePlugin = useActivePlugin();
-  return activePlugin ? <DocsVersionDropdownNavbarItem {...props} /> : null;
+  const { activeDoc } = useActiveDocContext(activePlugin?.pluginId);
+  const reference = useContext(ReferencePageContext);
+  const docPage = reference ? reference.found : !!activePlugin && !!activeDoc;
+  return docPage ? <DocsVersionDropdownNavbarItem {...props} /> : null;
 }
