@@ -272,3 +272,19 @@ describe('acronyms in questions', () => {
     expect(acronymsOf('Single Sign On', vocabulary)).toEqual([]);
   });
 });
+
+describe('listing pages in retrieval', () => {
+  it('ranks the page that answers above the category page that only lists it', async () => {
+    const { retrieve } = await import('../src/assistant/retrieve.js');
+    const { indexPassages } = await import('../src/search/site-index.js');
+    const passage = (id: number, url: string, title: string, text: string) => ({ id, url, title, heading: '', text, prose: text, code: [], gated: false });
+    const docs = indexPassages([
+      passage(0, '/docs/category/api/organization-webhooks', 'Organization webhooks', 'Operations: Create a webhook for the organization. List the webhooks of the organization. Delete a webhook.'),
+      passage(1, '/docs/api/post-organizations-webhooks', 'Create a webhook', 'Registers a URL that receives the events of your organization, signed with the verification keys.'),
+      passage(2, '/docs/intro', 'Introduction', 'Keyway docs.'),
+    ]);
+    const urls = retrieve(docs, 'How do I create a webhook for my organization?', { signedIn: false }).passages.map((p) => p.passage.url);
+    expect(urls[0]).toBe('/docs/api/post-organizations-webhooks');
+    expect(urls).toContain('/docs/category/api/organization-webhooks');
+  });
+});

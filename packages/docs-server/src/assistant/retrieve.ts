@@ -2,6 +2,8 @@ import type { Passage } from '../search/extract.js';
 import { contentTerms, isStopWord, tokenize } from '../search/engine.js';
 
 const STOP = { has: isStopWord };
+/** Weight of a passage of a category (listing) page in retrieval. */
+const LISTING_WEIGHT = 0.5;
 import type { DocsIndex } from '../search/site-index.js';
 
 export interface Retrieved {
@@ -89,7 +91,7 @@ export function retrieve(docs: DocsIndex, question: string, options: RetrieveOpt
   for (const t of own) for (const alt of SYNONYMS.get(t) ?? []) if (!terms.includes(alt)) terms = [...terms, alt];
   const ownSet = new Set(own);
   const synonyms = new Set(own.flatMap((t) => SYNONYMS.get(t) ?? []));
-  const all = docs.index.search(terms.join(' '), {
+  const found = docs.index.search(terms.join(' '), {
     combineWith: 'OR',
     filter: docs.visible(options.signedIn),
     // Words borrowed from the previous question only steer: the follow-up's own words decide.
@@ -100,6 +102,10 @@ export function retrieve(docs: DocsIndex, question: string, options: RetrieveOpt
     // A word the docs use as such is not expanded ("gate" does not also search "gateway"); other words are.
     prefix: (term) => term.length > 2 && !docs.vocabulary.has(term),
   });
+  // Category pages only list other pages (titles and paths): the pages they list answer questions better.
+  // (Each search makes new hits: changing their score changes nothing else.)
+  for (const r of found) if (docs.passages[r.id as number]?.url.startsWith('/docs/category/')) r.score *= LISTING_WEIGHT;
+  const all = found.sort((a, b) => b.score - a.score);
   // …and a passage must match at least one of them when any passage does.
   const focused = terms.length > own.length ? all.filter((r) => r.queryTerms.some((t) => ownSet.has(t))) : all;
   const results = focused.length ? focused : all;
