@@ -1,7 +1,7 @@
 // The REST API reference, generated from api/openapi.yaml at build time.
 //
 // Weight: Docusaurus keeps every route, the chunk of every page and every doc of every docs instance in main.js and its
-// runtime, which every page loads: 188 reference pages as docs cost every doc page of the site ~8 KB gzip. So the
+// runtime, which every page loads: 188 reference pages as docs cost every doc page of the site 18 KiB gzip. So the
 // reference pages (one per operation, one per tag) are not docs: they are JSON (./render.ts) that one React component
 // renders (site/src/components/api/ReferencePage.tsx) inside the theme's doc layout.
 //   - Server side, every page has its route, so the build renders each to static HTML; the component reads its data from
