@@ -1,5 +1,9 @@
 import path from 'node:path';
+import type { SidebarsConfig } from '@docusaurus/plugin-content-docs';
 import type { Configuration } from 'webpack';
+
+/** One item of a sidebar (the docs plugin exports the sidebar types only through SidebarsConfig). */
+export type SidebarItemConfig = Extract<SidebarsConfig[string], readonly unknown[]>[number];
 
 /**
  * Several docs plugin instances read folders of docs/: the public one (all of docs/) and ones of their own for the

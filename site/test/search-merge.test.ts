@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { SearchHit } from '@keyway/docs-server/search/engine';
-import { docsSignedIn, forgetDocsSession, gatedServerHits, mergeHits, queryWords } from '../src/components/search/serverSearch';
+import { docsSignedIn, gatedServerHits, mergeHits, queryWords } from '../src/components/search/serverSearch';
 
 const hit = (url: string): SearchHit => ({ url, title: url, heading: '', snippet: '', terms: [], score: 0 });
 const urls = (hits: SearchHit[]) => hits.map((h) => h.url);
@@ -27,7 +27,6 @@ describe('signed-in search: local public results with the server gated results',
 describe('asking the docs server', () => {
   afterEach(() => {
     vi.unstubAllGlobals();
-    forgetDocsSession();
   });
 
   function browser(token: string | null, session: unknown, results: unknown = { results: [] }) {
@@ -52,10 +51,10 @@ describe('asking the docs server', () => {
     expect(await docsSignedIn()).toBe(true);
     expect(await docsSignedIn()).toBe(true);
     expect(calls).toEqual(['/api/session']);
-    forgetDocsSession();
+    // Another token (signed in or out in another tab) is asked about again.
     calls = browser('tok.en.2', { signedIn: false });
     expect(await docsSignedIn()).toBe(false);
-    forgetDocsSession();
+    expect(calls).toEqual(['/api/session']);
     browser('tok.en.3', undefined);
     expect(await docsSignedIn()).toBe(false);
   });

@@ -13,12 +13,12 @@
 //
 // Output (gitignored, regenerated on every build and dev-server start; never edit it): site/docs/api/_generated/index.mdx,
 // copied from site/docs/api/_overview.mdx; the pages' JSON in the generated-files folder and the build.
-import { keepPublicDocsRuleOff } from '../docs-instances';
+import { keepPublicDocsRuleOff, type SidebarItemConfig } from '../docs-instances';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { SidebarsConfig } from '@docusaurus/plugin-content-docs';
 import type { LoadContext, Plugin, PluginConfig } from '@docusaurus/types';
 import type { Configuration } from 'webpack';
+import { pageDataUrl } from '../../src/components/api/dataUrl';
 import type { ReferencePageData, ReferenceSidebarItem } from '../../src/components/api/types';
 import categoryList from '../../src/data/api-categories.json';
 import { ApiSpec, UMBRELLA_TAG, type Operation } from './spec';
@@ -29,11 +29,7 @@ export const API_INSTANCE_ID = 'api';
 export const REFERENCE_DIR = '_generated';
 export const OVERVIEW_SOURCE = '_overview.mdx';
 export const DEFAULT_OPENAPI_FILE = path.resolve(__dirname, '../../../api/openapi.yaml');
-/** Where the browser fetches a page's JSON on client-side navigation: DATA_PREFIX + permalink + '.json'. */
-export const DATA_PREFIX = '/api-reference';
 const siteDir = path.resolve(__dirname, '../..');
-/** One item of a sidebar (the package exports the sidebar types only through SidebarsConfig). */
-type SidebarItemConfig = Extract<SidebarsConfig[string], readonly unknown[]>[number];
 
 /** The categories of api-categories.json, checked against the tags of the contract in both directions. */
 export function categoriesOf(spec: ApiSpec): Category[] {
@@ -161,14 +157,14 @@ export function foldClientRoutes(routesJs: string, chunkNames: Record<string, un
   };
 }
 
-/** A webpack/Rspack plugin that emits each page's JSON at DATA_PREFIX + permalink + '.json' (build and dev server). */
+/** A webpack/Rspack plugin that emits each page's JSON where the browser fetches it (pageDataUrl; build and dev server). */
 function emitPageData(pages: ReferencePageData[]) {
   return {
     apply(compiler: import('webpack').Compiler): void {
       const { RawSource } = compiler.webpack.sources;
       compiler.hooks.thisCompilation.tap('keyway-api-reference', (compilation) => {
         compilation.hooks.processAssets.tap({ name: 'keyway-api-reference', stage: compiler.webpack.Compilation.PROCESS_ASSETS_STAGE_ADDITIONAL }, () => {
-          for (const page of pages) compilation.emitAsset(`${DATA_PREFIX.slice(1)}${page.permalink}.json`, new RawSource(JSON.stringify(page)));
+          for (const page of pages) compilation.emitAsset(pageDataUrl(page.permalink).slice(1), new RawSource(JSON.stringify(page)));
         });
       });
     },

@@ -1,8 +1,6 @@
 import type { SidebarsConfig } from '@docusaurus/plugin-content-docs';
+import type { SidebarItemConfig } from '../docs-instances';
 import { GATED_SECTIONS, type GatedSection } from './config';
-
-/** One item of a sidebar (the package does not export this type by name). */
-type SidebarItemConfig = Extract<SidebarsConfig[string], unknown[]>[number];
 
 /**
  * The sidebar of one gated section: a way back to the public Identity Protection docs, the section's own pages, and a

@@ -1,14 +1,13 @@
 // Where a reference page's data comes from: in static rendering, the server bundle's table of every page; in the
-// browser, the page's own HTML on first load (PageDataScript writes it there), then /api-reference/<path>.json for
-// pages reached by client-side navigation.
+// browser, the page's own HTML on first load (ReferencePage writes it there), then its JSON (pageDataUrl) for pages
+// reached by client-side navigation.
 import { useEffect, useState } from 'react';
 import ExecutionEnvironment from '@docusaurus/ExecutionEnvironment';
 import ssrPages from '@keyway/api-reference-ssr-pages';
+import { pageDataUrl } from './dataUrl';
 import type { ReferencePageData } from './types';
 
 export const DATA_ELEMENT_ID = 'keyway-api-reference-page';
-/** Same as DATA_PREFIX of the plugin. */
-const DATA_PREFIX = '/api-reference';
 
 /** The path of a reference page as its data knows it: no trailing slash or `.html`. */
 export const permalinkOf = (pathname: string): string => pathname.replace(/(\/index)?\.html$/, '').replace(/(.)\/+$/, '$1');
@@ -60,7 +59,7 @@ function initialState(permalink: string): PageState {
 }
 
 async function fetchPage(permalink: string, signal: AbortSignal): Promise<PageState> {
-  const response = await fetch(`${DATA_PREFIX}${permalink}.json`, { signal, headers: { accept: 'application/json' } });
+  const response = await fetch(pageDataUrl(permalink), { signal, headers: { accept: 'application/json' } });
   if (response.status === 404) return { status: 'not-found' };
   if (!response.ok) return { status: 'error', message: `The server answered ${response.status} ${response.statusText}`.trim() };
   const data = (await response.json()) as ReferencePageData;

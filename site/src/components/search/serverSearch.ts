@@ -22,11 +22,6 @@ export function docsSignedIn(): Promise<boolean> {
   return session.signedIn;
 }
 
-/** Forgets the answer of `docsSignedIn` (after signing in or out in this tab). */
-export function forgetDocsSession(): void {
-  session = undefined;
-}
-
 /** The words of a query, to highlight them in the snippets the server returns (it sends no matched terms). */
 export const queryWords = (query: string): string[] => [...new Set(query.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [])].filter((w) => w.length > 1);
 
