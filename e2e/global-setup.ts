@@ -7,6 +7,7 @@ import { startDocsServer } from '@keyway/docs-server';
 import { DEFAULT_DEV_API_KEY, startIdentityServer } from '@keyway/identity-server';
 import { freePort } from './net';
 import { repoRoot, siteBuild } from './paths';
+import { siteFingerprint } from '../scripts/lib.mjs';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -40,18 +41,25 @@ export default async function setup(project: TestProject): Promise<() => Promise
   if (!fs.existsSync(path.join(siteBuild, 'index.html'))) {
     throw new Error('No site build in site/build: run the browser tests through `npm test`, which builds first.');
   }
-  const variantDir = fs.mkdtempSync(path.join(os.tmpdir(), 'keyway-e2e-variant-'));
-  // One site build at a time on this machine (the generated-files folder is per build here, the CPU is not).
-  const build = spawnSync(
-    'flock',
-    ['/tmp/keyway-site-build.lock', 'npx', 'docusaurus', 'build', '--out-dir', variantDir],
-    {
-      cwd: path.join(repoRoot, 'site'),
-      env: { ...process.env, ...VARIANT_ENV, DOCUSAURUS_GENERATED_FILES_DIR_NAME: '.docusaurus-e2e-variant' },
-      encoding: 'utf8',
-    },
-  );
-  if (build.status !== 0) throw new Error(`The analytics variant of the site did not build:\n${build.stdout}\n${build.stderr}`);
+  // The variant is rebuilt only when its inputs changed (same fingerprint as the main build, with its settings).
+  const variantDir = path.join(repoRoot, 'site', '.variant-build');
+  const variantStamp = path.join(variantDir, '.keyway-build-stamp');
+  const fingerprint = siteFingerprint({ ...process.env, ...VARIANT_ENV });
+  if (!fs.existsSync(variantStamp) || fs.readFileSync(variantStamp, 'utf8') !== fingerprint) {
+    fs.rmSync(variantDir, { recursive: true, force: true });
+    // One site build at a time on this machine (the generated-files folder is per build here, the CPU is not).
+    const build = spawnSync(
+      'flock',
+      ['/tmp/keyway-site-build.lock', 'npx', 'docusaurus', 'build', '--out-dir', variantDir],
+      {
+        cwd: path.join(repoRoot, 'site'),
+        env: { ...process.env, ...VARIANT_ENV, DOCUSAURUS_GENERATED_FILES_DIR_NAME: '.docusaurus-e2e-variant' },
+        encoding: 'utf8',
+      },
+    );
+    if (build.status !== 0) throw new Error(`The analytics variant of the site did not build:\n${build.stdout}\n${build.stderr}`);
+    fs.writeFileSync(variantStamp, fingerprint);
+  }
 
   const [docsPort, apiPort] = await Promise.all([freePort(), freePort()]);
   const docsOrigin = `http://127.0.0.1:${docsPort}`;
@@ -78,7 +86,6 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('apiKey', DEFAULT_DEV_API_KEY);
   return async () => {
     await Promise.all(servers.map((s) => s.close()));
-    fs.rmSync(variantDir, { recursive: true, force: true });
     fs.rmSync(dataDir, { recursive: true, force: true });
   };
 }

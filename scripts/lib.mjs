@@ -70,11 +70,12 @@ function hashTree(hash, dir, skip) {
 }
 
 /** A fingerprint of everything the site build is made from: sources, the API contract, the SDK and the build settings. */
-export function siteFingerprint() {
+export function siteFingerprint(env = process.env) {
   const hash = createHash('sha256');
   // Outputs and generated inputs (derived from the API contract and the SDK source, which are hashed themselves).
   const skip = [
     siteBuild,
+    path.join(root, 'site', '.variant-build'),
     path.join(root, 'site', 'docs', 'access', 'sdk'),
     path.join(root, 'site', 'docs', 'api', '_generated'),
     path.join(root, 'site', 'test'),
@@ -93,7 +94,7 @@ export function siteFingerprint() {
     if (fs.existsSync(abs) && fs.statSync(abs).isFile()) hash.update(input).update(fs.readFileSync(abs));
     else hashTree(hash, abs, skip);
   }
-  for (const name of SITE_BUILD_ENV) hash.update(`${name}=${process.env[name] ?? ''}\n`);
+  for (const name of SITE_BUILD_ENV) hash.update(`${name}=${env[name] ?? ''}\n`);
   return hash.digest('hex');
 }
 
@@ -109,6 +110,9 @@ export function buildAll({ force = false } = {}) {
   }
   run('npm', ['run', 'reference', '--if-present', '--silent', '-w', '@keyway/sdk']);
   log('building the site (about a minute)');
-  run('npm', ['run', 'build', '-w', '@keyway/site']);
+  // One site build at a time on this machine (the browser tests' variant build takes the same lock).
+  const hasFlock = spawnSync('flock', ['--version'], { stdio: 'ignore' }).status === 0;
+  if (hasFlock) run('flock', ['/tmp/keyway-site-build.lock', 'npm', 'run', 'build', '-w', '@keyway/site']);
+  else run('npm', ['run', 'build', '-w', '@keyway/site']);
   fs.writeFileSync(stampFile, fingerprint);
 }
