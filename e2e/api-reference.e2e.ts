@@ -1,12 +1,16 @@
-// The REST API reference in Chromium against the production build: try-it sends a management call and an SDK call to
-// the real local identity server and shows its answer; the reference's data stays out of normal doc pages' JavaScript.
+/* eslint-disable @typescript-eslint/no-explicit-any */
+// The REST API reference in Chromium against the production build: try-it sends a management call, SDK calls and OAuth2
+// calls to the real local identity server, with nothing in between, and shows its answer or names why there is none;
+// the reference's data stays out of normal doc pages' JavaScript.
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import type { Page } from 'playwright-core';
-import { describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { startDocsServer } from '@keyway/docs-server';
 import { hydrated, useSharedContext, openPage } from './browser';
 import { ApiSpec } from '../site/plugins/api-reference/spec';
+import { freePort } from './net';
 import { repoRoot, siteBuild } from './paths';
 
 const docsUrl = inject('docsUrl');
@@ -16,47 +20,93 @@ const apiKey = inject('apiKey');
 
 const context = useSharedContext();
 
-async function openTryIt(page: Page, route: string): Promise<void> {
+/**
+ * Opens an operation's try-it panel as a reader would: nothing routed or faked between the page and the servers (the
+ * browser only resolves loopback hosts, e2e/offline.ts), so the identity server's CORS preflight and the docs server's
+ * CSP decide, exactly as in a reader's browser. Records what a credential must never reach: URLs and the console.
+ */
+async function openTryIt(page: Page, route: string): Promise<{ urls: string[]; console: string[] }> {
+  const seen = { urls: [] as string[], console: [] as string[] };
+  page.on('request', (r) => seen.urls.push(r.url()));
+  page.on('console', (m) => seen.console.push(m.text()));
   await openPage(page, docsUrl + route);
   await page.getByRole('button', { name: 'Try it', exact: true }).click();
-  await page.getByLabel('Base URL').fill(apiUrl);
+  return seen;
 }
 
-describe('try-it', () => {
-  it('sends a management call (GET /persons) with the org id and API key and shows the answer', async () => {
+const answerOf = (page: Page) => page.getByRole('status', { name: 'Answer' });
+const bodyOf = async (page: Page) => JSON.parse((await answerOf(page).locator('pre').textContent()) ?? '') as Record<string, any>;
+
+async function send(page: Page, status: RegExp): Promise<void> {
+  await page.getByRole('button', { name: 'Send request' }).click();
+  await expect.poll(() => answerOf(page).textContent()).toMatch(status);
+}
+
+describe('try-it in a plain browser against the real identity server', () => {
+  it('targets the API server the docs server is configured with, by default', async () => {
     const page = await context().newPage();
     await openTryIt(page, '/docs/api/get-persons');
-    await page.getByLabel('Organization id (Keyway-OrgID)').fill(orgId);
-    await page.getByLabel('API key (Keyway-API-Key)').fill(apiKey);
-    await page.getByRole('button', { name: 'Send request' }).click();
-    const answer = page.getByRole('status', { name: 'Answer' });
-    await expect.poll(() => answer.textContent()).toMatch(/^200 OK in \d+ ms/);
-    const body = JSON.parse((await answer.locator('pre').textContent()) ?? '');
-    expect(body.meta.pagination).toMatchObject({ offset: 0 });
-    expect(Array.isArray(body.result)).toBe(true);
-    // Credentials stay in this tab's session storage, nowhere else.
-    const stored = await page.evaluate(() => ({ session: sessionStorage.getItem('keyway.api-reference.credentials'), local: JSON.stringify(localStorage) }));
-    expect(JSON.parse(stored.session ?? '{}')).toEqual({ orgId, apiKey });
-    expect(stored.local).not.toContain(apiKey);
+    await expect.poll(() => page.getByLabel('Base URL').inputValue()).toBe(apiUrl);
     await page.close();
   });
 
-  it('sends an SDK call (POST /persons/anonymous) and shows the token it answers', async () => {
+  it('a management call (GET /persons with Keyway-OrgID and Keyway-API-Key) gets its answer; the key stays in the tab', async () => {
+    const page = await context().newPage();
+    const seen = await openTryIt(page, '/docs/api/get-persons');
+    await page.getByLabel('Organization id (Keyway-OrgID)').fill(orgId);
+    await page.getByLabel('API key (Keyway-API-Key)').fill(apiKey);
+    await send(page, /^200 OK in \d+ ms/);
+    const body = await bodyOf(page);
+    expect(body.meta.pagination).toMatchObject({ offset: 0 });
+    expect(Array.isArray(body.result)).toBe(true);
+    // The correlation id the server sets is readable by the page (exposed by CORS) and shown.
+    expect(await answerOf(page).textContent()).toMatch(/Keyway-Correlation-ID: [0-9a-f-]{36}/);
+    // Credentials stay in this tab's session storage: never in local storage, a URL or the console.
+    const stored = await page.evaluate(() => ({ session: sessionStorage.getItem('keyway.api-reference.credentials'), local: JSON.stringify(localStorage) }));
+    expect(JSON.parse(stored.session ?? '{}')).toEqual({ orgId, apiKey });
+    expect(stored.local).not.toContain(apiKey);
+    expect(seen.urls.filter((u) => u.includes(apiKey))).toEqual([]);
+    expect(seen.console.filter((m) => m.includes(apiKey))).toEqual([]);
+    // A reload of the tab keeps them; a wrong key is the server's 401, shown as such.
+    await page.reload();
+    await hydrated(page);
+    await page.getByRole('button', { name: 'Try it', exact: true }).click();
+    await expect.poll(() => page.getByLabel('API key (Keyway-API-Key)').inputValue()).toBe(apiKey);
+    await page.getByLabel('API key (Keyway-API-Key)').fill('kw_not_the_key');
+    await send(page, /^401 Unauthorized/);
+    await page.close();
+  });
+
+  it('an SDK call (POST /persons/anonymous) answers a token that then works for GET /me', async () => {
     const page = await context().newPage();
     await openTryIt(page, '/docs/api/post-persons-anonymous');
     await page.getByLabel('Organization id (Keyway-OrgID)').fill(orgId);
-    await page.getByRole('button', { name: 'Send request' }).click();
-    const answer = page.getByRole('status', { name: 'Answer' });
-    await expect.poll(() => answer.textContent()).toMatch(/^200 OK/);
-    const token = JSON.parse((await answer.locator('pre').textContent()) ?? '').result.token as string;
+    await send(page, /^200 OK/);
+    const token = (await bodyOf(page)).result.token as string;
     expect(token.split('.')).toHaveLength(3);
 
-    // The token then works for an SDK call on behalf of that person.
     await openTryIt(page, '/docs/api/get-me');
     await page.getByLabel('User token (Bearer)').fill(token);
-    await page.getByRole('button', { name: 'Send request' }).click();
-    await expect.poll(() => answer.textContent()).toMatch(/^200 OK/);
-    expect(JSON.parse((await answer.locator('pre').textContent()) ?? '').result.person.person_type).toBe('anonymous');
+    await send(page, /^200 OK/);
+    expect((await bodyOf(page)).result.person.person_type).toBe('anonymous');
+    await page.close();
+  });
+
+  it('an OAuth2 call: a client made with POST /oauth2/clients gets a token from POST /oauth2/tokens (client_secret_basic, form body)', async () => {
+    const page = await context().newPage();
+    await openTryIt(page, '/docs/api/post-oauth2-clients');
+    await page.getByLabel('Organization id (Keyway-OrgID)').fill(orgId);
+    await page.getByLabel('API key (Keyway-API-Key)').fill(apiKey);
+    await page.getByLabel(/^Request body/).fill(JSON.stringify({ client_name: 'Try-it job', scopes: ['reports:read'], grant_types: ['client_credentials'] }));
+    await send(page, /^201 Created/);
+    const client = (await bodyOf(page)).result as { client_id: string; client_secret: string };
+
+    await openTryIt(page, '/docs/api/post-oauth2-tokens');
+    await page.getByLabel('OAuth2 client id').fill(client.client_id);
+    await page.getByLabel('OAuth2 client secret').fill(client.client_secret);
+    await page.getByLabel(/^Request body/).fill('grant_type=client_credentials&scope=reports%3Aread');
+    await send(page, /^200 OK/);
+    expect(await bodyOf(page)).toMatchObject({ token_type: 'Bearer', scope: 'reports:read' });
     await page.close();
   });
 
@@ -65,7 +115,57 @@ describe('try-it', () => {
     await openTryIt(page, '/docs/api/get-persons-person-id');
     await page.getByLabel('person_id (path, required)').fill('');
     await page.getByRole('button', { name: 'Send request' }).click();
-    await expect.poll(() => page.getByRole('status', { name: 'Answer' }).textContent()).toContain('Fill in the path parameter "person_id".');
+    await expect.poll(() => answerOf(page).textContent()).toContain('Fill in the path parameter "person_id".');
+    await page.close();
+  });
+
+  it('names the Content-Security-Policy when the page may not connect to the base URL', async () => {
+    const page = await context().newPage();
+    await openTryIt(page, '/docs/api/get-persons');
+    const elsewhere = `http://127.0.0.1:${await freePort()}`;
+    await page.getByLabel('Base URL').fill(elsewhere);
+    await page.getByRole('button', { name: 'Send request' }).click();
+    await expect.poll(() => answerOf(page).textContent()).toMatch(/Content-Security-Policy/);
+    expect(await answerOf(page).textContent()).toContain(`connect-src`);
+    expect(await answerOf(page).textContent()).toContain(elsewhere);
+    await page.close();
+  });
+});
+
+describe('try-it errors from another docs server', () => {
+  // A second docs server on the same build whose CSP lets pages connect to the identity server and to a port where
+  // nothing listens; the identity server does not list this docs origin among its CORS origins.
+  let other: { url: string; close(): Promise<void> } | undefined;
+  let deadUrl = '';
+  beforeAll(async () => {
+    deadUrl = `http://127.0.0.1:${await freePort()}`;
+    other = await startDocsServer({ siteDir: siteBuild, port: 0, connectSrc: [apiUrl, deadUrl], assistant: false });
+  });
+  afterAll(() => other?.close());
+
+  /** GET /persons from the other docs server's try-it, sent to `baseUrl`. */
+  async function sendFromOther(baseUrl: string): Promise<Page> {
+    const page = await context().newPage();
+    await openPage(page, `${other!.url}/docs/api/get-persons`);
+    await page.getByRole('button', { name: 'Try it', exact: true }).click();
+    await page.getByLabel('Base URL').fill(baseUrl);
+    await page.getByLabel('Organization id (Keyway-OrgID)').fill(orgId);
+    await page.getByLabel('API key (Keyway-API-Key)').fill(apiKey);
+    await page.getByRole('button', { name: 'Send request' }).click();
+    return page;
+  }
+
+  it('names CORS when the server answers but does not allow this origin', async () => {
+    const page = await sendFromOther(apiUrl);
+    await expect.poll(() => answerOf(page).textContent()).toMatch(/CORS/);
+    expect(await answerOf(page).textContent()).toContain(new URL(other!.url).origin);
+    await page.close();
+  });
+
+  it('names the network when nothing answers at the base URL', async () => {
+    const page = await sendFromOther(deadUrl);
+    await expect.poll(() => answerOf(page).textContent()).toMatch(/network|no answer|not reachable/i);
+    expect(await answerOf(page).textContent()).not.toMatch(/CORS|Content-Security-Policy/);
     await page.close();
   });
 });

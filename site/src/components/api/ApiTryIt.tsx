@@ -16,8 +16,9 @@ export default function ApiTryIt({ operation }: { operation: TryItOperation }): 
       ) : (
         <>
           <p className={styles.note}>
-            Send <code>{`${operation.method} ${operation.path}`}</code> from this page to a Keyway API server: the local identity server (
-            <code>http://localhost:8787</code>) by default. The credentials you enter stay in this browser tab.
+            Send <code>{`${operation.method} ${operation.path}`}</code> from this page to a Keyway API server: by default the one this docs
+            server is configured with (the local identity server under <code>npm start</code>). The credentials you enter stay in this
+            browser tab.
           </p>
           <button type="button" className="button button--primary" onClick={() => setOpen(true)}>
             Try it

@@ -1,7 +1,9 @@
 import React, { useEffect, useId, useState } from 'react';
+import { runtimeConfig } from '../login/session';
 import styles from './styles.module.css';
 import type { TryItOperation } from './types';
 
+/** The base URL when the docs server names no API server (`/api/config`): the identity server of `npm start`. */
 export const DEFAULT_BASE_URL = 'http://localhost:8787';
 // sessionStorage only: credentials live as long as this tab and never leave the browser except in the requests sent.
 const BASE_URL_KEY = 'keyway.api-reference.base-url';
@@ -49,8 +51,12 @@ interface Answer {
   statusText: string;
   ms: number;
   contentType: string;
+  /** Response headers worth showing that the server lets this page read (CORS-exposed). */
+  headers: [string, string][];
   text: string;
 }
+
+const SHOWN_HEADERS = ['Location', 'Keyway-Correlation-ID', 'Retry-After'];
 
 /** Builds the request from the form, or explains what is missing or malformed. */
 export function buildRequest(
@@ -67,6 +73,8 @@ export function buildRequest(
   } catch {
     return { error: `The base URL "${baseUrl}" is not an http(s) URL, e.g. ${DEFAULT_BASE_URL}.` };
   }
+  // Credentials go in their fields, which put them in headers: never in an address (history, logs, Referer).
+  if (base.username || base.password) return { error: 'The base URL holds a user name or password: remove them and use the credential fields.' };
   let path = op.path;
   const query = new URLSearchParams();
   const headers = new Headers();
@@ -108,6 +116,46 @@ export function buildRequest(
   return { url, init };
 }
 
+/**
+ * Why a request got no answer the page may read. The browser only says "Failed to fetch", so the cause is found the
+ * way a developer would in the console: a `no-cors` request to the same URL (exempt from CORS: if it gets through, the
+ * server is up and its CORS rules refused this page), else a CSP violation report for the URL (the docs server's
+ * connect-src), else the network (nothing answers there).
+ */
+async function explainFailure(url: string, init: RequestInit, message: string, cspBlocked: () => boolean): Promise<string> {
+  const target = new URL(url);
+  let reachable = false;
+  try {
+    // The CSP applies to this request too, CORS does not: through means the server is up and refused this page.
+    await fetch(url, { mode: 'no-cors', credentials: 'omit', cache: 'no-store' });
+    reachable = true;
+  } catch {
+    // Blocked by the CSP, or nothing answers.
+  }
+  if (reachable) {
+    const headers: string[] = [];
+    new Headers(init.headers).forEach((_value, name) => headers.push(name));
+    return (
+      `The server at ${target.origin} answered, but its CORS rules do not let this page (${window.location.origin}) read the answer. ` +
+      `It must list this origin among its allowed origins (KEYWAY_CORS_ORIGINS for the identity server) and allow ${init.method ?? 'GET'}` +
+      (headers.length ? ` with the headers ${headers.join(', ')}.` : '.')
+    );
+  }
+  // Violation reports are queued as tasks: give a pending one a moment to arrive.
+  for (let waited = 0; waited < 1000 && !cspBlocked(); waited += 50) await new Promise((r) => setTimeout(r, 50));
+  if (cspBlocked()) {
+    return (
+      `This page may not connect to ${target.origin}: the docs site's Content-Security-Policy (connect-src) does not list it. ` +
+      'The docs server allows the API server it is configured with (KEYWAY_API_URL) and any origin in KEYWAY_CSP_CONNECT_SRC; ' +
+      'use that base URL or add this one there.'
+    );
+  }
+  return (
+    `Network error: nothing answered at ${target.origin} (${message}). Is the API server running there? ` +
+    '`npm start` runs the identity server and prints its URL.'
+  );
+}
+
 function pretty(answer: Answer): string {
   if (answer.contentType.includes('json')) {
     try {
@@ -133,8 +181,20 @@ export default function TryItPanel({ operation }: { operation: TryItOperation })
   const [sending, setSending] = useState(false);
 
   useEffect(() => {
-    setBaseUrl(readSession(BASE_URL_KEY, DEFAULT_BASE_URL));
     setCredentials(readSession(CREDENTIALS_KEY, {}));
+    const stored = readSession<string | null>(BASE_URL_KEY, null);
+    if (stored !== null) {
+      setBaseUrl(stored);
+      return;
+    }
+    // By default, the API server the docs server is configured with (the one its CSP lets this page connect to).
+    let cancelled = false;
+    runtimeConfig()
+      .then((config) => !cancelled && config.identityUrl && setBaseUrl(config.identityUrl))
+      .catch(() => undefined);
+    return () => {
+      cancelled = true;
+    };
   }, []);
 
   const updateCredential = (name: CredentialName, value: string) => {
@@ -154,16 +214,24 @@ export default function TryItPanel({ operation }: { operation: TryItOperation })
     }
     setSending(true);
     const started = performance.now();
+    const target = new URL(built.url);
+    let cspBlocked = false;
+    const onViolation = (e: SecurityPolicyViolationEvent) => {
+      if (e.effectiveDirective === 'connect-src' && e.blockedURI.startsWith(target.origin)) cspBlocked = true;
+    };
+    document.addEventListener('securitypolicyviolation', onViolation);
     try {
       const res = await fetch(built.url, { ...built.init, credentials: 'omit', redirect: 'manual' });
       const text = res.type === 'opaqueredirect' ? '(a redirect: the browser does not expose its target to this page)' : await res.text();
-      setAnswer({ status: res.status, statusText: res.statusText, ms: Math.round(performance.now() - started), contentType: res.headers.get('content-type') ?? '', text });
+      const headers = SHOWN_HEADERS.flatMap((h): [string, string][] => {
+        const v = res.headers.get(h);
+        return v === null ? [] : [[h, v]];
+      });
+      setAnswer({ status: res.status, statusText: res.statusText, ms: Math.round(performance.now() - started), contentType: res.headers.get('content-type') ?? '', headers, text });
     } catch (e) {
-      setError(
-        `The request to ${built.url} did not get an answer (${(e as Error).message}). Is the server running, and does it allow this site's ` +
-          'origin (KEYWAY_CORS_ORIGINS)? The docs server also only lets pages connect to the API server it was configured with.',
-      );
+      setError(await explainFailure(built.url, built.init, (e as Error).message, () => cspBlocked));
     } finally {
+      document.removeEventListener('securitypolicyviolation', onViolation);
       setSending(false);
     }
   };
@@ -265,6 +333,16 @@ export default function TryItPanel({ operation }: { operation: TryItOperation })
               </strong>{' '}
               in {answer.ms} ms
             </p>
+            {answer.status >= 400 && (
+              <p className={styles.error}>
+                The server refused the request with HTTP {answer.status}; its answer below says why.
+              </p>
+            )}
+            {answer.headers.map(([name, value]) => (
+              <p key={name} className={styles.note}>
+                <code>{`${name}: ${value}`}</code>
+              </p>
+            ))}
             <pre>
               <code>{pretty(answer)}</code>
             </pre>
