@@ -1,9 +1,13 @@
 import { afterAll, beforeAll } from 'vitest';
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
+import { LOOPBACK_ONLY_ARGS } from './offline';
 
 const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
-/** Debian's Chromium, headless, with the flags this closed network needs. */
+/**
+ * Debian's Chromium, headless, with the flags this closed network needs; it resolves only the loopback hosts, so no
+ * page can reach the network (see offline.ts), and nothing is intercepted.
+ */
 export function launchBrowser(): Promise<Browser> {
   return chromium.launch({
     executablePath,
@@ -15,21 +19,18 @@ export function launchBrowser(): Promise<Browser> {
       '--disable-background-networking',
       '--disable-component-update',
       '--disable-sync',
+      ...LOOPBACK_ONLY_ARGS,
     ],
   });
 }
 
 /**
- * A fresh context in which every request to a host other than the local servers fails, so no test ever reaches the
- * network; tests that expect third-party scripts intercept them with their own routes, which take precedence.
+ * A fresh context (no cookies, storage or cache shared with other tests). Requests to hosts other than the local
+ * servers fail in the browser's resolver (launchBrowser); nothing is routed, so our servers' traffic, CORS preflights
+ * included, is exactly a reader's. Tests that need third-party scripts fake them with page.route in their own context.
  */
 export async function isolatedContext(browser: Browser, options: BrowserContextOptions = {}): Promise<BrowserContext> {
-  const context = await browser.newContext(options);
-  await context.route(
-    (url) => !['127.0.0.1', 'localhost'].includes(url.hostname),
-    (route) => route.abort('blockedbyclient'),
-  );
-  return context;
+  return browser.newContext(options);
 }
 
 /** Opens a page and waits until React has hydrated it, so that clicks and shortcuts reach their handlers. */

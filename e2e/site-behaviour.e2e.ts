@@ -4,17 +4,23 @@ import { afterAll, beforeAll, beforeEach, afterEach, describe, expect, inject, i
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { hydrated, isolatedContext, launchBrowser, openPage } from './browser';
 import { siteBuild } from './paths';
+import { serveSiteCopy, type SiteCopy } from './site-copy';
 
 const base = inject('docsUrl');
 let browser: Browser;
 let context: BrowserContext;
 let page: Page;
+// Slow and failing loads happen for real: a docs server serving a copy of the build in which files are really
+// missing or broken (nothing between the browser and the server is intercepted).
+let copy: SiteCopy;
 
 beforeAll(async () => {
   browser = await launchBrowser();
+  copy = await serveSiteCopy();
 });
 afterAll(async () => {
   await browser?.close();
+  await copy?.close();
 });
 beforeEach(async () => {
   context = await isolatedContext(browser, { viewport: { width: 1280, height: 800 } });
@@ -22,6 +28,7 @@ beforeEach(async () => {
 });
 afterEach(async () => {
   await context.close();
+  copy.restore();
 });
 
 /** Navigates client-side, the way the router does for a link: a history entry plus the event it listens to. */
@@ -32,23 +39,25 @@ async function clientNavigate(p: Page, href: string) {
   }, href);
 }
 
-/** The hashed JS file that contains a distinctive string of a page's content. */
+/** The hashed JS file (path in the build) that contains a distinctive string of a page's content. */
 function chunkContaining(text: string): string {
   const dir = path.join(siteBuild, 'assets', 'js');
   const file = fs.readdirSync(dir).find((f) => f.endsWith('.js') && fs.readFileSync(path.join(dir, f), 'utf8').includes(text));
   if (!file) throw new Error(`no chunk contains ${JSON.stringify(text)}`);
-  return file;
+  return `assets/js/${file}`;
 }
 
 describe('navigation', () => {
   it('shows the progress bar only when a route takes longer than 200 ms, without a spinner', async () => {
-    // Hold the code of the Identity Management overview for 1.5 s, from the start, so that prefetching cannot fetch it early.
+    // The Identity Management overview's code is missing while the page opens (so no prefetch can fetch it early),
+    // then back, served over a network that answers 1.5 s late (Chromium's network emulation).
     const chunk = chunkContaining('The building blocks');
-    await page.route(`**/assets/js/${chunk}`, async (route) => {
-      await new Promise((r) => setTimeout(r, 1500));
-      await route.continue();
-    });
-    await openPage(page, `${base}/docs/intro`);
+    copy.hide(chunk);
+    await openPage(page, `${copy.url}/docs/intro`);
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Network.enable');
+    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 1500, downloadThroughput: -1, uploadThroughput: -1 });
+    copy.restore();
     // A slow route change: the bar appears after the 200 ms delay, as a bar only.
     const started = Date.now();
     await clientNavigate(page, '/docs/access');
@@ -57,6 +66,7 @@ describe('navigation', () => {
     expect(await page.locator('#nprogress .spinner').count()).toBe(0);
     await expect.poll(() => page.locator('h1').first().textContent()).toBe('Identity Management');
     await page.locator('#nprogress').waitFor({ state: 'detached' });
+    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
     // A fast one (the introduction's code is already loaded): no bar at all.
     await page.evaluate(() => {
       (window as unknown as { barSeen: boolean }).barSeen = false;
@@ -128,22 +138,17 @@ describe('mobile layout', () => {
 describe('failures', () => {
   it('shows the crash fallback with the error message and Try again', async () => {
     const chunk = chunkContaining('Conventions in these docs');
-    const original = fs.readFileSync(path.join(siteBuild, 'assets', 'js', chunk), 'utf8');
-    await page.route(`**/assets/js/${chunk}`, (route) =>
-      route.fulfill({
-        contentType: 'application/javascript',
-        body: original.replace('children:"Conventions in these docs"', 'children:(()=>{throw new Error("Injected render failure")})()'),
-      }),
-    );
-    await page.goto(`${base}/docs/intro`);
+    const original = fs.readFileSync(path.join(siteBuild, chunk), 'utf8');
+    copy.replace(chunk, original.replace('children:"Conventions in these docs"', 'children:(()=>{throw new Error("Injected render failure")})()'));
+    await page.goto(`${copy.url}/docs/intro`);
     await expect.poll(() => page.getByText('This page crashed.').isVisible(), { timeout: 10_000 }).toBe(true);
     expect(await page.getByText('Injected render failure').first().isVisible()).toBe(true);
     expect(await page.getByRole('button', { name: 'Try again' }).isVisible()).toBe(true);
   });
 
   it('shows the base URL banner on the home page when the site’s scripts cannot load', async () => {
-    await page.route('**/assets/**', (route) => route.abort());
-    await page.goto(`${base}/`);
+    copy.hide('assets');
+    await page.goto(`${copy.url}/`);
     const banner = page.locator('#__docusaurus-base-url-issue-banner');
     await expect.poll(() => banner.isVisible()).toBe(true);
     expect(await banner.textContent()).toContain('did not load properly');
@@ -151,26 +156,24 @@ describe('failures', () => {
   });
 
   it('reloads the page fully when the next page’s code cannot be fetched during client navigation', async () => {
-    const chunk = chunkContaining('Conventions in these docs');
-    let requests = 0;
-    // The prefetch and the navigation's own fetch fail; the full reload succeeds.
-    await page.route(`**/assets/js/${chunk}`, (route) => (++requests <= 2 ? route.abort() : route.continue()));
-    await openPage(page, `${base}/docs/access`);
+    copy.hide(chunkContaining('Conventions in these docs'));
+    await openPage(page, `${copy.url}/docs/access`);
     await page.evaluate(() => ((window as unknown as { marker: number }).marker = 1));
     await clientNavigate(page, '/docs/intro');
-    await page.waitForURL(`${base}/docs/intro`);
+    await page.waitForURL(`${copy.url}/docs/intro`);
+    // A full reload: the page's state is gone, and the server-rendered page is there (its code still missing).
     await expect.poll(() => page.evaluate(() => (window as unknown as { marker?: number }).marker), { timeout: 10_000 }).toBeUndefined();
     await expect.poll(() => page.locator('h1').first().textContent()).toBe('Introduction');
   });
 
   it('shows the load error and Retry when the page’s own code cannot be fetched, and Retry loads it', async () => {
-    const chunk = chunkContaining('Conventions in these docs');
-    let requests = 0;
-    await page.route(`**/assets/js/${chunk}`, (route) => (++requests === 1 ? route.abort() : route.continue()));
-    await page.goto(`${base}/docs/intro`);
+    copy.hide(chunkContaining('Conventions in these docs'));
+    await page.goto(`${copy.url}/docs/intro`);
     const alert = page.getByRole('alert').filter({ hasText: 'did not load completely' });
     await expect.poll(() => alert.isVisible()).toBe(true);
     expect(await alert.textContent()).toContain(`Loading chunk`);
+    // The code is back on the server: Retry loads it.
+    copy.restore();
     await alert.getByRole('button', { name: 'Retry' }).click();
     await page.waitForLoadState('load');
     await hydrated(page);
