@@ -138,7 +138,11 @@ export const schemas = {
     last_used: nullable(dateTime()),
     params: { oneOf: [ref('PasswordCredentialParams'), ref('PublicKeyCredentialParams'), ref('TotpCredentialParams')] },
   }, ['id', 'type']),
-  PasswordCredentialParams: open({ password_hash: str({ description: 'PHC string of the stored hash (never the password).' }) }, ['password_hash'], { title: 'password' }),
+  PasswordCredentialParams: open(
+    { hash_algorithm: str({ enum: ['scrypt', 'argon2id', 'argon2i', 'argon2d', 'bcrypt', 'pbkdf2'], description: 'How the password is stored. The hash itself is never returned: a stolen token or key must not yield offline-crackable material.' }) },
+    ['hash_algorithm'],
+    { title: 'password' },
+  ),
   PublicKeyCredentialParams: open({
     webauthn_credential_id: str(),
     public_key: str({ description: 'COSE public key, base64url.' }),

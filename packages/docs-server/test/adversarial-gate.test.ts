@@ -144,4 +144,16 @@ describe('adversarial: the gate against every token an outsider can get', () => 
     expect(chunk.statusCode).toBe(200);
     expect(chunk.headers['cache-control']).toBe('private, no-store');
   });
+
+  it('production answers carry HSTS (pages, gated refusals, the session API); development answers do not', async () => {
+    const prod = await createDocsServer({ siteDir: dir, hsts: true, gate: { identityUrl: identity.url, orgId: identity.orgId }, assistant: false } as Parameters<typeof createDocsServer>[0]);
+    try {
+      for (const url of ['/', '/docs/identity-protection/detections', '/api/session', '/no-such-page']) {
+        expect((await prod.inject({ method: 'GET', url })).headers['strict-transport-security'], url).toBe('max-age=31536000; includeSubDomains');
+      }
+    } finally {
+      await prod.close();
+    }
+    expect((await app.inject({ method: 'GET', url: '/' })).headers['strict-transport-security']).toBeUndefined();
+  });
 });

@@ -26,6 +26,9 @@ const Ajv = AjvModule.default;
 const addFormats = addFormatsModule.default;
 
 /** Ajv with formats, keeping unknown fields (so they can be rejected) and never inventing defaults. */
+/** Strict-Transport-Security of production answers (identity server and docs server): a year, subdomains included. */
+export const HSTS = 'max-age=31536000; includeSubDomains';
+
 export function newAjv(coerceTypes: boolean) {
   const ajv = new Ajv({ removeAdditional: false, coerceTypes, useDefaults: false, allErrors: true, strict: false });
   addFormats(ajv);
@@ -204,6 +207,8 @@ export async function buildApp(ctx: Ctx, opts: AppOptions): Promise<FastifyInsta
   // Pages the server renders (hosted login, SSO returns, dev mailbox) must not be framed by other sites.
   app.addHook('onSend', async (_req, reply, payload) => {
     reply.header('x-content-type-options', 'nosniff');
+    // Production is served over https only: browsers must never fall back to plain http (#15).
+    if (!ctx.devMode) reply.header('strict-transport-security', HSTS);
     if (String(reply.getHeader('content-type') ?? '').startsWith('text/html')) {
       reply.header('x-frame-options', 'DENY');
       reply.header('referrer-policy', 'no-referrer');

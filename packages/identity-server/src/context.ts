@@ -61,6 +61,8 @@ export interface OAuthClient {
   refresh_token_duration?: number;
   /** sha256 of the client secret (confidential clients). */
   secret_sha256?: string;
+  /** Last 4 characters of the secret, shown in reads to tell secrets apart (the secret itself is never read back). */
+  secret_last4?: string;
   created_at?: string;
   /** Look of the hosted login page for this client. */
   ui_configuration?: UiConfiguration;

@@ -6,7 +6,7 @@ import { badRequest, forbidden, notFound, unauthorized } from '../errors.js';
 import { parseHandle, type Handle } from '../handles.js';
 import { escapeHtml } from '../mailer.js';
 import { failedRules, hashPassword, PASSWORD_RULES, verifyPassword, type PasswordRule } from '../passwords.js';
-import { findPersonByHandle, getPerson, issueToken, type PersonRow } from '../persons.js';
+import { findPersonByHandle, getPerson, hashAlgorithm, issueToken, type PersonRow } from '../persons.js';
 import * as S from '../schemas.js';
 import { hashSecret, newSecret, sameDigest, sha256 } from '../secrets.js';
 import { checkTotp, newTotpRegistration, RECOVERY_CODE_COUNT } from '../totp.js';
@@ -95,7 +95,7 @@ export async function setPassword(ctx: Ctx, personId: string, password: string, 
     await trx.deleteFrom('credentials').where('person_id', '=', personId).where('type', '=', 'password').execute();
     await trx
       .insertInto('credentials')
-      .values({ id: randomUUID(), person_id: personId, type: 'password', label, params: JSON.stringify({ password_hash: hash }), secret: JSON.stringify({ hash }), created_at: now, last_used: now })
+      .values({ id: randomUUID(), person_id: personId, type: 'password', label, params: JSON.stringify({ hash_algorithm: hashAlgorithm(hash) }), secret: JSON.stringify({ hash }), created_at: now, last_used: now })
       .execute();
   });
 }

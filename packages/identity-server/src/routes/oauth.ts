@@ -151,8 +151,23 @@ export async function issueOAuthTokens(
   };
 }
 
+/**
+ * The Content-Security-Policy of a hosted login page: no script at all, its own inline style, https logos, and forms that
+ * post here only — plus the client's redirect origin, where the code form's answer redirects (Chromium checks
+ * form-action on redirects too).
+ */
+export function hostedLoginCsp(redirectUri?: string): string {
+  let redirectOrigin = '';
+  try {
+    if (redirectUri) redirectOrigin = ` ${new URL(redirectUri).origin}`;
+  } catch {
+    // An unparsable redirect URI was refused before any page is shown.
+  }
+  return ["default-src 'none'", "style-src 'unsafe-inline'", 'img-src https: data:', `form-action 'self'${redirectOrigin}`, "base-uri 'none'", "frame-ancestors 'none'"].join('; ');
+}
+
 /** A hosted login page; the client's UI configuration (title, colour, logo) styles the sign-in page. */
-function page(reply: FastifyReply, status: number, title: string, body: string, ui?: UiConfiguration) {
+function page(reply: FastifyReply, status: number, title: string, body: string, ui?: UiConfiguration, redirectUri?: string) {
   const heading = ui?.title ?? title;
   const color = ui?.primary_color && /^#[0-9a-fA-F]{6}$/.test(ui.primary_color) ? ui.primary_color : undefined;
   const logo = ui?.logo_url ? `<img src="${escapeHtml(ui.logo_url)}" alt="" style="max-height:3rem">` : '';
@@ -160,6 +175,7 @@ function page(reply: FastifyReply, status: number, title: string, body: string, 
     .code(status)
     .type('text/html; charset=utf-8')
     .header('cache-control', 'no-store')
+    .header('content-security-policy', hostedLoginCsp(redirectUri))
     .send(`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(heading)}</title>
 <style>body{font-family:system-ui,sans-serif;max-width:24rem;margin:4rem auto;padding:0 1rem}input,button{font:inherit;padding:.5rem;width:100%;box-sizing:border-box;margin:.25rem 0}.error{color:#b00020}${color ? `button{background:${color};color:#fff;border:0;border-radius:4px}` : ''}</style></head>
 <body>${logo}<h1>${escapeHtml(heading)}</h1>${body}</body></html>`);
@@ -296,7 +312,7 @@ export function registerOAuthRoutes(app: FastifyInstance, ctx: Ctx): void {
         return reply.redirect(withParams(q.redirect_uri, { code, state: q.state }), 302);
       }
       const row = await createChallenge(ctx, { org: found.org, type: 'oauth_request', method: 'oauth2', data: { ...request, client_name: found.client.name } });
-      return page(reply, 200, 'Sign in', emailForm(row.id, found.client.name), found.client.ui_configuration);
+      return page(reply, 200, 'Sign in', emailForm(row.id, found.client.name), found.client.ui_configuration, q.redirect_uri);
     },
   );
 
@@ -321,9 +337,9 @@ export function registerOAuthRoutes(app: FastifyInstance, ctx: Ctx): void {
           if (handle.type !== 'email_address') throw badRequest('enter an email address');
           ctx.limiter.hit('id-handle', `${pending.org.id}:${handle.type}:${handle.value}`, ctx.limits.perHandlePerMinute, 'sign-in attempts for this handle');
           const [ch] = await otpFactor('email').start(ctx, { org: pending.org, handle, method: 'otp_via_email', options: {}, previous: undefined, metadata: undefined });
-          return page(reply, 200, 'Enter your code', codeForm(pending.row.id, ch!.id, handle.value));
+          return page(reply, 200, 'Enter your code', codeForm(pending.row.id, ch!.id, handle.value), undefined, pending.request.redirect_uri);
         } catch (err) {
-          return page(reply, 400, 'Sign in', emailForm(pending.row.id, pending.request.client_name, (err as Error).message, req.body.email));
+          return page(reply, 400, 'Sign in', emailForm(pending.row.id, pending.request.client_name, (err as Error).message, req.body.email), undefined, pending.request.redirect_uri);
         }
       },
     );
@@ -342,7 +358,7 @@ export function registerOAuthRoutes(app: FastifyInstance, ctx: Ctx): void {
           if (Date.parse(row.expires_at) <= Date.now()) throw badRequest('the code has expired: start again');
           token = await attestationHandlers.get('otp')!(ctx, row, { otp: req.body.code ?? '' });
         } catch (err) {
-          return page(reply, 400, 'Enter your code', codeForm(pending.row.id, row.id, req.body.email ?? '', (err as Error).message));
+          return page(reply, 400, 'Enter your code', codeForm(pending.row.id, row.id, req.body.email ?? '', (err as Error).message), undefined, pending.request.redirect_uri);
         }
         const v = await ctx.tokens.validate(token, 'person');
         if (!v.valid) return expired(reply);
