@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { startIdentityServer } from '@keyway/identity-server';
 import { createDocsServer } from '../src/server.js';
 import { SESSION_COOKIE } from '../src/gate/cookie.js';
+import { signInAt, writeSite } from './gate-fixture.js';
 
 // #15 §1 and §6, tried by an attacker with no account against a real identity server: which tokens open the gated docs.
 // Only an authenticated, non-anonymous person of the docs organization does, as the identity server says.
@@ -38,23 +39,14 @@ async function id(method: string, route: string, body?: unknown, headers: Record
   return res.json();
 }
 
-async function signIn(email: string): Promise<string> {
-  const challenge = (await id('POST', '/id/v2', { handle: email, factor: { method: 'otp_via_email' } })).result.challenges[0];
-  const mail = await fetch(`${identity.url}/dev/mailbox.json?to=${encodeURIComponent(email)}&limit=1`);
-  const { code } = ((await mail.json()) as { result: { code: string }[] }).result[0]!;
-  return (await id('POST', '/attestation/v3', { challenge_id: challenge.id, challenge_type: 'otp', data: { otp: code } })).result.token;
-}
+const signIn = (email: string) => signInAt(identity, email);
 
 const openSession = (token: string) =>
   app.inject({ method: 'POST', url: '/api/session', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ token }) });
 const gated = (token: string, url = '/docs/identity-protection/detections') => app.inject({ method: 'GET', url, headers: { cookie: `${SESSION_COOKIE}=${token}` } });
 
 beforeAll(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docs-adv-'));
-  for (const [rel, body] of Object.entries(fixture)) {
-    fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
-    fs.writeFileSync(path.join(dir, rel), body);
-  }
+  dir = writeSite('docs-adv-', fixture);
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'docs-adv-id-'));
   identity = await startIdentityServer({ port: 0, dataDir, devMode: true });
   app = await createDocsServer({ siteDir: dir, gate: { identityUrl: identity.url, orgId: identity.orgId, revalidateSeconds: 0 }, assistant: false } as Parameters<typeof createDocsServer>[0]);
