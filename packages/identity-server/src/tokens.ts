@@ -16,8 +16,8 @@ export interface Authentication {
  *   but never an authenticated person (the docs gate, `/oauth2/authorize`).
  * - `container`: the token container of `GET /token/v2`; only its `user_token` is a credential, never the container.
  * - `id`: an OpenID Connect id_token: identifies a person to one client, never a bearer credential.
- * - `access`: an OAuth2 access token of the hosted login or the management mint: for `/oauth2/userinfo`, `/token/validate`
- *   and introspection, never for person calls.
+ * - `access`: an OAuth2 access token of the hosted login or the management mint: a person's token issued to a client,
+ *   accepted where user tokens are (the SDK's hosted login uses it as the user's token) but never by the docs gate.
  * - `client`: a client-credentials token: no person at all; introspection only.
  * Every token whose subject is a person carries `person_type`.
  */
@@ -29,8 +29,12 @@ export type TokenPurpose = 'person' | 'validate' | 'userinfo' | 'introspect' | '
 
 /** The one table of which token is accepted where. */
 export const ACCEPTED: Record<TokenPurpose, readonly TokenUse[]> = {
-  /** Bearer credential of person calls: `/me`, attributes, consents, `/direct-id`, `/token`, `/token/v2`, step-up, impersonation. */
-  person: ['user', 'anonymous'],
+  /**
+   * Bearer credential of person calls: `/me`, attributes, consents, `/direct-id`, `/token`, `/token/v2`, step-up,
+   * impersonation. OAuth2 access tokens are person tokens too: the SDK's hosted login adopts its access token as the
+   * user's token (they never open the docs gate, which asks for a first-party `user` token).
+   */
+  person: ['user', 'anonymous', 'access'],
   /** `POST /token/validate`: is this a user token (resource servers also validate OAuth2 access tokens here). */
   validate: ['user', 'anonymous', 'access'],
   userinfo: ['user', 'anonymous', 'access'],
@@ -45,7 +49,7 @@ const NOT_ACCEPTED: Record<TokenUse, string> = {
   anonymous: "token is an anonymous person's token, which is not accepted here",
   container: 'token is a token container, not a user token: send the user_token it contains',
   id: 'token is an id_token, not a user token: an id_token is never a bearer credential',
-  access: 'token is an OAuth2 access token, not a user token: it is accepted by /oauth2/userinfo only',
+  access: 'token is an OAuth2 access token, which is not accepted here',
   client: 'token is a client token, not a user token',
 };
 

@@ -210,9 +210,9 @@ describe.each(BACKENDS)('password, TOTP, recovery, direct ID, impersonation, oth
     const jwks = createLocalJWKSet(await (await fetch(`${t.server.url}/.well-known/jwks.json`)).json());
     const { payload } = await jwtVerify(ok.body.id_token, jwks, { issuer: t.server.url, audience: 'keyway-dev-client' });
     expect(payload).toMatchObject({ nonce: 'n0nce', email: 'hosted@example.com', sub: decodeClaims(ok.body.access_token).person_id });
-    // The access token is for userinfo, not a person's bearer credential (#15 token model).
+    // The SDK adopts the access token as the user's token: userinfo and person calls accept it.
     expect((await fetch(`${t.server.url}/oauth2/userinfo`, { headers: { authorization: `Bearer ${ok.body.access_token}` } })).status).toBe(200);
-    expect((await t.call('GET', '/me', undefined, { token: ok.body.access_token })).status).toBe(401);
+    expect((await t.call('GET', '/me', undefined, { token: ok.body.access_token })).status).toBe(200);
     expect((await exchange({ ...base, code_verifier: verifier })).body.error_description).toBe('authorization code was already used');
 
     // With a signed-in person's user token the authorize endpoint answers at once; unregistered redirects are refused.

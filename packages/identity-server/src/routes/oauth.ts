@@ -297,19 +297,24 @@ export function registerOAuthRoutes(app: FastifyInstance, ctx: Ctx): void {
       const scope = q.scope ?? 'openid';
       if (!scope.split(' ').includes('openid')) return fail('invalid_scope', 'scope must include openid');
       const request: OAuthRequest = { client_id: q.client_id, redirect_uri: q.redirect_uri, scope, code_challenge: q.code_challenge, ...(q.state ? { state: q.state } : {}), ...(q.nonce ? { nonce: q.nonce } : {}) };
-      if (q.token !== undefined) {
-        // A signed-in person's user token skips the form; any other token is refused with the reason, never ignored.
+      if (q.token) {
+        // The SDK sends the token it holds. A signed-in person's user token (or this client's own access token) skips
+        // the form; an anonymous, expired or revoked one shows the form (the person signs in again); any other token
+        // (malformed, forged, a container, an id_token, a client token, another organization's) is refused with the reason.
         const v = await ctx.tokens.validate(q.token, 'person');
+        const stale = !v.valid && /expired|revoked/.test(v.invalidity_reason);
         const reason = !v.valid
           ? v.invalidity_reason
           : v.claims.oid !== found.org.id
             ? 'token belongs to another organization'
-            : v.claims.token_use === 'anonymous'
-              ? 'token is an anonymous person\'s token, not a signed-in person\'s'
+            : v.claims.token_use === 'access' && v.claims.client_id !== q.client_id
+              ? 'token is an access token of another client'
               : undefined;
-        if (reason || !v.valid) return fail('invalid_request', `token: ${reason ?? 'not valid'}`);
-        const code = await issueCode(ctx, found.org, request, v.claims);
-        return reply.redirect(withParams(q.redirect_uri, { code, state: q.state }), 302);
+        if (reason && !stale) return fail('invalid_request', `token: ${reason}`);
+        if (v.valid && !reason && v.claims.token_use !== 'anonymous') {
+          const code = await issueCode(ctx, found.org, request, v.claims);
+          return reply.redirect(withParams(q.redirect_uri, { code, state: q.state }), 302);
+        }
       }
       const row = await createChallenge(ctx, { org: found.org, type: 'oauth_request', method: 'oauth2', data: { ...request, client_name: found.client.name } });
       return page(reply, 200, 'Sign in', emailForm(row.id, found.client.name), found.client.ui_configuration, q.redirect_uri);
