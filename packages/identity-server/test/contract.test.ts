@@ -38,7 +38,7 @@ describe.each(BACKENDS)('contract: real answers match api/openapi.yaml (%s)', (b
     const id = await call('POST', path, { handle: email, factor: { method: 'otp_via_email' } }, org ? { org } : {});
     expect(id.status).toBe(200);
     const { code } = await lastMessage(server, email);
-    const att = await call('POST', attestation, { challenge_id: id.body.result.challenges[0].id, challenge_type: 'otp', data: { otp: code } });
+    const att = await call('POST', attestation, { challenge_id: id.body.result[0].id, challenge_type: 'otp', data: { otp: code } });
     return att;
   }
 
@@ -48,17 +48,17 @@ describe.each(BACKENDS)('contract: real answers match api/openapi.yaml (%s)', (b
     const token = (await otpSignIn('c3@example.com')).body.result.token;
 
     const link = await call('POST', '/id/v2', { handle: 'c4@example.com', factor: { method: 'email_link' } });
-    const chId = link.body.result.challenges[0].id;
+    const chId = link.body.result[0].id;
     expect((await call('GET', `/challenge/${chId}`)).status).toBe(202);
     expect((await call('GET', `/challenge/${chId}/v2`)).status).toBe(202);
     await fetch((await lastMessage(server, 'c4@example.com')).link!);
     expect((await call('GET', `/challenge/${chId}/v2`)).status).toBe(200);
 
     const anon = await call('POST', '/persons/anonymous', { region: 'eu-north' });
-    expect(decodeClaims(anon.body.result.token).person_type).toBe('anonymous');
+    expect(decodeClaims(anon.body.result).person_type).toBe('anonymous');
     expect((await call('POST', '/recover', { handle: 'c3@example.com', factor: { method: 'otp_via_email' } })).status).toBe(200);
     const direct = await call('POST', '/direct-id', undefined, { token });
-    expect((await call('GET', `/challenge_pack/${direct.body.result.direct_id}`)).status).toBe(200);
+    expect((await call('GET', `/challenge_pack/${direct.body.result}`)).status).toBe(200);
     const person = decodeClaims(token).person_id;
     expect((await call('POST', `/persons/${person}/impersonate`, undefined, { headers: { 'keyway-api-key': 'kw_dev_api_key_not_secret' } })).status).toBe(200);
     expect((await call('POST', `/persons/${person}/impersonate/v2`, { target_url: 'http://localhost:3000/' }, { headers: { 'keyway-api-key': 'kw_dev_api_key_not_secret' } })).status).toBe(200);
@@ -69,8 +69,8 @@ describe.each(BACKENDS)('contract: real answers match api/openapi.yaml (%s)', (b
     const opts = { token };
     // Credentials of every kind the server stores show up in /me in the spec's shapes.
     const pw = await call('POST', '/id/v2', { factor: { method: 'password' } }, opts);
-    await call('POST', '/attestation/v3', { challenge_id: pw.body.result.challenges[0].id, challenge_type: 'password_set', data: { password: 'contract password 1' } });
-    const reg = (await call('POST', '/id/v2', { factor: { method: 'totp' } }, opts)).body.result.challenges[0];
+    await call('POST', '/attestation/v3', { challenge_id: pw.body.result[0].id, challenge_type: 'password_set', data: { password: 'contract password 1' } });
+    const reg = (await call('POST', '/id/v2', { factor: { method: 'totp' } }, opts)).body.result[0];
     const secret = new URL(reg.options.key_uri).searchParams.get('secret')!;
     await call('POST', '/attestation/v3', { challenge_id: reg.id, challenge_type: 'totp_register', data: { otp: await generate({ secret }) } });
     const me = await call('GET', '/me', undefined, opts);
