@@ -75,4 +75,8 @@ describe('published client: error mapping (spec §8)', () => {
     expect(err.name).toBe('APIResponseError');
     expect(err.context?.correlationId).toMatch(/[0-9a-f-]{36}/);
   });
+
+  it('every request the published client sent and every answer it got match api/openapi.yaml', () => {
+    t.checkContract();
+  });
 });

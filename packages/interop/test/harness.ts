@@ -1,7 +1,8 @@
 import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SlashID, type User } from '@slashid/slashid';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { expectErrorCodesMatchStatus, expectMatchesSpec, expectRequestMatchesSpec } from '../../identity-server/test/contract.js';
 import { lastMessage, startTestServer, type TestServer } from '../../identity-server/test/helpers.js';
 
 /** Request headers of the published client, renamed to ours; nothing else is touched. */
@@ -88,6 +89,8 @@ export interface Interop {
   link(to: string): Promise<string>;
   /** Exchanges since `mark` (an index into `log`) for `method path` (path without query). */
   calls(method: string, path: string, mark?: number): Exchange[];
+  /** Checks every exchange so far against api/openapi.yaml: request bodies, answers, error codes. */
+  checkContract(): void;
 }
 
 export const BACKEND: 'sqlite' | 'postgres' = process.env.INTEROP_BACKEND === 'postgres' && process.env.TEST_DATABASE_URL ? 'postgres' : 'sqlite';
@@ -116,6 +119,16 @@ export function useInterop(): Interop {
     const msg = await lastMessage(t.server, to);
     if (!msg.link) throw new Error(`the last message to ${to} has no link`);
     return msg.link;
+  };
+  t.checkContract = () => {
+    expect(t.log.length).toBeGreaterThan(0);
+    for (const e of t.log) {
+      const json = (text: string) => (text ? (JSON.parse(text) as unknown) : undefined);
+      if (!String(e.headers['content-type'] ?? '').startsWith('application/json') && e.body) continue;
+      expectRequestMatchesSpec(e.method, e.path, json(e.body));
+      expectMatchesSpec(e.method, e.path, e.status, json(e.response));
+      expectErrorCodesMatchStatus(e.method, e.path, e.status, json(e.response));
+    }
   };
   t.calls = (method, path, mark = 0) => t.log.slice(mark).filter((e) => e.method === method && e.path.split('?')[0] === path);
   return t;

@@ -97,4 +97,8 @@ describe('published client: the signed-in person', () => {
     expect(await again.isAuthenticated()).toBe(false);
     expect((await again.validateToken()).valid).toBe(false);
   });
+
+  it('every request the published client sent and every answer it got match api/openapi.yaml', () => {
+    t.checkContract();
+  });
 });

@@ -149,4 +149,8 @@ describe('published client: sign-in', () => {
     expect(fromChallenges?.ID).toBe(user.ID);
     window.history.replaceState({}, '', '/signin');
   });
+
+  it('every request the published client sent and every answer it got match api/openapi.yaml', () => {
+    t.checkContract();
+  });
 });
