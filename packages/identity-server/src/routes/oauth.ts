@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Ctx, OAuthClient, Org, UiConfiguration } from '../context.js';
 import { loadOrg, requireOrg, requireUser } from '../context.js';
 import { ApiError, badRequest, forbidden } from '../errors.js';
+import * as S from '../schemas.js';
 import { parseHandle } from '../handles.js';
 import { escapeHtml } from '../mailer.js';
 import { getPerson, type PersonRow } from '../persons.js';
@@ -247,6 +248,8 @@ export function registerOAuthRoutes(app: FastifyInstance, ctx: Ctx): void {
   };
   app.get('/token', tokenFor(1));
   app.get('/token/v2', tokenFor(2));
+  // The published client asks with POST and its CSRF/PKCE metadata in the body (spec §7 names GET): both are served.
+  app.post('/token/v2', { schema: { body: S.tokenForOrgRequest } }, tokenFor(2));
 
   // OpenID Connect userinfo for access tokens of the hosted login (any valid user token works the same way).
   const userinfo = async (req: FastifyRequest, reply: FastifyReply) => {
