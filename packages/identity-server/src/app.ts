@@ -19,6 +19,7 @@ import { registerOrgConfigRoutes } from './routes/org-config.js';
 import { registerSsoRoutes } from './routes/sso.js';
 import { registerSsoTokenRoutes } from './routes/sso-tokens.js';
 import './routes/webauthn.js';
+import { checkJsonValue, checkNumericQuery, type QuerySchema } from './input-rules.js';
 import { registerWellKnownRoutes } from './routes/wellknown.js';
 
 // ajv and ajv-formats are CommonJS modules whose default export sits on `.default`.
@@ -184,6 +185,14 @@ export async function buildApp(ctx: Ctx, opts: AppOptions): Promise<FastifyInsta
     if (timeout !== undefined && !/^[1-9]\d{0,3}$/.test(String(timeout))) {
       throw new ApiError(400, 'Keyway-Required-Consistency-Timeout must be a whole number of seconds (1 to 9999)');
     }
+  });
+
+  // One set of rules for every JSON value and query of every route, before schema validation (src/input-rules.ts).
+  app.addHook('preValidation', async (req) => {
+    checkJsonValue(req.body, 'body');
+    checkJsonValue(req.query, 'querystring');
+    checkJsonValue(req.params, 'params');
+    checkNumericQuery(req.query, req.routeOptions.schema?.querystring as QuerySchema);
   });
 
   await app.register(cors, {

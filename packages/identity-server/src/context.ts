@@ -1,3 +1,4 @@
+import { allowedRedirectURL } from '@keyway/sdk/redirect';
 import type { Sealer } from './sealed.js';
 import type { WebhookService } from './webhooks.js';
 import type { FastifyRequest } from 'fastify';
@@ -124,6 +125,27 @@ export function originAllowed(ctx: Ctx, origin: string, org?: Org): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * The one redirect rule on the server (shared with the site and @keyway/react through `@keyway/sdk/redirect`): `value`
+ * is normalized against the server's public URL, then must be http(s) on the server itself, a configured app origin
+ * (CORS) or one of the organization's allowed domains. Answers the normalized URL, or a 400 naming `field`.
+ */
+export function checkRedirect(ctx: Ctx, org: Org, value: unknown, field: string): string {
+  const url = allowedRedirectURL(value, ctx.publicUrl, (origin) => originAllowed(ctx, origin, org));
+  if (url) return url.href;
+  let host = '';
+  try {
+    host = typeof value === 'string' ? new URL(value, ctx.publicUrl).hostname : '';
+  } catch {
+    host = '';
+  }
+  throw badRequest(
+    host && /^https?:/i.test(String(value)) && !/[\u0000-\u001f\u007f\\]/.test(String(value))
+      ? `${field}: domain "${host}" is not allowed for this organization`
+      : `${field} must be an http or https URL on this organization's domains`,
+  );
 }
 
 /** Reloads the union of allowed domains (after an organization changed its list). */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Ctx, Org } from '../context.js';
-import { bearerToken, clientIp, loadOrg, nowIso, originAllowed, requireOrg } from '../context.js';
+import { bearerToken, checkRedirect, clientIp, loadOrg, nowIso, requireOrg } from '../context.js';
 import type { ChallengeTable } from '../db/schema.js';
 import { ApiError, badRequest, forbidden, notFound, unauthorized } from '../errors.js';
 import { assertReachable, parseHandle, type Handle } from '../handles.js';
@@ -199,18 +199,7 @@ export function requireHandleType(handle: Handle | undefined, method: string, ty
  */
 export function redirectTarget(ctx: Ctx, org: Org, options: Record<string, unknown>): string | undefined {
   const t = options.redirect_target;
-  if (t === undefined) return undefined;
-  let url: URL | undefined;
-  try {
-    url = typeof t === 'string' ? new URL(t) : undefined;
-  } catch {
-    url = undefined;
-  }
-  if (!url || !/^https?:$/.test(url.protocol)) throw badRequest('factor.options.redirect_target must be an http or https URL');
-  if (org.settings.allowed_domains?.length && !originAllowed(ctx, url.origin, org)) {
-    throw badRequest(`factor.options.redirect_target: domain "${url.hostname}" is not allowed for this organization`);
-  }
-  return url.href;
+  return t === undefined ? undefined : checkRedirect(ctx, org, t, 'factor.options.redirect_target');
 }
 
 export const otpFactor = (channel: 'email' | 'sms'): FactorHandler => ({

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Ctx, Org } from '../context.js';
-import { clientIp, loadOrg, nowIso, requireOrg, requireUser } from '../context.js';
+import { checkRedirect, clientIp, loadOrg, nowIso, requireOrg, requireUser } from '../context.js';
 import { badRequest, forbidden, notFound, unauthorized } from '../errors.js';
 import { parseHandle, type Handle } from '../handles.js';
 import { escapeHtml } from '../mailer.js';
@@ -355,9 +355,9 @@ export function registerFactorRoutes(app: FastifyInstance, ctx: Ctx): void {
     }
     const person = await getPerson(ctx, req.params.person_id);
     if (!person || person.org_id !== org.id) throw notFound(`person "${req.params.person_id}" does not exist`);
-    const target = req.body?.target_url;
-    if (version === 2 && !target) throw badRequest('body is missing required field "target_url"');
-    if (target !== undefined && !/^https?:\/\//i.test(target)) throw badRequest('target_url must be an http or https URL');
+    const rawTarget = req.body?.target_url;
+    if (version === 2 && !rawTarget) throw badRequest('body is missing required field "target_url"');
+    const target = rawTarget === undefined ? undefined : checkRedirect(ctx, org, rawTarget, 'target_url');
     const token = await ctx.tokens.sign({
       person_id: person.id,
       oid: org.id,
