@@ -86,6 +86,10 @@ export async function createDocsServer(options: DocsServerOptions): Promise<Fast
   });
 
   app.setNotFoundHandler((request, reply) => {
+    // A GET or HEAD lands here when a file of the build vanished from disk after start (sendFile finds nothing): 404.
+    if (request.method === 'GET' || request.method === 'HEAD') {
+      return notFound ? send(reply, notFound, 404) : reply.code(404).type('text/plain; charset=utf-8').send('Not found');
+    }
     // Methods other than GET and HEAD on any path.
     reply.code(405).header('Allow', 'GET, HEAD').type('text/plain; charset=utf-8').send(`${request.method} is not allowed here; use GET.`);
   });
