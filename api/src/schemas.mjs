@@ -75,7 +75,7 @@ export const schemas = {
   }, ['limit', 'offset', 'total_count']),
 
   // ---------- identifiers ----------
-  PersonId: str({ pattern: '^pid:[A-Za-z0-9_-]{1,64}$', description: 'Person identifier, `pid:` followed by an opaque id.' }),
+  PersonId: str({ pattern: '^pid:[A-Za-z0-9_-]{1,64}$', description: 'Person identifier, `pid:` followed by an opaque id.', example: 'pid:3a7c9e10-2b4d-4f6a-8c1e-5d7f9a0b2c4e' }),
   OrganizationId: str({ pattern: '^[A-Za-z0-9_-]{1,64}$', description: 'Organization identifier.' }),
   ChallengeId: str({ pattern: ID_PATTERN, description: 'Challenge identifier.' }),
   ResourceId: str({ pattern: ID_PATTERN, description: 'Opaque identifier of a stored object.' }),
