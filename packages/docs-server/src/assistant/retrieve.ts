@@ -1,10 +1,10 @@
 import type { Passage } from '../search/extract.js';
-import { contentTerms, isStopWord, tokenize } from '../search/engine.js';
+import { contentTerms, isStopWord, namedIdentifier, resultWeight, tokenize } from '../search/engine.js';
+import type { DocsIndex } from '../search/site-index.js';
 
 const STOP = { has: isStopWord };
-/** Weight of a passage of a category (listing) page in retrieval. */
-const LISTING_WEIGHT = 0.5;
-import type { DocsIndex } from '../search/site-index.js';
+/** How much a page's second and third best passages add to its score. */
+const PAGE_SUPPORT = [0.3, 0.15] as const;
 
 export interface Retrieved {
   passage: Passage;
@@ -98,14 +98,34 @@ export function retrieve(docs: DocsIndex, question: string, options: RetrieveOpt
     boostTerm: (term) => (ownSet.has(term) ? 1 : synonyms.has(term) ? 0.8 : 0.3),
     // Whole questions are made of whole words: prefix and typo matches ("gate" → "gateway") count for less.
     weights: { prefix: 0.15, fuzzy: 0.3 },
-    boost: { title: 4, heading: 2, path: 1.5 },
+    boost: { title: 4, heading: 2, path: 1.5, keywords: 2 },
     // A word the docs use as such is not expanded ("gate" does not also search "gateway"); other words are.
     prefix: (term) => term.length > 2 && !docs.vocabulary.has(term),
   });
-  // Category pages only list other pages (titles and paths): the pages they list answer questions better.
+  // Guides, tutorials and concepts answer questions better than reference fragments, and category pages only list
+  // other pages; a question naming an identifier goes to its reference entry instead (the search box's weights).
   // (Each search makes new hits: changing their score changes nothing else.)
-  for (const r of found) if (docs.passages[r.id as number]?.url.startsWith('/docs/category/')) r.score *= LISTING_WEIGHT;
-  const all = found.sort((a, b) => b.score - a.score);
+  const named = namedIdentifier(question);
+  for (const r of found) {
+    const p = docs.passages[r.id as number];
+    if (p) r.score *= resultWeight(p.url, p.title, p.heading, named);
+  }
+  // A page is as relevant as its best passage, plus some of what its other passages add (a guide whose several
+  // sections match answers better than one stray mention elsewhere).
+  const pageOfId = (id: number) => docs.passages[id]?.url.split('#')[0] ?? '';
+  const perPageScores = new Map<string, number[]>();
+  for (const r of found) {
+    const page = pageOfId(r.id as number);
+    const list = perPageScores.get(page);
+    if (list) list.push(r.score);
+    else perPageScores.set(page, [r.score]);
+  }
+  const pageScore = new Map<string, number>();
+  for (const [page, scores] of perPageScores) {
+    scores.sort((a, b) => b - a);
+    pageScore.set(page, (scores[0] ?? 0) + PAGE_SUPPORT[0] * (scores[1] ?? 0) + PAGE_SUPPORT[1] * (scores[2] ?? 0));
+  }
+  const all = found.sort((a, b) => (pageScore.get(pageOfId(b.id as number)) ?? 0) - (pageScore.get(pageOfId(a.id as number)) ?? 0) || b.score - a.score);
   // …and a passage must match at least one of them when any passage does.
   const focused = terms.length > own.length ? all.filter((r) => r.queryTerms.some((t) => ownSet.has(t))) : all;
   const results = focused.length ? focused : all;
