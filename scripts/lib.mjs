@@ -110,9 +110,6 @@ export function buildAll({ force = false } = {}) {
   }
   run('npm', ['run', 'reference', '--if-present', '--silent', '-w', '@keyway/sdk']);
   log('building the site (about a minute)');
-  // One site build at a time on this machine (the browser tests' variant build takes the same lock).
-  const hasFlock = spawnSync('flock', ['--version'], { stdio: 'ignore' }).status === 0;
-  if (hasFlock) run('flock', ['/tmp/keyway-site-build.lock', 'npm', 'run', 'build', '-w', '@keyway/site']);
-  else run('npm', ['run', 'build', '-w', '@keyway/site']);
+  run('npm', ['run', 'build', '-w', '@keyway/site']);
   fs.writeFileSync(stampFile, fingerprint);
 }
