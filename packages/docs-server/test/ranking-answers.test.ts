@@ -199,3 +199,87 @@ describe('the chat endpoint', () => {
     }
   });
 });
+
+describe('hybrid retrieval with embeddings', () => {
+  /**
+   * A local stand-in for an OpenAI-compatible `/embeddings` endpoint: a text about birds of prey (falcon, hawk,
+   * raptor) points one way, anything else another (the introduction a little between), so meaning can be told apart
+   * from shared words.
+   */
+  async function fakeEmbeddings() {
+    const http = await import('node:http');
+    const requests: { model: string; input: string[] }[] = [];
+    const server = http.createServer((req, res) => {
+      let raw = '';
+      req.on('data', (c) => (raw += c));
+      req.on('end', () => {
+        const body = JSON.parse(raw) as { model: string; input: string[] };
+        requests.push(body);
+        if (req.url !== '/v1/embeddings') return void res.writeHead(404).end();
+        const data = body.input.map((text, index) => ({ object: 'embedding', index, embedding: /falcon|hawk|raptor/i.test(text) ? [1, 0.05, 0] : /^Introduction/.test(text) ? [0.3, 1, 0] : [0, 1, 0.1] }));
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data, model: body.model }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as import('node:net').AddressInfo;
+    return { url: `http://127.0.0.1:${port}/v1`, requests, close: () => new Promise<void>((r) => server.close(() => r())) };
+  }
+
+  it('fuses the lexical ranking with the passages nearest in meaning (reciprocal rank fusion)', async () => {
+    const { reciprocalRankFusion } = await import('../src/assistant/retrieve.js');
+    expect(reciprocalRankFusion([[1, 2, 3], [3, 1]]).map((r) => r.id)).toEqual([1, 3, 2]);
+    const { DenseIndex } = await import('../src/assistant/embeddings.js');
+    const fake = await fakeEmbeddings();
+    try {
+      const passage = (id: number, url: string, title: string, text: string) => ({ id, url, title, heading: '', text, prose: text, code: [], gated: false });
+      const docs = indexPassages([
+        passage(0, '/docs/gate/plugins/mirroring', 'Mirroring', 'Mirroring copies requests of a bird-watching app to a second upstream.'),
+        passage(1, '/docs/gate/plugins/raptor', 'Raptor plugin', 'Watches traffic like a hawk and blocks the requests of scrapers.'),
+        passage(2, '/docs/intro', 'Introduction', 'Keyway docs.'),
+      ]);
+      const dense = await DenseIndex.build({ url: fake.url, model: 'fake-embed' }, docs);
+      expect(fake.requests[0]).toMatchObject({ model: 'fake-embed' });
+      expect(fake.requests[0]?.input).toHaveLength(3);
+      const question = 'which falcon blocks requests of a bird-watching app';
+      const nearest = await dense.nearest(question, docs.visible(false));
+      expect(nearest[0]).toBe(1);
+      const lexical = retrieve(docs, question, { signedIn: false }).passages.map((p) => p.passage.url);
+      const hybrid = retrieve(docs, question, { signedIn: false, dense: nearest }).passages.map((p) => p.passage.url);
+      expect(hybrid[0]).toBe('/docs/gate/plugins/raptor');
+      expect(lexical[0]).not.toBe('/docs/gate/plugins/raptor');
+      // Off-topic stays off-topic: the lexical check still decides whether the docs answer at all.
+      expect(retrieve(docs, 'recipe for chocolate cake', { signedIn: false, dense: await dense.nearest('recipe for chocolate cake', undefined) }).passages).toEqual([]);
+    } finally {
+      await fake.close();
+    }
+  });
+
+  it('is configured from the environment, naming what is missing', async () => {
+    const { assistantOptionsFromEnv } = await import('../src/assistant/config.js');
+    expect(assistantOptionsFromEnv({ KEYWAY_ASSISTANT_EMBEDDINGS_URL: 'http://localhost:11434/v1', KEYWAY_ASSISTANT_EMBEDDINGS_MODEL: 'nomic-embed-text' }).embeddings).toEqual({
+      url: 'http://localhost:11434/v1',
+      model: 'nomic-embed-text',
+    });
+    expect(() => assistantOptionsFromEnv({ KEYWAY_ASSISTANT_EMBEDDINGS_URL: 'http://localhost:11434/v1' })).toThrow(/KEYWAY_ASSISTANT_EMBEDDINGS_MODEL is required/);
+    expect(() => assistantOptionsFromEnv({ KEYWAY_ASSISTANT_EMBEDDINGS_URL: 'ftp://x', KEYWAY_ASSISTANT_EMBEDDINGS_MODEL: 'm' })).toThrow(/KEYWAY_ASSISTANT_EMBEDDINGS_URL must use http or https/);
+  });
+
+  it('answers through the chat endpoint with embeddings configured, and lexically when the endpoint fails', async () => {
+    const fake = await fakeEmbeddings();
+    const server = await startFixtureServer({ assistant: { embeddings: { url: fake.url, model: 'fake-embed' }, sentenceDelayMs: 0 } });
+    try {
+      await expect.poll(() => fake.requests.length).toBeGreaterThan(0);
+      const { citations } = await chat(server.url, { question: 'How do I create a machine client with a client secret?' });
+      expect(citations[0]?.url).toBe('/docs/access/guides/m2m#create-a-client');
+      // The question itself was embedded.
+      await expect.poll(() => fake.requests.some((r) => r.input[0] === 'How do I create a machine client with a client secret?')).toBe(true);
+    } finally {
+      await fake.close();
+    }
+    // The endpoint is gone: answers still come, from the lexical engine.
+    const { citations, meta } = await chat(server.url, { question: 'How do I create a machine client with a client secret?' });
+    expect(meta?.mode).toBe('extractive');
+    expect(citations[0]?.url).toBe('/docs/access/guides/m2m#create-a-client');
+    await server.close();
+  });
+});

@@ -8,6 +8,7 @@ import { classify, COMMERCIAL_ANSWER, extractiveAnswer, NOT_FOUND_ANSWER } from 
 import { FeedbackStore, type AnswerRecord } from './feedback.js';
 import { buildMessages, streamCompletion, type ChatMessage, type LlmConfig } from './llm.js';
 import { retrieve, type Retrieval } from './retrieve.js';
+import { DenseIndex, type EmbeddingsConfig } from './embeddings.js';
 
 export const MAX_QUESTION_LENGTH = 500;
 export const MAX_HISTORY_MESSAGES = 10;
@@ -24,6 +25,11 @@ export interface AssistantOptions {
   searchPerMinute?: number;
   /** Pages only signed-in visitors may find (default: the Identity Protection detections and queries pages). */
   gatedPrefixes?: readonly string[];
+  /**
+   * Hybrid retrieval: an OpenAI-compatible embeddings endpoint. Passages are embedded once the index is built (in the
+   * background); questions are then answered from the lexical ranking fused with the nearest passages.
+   */
+  embeddings?: EmbeddingsConfig;
   /** Pause between the sentences of an answer streamed without a model, in ms (default 35; 0 sends them at once). */
   sentenceDelayMs?: number;
 }
@@ -88,6 +94,20 @@ export async function assistantPlugin(app: FastifyInstance, options: AssistantOp
       throw new IndexUnavailable(e instanceof Error ? e.message : String(e));
     }));
   void getDocs().catch(() => undefined);
+  // Embeddings are optional: until they are ready, or if the endpoint fails, the lexical engine answers alone.
+  let dense: DenseIndex | undefined;
+  if (options.embeddings) {
+    const config = options.embeddings;
+    void getDocs()
+      .then((d) => DenseIndex.build(config, d))
+      .then(
+        (built) => {
+          dense = built;
+          app.log.info('assistant: passage embeddings ready (hybrid retrieval)');
+        },
+        (e: unknown) => app.log.error(e, 'assistant: the passages could not be embedded; answers use the lexical engine only'),
+      );
+  }
   app.setErrorHandler((error, _request, reply) => {
     if (error instanceof IndexUnavailable) return reply.code(503).header('Retry-After', '5').send({ error: `Search is not available right now: ${error.message}` });
     return reply.send(error);
@@ -127,7 +147,8 @@ export async function assistantPlugin(app: FastifyInstance, options: AssistantOp
       }
       const index = await getDocs();
       const previousQuestions = input.history.filter((m) => m.role === 'user').map((m) => m.content);
-      const retrieval = retrieve(index, input.question, { signedIn: request.docsSignedIn, previousQuestions });
+      const nearest = dense ? await dense.nearest(input.question, index.visible(request.docsSignedIn)).catch((e: unknown) => void request.log.warn(e, 'assistant: the question could not be embedded')) : undefined;
+      const retrieval = retrieve(index, input.question, { signedIn: request.docsSignedIn, previousQuestions, ...(nearest ? { dense: nearest } : {}) });
       const id = randomUUID();
 
       reply.hijack();

@@ -25,6 +25,8 @@ export interface RetrieveOptions {
   /** Earlier questions of the conversation, oldest first (follow-ups borrow their words). */
   previousQuestions?: string[];
   max?: number;
+  /** Passage ids nearest to the question in meaning, best first (hybrid retrieval with embeddings), visible ones only. */
+  dense?: readonly number[];
 }
 
 const SYNONYMS = new Map<string, string[]>(
@@ -129,8 +131,7 @@ export function retrieve(docs: DocsIndex, question: string, options: RetrieveOpt
   // …and a passage must match at least one of them when any passage does.
   const focused = terms.length > own.length ? all.filter((r) => r.queryTerms.some((t) => ownSet.has(t))) : all;
   const results = focused.length ? focused : all;
-  const best = results[0];
-  if (!best) return { terms, passages: [] };
+  if (!results[0]) return { terms, passages: [] };
   // A question word counts as found when an index word starts with it, or (words of six letters or more) is
   // within the typo tolerance of it: short fuzzy matches ("cake" → "case") say nothing about relevance.
   const asked = own.length ? own : terms;
@@ -139,12 +140,17 @@ export function retrieve(docs: DocsIndex, question: string, options: RetrieveOpt
   // Relevance: how many of the question's own words the best passage (or one of the top ones) matches.
   const coverage = Math.max(...results.slice(0, 5).map((r) => matched(r) / asked.length));
   if (coverage < 0.5 && !(asked.length >= 4 && coverage >= 0.34)) return { terms, passages: [] };
+  // With embeddings, the lexical ranking and the passages nearest in meaning are fused (reciprocal rank fusion); the
+  // lexical check above still decides whether the docs answer at all.
+  let ranked: { id: number; score: number }[] = results.map((r) => ({ id: r.id as number, score: r.score }));
+  if (options.dense?.length) ranked = reciprocalRankFusion([ranked.map((r) => r.id), options.dense]);
+  const top = ranked[0] as { id: number; score: number };
   // The best passages, one per page for the first three (answers draw on several pages when several are
   // relevant), then a page's second passage when there is room; weak passages (under 30 % of the best) are left out.
   const max = options.max ?? 5;
-  const usable = results.filter((r) => r.score >= best.score * 0.3 && docs.passages[r.id as number]);
-  const pageOf = (r: (typeof results)[number]) => (docs.passages[r.id as number] as Passage).url.split('#')[0];
-  const picked: typeof results = [];
+  const usable = ranked.filter((r) => r.score >= top.score * (options.dense?.length ? 0 : 0.3) && docs.passages[r.id]);
+  const pageOf = (r: (typeof ranked)[number]) => (docs.passages[r.id] as Passage).url.split('#')[0];
+  const picked: typeof ranked = [];
   const seen = new Set<string>();
   for (const r of usable) {
     if (picked.length >= Math.min(3, max)) break;
@@ -161,6 +167,13 @@ export function retrieve(docs: DocsIndex, question: string, options: RetrieveOpt
     perPage.set(page, (perPage.get(page) ?? 0) + 1);
     picked.push(r);
   }
-  const passages: Retrieved[] = picked.map((r, i) => ({ passage: docs.passages[r.id as number] as Passage, score: r.score, n: i + 1 }));
+  const passages: Retrieved[] = picked.map((r, i) => ({ passage: docs.passages[r.id] as Passage, score: r.score, n: i + 1 }));
   return { terms, passages };
+}
+
+/** Reciprocal rank fusion of several rankings of passage ids (each best first): score = Σ 1 / (k + rank). */
+export function reciprocalRankFusion(rankings: readonly (readonly number[])[], k = 60): { id: number; score: number }[] {
+  const scores = new Map<number, number>();
+  for (const ranking of rankings) ranking.forEach((id, rank) => scores.set(id, (scores.get(id) ?? 0) + 1 / (k + rank + 1)));
+  return [...scores].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score);
 }
