@@ -138,8 +138,12 @@ export function retrieve(docs: DocsIndex, question: string, options: RetrieveOpt
   const matched = (r: (typeof results)[number]) =>
     asked.filter((q) => r.terms.some((t) => t.startsWith(q) || (q.length >= 6 && editDistance(q, t, 2) <= 2))).length;
   // Relevance: how many of the question's own words the best passage (or one of the top ones) matches.
-  const coverage = Math.max(...results.slice(0, 5).map((r) => matched(r) / asked.length));
+  const best5 = Math.max(...results.slice(0, 5).map(matched));
+  const coverage = best5 / asked.length;
   if (coverage < 0.5 && !(asked.length >= 4 && coverage >= 0.34)) return { terms, passages: [] };
+  // Low confidence: a question of several words of which one passage matches only one ("capital of Australia"
+  // against a privacy-law page) is not answered by the docs.
+  if (asked.length >= 2 && best5 < 2) return { terms, passages: [] };
   // With embeddings, the lexical ranking and the passages nearest in meaning are fused (reciprocal rank fusion); the
   // lexical check above still decides whether the docs answer at all.
   let ranked: { id: number; score: number }[] = results.map((r) => ({ id: r.id as number, score: r.score }));
