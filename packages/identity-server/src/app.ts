@@ -19,6 +19,7 @@ import { registerOrgConfigRoutes } from './routes/org-config.js';
 import { registerSsoRoutes } from './routes/sso.js';
 import { registerSsoTokenRoutes } from './routes/sso-tokens.js';
 import './routes/webauthn.js';
+import { checkJsonValue, checkNumericQuery, type QuerySchema } from './input-rules.js';
 import { registerWellKnownRoutes } from './routes/wellknown.js';
 
 // ajv and ajv-formats are CommonJS modules whose default export sits on `.default`.
@@ -26,6 +27,9 @@ const Ajv = AjvModule.default;
 const addFormats = addFormatsModule.default;
 
 /** Ajv with formats, keeping unknown fields (so they can be rejected) and never inventing defaults. */
+/** Strict-Transport-Security of production answers (identity server and docs server): a year, subdomains included. */
+export const HSTS = 'max-age=31536000; includeSubDomains';
+
 export function newAjv(coerceTypes: boolean) {
   const ajv = new Ajv({ removeAdditional: false, coerceTypes, useDefaults: false, allErrors: true, strict: false });
   addFormats(ajv);
@@ -183,6 +187,14 @@ export async function buildApp(ctx: Ctx, opts: AppOptions): Promise<FastifyInsta
     }
   });
 
+  // One set of rules for every JSON value and query of every route, before schema validation (src/input-rules.ts).
+  app.addHook('preValidation', async (req) => {
+    checkJsonValue(req.body, 'body');
+    checkJsonValue(req.query, 'querystring');
+    checkJsonValue(req.params, 'params');
+    checkNumericQuery(req.query, req.routeOptions.schema?.querystring as QuerySchema);
+  });
+
   // What browsers may send and read comes from the contract (every header and method it declares), so try-it and any
   // client the contract describes work from an allowed origin; without a contract file, only what needs no declaring.
   const declared = (contract ?? OpenApiContract.load())?.cors() ?? {
@@ -203,6 +215,8 @@ export async function buildApp(ctx: Ctx, opts: AppOptions): Promise<FastifyInsta
   // Pages the server renders (hosted login, SSO returns, dev mailbox) must not be framed by other sites.
   app.addHook('onSend', async (_req, reply, payload) => {
     reply.header('x-content-type-options', 'nosniff');
+    // Production is served over https only: browsers must never fall back to plain http (#15).
+    if (!ctx.devMode) reply.header('strict-transport-security', HSTS);
     if (String(reply.getHeader('content-type') ?? '').startsWith('text/html')) {
       reply.header('x-frame-options', 'DENY');
       reply.header('referrer-policy', 'no-referrer');

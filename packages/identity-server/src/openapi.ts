@@ -145,8 +145,8 @@ export class OpenApiContract {
 
   /**
    * Fastify route schemas from the spec: the JSON (or form) request body, and query/path parameters as objects.
-   * Comma-joined list parameters (`style: form, explode: false`) arrive as one string: they are checked as strings
-   * here and split by the handlers.
+   * List parameters arrive comma-joined (`style: form, explode: false`: one string) or repeated (`a=x&a=y`, as the
+   * published client sends consent levels: an array): both are accepted here and split by the handlers.
    */
   routeSchemas(method: string, fastifyPath: string): { body?: unknown; querystring?: unknown; params?: unknown } | undefined {
     // The same schema objects for every server of this process, so Ajv compiles each validator once.
@@ -174,7 +174,7 @@ export class OpenApiContract {
       const properties: Record<string, unknown> = {};
       for (const p of list) {
         const s = p.schema ?? {};
-        properties[p.name] = s.type === 'array' ? { type: 'string', maxLength: 4096 } : resolveRefs(s);
+        properties[p.name] = s.type === 'array' ? LIST_PARAM : resolveRefs(s);
       }
       const schema = { type: 'object', properties, required: list.filter((p) => p.required).map((p) => p.name) };
       if (where === 'query') out.querystring = schema;
@@ -183,6 +183,9 @@ export class OpenApiContract {
     return out;
   }
 }
+
+/** A list query parameter: one comma-joined string, or the parameter repeated. */
+const LIST_PARAM = { anyOf: [{ type: 'string', maxLength: 4096 }, { type: 'array', maxItems: 100, items: { type: 'string', maxLength: 4096 } }] };
 
 /**
  * Parses the YAML, reusing a JSON copy in the temp directory keyed by the document's SHA-256 (parsing the YAML takes
