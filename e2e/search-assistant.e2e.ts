@@ -56,6 +56,16 @@ async function searchFromIntro(query: string): Promise<Page> {
 const panel = (page: Page) => page.getByRole('dialog', { name: 'Keyway assistant' });
 const lastAnswer = (page: Page) => panel(page).locator('article').last();
 
+/** A new tab on the introduction (extractive server) with the assistant open and its question box ready. */
+async function assistantOnIntro() {
+  const page = await context.newPage();
+  await openPage(page, `${extractive.url}/docs/intro`);
+  await page.getByRole('button', { name: /^Ask AI/ }).click();
+  const input = panel(page).getByRole('textbox', { name: 'Your question' });
+  await expect.poll(() => input.isVisible()).toBe(true);
+  return { page, input };
+}
+
 describe('search', () => {
   it('opens with Ctrl+K, finds pages and sections, and opens a result with the keyboard', async () => {
     const page = await context.newPage();
@@ -84,7 +94,8 @@ describe('search', () => {
   it('groups results by page: the best section under each page, the others folded, unfolded and opened by keyboard', async () => {
     const page = await searchFromIntro('validate jwt');
     const options = page.getByRole('option');
-    await expect.poll(() => options.first().getAttribute('data-kind')).toBe('page');
+    // The first search of a tab loads and compiles the index (several seconds on a busy machine).
+    await expect.poll(() => options.first().getAttribute('data-kind'), { timeout: 30_000 }).toBe('page');
     const kinds = await options.evaluateAll((os) => os.map((o) => o.getAttribute('data-kind')));
     // One option per page, each page's other sections folded into one "more" option right under it.
     const titles = await page.locator('[role="option"][data-kind="page"]').evaluateAll((os) => os.map((o) => o.textContent?.split(' › ')[0]));
@@ -157,11 +168,7 @@ describe('assistant', () => {
   });
 
   it('streams an extractive answer visibly, sentence by sentence, with a stop button', async () => {
-    const page = await context.newPage();
-    await openPage(page, `${extractive.url}/docs/intro`);
-    await page.getByRole('button', { name: /^Ask AI/ }).click();
-    const input = panel(page).getByRole('textbox', { name: 'Your question' });
-    await expect.poll(() => input.isVisible()).toBe(true);
+    const { page, input } = await assistantOnIntro();
     // Record every length the answer shows while it is still streaming (nothing is intercepted: the real server).
     await page.evaluate(() => {
       const seen: number[] = [];
@@ -199,15 +206,12 @@ describe('assistant', () => {
   });
 
   it('ends a pricing question in the contact-us call to action, with no sources', async () => {
-    const page = await context.newPage();
-    await openPage(page, `${extractive.url}/docs/intro`);
-    await page.getByRole('button', { name: /^Ask AI/ }).click();
-    const input = panel(page).getByRole('textbox', { name: 'Your question' });
+    const { page, input } = await assistantOnIntro();
     await input.fill('How much does Keyway cost for 20,000 monthly active users?');
     await page.keyboard.press('Enter');
     await expect.poll(() => lastAnswer(page).getAttribute('data-status')).toBe('done');
     expect(await lastAnswer(page).textContent()).toMatch(/contact us/i);
-    const cta = lastAnswer(page).getByRole('link', { name: 'Contact us' });
+    const cta = lastAnswer(page).getByRole('link', { name: 'Contact us', exact: true });
     expect(await cta.getAttribute('href')).toBe('https://keyway.dev/contact');
     expect(await lastAnswer(page).getByRole('list', { name: 'Sources' }).count()).toBe(0);
     expect(await lastAnswer(page).textContent()).not.toMatch(/monthly_active_persons|integer/);
