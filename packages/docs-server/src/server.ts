@@ -7,6 +7,9 @@ import { cacheControl, contentSecurityPolicy, SECURITY_HEADERS } from './headers
 import { registerSessionDefault } from './session.js';
 import { gateConnectSrc, registerGate, type GateOptions } from './gate/index.js';
 import { assistantPlugin, type AssistantOptions } from './assistant/index.js';
+import { searchDocs } from './assistant/plugin.js';
+import { buildDocsIndex, type DocsIndex } from './search/site-index.js';
+import { registerAgents } from './agents/http.js';
 
 const COMPRESSIBLE = /\.(html|js|css|json|svg|xml|txt|map|webmanifest)$/;
 
@@ -48,6 +51,21 @@ export async function createDocsServer(options: DocsServerOptions): Promise<Fast
   const gate = registerGate(app, { siteDir, files, csp }, options.gate);
   // Feature modules (the gate, the assistant) register here, before the catch-all route below.
   if (options.assistant !== false) await app.register(assistantPlugin, { ...options.assistant, siteDir });
+  // Docs for agents: Markdown twins, llms.txt, the MCP server. Its search_docs runs /api/search's query on its own copy of
+  // the same index, built on first use.
+  let agentIndex: Promise<DocsIndex> | undefined;
+  const agents = registerAgents(app, {
+    siteDir,
+    files,
+    gate,
+    search: async (query, limit, signedIn) => {
+      agentIndex ??= buildDocsIndex(siteDir, options.assistant ? options.assistant.gatedPrefixes : undefined).catch((e: unknown) => {
+        agentIndex = undefined;
+        throw e;
+      });
+      return searchDocs(await agentIndex, query, limit, signedIn);
+    },
+  });
 
   app.addHook('onSend', async (_request, reply) => {
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) reply.header(name, value);
@@ -56,7 +74,7 @@ export async function createDocsServer(options: DocsServerOptions): Promise<Fast
   const send = (reply: FastifyReply, file: SiteFile, status = 200) => {
     reply.code(status).header('Cache-Control', status === 200 ? gate.cacheControl(file, cacheControl(file.rel)) : 'no-cache');
     if (file.isHtml) reply.header('Content-Security-Policy', contentSecurityPolicy(file, csp));
-    if (COMPRESSIBLE.test(file.rel)) reply.header('Vary', 'Accept-Encoding');
+    if (COMPRESSIBLE.test(file.rel)) reply.header('Vary', agents?.hasTwin(file) ? 'Accept, Accept-Encoding' : 'Accept-Encoding');
     return reply.sendFile(file.rel);
   };
 
@@ -67,6 +85,8 @@ export async function createDocsServer(options: DocsServerOptions): Promise<Fast
     url: '/*',
     handler: async (request, reply) => {
       const url = new URL(request.url, 'http://docs.invalid');
+      const markdown = agents?.answer(request, reply, url.pathname);
+      if (markdown) return markdown;
       const outcome = resolvePath(url.pathname, url.search, files);
       switch (outcome.kind) {
         case 'file':

@@ -7,6 +7,7 @@ import { startIdentityServer } from '@keyway/identity-server';
 import { createDocsServer } from '../src/server.js';
 import { readCookie, sessionCookie, SESSION_COOKIE } from '../src/gate/cookie.js';
 import { TokenValidator } from '../src/gate/validator.js';
+import { signInWithCode } from './identity.js';
 
 // A miniature build with a gate manifest, the way the site's gate plugin writes one, and a real identity server.
 const SECRET = 'Only signed-in readers may see this detection rule sentence.';
@@ -36,19 +37,7 @@ let dataDir: string;
 let identity: Awaited<ReturnType<typeof startIdentityServer>>;
 let app: FastifyInstance;
 
-async function signIn(email: string, orgId = identity.orgId): Promise<string> {
-  const headers = { 'content-type': 'application/json', 'keyway-orgid': orgId };
-  const id = await fetch(`${identity.url}/id/v2`, { method: 'POST', headers, body: JSON.stringify({ handle: email, factor: { method: 'otp_via_email' } }) });
-  const challenge = ((await id.json()) as { result: { challenges: { id: string }[] } }).result.challenges[0]!;
-  const mail = await fetch(`${identity.url}/dev/mailbox.json?to=${encodeURIComponent(email)}&limit=1`);
-  const { code } = ((await mail.json()) as { result: { code: string }[] }).result[0]!;
-  const att = await fetch(`${identity.url}/attestation/v3`, {
-    method: 'POST',
-    headers,
-    body: JSON.stringify({ challenge_id: challenge.id, challenge_type: 'otp', data: { otp: code } }),
-  });
-  return ((await att.json()) as { result: { token: string } }).result.token;
-}
+const signIn = (email: string, orgId = identity.orgId): Promise<string> => signInWithCode(identity.url, orgId, email);
 
 const get = (a: FastifyInstance, url: string, cookie?: string) => a.inject({ method: 'GET', url, headers: cookie ? { cookie } : {} });
 const openSession = (a: FastifyInstance, token: unknown, headers: Record<string, string> = {}) =>

@@ -36,6 +36,11 @@ export interface Citation {
 class BadInput extends Error {}
 class IndexUnavailable extends Error {}
 
+/** The search box's query over the passages a reader may see: what `/api/search` answers (and the MCP `search_docs` tool). */
+export function searchDocs(docs: DocsIndex, query: string, limit: number, signedIn: boolean) {
+  return runSearch(docs.index, query, limit, docs.visible(signedIn)).map(({ url, title, heading, snippet }) => ({ url, title, heading, snippet }));
+}
+
 const fail = (reply: FastifyReply, status: number, error: string) => reply.code(status).send({ error });
 
 function parseChatBody(body: unknown): { question: string; history: ChatMessage[] } {
@@ -95,9 +100,8 @@ export async function assistantPlugin(app: FastifyInstance, options: AssistantOp
       }
     }
     const index = await getDocs();
-    const hits = runSearch(index.index, q, max, index.visible(request.docsSignedIn));
     reply.header('Cache-Control', 'no-store');
-    return { results: hits.map(({ url, title, heading, snippet }) => ({ url, title, heading, snippet })) };
+    return { results: searchDocs(index, q, max, request.docsSignedIn) };
   });
 
   app.post(
