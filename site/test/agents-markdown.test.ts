@@ -45,11 +45,11 @@ describe('llms.txt and llms-full.txt of the build', () => {
     const gated = pages().filter((p) => p.gated);
     expect(gated.length).toBe(routeContract().filter((r) => r.gated).length);
     for (const p of gated) {
-      expect(llms, p.route).not.toContain(`${p.route}.md`);
+      expect(llms, p.route).not.toContain(`](${siteUrl}${p.route}.md)`);
       expect(llms, p.title).not.toContain(`[${p.title}]`);
-      expect(full, p.route).not.toContain(`${p.route}.md`);
+      expect(full, p.route).not.toContain(`: ${siteUrl}${p.route}.md -->`);
     }
-    expect(llms).not.toMatch(/\/docs\/identity-protection\/(detections|queries)/);
+    expect(llms).not.toMatch(/\/docs\/identity-protection\/(detections|queries)[/.]/);
   });
 
   it('holds every public page in llms-full.txt and not one gated sentence (the leak scan)', () => {

@@ -50,21 +50,20 @@ export async function createDocsServer(options: DocsServerOptions): Promise<Fast
   registerSessionDefault(app);
   const gate = registerGate(app, { siteDir, files, csp }, options.gate);
   // Feature modules (the gate, the assistant) register here, before the catch-all route below.
-  if (options.assistant !== false) await app.register(assistantPlugin, { ...options.assistant, siteDir });
-  // Docs for agents: Markdown twins, llms.txt, the MCP server. Its search_docs runs /api/search's query on its own copy of
-  // the same index, built on first use.
-  let agentIndex: Promise<DocsIndex> | undefined;
+  // One search index for /api/search, the assistant and the MCP server's search_docs (built once, on first need).
+  let sharedIndex: Promise<DocsIndex> | undefined;
+  const loadIndex = () =>
+    (sharedIndex ??= buildDocsIndex(siteDir, options.assistant ? options.assistant.gatedPrefixes : undefined).catch((e: unknown) => {
+      sharedIndex = undefined;
+      throw e;
+    }));
+  if (options.assistant !== false) await app.register(assistantPlugin, { ...options.assistant, siteDir, loadIndex });
+  // Docs for agents: Markdown twins, llms.txt, the MCP server (its search_docs is /api/search's query on the same index).
   const agents = registerAgents(app, {
     siteDir,
     files,
     gate,
-    search: async (query, limit, signedIn) => {
-      agentIndex ??= buildDocsIndex(siteDir, options.assistant ? options.assistant.gatedPrefixes : undefined).catch((e: unknown) => {
-        agentIndex = undefined;
-        throw e;
-      });
-      return searchDocs(await agentIndex, query, limit, signedIn);
-    },
+    search: async (query, limit, signedIn) => searchDocs(await loadIndex(), query, limit, signedIn),
   });
 
   app.addHook('onSend', async (_request, reply) => {

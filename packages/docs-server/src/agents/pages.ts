@@ -46,7 +46,7 @@ const starts = (route: string, prefix: string) => route === prefix || route.star
 
 /** The llms.txt section of a docs route; undefined for routes that are not documentation pages. */
 export function sectionOf(route: string): Section | undefined {
-  if (route === '/docs/intro') return 'Overview';
+  if (route === '/docs/intro' || route === '/docs/ai-tools') return 'Overview';
   if (starts(route, '/docs/access/sdk')) return 'SDK reference';
   if (starts(route, '/docs/access/react-sdk')) return 'React SDK';
   if (starts(route, '/docs/access')) return 'Access';

@@ -69,11 +69,14 @@ const citationsOf = (retrieval: Retrieval, used: Set<number>): Citation[] =>
  * The docs search API and the assistant: `GET /api/search`, `POST /api/assistant/chat` (Server-Sent Events) and
  * `POST /api/assistant/feedback`. Gated passages only reach visitors whose request says `docsSignedIn`.
  */
-export async function assistantPlugin(app: FastifyInstance, options: AssistantOptions & { siteDir: string }): Promise<void> {
+export async function assistantPlugin(
+  app: FastifyInstance,
+  options: AssistantOptions & { siteDir: string; /** The index, when the server shares one (the MCP server searches it too). */ loadIndex?: () => Promise<DocsIndex> },
+): Promise<void> {
   let docs: Promise<DocsIndex> | undefined;
   // Built in the background from the start; a failed build is logged, answered with 503 and tried again next time.
   const getDocs = () =>
-    (docs ??= buildDocsIndex(options.siteDir, options.gatedPrefixes).catch((e: unknown) => {
+    (docs ??= (options.loadIndex?.() ?? buildDocsIndex(options.siteDir, options.gatedPrefixes)).catch((e: unknown) => {
       docs = undefined;
       app.log.error(e, 'the docs search index could not be built');
       throw new IndexUnavailable(e instanceof Error ? e.message : String(e));
