@@ -162,11 +162,11 @@ describe('opening a session', () => {
     const html = await get(app, '/docs/identity-protection/detections/webhooks', cookie);
     expect(html.statusCode).toBe(200);
     expect(html.body).toContain(SECRET);
-    expect(html.headers['cache-control']).toBe('private, no-cache');
+    expect(html.headers['cache-control']).toBe('private, no-store');
     const chunk = await get(app, '/assets/js/gated.2.js', cookie);
     expect(chunk.statusCode).toBe(200);
     expect(chunk.body).toContain(CHUNK_SECRET);
-    expect(chunk.headers['cache-control']).toBe('private, max-age=31536000, immutable');
+    expect(chunk.headers['cache-control']).toBe('private, no-store');
     expect((await get(app, '/test/signed-in', cookie)).json()).toEqual({ signedIn: true });
     expect((await get(app, '/api/session', cookie)).json()).toMatchObject({ signedIn: true });
   });

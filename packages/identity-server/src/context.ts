@@ -162,11 +162,14 @@ export function bearerToken(req: FastifyRequest): string | undefined {
   return m[1];
 }
 
-/** Claims of the bearer token; 401 when missing or invalid (with the reason). */
+/**
+ * Claims of the bearer user token of a person call; 401 when missing, invalid or not a user token (with the reason):
+ * containers, id_tokens, OAuth2 access tokens and client tokens never act as a person.
+ */
 export async function requireUser(ctx: Ctx, req: FastifyRequest): Promise<UserTokenClaims> {
   const token = bearerToken(req);
   if (!token) throw unauthorized('missing bearer token: send Authorization: Bearer <user token>');
-  const res = await ctx.tokens.validate(token);
+  const res = await ctx.tokens.validate(token, 'person');
   if (!res.valid) throw unauthorized(res.invalidity_reason);
   const org = await loadOrg(ctx, res.claims.oid);
   if (!org) throw unauthorized('token organization no longer exists');

@@ -210,11 +210,14 @@ describe.each(BACKENDS)('password, TOTP, recovery, direct ID, impersonation, oth
     const jwks = createLocalJWKSet(await (await fetch(`${t.server.url}/.well-known/jwks.json`)).json());
     const { payload } = await jwtVerify(ok.body.id_token, jwks, { issuer: t.server.url, audience: 'keyway-dev-client' });
     expect(payload).toMatchObject({ nonce: 'n0nce', email: 'hosted@example.com', sub: decodeClaims(ok.body.access_token).person_id });
-    expect((await t.call('GET', '/me', undefined, { token: ok.body.access_token })).status).toBe(200);
+    // The access token is for userinfo, not a person's bearer credential (#15 token model).
+    expect((await fetch(`${t.server.url}/oauth2/userinfo`, { headers: { authorization: `Bearer ${ok.body.access_token}` } })).status).toBe(200);
+    expect((await t.call('GET', '/me', undefined, { token: ok.body.access_token })).status).toBe(401);
     expect((await exchange({ ...base, code_verifier: verifier })).body.error_description).toBe('authorization code was already used');
 
-    // With a valid token the authorize endpoint answers at once; unregistered redirects are refused.
-    const direct = await fetch(authorize + `&token=${ok.body.access_token}`, { redirect: 'manual' });
+    // With a signed-in person's user token the authorize endpoint answers at once; unregistered redirects are refused.
+    const userToken = await signInWithEmail(t.server, 'hosted@example.com');
+    const direct = await fetch(authorize + `&token=${userToken}`, { redirect: 'manual' });
     expect(direct.status).toBe(302);
     expect(new URL(direct.headers.get('location')!).searchParams.get('code')).toBeTruthy();
     const evil = await fetch(authorize.replace(encodeURIComponent(redirect), encodeURIComponent('https://evil.example/cb')), { redirect: 'manual' });

@@ -289,7 +289,7 @@ attestationHandlers.set('otp', async (ctx, row, data) => {
 export async function previousToken(ctx: Ctx, req: FastifyRequest): Promise<UserTokenClaims | undefined> {
   const token = bearerToken(req);
   if (!token) return undefined;
-  const res = await ctx.tokens.validate(token);
+  const res = await ctx.tokens.validate(token, 'person');
   if (!res.valid) throw unauthorized(`previous token: ${res.invalidity_reason}`);
   return res.claims;
 }
@@ -389,7 +389,7 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: Ctx): void {
   });
 
   app.post<{ Body: { token: string } }>('/token/validate', { schema: { body: S.tokenBody } }, async (req) => {
-    const res = await ctx.tokens.validate(req.body.token);
+    const res = await ctx.tokens.validate(req.body.token, 'validate');
     if (!res.valid) return { result: { valid: false, invalidity_reason: res.invalidity_reason } };
     const orgHeader = req.headers['keyway-orgid'];
     if (typeof orgHeader === 'string' && orgHeader !== res.claims.oid) {
@@ -399,7 +399,7 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: Ctx): void {
   });
 
   app.post<{ Body: { token: string } }>('/token/revoke', { schema: { body: S.tokenBody } }, async (req) => {
-    const res = await ctx.tokens.validate(req.body.token);
+    const res = await ctx.tokens.validate(req.body.token, 'revoke');
     if (res.valid) {
       await ctx.tokens.revoke(res.claims);
       return { result: { revoked: true } };

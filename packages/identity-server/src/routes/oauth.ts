@@ -109,6 +109,7 @@ export async function issueOAuthTokens(
   const methods = [...new Set(authentications.map((a) => a.method))];
   const access_token = await ctx.tokens.sign(
     {
+      token_use: 'access',
       person_id: person.id,
       oid: person.org_id,
       first_token: false,
@@ -131,8 +132,9 @@ export async function issueOAuthTokens(
           ...(email ? { email: email.value, email_verified: true } : {}),
           person_id: person.id,
           oid: person.org_id,
+          person_type: person.person_type,
         },
-        { subject: person.id, audience: client.client_id },
+        { use: 'id', subject: person.id, audience: client.client_id },
       )
     : undefined;
   const refresh_token =
@@ -204,17 +206,27 @@ export function registerOAuthRoutes(app: FastifyInstance, ctx: Ctx): void {
       };
     }
     const person = await getPerson(ctx, claims.person_id);
+    const personType = person?.person_type ?? claims.person_type;
     const userToken = await ctx.tokens.sign({
       person_id: claims.person_id,
       oid: target.id,
       first_token: false,
       authenticated_methods: claims.authenticated_methods,
       authentications: claims.authentications,
-      person_type: person?.person_type ?? claims.person_type,
+      person_type: personType,
       groups: person ? (JSON.parse(person.groups) as string[]) : [],
     });
-    if (version === 1) return { result: { type: 'token', token: userToken } };
-    const container = await ctx.tokens.signJwt({ user_token: userToken, oid: target.id, person_id: claims.person_id }, { subject: claims.person_id, audience: target.id });
+    // Derived tokens: revoking the caller's token (or signing out) revokes them.
+    if (version === 1) {
+      await ctx.tokens.recordDerived(userToken, claims.jti);
+      return { result: { type: 'token', token: userToken } };
+    }
+    const container = await ctx.tokens.signJwt(
+      { user_token: userToken, oid: target.id, person_id: claims.person_id, person_type: personType },
+      { use: 'container', subject: claims.person_id, audience: target.id },
+    );
+    const containerJti = await ctx.tokens.recordDerived(container, claims.jti);
+    await ctx.tokens.recordDerived(userToken, containerJti);
     return { result: { type: 'token', token: container } };
   };
   app.get('/token', tokenFor(1));
@@ -223,7 +235,7 @@ export function registerOAuthRoutes(app: FastifyInstance, ctx: Ctx): void {
   // OpenID Connect userinfo for access tokens of the hosted login (any valid user token works the same way).
   const userinfo = async (req: FastifyRequest, reply: FastifyReply) => {
     const token = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
-    const v = token ? await ctx.tokens.validate(token) : undefined;
+    const v = token ? await ctx.tokens.validate(token, 'userinfo') : undefined;
     if (!v?.valid) {
       reply.header('www-authenticate', 'Bearer error="invalid_token"');
       return reply.code(401).send({ error: 'invalid_token', error_description: v ? v.invalidity_reason : 'missing bearer access token' });
@@ -269,12 +281,19 @@ export function registerOAuthRoutes(app: FastifyInstance, ctx: Ctx): void {
       const scope = q.scope ?? 'openid';
       if (!scope.split(' ').includes('openid')) return fail('invalid_scope', 'scope must include openid');
       const request: OAuthRequest = { client_id: q.client_id, redirect_uri: q.redirect_uri, scope, code_challenge: q.code_challenge, ...(q.state ? { state: q.state } : {}), ...(q.nonce ? { nonce: q.nonce } : {}) };
-      if (q.token) {
-        const v = await ctx.tokens.validate(q.token);
-        if (v.valid && v.claims.oid === found.org.id && v.claims.person_type !== 'anonymous') {
-          const code = await issueCode(ctx, found.org, request, v.claims);
-          return reply.redirect(withParams(q.redirect_uri, { code, state: q.state }), 302);
-        }
+      if (q.token !== undefined) {
+        // A signed-in person's user token skips the form; any other token is refused with the reason, never ignored.
+        const v = await ctx.tokens.validate(q.token, 'person');
+        const reason = !v.valid
+          ? v.invalidity_reason
+          : v.claims.oid !== found.org.id
+            ? 'token belongs to another organization'
+            : v.claims.token_use === 'anonymous'
+              ? 'token is an anonymous person\'s token, not a signed-in person\'s'
+              : undefined;
+        if (reason || !v.valid) return fail('invalid_request', `token: ${reason ?? 'not valid'}`);
+        const code = await issueCode(ctx, found.org, request, v.claims);
+        return reply.redirect(withParams(q.redirect_uri, { code, state: q.state }), 302);
       }
       const row = await createChallenge(ctx, { org: found.org, type: 'oauth_request', method: 'oauth2', data: { ...request, client_name: found.client.name } });
       return page(reply, 200, 'Sign in', emailForm(row.id, found.client.name), found.client.ui_configuration);
@@ -325,7 +344,7 @@ export function registerOAuthRoutes(app: FastifyInstance, ctx: Ctx): void {
         } catch (err) {
           return page(reply, 400, 'Enter your code', codeForm(pending.row.id, row.id, req.body.email ?? '', (err as Error).message));
         }
-        const v = await ctx.tokens.validate(token);
+        const v = await ctx.tokens.validate(token, 'person');
         if (!v.valid) return expired(reply);
         await ctx.db.updateTable('challenges').set({ status: 'completed' }).where('id', '=', pending.row.id).execute();
         const code = await issueCode(ctx, pending.org, pending.request, v.claims);
@@ -344,7 +363,7 @@ export function registerOAuthRoutes(app: FastifyInstance, ctx: Ctx): void {
         if (!active) return { active: false };
         return { active: true, sub: refresh.person_id, client_id: refresh.client_id, exp: Math.floor(Date.parse(refresh.expires_at) / 1000), iat: Math.floor(Date.parse(refresh.created_at) / 1000), iss: ctx.publicUrl, token_type: 'refresh_token', scope: refresh.scope };
       }
-      const v = await ctx.tokens.validate(req.body.token!, { clientTokens: true });
+      const v = await ctx.tokens.validate(req.body.token!, 'introspect');
       if (!v.valid || v.claims.oid !== caller.org.id) return { active: false };
       const c = v.claims;
       return { active: true, sub: c.sub, client_id: c.client_id ?? caller.client.client_id, exp: c.exp, iat: c.iat, iss: c.iss, token_type: 'Bearer', scope: c.scope ?? 'openid' };
@@ -358,7 +377,7 @@ export function registerOAuthRoutes(app: FastifyInstance, ctx: Ctx): void {
         if (refresh.client_id === caller.client.client_id && refresh.org_id === caller.org.id) await revokeFamily(ctx, refresh.family_id);
         return reply.code(200).send();
       }
-      const v = await ctx.tokens.validate(req.body.token!, { clientTokens: true });
+      const v = await ctx.tokens.validate(req.body.token!, 'introspect');
       // Unknown, expired or foreign tokens: nothing to do, and RFC 7009 answers 200 all the same.
       if (v.valid && v.claims.oid === caller.org.id) await ctx.tokens.revoke(v.claims);
       return reply.code(200).send();
@@ -459,7 +478,7 @@ export function registerOAuthRoutes(app: FastifyInstance, ctx: Ctx): void {
           if (outside.length) return oauthError(400, 'invalid_scope', `scopes not granted to this client: ${outside.join(' ')}`);
           const scope = (requested.length ? requested : allowed).join(' ');
           const ttl = client.access_token_duration ?? ctx.tokens.opts.ttlSeconds;
-          const access_token = await ctx.tokens.signJwt({ token_use: 'client', client_id: client.client_id, oid: org.id, scope }, { subject: client.client_id, audience: org.id, ttlSeconds: ttl });
+          const access_token = await ctx.tokens.signJwt({ client_id: client.client_id, oid: org.id, scope }, { use: 'client', subject: client.client_id, audience: org.id, ttlSeconds: ttl });
           reply.header('cache-control', 'no-store');
           return { access_token, token_type: 'Bearer', expires_in: ttl, scope };
         }
