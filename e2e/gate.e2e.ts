@@ -7,7 +7,8 @@ import { startDocsServer, type StartedDocsServer } from '@keyway/docs-server';
 import { startIdentityServer } from '@keyway/identity-server';
 import { hydrated, isolatedContext, launchBrowser } from './browser';
 import { freePort } from './net';
-import { repoRoot, routeContract, siteBuild } from './paths';
+import { routeContract, siteBuild } from './paths';
+import { gatedSentences } from './gated-sentences';
 
 // The gated section end to end: the site build served by a docs server with sign-in configured, a real identity
 // server (fresh database), Chromium. No mocks. GATE_E2E_SITE_DIR points the suite at another build of the site.
@@ -82,39 +83,7 @@ async function signedIn(email: string, target = GATED + HASH): Promise<void> {
   await hydrated(page);
 }
 
-const gatedDirs = ['identity-protection/detections', 'identity-protection/queries'];
-const publicSource = (): string => {
-  const out: string[] = [];
-  const walk = (dir: string) => {
-    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-      const abs = path.join(dir, e.name);
-      const rel = path.relative(path.join(repoRoot, 'site/docs'), abs).split(path.sep).join('/');
-      if (gatedDirs.some((g) => rel === g || rel.startsWith(`${g}/`))) continue;
-      if (e.isDirectory()) walk(abs);
-      else if (/\.mdx?$/.test(e.name)) out.push(fs.readFileSync(abs, 'utf8'));
-    }
-  };
-  walk(path.join(repoRoot, 'site/docs'));
-  return out.join('\n');
-};
-
-/** Sentences of the gated pages (from the built HTML) that no public page of the docs also says. */
-function distinctiveSentences(): Set<string> {
-  const manifest = JSON.parse(fs.readFileSync(path.join(siteDir, '.gate-manifest.json'), 'utf8')) as { pages: string[] };
-  const shared = publicSource();
-  const sentences = new Set<string>();
-  for (const rel of manifest.pages) {
-    const html = fs.readFileSync(path.join(siteDir, rel), 'utf8');
-    const article = html.match(/<article[\s\S]*<\/article>/)?.[0] ?? '';
-    for (const text of article.split(/<[^>]+>/)) {
-      const s = text.trim();
-      if (s.length >= 40 && /^[A-Za-z0-9 ,.()-]+$/.test(s) && !shared.includes(s)) sentences.add(s);
-    }
-    const title = html.match(/<h1[^>]*>([^<]+)<\/h1>/)?.[1];
-    if (title && title.length > 12 && !shared.includes(title)) sentences.add(title);
-  }
-  return sentences;
-}
+const distinctiveSentences = (): Set<string> => gatedSentences(siteDir);
 
 
 describe('signing in to the gated section', () => {

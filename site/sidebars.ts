@@ -15,6 +15,7 @@ function section(label: string, dirName: string, extra: Partial<{ link: { type: 
 const sidebars: SidebarsConfig = {
   docs: [
     { type: 'doc', id: 'intro', label: 'Introduction' },
+    { type: 'doc', id: 'ai-tools', label: 'Docs for AI tools' },
     {
       type: 'category',
       label: 'Identity Management',

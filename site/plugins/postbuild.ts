@@ -1,13 +1,20 @@
+import path from 'node:path';
 import type { LoadContext, Plugin } from '@docusaurus/types';
 import { writeSearchIndex } from './search-index';
+import { writeAgentDocs } from './markdown';
 import { precompress } from './precompress';
 
-/** What happens to the build output, in order: the search index is written, then every text file is precompressed. */
-export default function postBuildPlugin(_context: LoadContext): Plugin {
+/**
+ * What happens to the build output, in order: the search index and the docs for agents (Markdown twins, llms.txt) are
+ * written, then every text file is precompressed.
+ */
+export default function postBuildPlugin(context: LoadContext): Plugin {
   return {
     name: 'keyway-postbuild',
     async postBuild({ outDir, routesPaths }) {
       const sections = await writeSearchIndex(outDir, routesPaths);
+      const agents = await writeAgentDocs(outDir, routesPaths, context.siteConfig.url, path.resolve(context.siteDir, '../api/openapi.yaml'));
+      console.log(`[keyway] docs for agents: ${agents.publicPages} public and ${agents.gatedPages} gated Markdown twins, llms.txt, llms-full.txt`);
       const c = await precompress(outDir);
       console.log(
         `[keyway] search index: ${sections} passages; precompressed ${c.files} files, ${(c.bytes / 1024).toFixed(0)} KiB -> ${(c.brotliBytes / 1024).toFixed(0)} KiB brotli`,

@@ -7,6 +7,9 @@ import { cacheControl, contentSecurityPolicy, HSTS, SECURITY_HEADERS } from './h
 import { registerSessionDefault } from './session.js';
 import { gateConnectSrc, registerGate, type GateOptions } from './gate/index.js';
 import { assistantPlugin, type AssistantOptions } from './assistant/index.js';
+import { searchDocs } from './assistant/plugin.js';
+import { buildDocsIndex, type DocsIndex } from './search/site-index.js';
+import { registerAgents } from './agents/http.js';
 
 const COMPRESSIBLE = /\.(html|js|css|json|svg|xml|txt|map|webmanifest)$/;
 
@@ -49,7 +52,21 @@ export async function createDocsServer(options: DocsServerOptions): Promise<Fast
   registerSessionDefault(app);
   const gate = registerGate(app, { siteDir, files, csp }, options.gate);
   // Feature modules (the gate, the assistant) register here, before the catch-all route below.
-  if (options.assistant !== false) await app.register(assistantPlugin, { ...options.assistant, siteDir });
+  // One search index for /api/search, the assistant and the MCP server's search_docs (built once, on first need).
+  let sharedIndex: Promise<DocsIndex> | undefined;
+  const loadIndex = () =>
+    (sharedIndex ??= buildDocsIndex(siteDir, options.assistant ? options.assistant.gatedPrefixes : undefined).catch((e: unknown) => {
+      sharedIndex = undefined;
+      throw e;
+    }));
+  if (options.assistant !== false) await app.register(assistantPlugin, { ...options.assistant, siteDir, loadIndex });
+  // Docs for agents: Markdown twins, llms.txt, the MCP server (its search_docs is /api/search's query on the same index).
+  const agents = registerAgents(app, {
+    siteDir,
+    files,
+    gate,
+    search: async (query, limit, signedIn) => searchDocs(await loadIndex(), query, limit, signedIn),
+  });
 
   const hsts = options.hsts ?? process.env.NODE_ENV === 'production';
   app.addHook('onSend', async (_request, reply) => {
@@ -60,7 +77,7 @@ export async function createDocsServer(options: DocsServerOptions): Promise<Fast
   const send = (reply: FastifyReply, file: SiteFile, status = 200) => {
     reply.code(status).header('Cache-Control', status === 200 ? gate.cacheControl(file, cacheControl(file.rel)) : 'no-cache');
     if (file.isHtml) reply.header('Content-Security-Policy', contentSecurityPolicy(file, csp));
-    if (COMPRESSIBLE.test(file.rel)) reply.header('Vary', 'Accept-Encoding');
+    if (COMPRESSIBLE.test(file.rel)) reply.header('Vary', agents?.hasTwin(file) ? 'Accept, Accept-Encoding' : 'Accept-Encoding');
     return reply.sendFile(file.rel);
   };
 
@@ -71,6 +88,8 @@ export async function createDocsServer(options: DocsServerOptions): Promise<Fast
     url: '/*',
     handler: async (request, reply) => {
       const url = new URL(request.url, 'http://docs.invalid');
+      const markdown = agents?.answer(request, reply, url.pathname);
+      if (markdown) return markdown;
       const outcome = resolvePath(url.pathname, url.search, files);
       switch (outcome.kind) {
         case 'file':

@@ -56,6 +56,11 @@ export interface Citation {
 class BadInput extends Error {}
 class IndexUnavailable extends Error {}
 
+/** The search box's query over the passages a reader may see: what `/api/search` answers (and the MCP `search_docs` tool). */
+export function searchDocs(docs: DocsIndex, query: string, limit: number, signedIn: boolean) {
+  return runSearch(docs.index, query, limit, docs.visible(signedIn)).map(({ url, title, heading, snippet, page }) => ({ url, title, heading, snippet, page }));
+}
+
 const fail = (reply: FastifyReply, status: number, error: string) => reply.code(status).send({ error });
 
 function parseChatBody(body: unknown): { question: string; history: ChatMessage[] } {
@@ -84,11 +89,14 @@ const citationsOf = (retrieval: Retrieval, used: Set<number>): Citation[] =>
  * The docs search API and the assistant: `GET /api/search`, `POST /api/assistant/chat` (Server-Sent Events) and
  * `POST /api/assistant/feedback`. Gated passages only reach visitors whose request says `docsSignedIn`.
  */
-export async function assistantPlugin(app: FastifyInstance, options: AssistantOptions & { siteDir: string }): Promise<void> {
+export async function assistantPlugin(
+  app: FastifyInstance,
+  options: AssistantOptions & { siteDir: string; /** The index, when the server shares one (the MCP server searches it too). */ loadIndex?: () => Promise<DocsIndex> },
+): Promise<void> {
   let docs: Promise<DocsIndex> | undefined;
   // Built in the background from the start; a failed build is logged, answered with 503 and tried again next time.
   const getDocs = () =>
-    (docs ??= buildDocsIndex(options.siteDir, options.gatedPrefixes).catch((e: unknown) => {
+    (docs ??= (options.loadIndex?.() ?? buildDocsIndex(options.siteDir, options.gatedPrefixes)).catch((e: unknown) => {
       docs = undefined;
       app.log.error(e, 'the docs search index could not be built');
       throw new IndexUnavailable(e instanceof Error ? e.message : String(e));
@@ -129,9 +137,8 @@ export async function assistantPlugin(app: FastifyInstance, options: AssistantOp
       }
     }
     const index = await getDocs();
-    const hits = runSearch(index.index, q, max, index.visible(request.docsSignedIn));
     reply.header('Cache-Control', 'no-store');
-    return { results: hits.map(({ url, title, heading, snippet, page }) => ({ url, title, heading, snippet, page })) };
+    return { results: searchDocs(index, q, max, request.docsSignedIn) };
   });
 
   app.post(

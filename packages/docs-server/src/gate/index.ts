@@ -31,6 +31,11 @@ export interface Gate {
   cacheControl(file: SiteFile, fallback: string): string;
   /** Answers a request for a gated file without a session; undefined when the request may have it. */
   refuse(request: FastifyRequest, reply: FastifyReply, file: SiteFile): FastifyReply | undefined;
+  /**
+   * Whether a user token (sent as a bearer token, e.g. by an MCP client) opens the gated docs: the same rule as a docs
+   * session's token. Never throws: an unreachable identity server or no sign-in configured is a refusal with its reason.
+   */
+  tokenOpens(token: string): Promise<{ valid: boolean; reason?: string }>;
 }
 
 const JSON_TYPE = /^application\/json\s*(;|$)/i;
@@ -157,6 +162,16 @@ export function registerGate(
     cacheControl(file, fallback) {
       // Gated pages and chunks are never stored by any cache, the browser's included (they outlive no sign-out).
       return isGated(file) ? 'private, no-store' : fallback;
+    },
+    async tokenOpens(token) {
+      if (!validator) return { valid: false, reason: 'sign-in is not configured on this docs server' };
+      if (token.length > 8192 || !TOKEN_SHAPE.test(token)) return { valid: false, reason: 'it is not a Keyway user token (a JWT)' };
+      try {
+        const validation = await validator.validate(token);
+        return validation.valid ? { valid: true } : { valid: false, reason: validation.reason };
+      } catch (error) {
+        return { valid: false, reason: error instanceof IdentityUnavailableError ? error.message : 'the token could not be validated' };
+      }
     },
     refuse(request, reply, file) {
       if (!isGated(file)) return undefined;

@@ -6,15 +6,17 @@ import { useLocation } from '@docusaurus/router';
 import BrowserOnly from '@docusaurus/BrowserOnly';
 import SessionBar from '@site/src/components/login/SessionBar';
 import { isGatedPath } from '@site/src/components/login/storage';
+import CopyPage from '@site/src/components/copyPage';
 
 type Props = WrapperProps<typeof ContentType>;
 
-/** Gated pages get the session bar (signed-in person, Sign out) above their content. */
+/** Gated pages get the session bar (signed-in person, Sign out) above their content; every page the copy-page menu beside its title. */
 export default function ContentWrapper(props: Props): ReactNode {
   const { pathname } = useLocation();
   return (
     <>
       {isGatedPath(pathname) && <BrowserOnly>{() => <SessionBar />}</BrowserOnly>}
+      <CopyPage pathname={pathname} />
       <Content {...props} />
     </>
   );
