@@ -30,6 +30,8 @@ const config: Config = {
   onDuplicateRoutes: 'warn',
   markdown: {
     format: 'detect',
+    // ```mermaid blocks become diagrams (@docusaurus/theme-mermaid; src/theme/Mermaid loads it only where one is used).
+    mermaid: true,
     hooks: { onBrokenMarkdownLinks: 'throw', onBrokenMarkdownImages: 'throw' },
   },
   // v4 flags on, except storage namespacing: the stored keys are part of the spec (`docusaurus.tab.<groupId>`, …).
@@ -89,6 +91,7 @@ const config: Config = {
 
   clientModules: ['./src/clientModules/chunkLoadFailure.ts', './src/clientModules/gate.ts'],
 
+  themes: ['@docusaurus/theme-mermaid'],
   plugins: [
     analyticsPlugin,
     announcementResetPlugin,

@@ -501,7 +501,7 @@ describe('token-verifying samples against real tokens', () => {
       live,
     );
     const res = await fetch(`${live.url}/persons/anonymous`, { method: 'POST', headers: { 'Keyway-OrgID': live.orgId, 'Content-Type': 'application/json' }, body: '{}' });
-    const token = ((await res.json()) as { result: { token: string } }).result.token;
+    const token = ((await res.json()) as { result: string }).result;
     const claims = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as { person_id: string };
     await expect(personOfTenant(`Bearer ${token}`, live.orgId)).resolves.toBe(claims.person_id);
     await expect(personOfTenant(`Bearer ${token}`, 'org_another_tenant')).rejects.toThrow('another tenant');
@@ -549,7 +549,7 @@ describe('token-verifying samples against real tokens', () => {
     Object.assign(process.env, { API_CLIENT_ID: client.client_id, API_CLIENT_SECRET: client.client_secret });
     const { requireScope } = await loadSample<{ requireScope(a: string | undefined, s: string): Promise<string> }>('guides/m2m', 'require-scope.ts', live);
     const anon = await fetch(`${live.url}/persons/anonymous`, { method: 'POST', headers: { 'Keyway-OrgID': live.orgId, 'Content-Type': 'application/json' }, body: '{}' });
-    const token = ((await anon.json()) as { result: { token: string } }).result.token;
+    const token = ((await anon.json()) as { result: string }).result;
     // The local server grants its tokens the scope openid only.
     await expect(requireScope(`Bearer ${token}`, 'openid')).resolves.toBe(client.client_id);
     await expect(requireScope(`Bearer ${token}`, 'invoices:read')).rejects.toThrow('does not grant invoices:read');
@@ -652,7 +652,7 @@ describe('token-verifying samples against real tokens', () => {
     const put = await fetch(`${live.url}/organizations/config/token-template`, { method: 'PUT', headers: management, body: step2?.data ?? '' });
     expect(put.status, await put.text()).toBe(200);
     const anon = await fetch(`${live.url}/persons/anonymous`, { method: 'POST', headers: { 'Keyway-OrgID': live.orgId, 'Content-Type': 'application/json' }, body: '{}' });
-    const first = ((await anon.json()) as { result: { token: string } }).result.token;
+    const first = ((await anon.json()) as { result: string }).result;
     const claimsOf = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[1] ?? '', 'base64url').toString('utf8')) as Record<string, unknown>;
     const personId = String(claimsOf(first).person_id);
     expect(claimsOf(first).plan, 'no attribute yet: null').toBeNull();

@@ -322,7 +322,7 @@ describe('curl samples against a local identity server', () => {
     expect(JSON.parse(discovery.body).jwks_uri).toBeTruthy();
     const anonymous = await runCurl('post-persons-anonymous');
     expect(anonymous.status, anonymous.body).toBe(200);
-    const token = JSON.parse(anonymous.body).result.token as string;
+    const token = JSON.parse(anonymous.body).result as string;
     const me = await runCurl('get-me', { KEYWAY_USER_TOKEN: token });
     expect(me.status, me.body).toBe(200);
     expect(JSON.parse(me.body).result.person.person_type).toBe('anonymous');

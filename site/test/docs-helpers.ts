@@ -541,8 +541,9 @@ export async function anonymousPerson(live: LiveServer): Promise<{ token: string
     headers: { 'Keyway-OrgID': live.orgId, 'Content-Type': 'application/json' },
     body: '{}',
   });
-  const body = (await res.json()) as { result?: { token?: string } };
-  const token = body.result?.token ?? '';
+  // The answer's result is the anonymous person's token (spec §7).
+  const body = (await res.json()) as { result?: string };
+  const token = typeof body.result === 'string' ? body.result : '';
   const claims = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as { person_id?: string };
   return { token, personId: claims.person_id ?? '' };
 }

@@ -40,3 +40,48 @@ describe.skipIf(!built)(`the rendered pages of ${path.relative(process.cwd(), bu
     expect(raw, 'pages showing raw ":::" (Docusaurus 3 wants :::tip[Title])').toEqual([]);
   });
 });
+
+// Diagrams: ```mermaid blocks render as SVG in Chromium on the pages that have them, and a page without one fetches
+// none of the diagram code (theme-mermaid's component and the mermaid library are a lazy chunk, src/theme/Mermaid).
+// Served by the docs server, nothing intercepted.
+const DIAGRAM_PAGES = [
+  '/docs/access',
+  '/docs/access/concepts/token-containers',
+  '/docs/access/guides/oauth-server',
+  '/docs/gate/getting-started',
+  '/docs/gate/configuration/plugin-config',
+  '/docs/identity-protection/onboarding',
+];
+const MERMAID_MARK = 'docusaurus-mermaid-container';
+
+describe.skipIf(!built)('diagrams in Chromium', () => {
+  it('render on the pages that have them; a page without one loads no diagram code', async () => {
+    const { startDocsServer } = await import('@keyway/docs-server');
+    const { chromium } = await import('playwright-core');
+    const server = await startDocsServer({ siteDir: buildDir, port: 0 });
+    const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu'] });
+    try {
+      for (const route of DIAGRAM_PAGES) {
+        const html = fs.readFileSync(path.join(buildDir, `${route.slice(1)}.html`), 'utf8');
+        expect(html, `${route}: the diagram's source shown as code`).not.toContain('language-mermaid');
+        const page = await browser.newPage();
+        await page.goto(server.url + route);
+        await page.locator(`.${MERMAID_MARK} svg`).first().waitFor({ timeout: 30_000 });
+        await page.close();
+      }
+      const page = await browser.newPage();
+      const scripts: Promise<string>[] = [];
+      page.on('response', (res) => {
+        if (res.request().resourceType() === 'script') scripts.push(res.text().catch(() => ''));
+      });
+      await page.goto(`${server.url}/docs/intro`, { waitUntil: 'networkidle' });
+      const code = await Promise.all(scripts);
+      expect(code.length).toBeGreaterThan(3);
+      expect(code.filter((c) => c.includes(MERMAID_MARK)), 'scripts of /docs/intro holding diagram code').toEqual([]);
+      await page.close();
+    } finally {
+      await browser.close();
+      await server.close();
+    }
+  }, 180_000);
+});

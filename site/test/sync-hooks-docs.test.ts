@@ -179,7 +179,7 @@ describe('the verifying endpoint of the sync hooks concept page', () => {
     };
     const anonymousClaims = async () => {
       const res = await fetch(`${live.url}/persons/anonymous`, { method: 'POST', headers: { 'Keyway-OrgID': live.orgId, 'Content-Type': 'application/json' }, body: '{}' });
-      return claimsOf(((await res.json()) as { result: { token: string } }).result.token);
+      return claimsOf(((await res.json()) as { result: string }).result);
     };
     const remove = (id: string) => fetch(`${live.url}/organizations/webhooks/${id}`, { method: 'DELETE', headers: { 'Keyway-OrgID': live.orgId, 'Keyway-API-Key': apiKey } });
 

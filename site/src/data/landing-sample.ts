@@ -3,7 +3,7 @@
 // and jq against a real identity server and compares the answer with `output`.
 export const command = `TOKEN=$(curl -s -X POST http://localhost:8787/persons/anonymous \\
   -H 'Keyway-OrgID: org_keyway_dev' -H 'Content-Type: application/json' \\
-  -d '{}' | jq -r .result.token)
+  -d '{}' | jq -r .result)
 
 curl -s -X POST http://localhost:8787/token/validate \\
   -H 'Keyway-OrgID: org_keyway_dev' -H 'Content-Type: application/json' \\
