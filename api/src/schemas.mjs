@@ -75,7 +75,7 @@ export const schemas = {
   }, ['limit', 'offset', 'total_count']),
 
   // ---------- identifiers ----------
-  PersonId: str({ pattern: '^pid:[A-Za-z0-9_-]{1,64}$', description: 'Person identifier, `pid:` followed by an opaque id.' }),
+  PersonId: str({ pattern: '^pid:[A-Za-z0-9_-]{1,64}$', description: 'Person identifier, `pid:` followed by an opaque id.', example: 'pid:3a7c9e10-2b4d-4f6a-8c1e-5d7f9a0b2c4e' }),
   OrganizationId: str({ pattern: '^[A-Za-z0-9_-]{1,64}$', description: 'Organization identifier.' }),
   ChallengeId: str({ pattern: ID_PATTERN, description: 'Challenge identifier.' }),
   ResourceId: str({ pattern: ID_PATTERN, description: 'Opaque identifier of a stored object.' }),
@@ -150,7 +150,11 @@ export const schemas = {
     last_used: nullable(dateTime()),
     params: { oneOf: [ref('PasswordCredentialParams'), ref('PublicKeyCredentialParams'), ref('TotpCredentialParams')] },
   }, ['id', 'type']),
-  PasswordCredentialParams: open({ password_hash: str({ description: 'PHC string of the stored hash (never the password).' }) }, ['password_hash'], { title: 'password' }),
+  PasswordCredentialParams: open(
+    { hash_algorithm: str({ enum: ['scrypt', 'argon2id', 'argon2i', 'argon2d', 'bcrypt', 'pbkdf2'], description: 'How the password is stored. The hash itself is never returned: a stolen token or key must not yield offline-crackable material.' }) },
+    ['hash_algorithm'],
+    { title: 'password' },
+  ),
   PublicKeyCredentialParams: open({
     webauthn_credential_id: str(),
     public_key: str({ description: 'COSE public key, base64url.' }),

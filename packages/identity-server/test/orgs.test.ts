@@ -42,7 +42,7 @@ describe.each(BACKENDS)('allowed domains (%s)', (backend) => {
     const preflight = () => fetch(`${t.server.url}/id/v2`, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' } });
     expect((await preflight()).headers.get('access-control-allow-origin')).toBeNull();
     const link = (target: string) => t.call('POST', '/id/v2', { handle: 'dom@example.com', factor: { method: 'email_link', options: { redirect_target: target } } });
-    expect((await link('https://anywhere.example/x')).status).toBe(200); // no list yet: any target
+    expect((await link('https://app.example/welcome')).status).toBe(400); // no list yet: only the server and the configured app origins
 
     expect((await call('POST', '/organizations/config/domains', { domains: ['app.example', 'docs.example'] }, KEY)).body.result).toEqual({ domains: ['app.example', 'docs.example'] });
     expect((await preflight()).headers.get('access-control-allow-origin')).toBe(origin);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Ctx, Org } from '../context.js';
-import { bearerToken, clientIp, loadOrg, nowIso, originAllowed, requireOrg } from '../context.js';
+import { bearerToken, checkRedirect, clientIp, loadOrg, nowIso, requireOrg } from '../context.js';
 import type { ChallengeTable } from '../db/schema.js';
 import { ApiError, badRequest, forbidden, notFound, unauthorized } from '../errors.js';
 import { assertReachable, parseHandle, type Handle } from '../handles.js';
@@ -199,18 +199,7 @@ export function requireHandleType(handle: Handle | undefined, method: string, ty
  */
 export function redirectTarget(ctx: Ctx, org: Org, options: Record<string, unknown>): string | undefined {
   const t = options.redirect_target;
-  if (t === undefined) return undefined;
-  let url: URL | undefined;
-  try {
-    url = typeof t === 'string' ? new URL(t) : undefined;
-  } catch {
-    url = undefined;
-  }
-  if (!url || !/^https?:$/.test(url.protocol)) throw badRequest('factor.options.redirect_target must be an http or https URL');
-  if (org.settings.allowed_domains?.length && !originAllowed(ctx, url.origin, org)) {
-    throw badRequest(`factor.options.redirect_target: domain "${url.hostname}" is not allowed for this organization`);
-  }
-  return url.href;
+  return t === undefined ? undefined : checkRedirect(ctx, org, t, 'factor.options.redirect_target');
 }
 
 export const otpFactor = (channel: 'email' | 'sms'): FactorHandler => ({
@@ -299,7 +288,7 @@ export function factorOptions(factor: { method: string; options?: Record<string,
 export async function previousToken(ctx: Ctx, req: FastifyRequest): Promise<UserTokenClaims | undefined> {
   const token = bearerToken(req);
   if (!token) return undefined;
-  const res = await ctx.tokens.validate(token);
+  const res = await ctx.tokens.validate(token, 'person');
   if (!res.valid) throw unauthorized(`previous token: ${res.invalidity_reason}`);
   return res.claims;
 }
@@ -402,7 +391,7 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: Ctx): void {
   });
 
   app.post<{ Body: { token: string } }>('/token/validate', { schema: { body: S.tokenBody } }, async (req) => {
-    const res = await ctx.tokens.validate(req.body.token);
+    const res = await ctx.tokens.validate(req.body.token, 'validate');
     if (!res.valid) return { result: { valid: false, invalidity_reason: res.invalidity_reason } };
     const orgHeader = req.headers['keyway-orgid'];
     if (typeof orgHeader === 'string' && orgHeader !== res.claims.oid) {
@@ -412,7 +401,7 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: Ctx): void {
   });
 
   app.post<{ Body: { token: string } }>('/token/revoke', { schema: { body: S.tokenBody } }, async (req) => {
-    const res = await ctx.tokens.validate(req.body.token);
+    const res = await ctx.tokens.validate(req.body.token, 'revoke');
     if (res.valid) {
       await ctx.tokens.revoke(res.claims);
       return { result: { revoked: true } };

@@ -55,7 +55,7 @@ export function registerEventRoutes(app: FastifyInstance, ctx: Ctx): void {
         }
       })();
       if (token) {
-        const v = await ctx.tokens.validate(token);
+        const v = await ctx.tokens.validate(token, 'person');
         if (v.valid) personId = v.claims.person_id;
       }
       const now = nowIso();

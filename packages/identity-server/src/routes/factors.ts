@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Ctx, Org } from '../context.js';
-import { clientIp, loadOrg, nowIso, requireOrg, requireUser } from '../context.js';
+import { checkRedirect, clientIp, loadOrg, nowIso, requireOrg, requireUser } from '../context.js';
 import { badRequest, forbidden, notFound, unauthorized } from '../errors.js';
 import { parseHandle, type Handle } from '../handles.js';
 import { escapeHtml } from '../mailer.js';
 import { failedRules, hashPassword, PASSWORD_RULES, verifyPassword, type PasswordRule } from '../passwords.js';
-import { findPersonByHandle, getPerson, issueToken, type PersonRow } from '../persons.js';
+import { findPersonByHandle, getPerson, hashAlgorithm, issueToken, type PersonRow } from '../persons.js';
 import * as S from '../schemas.js';
 import { hashSecret, newSecret, sameDigest, sha256 } from '../secrets.js';
 import { checkTotp, newTotpRegistration, RECOVERY_CODE_COUNT } from '../totp.js';
@@ -96,7 +96,7 @@ export async function setPassword(ctx: Ctx, personId: string, password: string, 
     await trx.deleteFrom('credentials').where('person_id', '=', personId).where('type', '=', 'password').execute();
     await trx
       .insertInto('credentials')
-      .values({ id: randomUUID(), person_id: personId, type: 'password', label, params: JSON.stringify({ password_hash: hash }), secret: JSON.stringify({ hash }), created_at: now, last_used: now })
+      .values({ id: randomUUID(), person_id: personId, type: 'password', label, params: JSON.stringify({ hash_algorithm: hashAlgorithm(hash) }), secret: JSON.stringify({ hash }), created_at: now, last_used: now })
       .execute();
   });
 }
@@ -355,9 +355,9 @@ export function registerFactorRoutes(app: FastifyInstance, ctx: Ctx): void {
     }
     const person = await getPerson(ctx, req.params.person_id);
     if (!person || person.org_id !== org.id) throw notFound(`person "${req.params.person_id}" does not exist`);
-    const target = req.body?.target_url;
-    if (version === 2 && !target) throw badRequest('body is missing required field "target_url"');
-    if (target !== undefined && !/^https?:\/\//i.test(target)) throw badRequest('target_url must be an http or https URL');
+    const rawTarget = req.body?.target_url;
+    if (version === 2 && !rawTarget) throw badRequest('body is missing required field "target_url"');
+    const target = rawTarget === undefined ? undefined : checkRedirect(ctx, org, rawTarget, 'target_url');
     const token = await ctx.tokens.sign({
       person_id: person.id,
       oid: org.id,
