@@ -400,7 +400,10 @@ export const schemas = {
     }, [], { maxProperties: 50, description: 'Data of the event (with its name, as the published client sends it); the fields listed are those of the authentication events.' }),
   }, [], {
     description: 'An analytics event. The organization is `organization_id`, or the Keyway-OrgID header when absent. The event\'s name is `event_data.event_name` (spec §3: the event is organization_id, analytics_correlation_id, window_location, user_agent and event_data) or, as older clients send it, `event_name`.',
-    anyOf: [{ required: ['event_name'] }, { required: ['event_data'], properties: { event_data: { required: ['event_name'] } } }],
+    anyOf: [
+      { required: ['event_name'], properties: { event_name: ref('AnalyticsEventName') } },
+      { required: ['event_data'], properties: { event_data: { type: 'object', required: ['event_name'], properties: { event_name: ref('AnalyticsEventName') } } } },
+    ],
   }),
   AnalyticsEventBatch: {
     description: 'One event, or up to 100 events at once.',

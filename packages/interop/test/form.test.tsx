@@ -2,7 +2,7 @@
 // would use it: typing into its fields and pressing its buttons (jsdom).
 import { ConfigurationProvider, Form, LoggedIn, LoggedOut, SlashIDProvider } from '@slashid/react';
 import { cleanup, render, screen, waitFor } from '@testing-library/react';
-import userEvent from '@testing-library/user-event';
+import { userEvent } from '@testing-library/user-event';
 import { afterEach, describe, expect, it } from 'vitest';
 import { email, useInterop } from './harness.js';
 
