@@ -87,6 +87,8 @@ export function continuePath(previous: string, abbreviated: string): string {
 export function schemaValidator(doc: Doc): (schema: Json) => ValidateFunction {
   const ajv = new Ajv2020({ allErrors: true, strict: true, strictTypes: false });
   addFormats(ajv);
+  // OpenAPI 3.1 keeps `example` beside JSON Schema's `examples` (the server's validator knows it too).
+  ajv.addKeyword({ keyword: 'example' });
   const rewrite = (value: unknown): unknown => {
     if (Array.isArray(value)) return value.map(rewrite);
     if (value && typeof value === 'object') {
