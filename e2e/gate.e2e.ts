@@ -216,7 +216,7 @@ describe('an attacker with no account (#15)', () => {
   it("an anonymous person's token container, stored as the docs token, opens no session and shows no gated page", async () => {
     // The anonymous-container route: POST /persons/anonymous, GET /token/v2, then present the container to the docs.
     const headers = { 'content-type': 'application/json', 'keyway-orgid': identity.orgId };
-    const anon = ((await (await fetch(`${identity.url}/persons/anonymous`, { method: 'POST', headers, body: '{}' })).json()) as { result: { token: string } }).result.token;
+    const anon = ((await (await fetch(`${identity.url}/persons/anonymous`, { method: 'POST', headers, body: '{}' })).json()) as { result: string }).result;
     const v2 = await fetch(`${identity.url}/token/v2`, { headers: { ...headers, authorization: `Bearer ${anon}` } });
     const container = ((await v2.json()) as { result: { token: string } }).result.token;
     await page.goto(`${base}/docs/intro`);

@@ -16,7 +16,7 @@ export function writeSite(prefix: string, files: Record<string, string>): string
 export async function signInAt(identity: { url: string; orgId: string }, email: string, orgId = identity.orgId): Promise<string> {
   const headers = { 'content-type': 'application/json', 'keyway-orgid': orgId };
   const id = await fetch(`${identity.url}/id/v2`, { method: 'POST', headers, body: JSON.stringify({ handle: email, factor: { method: 'otp_via_email' } }) });
-  const challenge = ((await id.json()) as { result: { challenges: { id: string }[] } }).result.challenges[0]!;
+  const challenge = ((await id.json()) as { result: { id: string }[] }).result[0]!;
   const mail = await fetch(`${identity.url}/dev/mailbox.json?to=${encodeURIComponent(email)}&limit=1`);
   const { code } = ((await mail.json()) as { result: { code: string }[] }).result[0]!;
   const att = await fetch(`${identity.url}/attestation/v3`, {

@@ -18,7 +18,7 @@ describe.each(BACKENDS)('adversarial: secrets never leave the server (%s)', (bac
     const personId = decodeClaims(token).person_id as string;
     expect((await call('PUT', `/persons/${personId}/credentials/password`, { password: 'Stolen-token 42 password' }, KEY)).status).toBe(200);
     const reg = await call('POST', '/id/v2', { factor: { method: 'totp' } }, { token });
-    const [ch] = reg.body.result.challenges;
+    const [ch] = reg.body.result;
     const secret = new URL(ch.options.key_uri).searchParams.get('secret')!;
     const done = await call('POST', '/attestation/v3', { challenge_id: ch.id, challenge_type: ch.type, data: { otp: await generate({ secret }) } });
     expect(done.status).toBe(200);
@@ -62,7 +62,7 @@ describe.each(BACKENDS)('adversarial: secrets never leave the server (%s)', (bac
     expect(imported.status).toBe(201);
     expect(JSON.stringify(imported.body)).not.toMatch(HASH);
     const login = await call('POST', '/id/v2', { handle: 'imported-hash@example.com', factor: { method: 'password' } });
-    const ok = await call('POST', '/attestation/v3', { challenge_id: login.body.result.challenges[0].id, challenge_type: 'password_verify', data: { password: 'Migrated 42 secret' } });
+    const ok = await call('POST', '/attestation/v3', { challenge_id: login.body.result[0].id, challenge_type: 'password_verify', data: { password: 'Migrated 42 secret' } });
     expect(ok.status).toBe(200);
   });
 
