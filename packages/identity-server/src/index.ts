@@ -28,7 +28,15 @@ export const DEFAULT_DEV_CORS_ORIGINS = ['http://localhost:3000', 'http://127.0.
 /** `.data` at the repository root. */
 export const DEFAULT_DATA_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../../.data');
 
-export const DEFAULT_LIMITS: Limits = { perIpPerMinute: 120, perHandlePerMinute: 10, maxAttempts: 5, codeTtlSeconds: 600 };
+export const DEFAULT_LIMITS: Limits = {
+  perIpPerMinute: 120,
+  perHandlePerMinute: 10,
+  maxAttempts: 5,
+  codeTtlSeconds: 600,
+  lockoutThreshold: 10,
+  lockoutBaseSeconds: 300,
+  lockoutMaxSeconds: 86_400,
+};
 
 export interface IdentityServerOptions {
   port?: number;

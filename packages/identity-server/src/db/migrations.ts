@@ -308,6 +308,17 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
         await db.schema.createIndex('oauth_refresh_tokens_subject').on('oauth_refresh_tokens').columns(['client_id', 'person_id']).execute();
       },
     },
+    '0010_guess_failures': {
+      async up(db: Kysely<any>) {
+        await db.schema
+          .createTable('guess_failures')
+          .addColumn('key', 'text', (c) => c.primaryKey())
+          .addColumn('failures', 'integer', (c) => c.notNull())
+          .addColumn('locked_until', 'text')
+          .addColumn('updated_at', 'text', (c) => c.notNull())
+          .execute();
+      },
+    },
   };
 }
 
