@@ -62,6 +62,8 @@ export interface OAuthClient {
   refresh_token_duration?: number;
   /** sha256 of the client secret (confidential clients). */
   secret_sha256?: string;
+  /** Last 4 characters of the secret, shown in reads to tell secrets apart (the secret itself is never read back). */
+  secret_last4?: string;
   created_at?: string;
   /** Look of the hosted login page for this client. */
   ui_configuration?: UiConfiguration;
@@ -190,11 +192,14 @@ export function bearerToken(req: FastifyRequest): string | undefined {
   return m[1];
 }
 
-/** Claims of the bearer token; 401 when missing or invalid (with the reason). */
+/**
+ * Claims of the bearer user token of a person call; 401 when missing, invalid or not a user token (with the reason):
+ * containers, id_tokens, OAuth2 access tokens and client tokens never act as a person.
+ */
 export async function requireUser(ctx: Ctx, req: FastifyRequest): Promise<UserTokenClaims> {
   const token = bearerToken(req);
   if (!token) throw unauthorized('missing bearer token: send Authorization: Bearer <user token>');
-  const res = await ctx.tokens.validate(token);
+  const res = await ctx.tokens.validate(token, 'person');
   if (!res.valid) throw unauthorized(res.invalidity_reason);
   const org = await loadOrg(ctx, res.claims.oid);
   if (!org) throw unauthorized('token organization no longer exists');

@@ -280,11 +280,21 @@ attestationHandlers.set('otp', async (ctx, row, data) => {
   return finishSignIn(ctx, row, row.method);
 });
 
+/**
+ * The options of a factor without the copy of `method` the published client repeats inside them
+ * (`{method, options: {method, …}}`); a copy that names another method is refused.
+ */
+export function factorOptions(factor: { method: string; options?: Record<string, unknown> }): Record<string, unknown> {
+  const { method, ...options } = factor.options ?? {};
+  if (method !== undefined && method !== factor.method) throw badRequest(`factor.options.method must be "${factor.method}" (the factor's method) when given`);
+  return options;
+}
+
 /** The previous token of an ID request (MFA, step-up, anonymous upgrade); 401 when present but invalid. */
 export async function previousToken(ctx: Ctx, req: FastifyRequest): Promise<UserTokenClaims | undefined> {
   const token = bearerToken(req);
   if (!token) return undefined;
-  const res = await ctx.tokens.validate(token);
+  const res = await ctx.tokens.validate(token, 'person');
   if (!res.valid) throw unauthorized(`previous token: ${res.invalidity_reason}`);
   return res.claims;
 }
@@ -307,13 +317,14 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: Ctx): void {
       org,
       handle,
       method: body.factor.method,
-      options: body.factor.options ?? {},
+      options: factorOptions(body.factor),
       previous,
       metadata: body.metadata,
       origin: req.headers.origin,
     });
     reply.header('cache-control', 'no-cache, no-store');
-    return { result: { type: 'challenge_list', challenges } };
+    // The challenge list itself (spec §7 "returns a challenge list"; the published client reads `result` as the array).
+    return { result: challenges };
   };
   app.post('/id', { schema: { body: S.idRequest } }, idHandler);
   app.post('/id/v2', { schema: { body: S.idRequest } }, idHandler);
@@ -345,7 +356,8 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: Ctx): void {
     }
     await checkAnswer(ctx, row, true, '');
     const token = await finishSignIn(ctx, row, row.method);
-    return { result: { token } };
+    // The token itself, as the published client reads it (`result` is the token string).
+    return { result: token };
   };
   app.get('/challenge/:challenge_id', { schema: { params: S.challengeParams } }, poll);
   app.get('/challenge/:challenge_id/v2', { schema: { params: S.challengeParams } }, poll);
@@ -380,11 +392,12 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: Ctx): void {
     ctx.limiter.hit('id-ip', clientIp(req), ctx.limits.perIpPerMinute, 'sign-in attempts from this address');
     const person = await createPerson(ctx, org, { type: 'anonymous', region: req.body?.region });
     const token = await issueToken(ctx, person, { method: 'anonymous' }, { firstToken: true });
-    return { result: { token } };
+    // Spec §7: "result: anonymous token" (the token string).
+    return { result: token };
   });
 
   app.post<{ Body: { token: string } }>('/token/validate', { schema: { body: S.tokenBody } }, async (req) => {
-    const res = await ctx.tokens.validate(req.body.token);
+    const res = await ctx.tokens.validate(req.body.token, 'validate');
     if (!res.valid) return { result: { valid: false, invalidity_reason: res.invalidity_reason } };
     const orgHeader = req.headers['keyway-orgid'];
     if (typeof orgHeader === 'string' && orgHeader !== res.claims.oid) {
@@ -394,7 +407,7 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: Ctx): void {
   });
 
   app.post<{ Body: { token: string } }>('/token/revoke', { schema: { body: S.tokenBody } }, async (req) => {
-    const res = await ctx.tokens.validate(req.body.token);
+    const res = await ctx.tokens.validate(req.body.token, 'revoke');
     if (res.valid) {
       await ctx.tokens.revoke(res.claims);
       return { result: { revoked: true } };

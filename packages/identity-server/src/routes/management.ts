@@ -734,6 +734,7 @@ export function registerManagementRoutes(app: FastifyInstance, ctx: Ctx): void {
     public: c.public ?? false,
     access_token_duration: c.access_token_duration ?? 3600,
     refresh_token_duration: c.refresh_token_duration ?? 0,
+    ...(c.secret_last4 ? { client_secret_last4: c.secret_last4 } : {}),
   });
   const unsupportedGrants = (grants: string[] | undefined, isPublic: boolean | undefined) => {
     if (grants?.includes('refresh_token') && !grants.includes('authorization_code')) throw badRequest('grant_types: refresh_token needs authorization_code (refresh tokens are issued with the authorization code grant)');
@@ -758,6 +759,7 @@ export function registerManagementRoutes(app: FastifyInstance, ctx: Ctx): void {
         // Refresh tokens live 30 days unless told otherwise; 0 turns them off.
         refresh_token_duration: b.refresh_token_duration ?? (b.grant_types.includes('refresh_token') ? 30 * 24 * 3600 : 0),
         secret_sha256: sha256(secret),
+        secret_last4: secret.slice(-4),
         created_at: nowIso(),
       };
       await clients.add(org, client);
@@ -786,7 +788,7 @@ export function registerManagementRoutes(app: FastifyInstance, ctx: Ctx): void {
   app.put<{ Params: { oauth_client_id: string } }>('/oauth2/clients/:oauth_client_id/secret', async (req) => {
     const org = await admin(req);
     const secret = `kwcs_${randomBytes(24).toString('base64url')}`;
-    const current: OAuthClient = { ...clients.one(org, req.params.oauth_client_id), secret_sha256: sha256(secret) };
+    const current: OAuthClient = { ...clients.one(org, req.params.oauth_client_id), secret_sha256: sha256(secret), secret_last4: secret.slice(-4) };
     await clients.replace(org, current);
     return { result: { ...clientOut(current), client_secret: secret } };
   });
