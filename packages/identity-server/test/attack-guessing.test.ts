@@ -30,19 +30,19 @@ for (const backend of BACKENDS) {
       api(server)('POST', '/attestation/v3', { challenge_id: challenge.id, challenge_type: challenge.type, data });
 
     it('locks the password factor after repeated failures over fresh challenges and two processes; a correct password is refused too', async () => {
-      const set = (await api(a)('POST', '/id/v2', { handle: 'victim@example.com', factor: { method: 'password' } })).body.result.challenges[0];
+      const set = (await api(a)('POST', '/id/v2', { handle: 'victim@example.com', factor: { method: 'password' } })).body.result[0];
       expect((await answer(a, set, { password: PASSWORD })).status).toBe(200);
       const statuses: number[] = [];
       for (let i = 0; i < 6; i++) {
         const server = i % 2 ? b : a; // alternate processes
         const r = await api(server)('POST', '/id/v2', { handle: 'victim@example.com', factor: { method: 'password' } });
-        const verify = r.body.result.challenges[0];
+        const verify = r.body.result[0];
         statuses.push((await answer(server, verify, { password: `guess number ${i}` })).status);
       }
       // Four wrong guesses are answered 401; from then on the factor is locked, whatever the process.
       expect(statuses).toEqual([401, 401, 401, 401, 429, 429]);
       for (const server of [a, b]) {
-        const verify = (await api(server)('POST', '/id/v2', { handle: 'victim@example.com', factor: { method: 'password' } })).body.result.challenges[0];
+        const verify = (await api(server)('POST', '/id/v2', { handle: 'victim@example.com', factor: { method: 'password' } })).body.result[0];
         const right = await answer(server, verify, { password: PASSWORD });
         expect(right.status).toBe(429);
         expect(Number(right.headers.get('retry-after'))).toBeGreaterThan(60);
@@ -50,7 +50,7 @@ for (const backend of BACKENDS) {
       }
       // The victim still gets in with an e-mailed link.
       const link = await api(b)('POST', '/id/v2', { handle: 'victim@example.com', factor: { method: 'email_link' } });
-      const ch = link.body.result.challenges[0];
+      const ch = link.body.result[0];
       const { link: url } = await lastMessage(a, 'victim@example.com');
       expect((await fetch(url!, { redirect: 'manual' })).status).toBe(200);
       const done = await api(a)('GET', `/challenge/${ch.id}/v2`);
@@ -63,7 +63,7 @@ for (const backend of BACKENDS) {
       await fetch(recoveryLink!, { redirect: 'manual' });
       expect((await api(a)('GET', `/challenge/${challenges[0].id}/v2`)).status).toBe(200);
       expect((await answer(a, challenges[1], { password: 'a brand new 77 password' })).status).toBe(200);
-      const after = (await api(b)('POST', '/id/v2', { handle: 'victim@example.com', factor: { method: 'password' } })).body.result.challenges[0];
+      const after = (await api(b)('POST', '/id/v2', { handle: 'victim@example.com', factor: { method: 'password' } })).body.result[0];
       expect((await answer(b, after, { password: 'a brand new 77 password' })).status).toBe(200);
     }, 180_000);
 
@@ -73,12 +73,12 @@ for (const backend of BACKENDS) {
         const id = await api(i % 2 ? b : a)('POST', '/id/v2', { handle: 'codes@example.com', factor: { method: 'otp_via_email' } });
         const { code } = await lastMessage(a, 'codes@example.com');
         const wrong = String((Number(code) + 1) % 1_000_000).padStart(6, '0');
-        statuses.push((await answer(i % 2 ? a : b, id.body.result.challenges[0], { otp: wrong })).status);
+        statuses.push((await answer(i % 2 ? a : b, id.body.result[0], { otp: wrong })).status);
       }
       expect(statuses).toEqual([401, 401, 401, 401, 429]);
       const id = await api(a)('POST', '/id/v2', { handle: 'codes@example.com', factor: { method: 'otp_via_email' } });
       const { code } = await lastMessage(a, 'codes@example.com');
-      expect((await answer(b, id.body.result.challenges[0], { otp: code })).status).toBe(429);
+      expect((await answer(b, id.body.result[0], { otp: code })).status).toBe(429);
       // Other accounts are not affected.
       expect(await signInWithEmail(a, 'bystander@example.com')).toMatch(/^ey/);
     });
