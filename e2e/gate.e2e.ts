@@ -7,6 +7,7 @@ import { startDocsServer, type StartedDocsServer } from '@keyway/docs-server';
 import { startIdentityServer } from '@keyway/identity-server';
 import { hydrated, isolatedContext, launchBrowser } from './browser';
 import { freePort } from './net';
+import { mailboxCode as sharedMailboxCode, signInOnLoginPage as sharedSignIn } from './login-flow';
 import { routeContract, siteBuild } from './paths';
 import { gatedSentences } from './gated-sentences';
 
@@ -52,22 +53,10 @@ afterEach(async () => {
   await context.close();
 });
 
-async function mailboxCode(email: string): Promise<string> {
-  const res = await fetch(`${identity.url}/dev/mailbox.json?to=${encodeURIComponent(email)}&limit=1`);
-  const item = ((await res.json()) as { result: { code: string | null }[] }).result[0];
-  if (!item?.code) throw new Error(`no code in the dev mailbox for ${email}`);
-  return item.code;
-}
+const mailboxCode = (email: string): Promise<string> => sharedMailboxCode(identity.url, email);
 
 /** Signs in on /login (already open) with an e-mailed code read from the dev mailbox. */
-async function signInOnLoginPage(email: string): Promise<void> {
-  await page.getByLabel('Work e-mail address').fill(email);
-  await page.getByRole('button', { name: 'Send me a code' }).click();
-  const code = page.getByLabel('Code from the e-mail');
-  await code.waitFor();
-  await code.fill(await mailboxCode(email));
-  await page.getByRole('button', { name: 'Sign in' }).click();
-}
+const signInOnLoginPage = (email: string): Promise<void> => sharedSignIn(page, identity.url, email);
 
 const storedToken = () => page.evaluate((k) => window.localStorage.getItem(k), TOKEN_KEY);
 const h1 = () => page.locator('article h1, main h1').first().textContent();

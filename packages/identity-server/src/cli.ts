@@ -32,6 +32,9 @@ const server = await startIdentityServer({
   limits: {
     perIpPerMinute: intEnv('KEYWAY_RATE_LIMIT_PER_IP', 120),
     perHandlePerMinute: intEnv('KEYWAY_RATE_LIMIT_PER_HANDLE', 10),
+    lockoutThreshold: intEnv('KEYWAY_LOCKOUT_THRESHOLD', 10),
+    lockoutBaseSeconds: intEnv('KEYWAY_LOCKOUT_BASE_SECONDS', 300),
+    lockoutMaxSeconds: intEnv('KEYWAY_LOCKOUT_MAX_SECONDS', 86_400),
   },
   logger: env.KEYWAY_LOG === '1',
   ...(env.KEYWAY_SMTP_URL ? { smtp: { url: env.KEYWAY_SMTP_URL, from: env.KEYWAY_SMTP_FROM ?? 'Keyway <no-reply@keyway.dev>' } } : {}),

@@ -94,6 +94,12 @@ export interface Limits {
   maxAttempts: number;
   /** Lifetime of OTP codes and links. */
   codeTtlSeconds: number;
+  /** Failed answers per account and factor before the factor locks (0: no account-level lock); see src/guessing.ts. */
+  lockoutThreshold: number;
+  /** First lock, in seconds; each further failure doubles it. */
+  lockoutBaseSeconds: number;
+  /** Longest lock, in seconds. */
+  lockoutMaxSeconds: number;
 }
 
 export interface Ctx {

@@ -28,7 +28,15 @@ export const DEFAULT_DEV_CORS_ORIGINS = ['http://localhost:3000', 'http://127.0.
 /** `.data` at the repository root. */
 export const DEFAULT_DATA_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../../.data');
 
-export const DEFAULT_LIMITS: Limits = { perIpPerMinute: 120, perHandlePerMinute: 10, maxAttempts: 5, codeTtlSeconds: 600 };
+export const DEFAULT_LIMITS: Limits = {
+  perIpPerMinute: 120,
+  perHandlePerMinute: 10,
+  maxAttempts: 5,
+  codeTtlSeconds: 600,
+  lockoutThreshold: 10,
+  lockoutBaseSeconds: 300,
+  lockoutMaxSeconds: 86_400,
+};
 
 export interface IdentityServerOptions {
   port?: number;
@@ -132,7 +140,7 @@ export async function startIdentityServer(opts: IdentityServerOptions = {}): Pro
       corsOrigins: opts.corsOrigins ?? (devMode ? DEFAULT_DEV_CORS_ORIGINS : []),
       orgs,
       allowedDomains: new Set(),
-      webhooks: new WebhookService(db, () => ctx.publicUrl, opts.webhooks),
+      webhooks: new WebhookService(db, () => ctx.publicUrl, { refuseInternal: !devMode, ...opts.webhooks }),
       sealer: Sealer.fromConfig(opts.secretsKey ?? process.env.KEYWAY_SECRETS_KEY, opts.dataDir ?? DEFAULT_DATA_DIR),
     };
     await tokens.init();

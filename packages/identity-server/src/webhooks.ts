@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { SignJWT, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
 import type { Db } from './db/index.js';
+import { isOutboundRefused, outboundFetch } from './outbound.js';
 import { forbidden } from './errors.js';
 
 export interface WebhookOptions {
@@ -10,6 +11,8 @@ export interface WebhookOptions {
   maxAttempts?: number;
   /** How often due deliveries are looked for (retries, and deliveries queued by other processes). Default 1 s. */
   pollMs?: number;
+  /** Refuse internal addresses (loopback, private, link-local, metadata) at connect time; on in production. */
+  refuseInternal?: boolean;
 }
 
 export interface WebhookEvent {
@@ -41,12 +44,21 @@ const MAX_BACKOFF_MS = 3600_000;
  * backoff until the receiver answers 2xx or the attempts run out. Deliveries live in the database, so nothing queued
  * is lost when the process stops; a delivery interrupted mid-send becomes due again after its timeout.
  */
+/** What a delivery that got no answer records: the timeout, a refused internal address, or the connection error code. */
+function failureText(err: unknown, timeout: number): string {
+  if (isOutboundRefused(err)) return 'not called: the target resolves to a loopback, private, link-local or metadata address';
+  if ((err as Error).name === 'TimeoutError') return `no answer within ${timeout} s`;
+  const cause = (err as { cause?: { code?: string } }).cause?.code;
+  return `could not connect${cause ? ` (${cause})` : ''}`;
+}
+
 export class WebhookService {
   private key?: Promise<{ kid: string; privateKey: CryptoKey }>;
   private running?: Promise<void>;
   readonly retryBaseMs: number;
   readonly maxAttempts: number;
   readonly pollMs: number;
+  private readonly send: ReturnType<typeof outboundFetch>;
 
   constructor(
     private readonly db: Db,
@@ -56,6 +68,7 @@ export class WebhookService {
     this.retryBaseMs = opts.retryBaseMs ?? 10_000;
     this.maxAttempts = opts.maxAttempts ?? 8;
     this.pollMs = opts.pollMs ?? 1000;
+    this.send = outboundFetch(opts.refuseInternal ?? false);
   }
 
   /** The newest signing key, created on first use. */
@@ -147,7 +160,7 @@ export class WebhookService {
         let claims: Record<string, unknown> = {};
         let denied: string | undefined;
         try {
-          const res = await fetch(hook.target_url, { method: 'POST', headers, body: jwt, redirect: 'manual', signal: AbortSignal.timeout(hook.timeout * 1000) });
+          const res = await this.send(hook.target_url, { method: 'POST', headers, body: jwt, redirect: 'manual', signal: AbortSignal.timeout(hook.timeout * 1000) });
           status = res.status;
           const text = res.status >= 200 && res.status <= 299 ? await res.text() : (await res.body?.cancel(), '');
           if (status < 200 || status > 299) note = `receiver answered ${status}: answer ignored`;
@@ -172,8 +185,7 @@ export class WebhookService {
             }
           }
         } catch (err) {
-          const cause = (err as { cause?: { code?: string } }).cause?.code;
-          note = (err as Error).name === 'TimeoutError' ? `no answer within ${hook.timeout} s: ignored` : `could not connect${cause ? ` (${cause})` : ''}: ignored`;
+          note = `${failureText(err, hook.timeout)}: ignored`;
         }
         const ok = status !== null && status >= 200 && status <= 299 && (!note || note.startsWith('reserved') || note.startsWith('refused'));
         await this.db
@@ -247,13 +259,12 @@ export class WebhookService {
     let error: string | undefined;
     let status: number | null = null;
     try {
-      const res = await fetch(hook.target_url, { method: 'POST', headers, body: jwt, redirect: 'manual', signal: AbortSignal.timeout(hook.timeout * 1000) });
+      const res = await this.send(hook.target_url, { method: 'POST', headers, body: jwt, redirect: 'manual', signal: AbortSignal.timeout(hook.timeout * 1000) });
       status = res.status;
       await res.body?.cancel();
       if (res.status < 200 || res.status > 299) error = `receiver answered ${res.status}`;
     } catch (err) {
-      const cause = (err as { cause?: { code?: string } }).cause?.code;
-      error = (err as Error).name === 'TimeoutError' ? `no answer within ${hook.timeout} s` : `could not connect${cause ? ` (${cause})` : ''}`;
+      error = failureText(err, hook.timeout);
     }
     const now = new Date();
     if (!error) {

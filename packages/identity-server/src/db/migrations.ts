@@ -319,6 +319,17 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
         await db.schema.createIndex('token_parents_parent').on('token_parents').column('parent_jti').execute();
       },
     },
+    '0011_guess_failures': {
+      async up(db: Kysely<any>) {
+        await db.schema
+          .createTable('guess_failures')
+          .addColumn('key', 'text', (c) => c.primaryKey())
+          .addColumn('failures', 'integer', (c) => c.notNull())
+          .addColumn('locked_until', 'text')
+          .addColumn('updated_at', 'text', (c) => c.notNull())
+          .execute();
+      },
+    },
   };
 }
 

@@ -276,7 +276,16 @@ export interface OAuthRefreshTokenTable {
   used_at: string | null;
 }
 
+/** Failed answers per organization, account and factor (account-level guessing defence, src/guessing.ts). */
+export interface GuessFailureTable {
+  key: string;
+  failures: number;
+  locked_until: string | null;
+  updated_at: string;
+}
+
 export interface Database {
+  guess_failures: GuessFailureTable;
   sso_oidc_tokens: SsoOidcTokenTable;
   oauth_refresh_tokens: OAuthRefreshTokenTable;
   monthly_active: MonthlyActiveTable;

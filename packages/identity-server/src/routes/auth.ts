@@ -11,6 +11,7 @@ import * as S from '../schemas.js';
 import { writeBuckets } from './me.js';
 import { storeIdpTokens, type PendingIdpTokens } from '../sso-tokens.js';
 import { hashSecret, newOtpCode, newSecret, sameDigest } from '../secrets.js';
+import { assertNotLocked, clearFailures, guessKey, recordFailure } from '../guessing.js';
 import type { UserTokenClaims } from '../tokens.js';
 
 type ChallengeRow = ChallengeTable;
@@ -105,9 +106,12 @@ export async function loadOpenChallenge(ctx: Ctx, id: string): Promise<Challenge
 
 /**
  * Counts one answer against the challenge's attempt budget (atomically; 429 once the budget is spent) and, when
- * `correct`, consumes the challenge so it can be used only once.
+ * `correct`, consumes the challenge so it can be used only once. Failures also count against the account and factor
+ * (src/guessing.ts): while that factor is locked every answer is refused with 429, right or wrong.
  */
 export async function checkAnswer(ctx: Ctx, row: ChallengeRow, correct: boolean, wrongMessage: string): Promise<void> {
+  const account = guessKey(row, challengeData(row).recovery === true);
+  await assertNotLocked(ctx, account);
   if (correct) {
     const res = await ctx.db
       .updateTable('challenges')
@@ -116,6 +120,7 @@ export async function checkAnswer(ctx: Ctx, row: ChallengeRow, correct: boolean,
       .where('status', 'in', ['pending', 'verified'])
       .executeTakeFirst();
     if (Number(res.numUpdatedRows) !== 1) throw unauthorized('challenge has already been answered');
+    await clearFailures(ctx, account);
     return;
   }
   const res = await ctx.db
@@ -126,6 +131,7 @@ export async function checkAnswer(ctx: Ctx, row: ChallengeRow, correct: boolean,
     .where('attempts', '<', ctx.limits.maxAttempts)
     .executeTakeFirst();
   if (Number(res.numUpdatedRows) !== 1) throw new ApiError(429, 'too many incorrect answers for this challenge: request a new code');
+  await recordFailure(ctx, account);
   throw unauthorized(wrongMessage);
 }
 

@@ -12,6 +12,7 @@ import { hashSecret, newSecret, sameDigest, sha256 } from '../secrets.js';
 import { checkTotp, newTotpRegistration, RECOVERY_CODE_COUNT } from '../totp.js';
 import type { UserTokenClaims } from '../tokens.js';
 import { requireApiKey } from './events.js';
+import { clearPersonFactor } from '../guessing.js';
 import {
   attestationHandlers,
   challengeData,
@@ -60,18 +61,22 @@ factorHandlers.set('password', {
   async start(ctx, r) {
     const { person, signedIn } = await subjectOf(ctx, r);
     const data: ChallengeData = r.previous ? { previous: r.previous } : {};
-    if (person) {
-      const cred = await credentialOf(ctx, person.id, 'password');
-      if (cred) {
-        const row = await createChallenge(ctx, { org: r.org, type: 'password_verify', method: 'password', handle: r.handle, personId: person.id, data });
-        return [{ id: row.id, type: 'password_verify', authentication_method: 'password', options: {} }];
-      }
-      if (!signedIn) throw forbidden('no password set');
+    // The same lookups whoever the handle names (an unknown handle looks for the credential of no one), so the answer's
+    // timing does not tell a known handle from an unknown one.
+    const cred = await credentialOf(ctx, person?.id ?? '', 'password');
+    if (person && cred) {
+      const row = await createChallenge(ctx, { org: r.org, type: 'password_verify', method: 'password', handle: r.handle, personId: person.id, data });
+      return [{ id: row.id, type: 'password_verify', authentication_method: 'password', options: {} }];
+    }
+    if (person && signedIn) {
       const row = await createChallenge(ctx, { org: r.org, type: 'password_set', method: 'password', personId: person.id, data });
       return [{ id: row.id, type: 'password_set', authentication_method: 'password', options: passwordRulesOptions(r.org) }];
     }
-    // Sign-up with a password (or a signed-in person adding a handle with a password).
-    if (r.org.settings.self_registration === false && !r.previous) throw forbidden('self-registration not allowed for this organization');
+    // Sign-up with a password (or a signed-in person adding a handle with a password): only where the organization
+    // lets unknown handles register. Elsewhere an unknown handle gets exactly the answer of a known person without a
+    // password, so the password factor does not reveal who has an account (README, "Guessing limits").
+    const signUp = !person && (r.org.settings.self_registration !== false || !!r.previous);
+    if (!signUp) throw forbidden('no password set');
     const row = await createChallenge(ctx, { org: r.org, type: 'password_set', method: 'password', handle: r.handle, data });
     return [{ id: row.id, type: 'password_set', authentication_method: 'password', options: passwordRulesOptions(r.org) }];
   },
@@ -99,6 +104,7 @@ export async function setPassword(ctx: Ctx, personId: string, password: string, 
       .values({ id: randomUUID(), person_id: personId, type: 'password', label, params: JSON.stringify({ hash_algorithm: hashAlgorithm(hash) }), secret: JSON.stringify({ hash }), created_at: now, last_used: now })
       .execute();
   });
+  await clearPersonFactor(ctx, personId, 'password');
 }
 
 attestationHandlers.set('password_set', async (ctx, row, data) => {

@@ -17,6 +17,7 @@ import { failedRules } from '../passwords.js';
 import type { OidcProviderConfig, SamlProviderConfig } from './sso.js';
 import { parseIdpMetadata } from '../saml-metadata.js';
 import { checkTokenTemplate, RESERVED_CLAIMS } from '../token-template.js';
+import { isOutboundRefused, outboundFetch } from '../outbound.js';
 import { grantsOf, rbacPool, registerRbacRoutes, requireDefined, setGrants } from './rbac.js';
 
 interface PersonBody {
@@ -667,7 +668,12 @@ export function registerManagementRoutes(app: FastifyInstance, ctx: Ctx): void {
     if (b.idp_metadata_xml) return parseIdpMetadata(b.idp_metadata_xml);
     if (!b.idp_metadata_url) throw badRequest('give idp_metadata_xml or idp_metadata_url');
     if (new URL(b.idp_metadata_url).protocol !== 'https:' && !ctx.devMode) throw badRequest('idp_metadata_url must use https');
-    const res = await fetch(b.idp_metadata_url, { signal: AbortSignal.timeout(10_000) }).catch(() => undefined);
+    // Internal addresses are refused in production (checked at connect time); the error never repeats what an
+    // address answered.
+    const res = await outboundFetch(!ctx.devMode)(b.idp_metadata_url, { signal: AbortSignal.timeout(10_000) }).catch((err: unknown) => {
+      if (isOutboundRefused(err)) throw badRequest(`idp_metadata_url: ${(err as Error).message}`);
+      return undefined;
+    });
     if (!res?.ok) throw badRequest(`IdP metadata could not be fetched from ${b.idp_metadata_url}`);
     return parseIdpMetadata(await res.text());
   };

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Ctx, OAuthClient, Org, UiConfiguration } from '../context.js';
-import { loadOrg, requireOrg, requireUser } from '../context.js';
+import { clientIp, loadOrg, requireOrg, requireUser } from '../context.js';
+import { RateLimitError } from '../ratelimit.js';
 import { ApiError, badRequest, forbidden } from '../errors.js';
 import * as S from '../schemas.js';
 import { parseHandle } from '../handles.js';
@@ -341,13 +342,17 @@ export function registerOAuthRoutes(app: FastifyInstance, ctx: Ctx): void {
         const pending = await loadRequest(req.body.request_id!);
         if (!pending) return expired(reply);
         try {
+          // The same limits as /id: per client address, then per handle.
+          ctx.limiter.hit('id-ip', clientIp(req), ctx.limits.perIpPerMinute, 'sign-in attempts from this address');
           const handle = parseHandle(req.body.email!);
           if (handle.type !== 'email_address') throw badRequest('enter an email address');
           ctx.limiter.hit('id-handle', `${pending.org.id}:${handle.type}:${handle.value}`, ctx.limits.perHandlePerMinute, 'sign-in attempts for this handle');
           const [ch] = await otpFactor('email').start(ctx, { org: pending.org, handle, method: 'otp_via_email', options: {}, previous: undefined, metadata: undefined });
           return page(reply, 200, 'Enter your code', codeForm(pending.row.id, ch!.id, handle.value), undefined, pending.request.redirect_uri);
         } catch (err) {
-          return page(reply, 400, 'Sign in', emailForm(pending.row.id, pending.request.client_name, (err as Error).message, req.body.email), undefined, pending.request.redirect_uri);
+          if (err instanceof RateLimitError) reply.header('retry-after', String(err.retryAfterSeconds));
+          const status = err instanceof RateLimitError ? 429 : 400;
+          return page(reply, status, 'Sign in', emailForm(pending.row.id, pending.request.client_name, (err as Error).message, req.body.email), undefined, pending.request.redirect_uri);
         }
       },
     );
@@ -366,7 +371,9 @@ export function registerOAuthRoutes(app: FastifyInstance, ctx: Ctx): void {
           if (Date.parse(row.expires_at) <= Date.now()) throw badRequest('the code has expired: start again');
           token = await attestationHandlers.get('otp')!(ctx, row, { otp: req.body.code ?? '' });
         } catch (err) {
-          return page(reply, 400, 'Enter your code', codeForm(pending.row.id, row.id, req.body.email ?? '', (err as Error).message), undefined, pending.request.redirect_uri);
+          if (err instanceof RateLimitError) reply.header('retry-after', String(err.retryAfterSeconds));
+          const status = err instanceof RateLimitError ? 429 : 400;
+          return page(reply, status, 'Enter your code', codeForm(pending.row.id, row.id, req.body.email ?? '', (err as Error).message), undefined, pending.request.redirect_uri);
         }
         const v = await ctx.tokens.validate(token, 'person');
         if (!v.valid) return expired(reply);

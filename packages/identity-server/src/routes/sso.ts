@@ -11,6 +11,7 @@ import { escapeHtml } from '../mailer.js';
 import * as S from '../schemas.js';
 import { hashSecret, newSecret, sameDigest, sha256 } from '../secrets.js';
 import { pendingIdpTokens, type PendingIdpTokens } from '../sso-tokens.js';
+import { outboundFetch } from '../outbound.js';
 import { challengeData, createChallenge, factorHandlers, redirectTarget, type ChallengeData, type StartRequest } from './auth.js';
 
 /** OIDC identity provider credentials of an organization (`settings.oidc_providers`). */
@@ -74,7 +75,13 @@ export function providerConfig(ctx: Ctx, p: OidcProviderConfig): Promise<oidc.Co
   if (!cfg) {
     const insecure = new URL(p.issuer).protocol === 'http:';
     if (insecure && !ctx.devMode) return Promise.reject(badRequest(`OIDC issuer ${p.issuer} must use https`));
-    cfg = oidc.discovery(new URL(p.issuer), p.client_id, p.client_secret, undefined, insecure ? { execute: [oidc.allowInsecureRequests] } : {});
+    // Discovery and every later call to the provider go through the outbound guard (internal addresses refused in
+    // production, checked at connect time).
+    const guarded = outboundFetch(!ctx.devMode) as unknown as oidc.CustomFetch;
+    cfg = oidc.discovery(new URL(p.issuer), p.client_id, p.client_secret, undefined, {
+      ...(insecure ? { execute: [oidc.allowInsecureRequests] } : {}),
+      [oidc.customFetch]: guarded,
+    });
     cfg.catch(() => configs.delete(key));
     configs.set(key, cfg);
   }

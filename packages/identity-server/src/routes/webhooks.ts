@@ -5,6 +5,7 @@ import { nowIso } from '../context.js';
 import type { WebhookTable } from '../db/schema.js';
 import { ApiError, badRequest, notFound } from '../errors.js';
 import { requireApiKey } from './events.js';
+import { assertPublicUrl } from '../outbound.js';
 import { SYNC_HOOKS } from '../webhooks.js';
 
 interface WebhookBody {
@@ -41,6 +42,15 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: Ctx): void {
       const url = new URL(body.target_url);
       if (url.protocol !== 'https:' && !(ctx.devMode && url.protocol === 'http:' && LOOPBACK.has(url.hostname))) {
         throw badRequest('target_url must be an https URL (plain http is accepted for localhost in development only)');
+      }
+      // In production an internal address written as an IP literal is refused here already; names are checked on the
+      // address they resolve to, at every delivery (src/outbound.ts).
+      if (!ctx.devMode) {
+        try {
+          assertPublicUrl(url);
+        } catch (err) {
+          throw badRequest(`target_url: ${(err as Error).message}`);
+        }
       }
     }
     for (const name of Object.keys(body.custom_headers ?? {})) {
