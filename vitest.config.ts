@@ -4,6 +4,6 @@ import { defineConfig } from 'vitest/config';
 // the browser tests (e2e/) run against the production build served by the docs server.
 export default defineConfig({
   test: {
-    projects: ['packages/*/vitest.config.ts', 'packages/*/vitest.browser.config.ts', 'api/vitest.config.ts', 'site/vitest.config.ts', 'e2e/vitest.config.ts'],
+    projects: ['scripts/vitest.config.ts', 'packages/*/vitest.config.ts', 'packages/*/vitest.browser.config.ts', 'api/vitest.config.ts', 'site/vitest.config.ts', 'e2e/vitest.config.ts'],
   },
 });

@@ -232,6 +232,32 @@ describe('invalid tokens', () => {
   });
 });
 
+describe('an attacker with no account (#15)', () => {
+  it("an anonymous person's token container, stored as the docs token, opens no session and shows no gated page", async () => {
+    // The anonymous-container route: POST /persons/anonymous, GET /token/v2, then present the container to the docs.
+    const headers = { 'content-type': 'application/json', 'keyway-orgid': identity.orgId };
+    const anon = ((await (await fetch(`${identity.url}/persons/anonymous`, { method: 'POST', headers, body: '{}' })).json()) as { result: { token: string } }).result.token;
+    const v2 = await fetch(`${identity.url}/token/v2`, { headers: { ...headers, authorization: `Bearer ${anon}` } });
+    const container = ((await v2.json()) as { result: { token: string } }).result.token;
+    await page.goto(`${base}/docs/intro`);
+    await hydrated(page);
+    const opened = await page.evaluate(async (token) => {
+      const res = await fetch('/api/session', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token }) });
+      return { status: res.status, body: (await res.json()) as { error?: string } };
+    }, container);
+    expect(opened.status).toBe(401);
+    expect(opened.body.error).toMatch(/anonymous|container/);
+    await page.evaluate(([k, t]) => window.localStorage.setItem(k!, t!), [TOKEN_KEY, container]);
+    const answer = await page.goto(base + GATED);
+    expect(answer?.status()).toBe(401);
+    await page.waitForURL(loginUrlFor(GATED));
+    await hydrated(page);
+    await page.getByLabel('Work e-mail address').waitFor();
+    expect(await page.content()).not.toContain('Detection webhooks</h1>');
+    expect((await context.cookies()).map((c) => c.name)).not.toContain('keyway_docs_session');
+  });
+});
+
 describe('open redirects', () => {
   for (const evil of ['//evil.example/x', 'https://evil.example/', 'javascript:alert(1)', '/\\evil.example', '%2F%2Fevil.example']) {
     it(`stays on the site after sign-in for redirect_to=${evil}`, async () => {

@@ -30,7 +30,7 @@ beforeAll(async () => {
   feedbackFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'keyway-e2e-feedback-')), 'feedback.jsonl');
   llm = await fakeLlm(XSS_ANSWER, 200, 15);
   [extractive, withModel] = await Promise.all([
-    startDocsServer({ siteDir, port: 0, assistant: { feedbackFile } }),
+    startDocsServer({ siteDir, port: 0, assistant: { feedbackFile, sentenceDelayMs: 120 } }),
     startDocsServer({ siteDir, port: 0, assistant: { llm: { url: llm.url, model: 'fake' } } }),
   ]);
   // The servers index the build in the background when they start: wait for that before timing any answer.
@@ -81,6 +81,30 @@ describe('search', () => {
     await page.close();
   });
 
+  it('groups results by page: the best section under each page, the others folded, unfolded and opened by keyboard', async () => {
+    const page = await searchFromIntro('validate jwt');
+    const options = page.getByRole('option');
+    await expect.poll(() => options.first().getAttribute('data-kind')).toBe('page');
+    const kinds = await options.evaluateAll((os) => os.map((o) => o.getAttribute('data-kind')));
+    // One option per page, each page's other sections folded into one "more" option right under it.
+    const titles = await page.locator('[role="option"][data-kind="page"]').evaluateAll((os) => os.map((o) => o.textContent?.split(' › ')[0]));
+    expect(new Set(titles).size).toBe(titles.length);
+    const more = kinds.indexOf('more');
+    expect(more).toBeGreaterThan(0);
+    expect(kinds[more - 1]).toBe('page');
+    expect(kinds).not.toContain('section');
+    // Down to the fold, Enter unfolds it: the page's other sections appear in its place, the first one selected.
+    for (let i = 0; i < more; i++) await page.keyboard.press('ArrowDown');
+    await expect.poll(() => options.nth(more).getAttribute('aria-selected')).toBe('true');
+    expect(await options.nth(more).textContent()).toMatch(/\d+ more sections? in /);
+    await page.keyboard.press('Enter');
+    await expect.poll(() => options.nth(more).getAttribute('data-kind')).toBe('section');
+    expect(await options.nth(more).getAttribute('aria-selected')).toBe('true');
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/#.+/);
+    await page.close();
+  });
+
   it('has a full results page, reached from the search box', async () => {
     const page = await searchFromIntro('validate jwt');
     const all = page.getByRole('option', { name: /See all results/ });
@@ -114,7 +138,7 @@ describe('assistant', () => {
     expect(await lastAnswer(page).locator('sup a[data-citation]').count()).toBeGreaterThan(0);
     // Copy answer.
     await lastAnswer(page).getByRole('button', { name: 'Copy answer' }).click();
-    await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toContain('Here is what the Keyway docs say');
+    await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toContain('[1]');
     // A follow-up keeps the conversation.
     await panel(page).getByRole('textbox', { name: 'Your question' }).fill('What about the provider?');
     await page.keyboard.press('Enter');
@@ -129,6 +153,64 @@ describe('assistant', () => {
     await panel(page).getByRole('button', { name: 'Clear conversation' }).click();
     expect(await panel(page).locator('article').count()).toBe(0);
     expect(await panel(page).getByRole('list', { name: 'Quick questions' }).isVisible()).toBe(true);
+    await page.close();
+  });
+
+  it('streams an extractive answer visibly, sentence by sentence, with a stop button', async () => {
+    const page = await context.newPage();
+    await openPage(page, `${extractive.url}/docs/intro`);
+    await page.getByRole('button', { name: /^Ask AI/ }).click();
+    const input = panel(page).getByRole('textbox', { name: 'Your question' });
+    await expect.poll(() => input.isVisible()).toBe(true);
+    // Record every length the answer shows while it is still streaming (nothing is intercepted: the real server).
+    await page.evaluate(() => {
+      const seen: number[] = [];
+      (window as unknown as { seenLengths: number[] }).seenLengths = seen;
+      const tick = () => {
+        const busy = document.querySelector('article[aria-busy="true"]');
+        const length = busy?.textContent?.length ?? 0;
+        if (busy && length && seen.at(-1) !== length) seen.push(length);
+        requestAnimationFrame(tick);
+      };
+      tick();
+    });
+    await input.fill('How do I configure mutual TLS in Gate?');
+    await page.keyboard.press('Enter');
+    // While the answer streams, Stop replaces Ask.
+    await expect.poll(() => panel(page).getByRole('button', { name: 'Stop' }).isVisible()).toBe(true);
+    await expect.poll(() => lastAnswer(page).getAttribute('data-status')).toBe('done');
+    const seen = await page.evaluate(() => (window as unknown as { seenLengths: number[] }).seenLengths);
+    const final = (await lastAnswer(page).textContent())?.length ?? 0;
+    // Several partial renders, each longer than the last, before the whole answer.
+    expect(seen.length).toBeGreaterThanOrEqual(3);
+    expect(seen.every((n, i) => i === 0 || n > (seen[i - 1] ?? 0))).toBe(true);
+    expect(seen[0]).toBeLessThan(final / 2);
+    expect(await panel(page).getByRole('button', { name: 'Ask' }).isVisible()).toBe(true);
+
+    // Stop: the answer keeps what arrived and says it stopped.
+    await input.fill('How do I deploy Gate as an AWS Lambda authorizer?');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => lastAnswer(page).getAttribute('data-status')).toBe('streaming');
+    await expect.poll(async () => ((await lastAnswer(page).textContent()) ?? '').length).toBeGreaterThan(20);
+    await panel(page).getByRole('button', { name: 'Stop' }).click();
+    await expect.poll(() => lastAnswer(page).getAttribute('data-status')).toBe('stopped');
+    expect(await lastAnswer(page).textContent()).toContain('Stopped.');
+    await page.close();
+  });
+
+  it('ends a pricing question in the contact-us call to action, with no sources', async () => {
+    const page = await context.newPage();
+    await openPage(page, `${extractive.url}/docs/intro`);
+    await page.getByRole('button', { name: /^Ask AI/ }).click();
+    const input = panel(page).getByRole('textbox', { name: 'Your question' });
+    await input.fill('How much does Keyway cost for 20,000 monthly active users?');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => lastAnswer(page).getAttribute('data-status')).toBe('done');
+    expect(await lastAnswer(page).textContent()).toMatch(/contact us/i);
+    const cta = lastAnswer(page).getByRole('link', { name: 'Contact us' });
+    expect(await cta.getAttribute('href')).toBe('https://keyway.dev/contact');
+    expect(await lastAnswer(page).getByRole('list', { name: 'Sources' }).count()).toBe(0);
+    expect(await lastAnswer(page).textContent()).not.toMatch(/monthly_active_persons|integer/);
     await page.close();
   });
 

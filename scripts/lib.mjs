@@ -52,9 +52,14 @@ export function ensureInstalled() {
   const manifests = ['package.json', 'package-lock.json', 'api/package.json', 'site/package.json', ...PACKAGES.map((p) => `packages/${p.split('/')[1]}/package.json`)];
   const newest = Math.max(...manifests.map((m) => mtime(path.join(root, m))));
   if (installed && installed >= newest) return;
-  log(installed ? 'dependencies changed: npm install' : 'first run: installing dependencies (about 2 minutes)');
-  // `npm ci` is not used: the registry here does not serve every optional platform package a lockfile may name.
-  run('npm', ['install', '--no-audit', '--no-fund']);
+  log(installed ? 'dependencies changed: npm ci' : 'first run: installing dependencies (about 2 minutes)');
+  // `npm ci` installs exactly the committed lockfile and never rewrites it; it refuses a lockfile that is out of
+  // step with a package.json, which is then the change to fix (run `npm install` and commit the lockfile).
+  try {
+    run('npm', ['ci', '--no-audit', '--no-fund']);
+  } catch (error) {
+    throw new Error(`${error.message}\nIf npm says the lockfile is out of sync with a package.json: run \`npm install\` and commit package-lock.json.`);
+  }
 }
 
 function hashTree(hash, dir, skip) {

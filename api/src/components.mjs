@@ -40,6 +40,11 @@ export const parameters = {
     description: 'Seconds to wait for the requested consistency; 408 when it is not reached in time.',
     schema: int({ minimum: 1, maximum: 60, default: 30 }),
   },
+  OrgIdHeader: {
+    name: 'Keyway-OrgID', in: 'header', required: false,
+    description: 'Id of the organization the call acts on (sent by the SDK; required where the security of the operation names it).',
+    schema: str({ pattern: '^[A-Za-z0-9:._-]{1,128}$' }),
+  },
   SdkVersion: {
     name: 'Keyway-SdkVersion', in: 'header', required: false,
     description: 'Version of the calling SDK, e.g. 3.29.3.', schema: str({ pattern: '^[0-9]+\\.[0-9]+\\.[0-9]+' }),

@@ -33,7 +33,7 @@ export const ORGANIZATION = {
 };
 
 export const CREDENTIALS = [
-  { id: 'cred_01JD8ZA1', type: 'password', label: 'Password', last_used: '2026-03-14T09:20:00Z', params: { password_hash: '$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNo' } },
+  { id: 'cred_01JD8ZA1', type: 'password', label: 'Password', last_used: '2026-03-14T09:20:00Z', params: { hash_algorithm: 'scrypt' } },
   { id: 'cred_01JD8ZA2', type: 'totp', label: 'Authenticator app', last_used: null, params: { recovery_codes_total: 10, recovery_codes_unused: 9 } },
 ];
 

@@ -92,6 +92,7 @@ export const managementSchemas = {
     public: bool('Public clients (browsers, mobile apps) hold no secret and must use PKCE.'),
     access_token_duration: int({ minimum: 60, maximum: 86400, description: 'Seconds.' }),
     refresh_token_duration: int({ minimum: 0, maximum: 31536000, description: 'Seconds; 0 disables refresh tokens.' }),
+    client_secret_last4: str({ minLength: 4, maxLength: 4, description: 'Last 4 characters of the secret of a confidential client, to tell secrets apart; the secret itself is shown once, when created or rotated, and never read back.' }),
     created_at: dateTime(),
   }, ['client_id', 'client_name', 'scopes', 'grant_types', 'public']),
   OAuth2ClientWithSecret: {

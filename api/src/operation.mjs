@@ -77,6 +77,8 @@ export function operation(spec) {
   if (tags.some((t) => UMBRELLA_TAGS.has(t)) && !tags.includes('identity-management')) tags.push('identity-management');
 
   const params = (spec.params ?? []).map((p) => (typeof p === 'string' ? paramRef(p) : p));
+  // The SDK's request headers: the organization (where the operation takes one), its version, its retry count.
+  if (spec.sdk && SECURITY[spec.security].some((s) => 'OrgId' in s)) params.push(paramRef('OrgIdHeader'));
   if (spec.sdk) params.push(paramRef('SdkVersion'), paramRef('SdkRetryCount'));
   const consistency = spec.consistency ?? (spec.security === 'management' && MUTATING.has(spec.method));
   if (consistency) params.push(paramRef('RequiredConsistency'), paramRef('RequiredConsistencyTimeout'));

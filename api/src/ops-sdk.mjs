@@ -23,7 +23,7 @@ const attestationBody = {
 
 const idDescription = (extra) => `
 Starts an authentication (or a sign-up, when the handle is new and the organization allows self-registration) for
-the handle with the chosen factor. The answer is the list of challenges (\`type: challenge_list\`) the client must complete in order; each
+the handle with the chosen factor. The answer (\`result\`) is the list of challenges the client must complete in order; each
 answer goes to the attestation endpoint, whose last answer is the user token.
 
 Send the current user token as bearer to add a factor to it (multi-factor, step-up, upgrade of an anonymous person):
@@ -42,7 +42,7 @@ export const sdkOperations = [
     description: idDescription('This first version takes no `metadata`; new clients use `/id/v2`.'),
     deprecated: true,
     body: { schema: ref('IdRequest'), example: { handle: 'ada@example.com', factor: { method: 'otp_via_email', options: {} } } },
-    ok: { schema: ref('ChallengeListResult'), example: { type: 'challenge_list', challenges: [OTP_CHALLENGE] }, headers: noStore, description: 'Challenges to complete, in order.' },
+    ok: { schema: ref('ChallengeList'), example: [OTP_CHALLENGE], headers: noStore, description: 'Challenges to complete, in order (`result` is the list itself).' },
     errors: idErrors,
   },
   {
@@ -59,7 +59,7 @@ export const sdkOperations = [
         metadata: { csrf_token: 'b6c1e0f2a9d84c7e91f3', pkce_code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM' },
       },
     },
-    ok: { schema: ref('ChallengeListResult'), example: { type: 'challenge_list', challenges: [PROXY_CHALLENGE] }, headers: noStore, description: 'Challenges to complete, in order.' },
+    ok: { schema: ref('ChallengeList'), example: [PROXY_CHALLENGE], headers: noStore, description: 'Challenges to complete, in order (`result` is the list itself).' },
     errors: idErrors,
   },
   {
@@ -105,7 +105,7 @@ rule. Each challenge accepts at most 5 wrong answers. Codes expire (10 minutes f
     description: `
 Polled by older clients while the person opens the e-mail or SMS link of a proxy challenge: 202 while the link has
 not been opened, then the user token. Same answers as \`/challenge/{challenge_id}/v2\`, which new clients use.`,
-    ok: { schema: ref('TokenResult'), example: { token: USER_TOKEN }, description: 'The challenge is completed.' },
+    ok: { schema: ref('UserToken'), example: USER_TOKEN, description: 'The challenge is completed: `result` is the user token.' },
     moreOk: [pending],
   },
   {
@@ -115,8 +115,8 @@ not been opened, then the user token. Same answers as \`/challenge/{challenge_id
     description: `
 Polled every second by the client while the person opens the e-mail or SMS link of a proxy challenge. While the link
 has not been opened the answer is HTTP 202 with \`errors[0].httpcode\` 202: keep waiting. Once opened, the answer
-carries \`result.token\`. An expired challenge answers 401 'authentication has expired'; an unknown one 404.`,
-    ok: { schema: ref('TokenResult'), example: { token: USER_TOKEN }, description: 'The challenge is completed.' },
+carries the user token as \`result\`. An expired challenge answers 401 'authentication has expired'; an unknown one 404.`,
+    ok: { schema: ref('UserToken'), example: USER_TOKEN, description: 'The challenge is completed: `result` is the user token.' },
     moreOk: [pending],
   },
   {
@@ -127,7 +127,7 @@ carries \`result.token\`. An expired challenge answers 401 'authentication has e
 Returns the challenges stored under a challenge pack id. Packs are created server-side (direct ID, impersonation,
 links) and handed to the browser as a URL parameter; the SDK fetches and completes them like the answer of an ID
 request. A pack can be fetched until it expires.`,
-    ok: { schema: ref('ChallengeListResult'), example: { type: 'challenge_list', challenges: [{ id: CHALLENGE_ID, type: 'nonce', authentication_method: 'direct_id', options: { challenge: 'Zq3vT8kB1xR6nW0p' } }] } },
+    ok: { schema: ref('ChallengeList'), example: [{ id: CHALLENGE_ID, type: 'nonce', authentication_method: 'direct_id', options: { challenge: 'Zq3vT8kB1xR6nW0p' } }], description: 'The challenges of the pack (`result` is the list itself).' },
   },
   {
     method: 'get', path: '/me', id: 'getMe', tags: ['persons'], sdk: true, security: 'user',
@@ -167,14 +167,29 @@ pool of the token's organization. The result is \`type: token\` when the person 
     errors: ['Forbidden'],
   })),
   {
+    method: 'post', path: '/token/v2', id: 'postTokenV2', tags: ['tokens'], sdk: true, security: 'userWithOrg',
+    summary: 'Get a token for another organization (with CSRF and PKCE metadata)',
+    description: `
+The same exchange as \`GET /token/v2\`, asked with POST and the client's CSRF token and PKCE code challenge in the
+body, as the published sign-in client does when it switches organization. Same answers: \`type: token\`, or
+\`type: challenge_list\` when the organization named in \`Keyway-OrgID\` requires another factor first.`,
+    body: {
+      schema: ref('TokenForOrganizationRequest'),
+      example: { metadata: { csrf_token: 'b6c1e0f2a9d84c7e91f3', pkce_code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM' } },
+      required: false,
+    },
+    ok: { schema: ref('TokenOrChallengeList'), example: { type: 'token', token: USER_TOKEN } },
+    errors: ['Forbidden'],
+  },
+  {
     method: 'post', path: '/recover', id: 'postRecover', tags: ['person-credentials'], sdk: true, security: 'org',
     summary: 'Start account recovery',
     description: `
 Starts recovery of a person who lost a factor: a link or code is sent to the e-mail address or phone number, and the
 challenges returned lead to a password reset or new factor registration. Only \`email_address\` and \`phone_number\`
 handles can recover. To avoid revealing who has an account the answer is the same for unknown handles.`,
-    body: { schema: ref('RecoverRequest'), example: { handle: EMAIL_HANDLE, factor: { method: 'email_link' } } },
-    ok: { schema: ref('ChallengeListResult'), example: { type: 'challenge_list', challenges: [PROXY_CHALLENGE] } },
+    body: { schema: ref('RecoverRequest'), example: { handle: EMAIL_HANDLE, factor: { method: 'password' } } },
+    ok: { schema: ref('ChallengeList'), example: [OTP_CHALLENGE, { id: 'a3f1c2d4-5b6e-4f70-8a9b-0c1d2e3f4a5b', type: 'password_reset', authentication_method: 'password', options: { validation_rules: [] } }], description: 'Challenges to complete, in order (`result` is the list itself): the code or link, then the new password.' },
     errors: ['IdBadRequest', 'MessageNotSent'],
   },
   {
@@ -196,7 +211,7 @@ Creates a person without any handle and returns a token with \`person_type: anon
 consents for a visitor before sign-up; a later ID request sent with this token as bearer upgrades the same person to a
 regular one. Anonymous tokens never count as authenticated.`,
     body: { schema: ref('AnonymousPersonRequest'), example: { region: 'eu-west' }, required: false },
-    ok: { schema: ref('TokenResult'), example: { token: USER_TOKEN } },
+    ok: { schema: ref('UserToken'), example: USER_TOKEN, description: '`result` is the anonymous person\'s token.' },
   },
   {
     method: 'post', path: '/persons/{person_id}/impersonate', id: 'postPersonImpersonate', tags: ['persons'], sdk: true, security: 'userWithOrgOrManagement', deprecated: true,
@@ -228,7 +243,7 @@ single-use \`challenge_pack_id\` that signs the person in there. Revoke the toke
     description: `
 Returns a single-use, short-lived Direct-ID for the signed-in person. Passing it to another application (for example
 as a URL parameter) signs the same person in there without a new authentication; the new token lists \`direct_id\`.`,
-    ok: { schema: ref('DirectIdResult'), example: { direct_id: 'eyJvaWQiOiIzZjZhMGMxZSJ9.c2lnbmF0dXJl' } },
+    ok: { schema: str({ description: 'Opaque single-use value; pass it to the SDK (URL parameter) to sign the person in.' }), example: 'eyJvaWQiOiIzZjZhMGMxZSJ9.c2lnbmF0dXJl', description: '`result` is the direct id.' },
   },
   {
     method: 'get', path: '/attributes', id: 'getMyAttributes', tags: ['person-attributes'], sdk: true, security: 'user',
@@ -304,7 +319,7 @@ Only writable buckets are accepted; others answer 403 and nothing is written.`,
   {
     method: 'delete', path: '/consent/gdpr', id: 'deleteMyGdprConsent', tags: ['person-consents'], sdk: true, security: 'user',
     params: [
-      { name: 'consent_levels', in: 'query', required: false, style: 'form', explode: false, description: 'Comma-joined levels to remove.', schema: { type: 'array', items: ref('ConsentLevel'), minItems: 1 } },
+      { name: 'consent_levels', in: 'query', required: false, style: 'form', explode: true, description: 'Levels to remove, the parameter repeated (`consent_levels=analytics&consent_levels=marketing`, as the published client sends them); one comma-joined value is accepted too.', schema: { type: 'array', items: ref('ConsentLevel'), minItems: 1 } },
       { name: 'deleteAll', in: 'query', required: false, description: 'Remove every level; use instead of consent_levels.', schema: { type: 'boolean' } },
     ],
     summary: 'Remove GDPR consent levels of the signed-in person',

@@ -39,6 +39,18 @@ function challengeVariant(type, methods, optionsSchema) {
 
 const emptyOptions = open({}, [], { description: 'This challenge type carries no options.' });
 
+/**
+ * Factor options may repeat the factor's method (`{method, options: {method, …}}`, as the published client sends
+ * them); the copy must name the same method.
+ */
+function withMethod(method, options) {
+  // Referenced option schemas declare the copy themselves (see methodCopy).
+  if (options.$ref) return options;
+  return { ...options, properties: { method: methodCopy(method), ...options.properties } };
+}
+
+const methodCopy = (method) => str({ const: method, description: 'Copy of the factor\'s method (optional).' });
+
 export const schemas = {
   // ---------- envelope and errors ----------
   Envelope: open({
@@ -63,7 +75,7 @@ export const schemas = {
   }, ['limit', 'offset', 'total_count']),
 
   // ---------- identifiers ----------
-  PersonId: str({ pattern: '^pid:[A-Za-z0-9_-]{1,64}$', description: 'Person identifier, `pid:` followed by an opaque id.' }),
+  PersonId: str({ pattern: '^pid:[A-Za-z0-9_-]{1,64}$', description: 'Person identifier, `pid:` followed by an opaque id.', example: 'pid:3a7c9e10-2b4d-4f6a-8c1e-5d7f9a0b2c4e' }),
   OrganizationId: str({ pattern: '^[A-Za-z0-9_-]{1,64}$', description: 'Organization identifier.' }),
   ChallengeId: str({ pattern: ID_PATTERN, description: 'Challenge identifier.' }),
   ResourceId: str({ pattern: ID_PATTERN, description: 'Opaque identifier of a stored object.' }),
@@ -138,7 +150,11 @@ export const schemas = {
     last_used: nullable(dateTime()),
     params: { oneOf: [ref('PasswordCredentialParams'), ref('PublicKeyCredentialParams'), ref('TotpCredentialParams')] },
   }, ['id', 'type']),
-  PasswordCredentialParams: open({ password_hash: str({ description: 'PHC string of the stored hash (never the password).' }) }, ['password_hash'], { title: 'password' }),
+  PasswordCredentialParams: open(
+    { hash_algorithm: str({ enum: ['scrypt', 'argon2id', 'argon2i', 'argon2d', 'bcrypt', 'pbkdf2'], description: 'How the password is stored. The hash itself is never returned: a stolen token or key must not yield offline-crackable material.' }) },
+    ['hash_algorithm'],
+    { title: 'password' },
+  ),
   PublicKeyCredentialParams: open({
     webauthn_credential_id: str(),
     public_key: str({ description: 'COSE public key, base64url.' }),
@@ -155,18 +171,19 @@ export const schemas = {
   Factor: {
     description: 'The authentication method chosen for an ID request, with its options.',
     oneOf: [
-      variant('method', 'email_link', { options: closed({ redirect_target: redirectTarget }) }),
-      variant('method', 'sms_link', { options: closed({ redirect_target: redirectTarget }) }),
-      variant('method', 'otp_via_email', { options: closed({}) }),
-      variant('method', 'otp_via_sms', { options: closed({}) }),
-      variant('method', 'password', { options: closed({}) }),
-      variant('method', 'totp', { options: closed({}) }),
-      variant('method', 'webauthn', { options: ref('WebAuthnFactorOptions') }),
-      variant('method', 'oidc', { options: ref('OidcFactorOptions') }, ['options']),
-      variant('method', 'saml', { options: ref('SamlFactorOptions') }, ['options']),
+      variant('method', 'email_link', { options: withMethod('email_link', closed({ redirect_target: redirectTarget })) }),
+      variant('method', 'sms_link', { options: withMethod('sms_link', closed({ redirect_target: redirectTarget })) }),
+      variant('method', 'otp_via_email', { options: withMethod('otp_via_email', closed({})) }),
+      variant('method', 'otp_via_sms', { options: withMethod('otp_via_sms', closed({})) }),
+      variant('method', 'password', { options: withMethod('password', closed({})) }),
+      variant('method', 'totp', { options: withMethod('totp', closed({})) }),
+      variant('method', 'webauthn', { options: withMethod('webauthn', ref('WebAuthnFactorOptions')) }),
+      variant('method', 'oidc', { options: withMethod('oidc', ref('OidcFactorOptions')) }, ['options']),
+      variant('method', 'saml', { options: withMethod('saml', ref('SamlFactorOptions')) }, ['options']),
     ],
   },
   WebAuthnFactorOptions: closed({
+    method: methodCopy('webauthn'),
     scope: str({ maxLength: 253, description: 'Relying party id; defaults to the current hostname.' }),
     available_credential_ids: arrayOf(str({ maxLength: 1024 }), { maxItems: 50 }),
     attachment: str({ enum: ['any', 'platform'], default: 'any' }),
@@ -175,6 +192,7 @@ export const schemas = {
     attestation: str({ enum: ['none'], default: 'none' }),
   }),
   OidcFactorOptions: closed({
+    method: methodCopy('oidc'),
     client_id: str({ minLength: 1, maxLength: 256, description: 'Client id of the OIDC provider credentials; defaults to the one configured for the provider.' }),
     provider: str({ enum: ['google', 'apple', 'azure', 'facebook', 'github', 'gitlab', 'line', 'bitbucket', 'okta', 'keycloak', 'generic'] }),
     ux_mode: uxMode,
@@ -184,6 +202,7 @@ export const schemas = {
     csrf_token: csrfToken,
   }, ['provider']),
   SamlFactorOptions: closed({
+    method: methodCopy('saml'),
     provider_credentials_id: ref('ResourceId'),
     ux_mode: uxMode,
     redirect_target: redirectTarget,
@@ -197,6 +216,7 @@ export const schemas = {
   IdRequestMetadata: closed({ csrf_token: csrfToken, pkce_code_challenge: pkceChallenge }),
   IdRequest: closed({ handle: ref('HandleInput'), factor: ref('Factor') }, ['factor']),
   IdRequestV2: closed({ handle: ref('HandleInput'), factor: ref('Factor'), metadata: ref('IdRequestMetadata') }, ['factor']),
+  TokenForOrganizationRequest: closed({ metadata: ref('IdRequestMetadata') }),
   RecoverRequest: closed({
     handle: {
       description: 'E-mail address or phone number, as `{type, value}` or as a plain string.',
@@ -205,7 +225,13 @@ export const schemas = {
         str({ minLength: 1, maxLength: 320 }),
       ],
     },
-    factor: closed({ method: str({ enum: ['email_link', 'sms_link', 'otp_via_email', 'otp_via_sms'] }), options: open({}) }, ['method']),
+    factor: closed({
+      method: str({
+        enum: ['password', 'email_link', 'sms_link', 'otp_via_email', 'otp_via_sms'],
+        description: '`password` (what the published client sends) recovers the password with a code sent to the handle: an `otp` challenge, then `password_reset`.',
+      }),
+      options: open({}),
+    }, ['method']),
   }, ['handle', 'factor']),
   SsoResolveRequest: closed({
     challenge_id: ref('ChallengeId'),
@@ -237,7 +263,7 @@ export const schemas = {
       challengeVariant('totp_verify', ['totp'], emptyOptions),
     ],
   },
-  ChallengeList: arrayOf(ref('Challenge')),
+  ChallengeList: arrayOf(ref('Challenge'), { description: 'Challenges to complete, in order.' }),
   PasswordValidationRule: open({
     name: str({ description: 'Reported back to the person when the rule fails, e.g. min_length.' }),
     pattern: str({ format: 'regex' }),
@@ -347,14 +373,22 @@ export const schemas = {
   GdprConsentList: open({ consents: arrayOf(ref('GdprConsent')) }, ['consents']),
 
   // ---------- analytics ----------
+  AnalyticsEventName: {
+    description: 'The events of the spec; the SDK-loaded event carries the name of the SDK that sent it (`KeywaySDKLoaded_v1` from ours).',
+    anyOf: [
+      str({ enum: ['AuthenticationSucceeded_v1', 'AuthenticationFailed_v1', 'PersonIdentified_v1', 'PersonLoggedOut_v1', 'KeywaySDKLoaded_v1', 'VirtualPageLoaded_v1'] }),
+      str({ pattern: '^[A-Za-z0-9]{1,64}SDKLoaded_v1$' }),
+    ],
+  },
   AnalyticsEvent: closed({
-    event_name: str({ enum: ['AuthenticationSucceeded_v1', 'AuthenticationFailed_v1', 'PersonIdentified_v1', 'PersonLoggedOut_v1', 'KeywaySDKLoaded_v1', 'VirtualPageLoaded_v1'] }),
+    event_name: ref('AnalyticsEventName'),
     organization_id: ref('OrganizationId'),
     analytics_correlation_id: str({ maxLength: 128 }),
     window_location: str({ maxLength: 4096 }),
     user_agent: str({ maxLength: 500 }),
     timestamp: dateTime(),
     event_data: open({
+      event_name: ref('AnalyticsEventName'),
       person_id: str({ maxLength: 128 }),
       success_authn_method: str({ maxLength: 64 }),
       authenticated_methods: arrayOf(str({ maxLength: 64 })),
@@ -363,8 +397,11 @@ export const schemas = {
       failure_reason: str({ maxLength: 200 }),
       failure_detail: str({ maxLength: 2000 }),
       challenge_id: str({ maxLength: 128 }),
-    }, [], { maxProperties: 50, description: 'Data of the event; the fields listed are those of the authentication events.' }),
-  }, ['event_name'], { description: 'An analytics event. The organization is `organization_id`, or the Keyway-OrgID header when absent.' }),
+    }, [], { maxProperties: 50, description: 'Data of the event (with its name, as the published client sends it); the fields listed are those of the authentication events.' }),
+  }, [], {
+    description: 'An analytics event. The organization is `organization_id`, or the Keyway-OrgID header when absent. The event\'s name is `event_data.event_name` (spec §3: the event is organization_id, analytics_correlation_id, window_location, user_agent and event_data) or, as older clients send it, `event_name`.',
+    anyOf: [{ required: ['event_name'] }, { required: ['event_data'], properties: { event_data: { required: ['event_name'] } } }],
+  }),
   AnalyticsEventBatch: {
     description: 'One event, or up to 100 events at once.',
     oneOf: [ref('AnalyticsEvent'), arrayOf(ref('AnalyticsEvent'), { minItems: 1, maxItems: 100 })],

@@ -593,11 +593,11 @@ export interface LocalServer {
   close(): Promise<void>;
 }
 
-export async function startLocalServer(prefix: string): Promise<LocalServer> {
+export async function startLocalServer(prefix: string, options: Record<string, unknown> = {}): Promise<LocalServer> {
   const mod = (await import(/* @vite-ignore */ serverEntry)) as ServerModule;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
   try {
-    const live = await mod.startIdentityServer({ port: 0, dataDir, devMode: true, logger: false });
+    const live = await mod.startIdentityServer({ port: 0, dataDir, devMode: true, logger: false, ...options });
     return {
       live,
       apiKey: mod.DEFAULT_DEV_API_KEY,

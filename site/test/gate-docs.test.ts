@@ -15,7 +15,8 @@ import remarkGfm from 'remark-gfm';
 import rehypeRaw from 'rehype-raw';
 import { visit } from 'unist-util-visit';
 import YAML from 'yaml';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { API_HOST, anonymousPerson, parseCurls, sendCurl, shellWords, startLocalServer, type LocalServer } from './docs-helpers';
 import {
   checkEnvValue,
   envIndex,
@@ -50,7 +51,8 @@ const ENV = envIndex(ref);
 const METRICS = new Set<string>(ref.metrics.map((m: { name: string }) => m.name));
 const HISTOGRAMS = new Set<string>(ref.metrics.filter((m: { type: string }) => m.type === 'histogram').map((m: { name: string }) => m.name));
 // The Keyway identity server the docs use, and the endpoints of it Gate calls.
-const ISSUER = 'https://auth.keyway.dev';
+// The production API host of the SDK's `environment: 'production'`, which is also the issuer of the tokens it signs.
+const ISSUER = 'https://api.keyway.dev';
 const IDENTITY_PATHS = new Set([
   '',
   '/',
@@ -207,7 +209,7 @@ describe('the Gate configuration reference', () => {
       version: 1,
       port: 8080,
       upstream: { url: 'http://127.0.0.1:3000', timeout: '10s' },
-      keyway: { issuer_url: 'https://auth.keyway.dev', org_id: '${KEYWAY_ORG_ID}' },
+      keyway: { issuer_url: 'https://api.keyway.dev', org_id: '${KEYWAY_ORG_ID}' },
       headers: { request_set: { 'X-Request-Id': '{{ request.id }}' } },
       plugins: [
         { id: 'validate-jwt', config: { audiences: ['orders-api'], forward_claims: { 'X-User-Id': 'sub' } } },
@@ -252,7 +254,7 @@ describe('the Gate configuration reference', () => {
   });
 
   it('refuses response-mode plugins when Gate never sees the response', () => {
-    const base = { keyway: { issuer_url: 'https://auth.keyway.dev' }, run_mode: 'extauth' };
+    const base = { keyway: { issuer_url: 'https://api.keyway.dev' }, run_mode: 'extauth' };
     const withHttpOnly = { ...base, plugins: [{ id: 'http-only', name: 'to-cookie' }] };
     expect(validateConfig(ref, withHttpOnly, { complete: true })).toEqual([
       'plugins[0] (to-cookie).mode: response-mode plugins cannot run in extauth mode',
@@ -274,7 +276,7 @@ describe('the Gate configuration reference', () => {
     const text = [
       'version = 1 # format',
       'keyway {',
-      '  issuer_url = "https://auth.keyway.dev"',
+      '  issuer_url = "https://api.keyway.dev"',
       '}',
       'plugin "validate-jwt" {',
       '  config {',
@@ -288,7 +290,7 @@ describe('the Gate configuration reference', () => {
     ].join('\n');
     expect(parseConfig('hcl', text)).toEqual({
       version: 1,
-      keyway: { issuer_url: 'https://auth.keyway.dev' },
+      keyway: { issuer_url: 'https://api.keyway.dev' },
       plugins: [
         { id: 'validate-jwt', config: { audiences: ['orders-api'], forward_claims: { 'X-User-Id': 'sub' } } },
         { id: 'ratelimit', config: { requests: 5 } },
@@ -387,7 +389,7 @@ describe('the Gate pages', () => {
           const base = m[0].replace(/_(bucket|sum|count)$/, '');
           expect(METRICS.has(m[0]) || (HISTOGRAMS.has(base) && base !== m[0]), `metric ${m[0]}`).toBe(true);
         }
-        for (const m of page.raw.matchAll(/https:\/\/auth\.keyway\.dev([^\s"'`)\]<>]*)/g)) {
+        for (const m of page.raw.matchAll(/https:\/\/api\.keyway\.dev([^\s"'`)\]<>]*)/g)) {
           const p = (m[1] ?? '').split('?')[0] ?? '';
           expect(IDENTITY_PATHS.has(p), `identity server path ${p}`).toBe(true);
         }
@@ -409,7 +411,9 @@ describe('the Gate pages', () => {
       });
 
       it('writes request templates, well-known paths and release versions as the reference defines them', () => {
-        for (const m of page.raw.matchAll(/\{\{\s*([^}`\n]*?)\s*\}\}/g)) {
+        // Keyway token templates ({{ person.… }}) are the identity server's, checked against it below.
+        const gateText = page.blocks.filter((b) => /\bkeyway-token-template\b/.test(b.meta)).reduce((raw, b) => raw.replace(b.value, ''), page.raw);
+        for (const m of gateText.matchAll(/\{\{\s*([^}`\n]*?)\s*\}\}/g)) {
           if (m[1] === '...' || m[1] === 'value' || m[1] === '') continue; // the generic forms on the templating page
           if (page.raw.slice(Math.max(0, (m.index ?? 0) - 24), m.index).endsWith('unknown template value ')) continue; // a quoted error
           expect(m[1], `template {{ ${m[1]} }}`).toMatch(TEMPLATE_VALUE);
@@ -534,4 +538,175 @@ describe('the Gate configuration examples', () => {
       for (const c of group.slice(1)) expect(parseConfig(c.format, c.text), `${name}: ${where(c)}`).toEqual(first);
     }
   });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Keyway tokens as the identity server issues them
+// ---------------------------------------------------------------------------------------------
+// The claims Gate reads must be claims of the tokens the local identity server really signs: a user token (an
+// anonymous person's) and a machine token (client credentials), plus the claims a token template shown on the same
+// page adds (the template is installed on the server and a token minted with it). Audiences must be what Keyway puts
+// in `aud` (the organization ID), the issuer the production API host, and every request a page sends to the Keyway
+// API runs against the local server (host, organization, client ID and secrets adapted).
+const ORG_ID = /^org_[0-9a-f]{20}$/;
+// A local identity server (the ignore-ssl page runs one with a self-signed certificate).
+const LOCAL_ISSUER = /^https?:\/\/(localhost|127\.0\.0\.1)(:\d+)?$/;
+const decode = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[1] ?? '', 'base64url').toString('utf8')) as Record<string, unknown>;
+
+describe('the Gate pages against the tokens the identity server issues', () => {
+  let local: LocalServer;
+  let client: { client_id: string; client_secret: string };
+  const schema = new Set<string>();
+  const management = (p: string, init: RequestInit = {}) =>
+    fetch(`${local.live.url}${p}`, {
+      ...init,
+      headers: { 'Keyway-OrgID': local.live.orgId, 'Keyway-API-Key': local.apiKey, 'Content-Type': 'application/json', ...(init.headers ?? {}) },
+    });
+  const clientToken = async (scope: string) => {
+    const res = await fetch(`${local.live.url}/oauth2/tokens`, {
+      method: 'POST',
+      headers: { Authorization: `Basic ${Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64')}`, 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'client_credentials', scope }).toString(),
+    });
+    expect(res.status).toBe(200);
+    return ((await res.json()) as { access_token: string }).access_token;
+  };
+
+  beforeAll(async () => {
+    local = await startLocalServer('keyway-gate-docs-');
+    const res = await management('/oauth2/clients', {
+      method: 'POST',
+      body: JSON.stringify({ client_name: 'gate docs', grant_types: ['client_credentials'], scopes: ['orders:read', 'orders:write', 'billing:read', 'reports:read'] }),
+    });
+    expect(res.status).toBe(201);
+    client = ((await res.json()) as { result: typeof client }).result;
+    for (const c of Object.keys(decode((await anonymousPerson(local.live)).token))) schema.add(c);
+    for (const c of Object.keys(decode(await clientToken('orders:read')))) schema.add(c);
+  }, 60_000);
+  afterAll(async () => {
+    await local?.close();
+  });
+
+  it('knows the claims of both kinds of token', () => {
+    for (const c of ['iss', 'sub', 'aud', 'exp', 'oid', 'person_id', 'person_type', 'groups', 'scope', 'client_id']) expect(schema, c).toContain(c);
+    expect(schema).not.toContain('org_id');
+  });
+
+  /** Claim names a configuration reads, with where they are read. */
+  function claimsRead(config: any, text: string): { claim: string; at: string }[] {
+    const out: { claim: string; at: string }[] = [];
+    const entries: any[] = Array.isArray(config) ? config : (config?.plugins ?? []);
+    const otherIssuer = entries.some((e) => e.id === 'validate-jwt' && (e.config?.jwks_url || (e.config?.issuer && e.config.issuer !== ISSUER)));
+    for (const c of config?.lambda?.context_claims ?? []) out.push({ claim: c, at: 'lambda.context_claims' });
+    for (const e of entries) {
+      const keyway = e.id === 'validate-jwt' && !e.config?.jwks_url && !(e.config?.issuer && e.config.issuer !== ISSUER);
+      if (keyway) {
+        for (const [h, c] of Object.entries<string>(e.config?.forward_claims ?? {})) out.push({ claim: c, at: `${e.id} forward_claims ${h}` });
+        for (const c of Object.keys(e.config?.required_claims ?? {})) out.push({ claim: c, at: `${e.id} required_claims` });
+      }
+      for (const c of e.config?.copy_claims ?? []) out.push({ claim: c, at: `${e.id} copy_claims` });
+      if (e.config?.scope_claim) out.push({ claim: e.config.scope_claim, at: `${e.id} scope_claim` });
+    }
+    // {{ claims.NAME }} templates read the claims of whichever plugin authenticated; checked unless another issuer's tokens are accepted too.
+    if (!otherIssuer) for (const m of text.matchAll(/\{\{\s*claims\.([A-Za-z0-9_-]+)/g)) if (m[1] !== 'NAME') out.push({ claim: m[1]!, at: m[0] });
+    return out.map((x) => ({ ...x, claim: x.claim.split('.')[0]! }));
+  }
+
+  it('read only claims Keyway tokens carry, and accept the audience and issuer Keyway tokens have', async () => {
+    const problems: string[] = [];
+    let checked = 0;
+    for (const page of pages) {
+      // Claims a token template shown on the page adds, as a token minted with it really carries them.
+      const extra = new Set<string>();
+      for (const b of page.blocks.filter((x) => /\bkeyway-token-template\b/.test(x.meta))) {
+        const put = await management('/organizations/config/token-template', { method: 'PUT', body: JSON.stringify({ content: b.value }) });
+        if (put.status !== 200) problems.push(`${page.rel}:${b.line} token template refused: ${await put.text()}`);
+        const minted = decode((await anonymousPerson(local.live)).token);
+        for (const c of Object.keys(JSON.parse(b.value) as object)) if (c in minted) extra.add(c);
+        await management('/organizations/config/token-template', { method: 'PUT', body: JSON.stringify({ content: '{}' }) });
+      }
+      for (const c of configBlocks(page)) {
+        const config = parseConfig(c.format, c.text);
+        if (config?.keyway?.issuer_url !== undefined && config.keyway.issuer_url !== ISSUER && !LOCAL_ISSUER.test(config.keyway.issuer_url)) problems.push(`${where(c)}: keyway.issuer_url ${config.keyway.issuer_url}, not ${ISSUER}`);
+        for (const { claim, at } of claimsRead(config, c.text)) {
+          checked++;
+          if (!schema.has(claim) && !extra.has(claim)) problems.push(`${where(c)}: ${at} reads "${claim}", a claim Keyway tokens do not carry`);
+        }
+        for (const e of Array.isArray(config) ? config : (config?.plugins ?? [])) {
+          if (e.id !== 'validate-jwt' || e.config?.jwks_url) continue;
+          for (const aud of e.config?.audiences ?? []) if (!ORG_ID.test(aud) && aud !== '${KEYWAY_ORG_ID}') problems.push(`${where(c)}: audience ${aud}: Keyway tokens carry the organization ID in aud`);
+          const oid = e.config?.required_claims?.oid;
+          if (oid !== undefined && !ORG_ID.test(oid) && oid !== '${KEYWAY_ORG_ID}') problems.push(`${where(c)}: required oid ${oid} is not an organization ID`);
+        }
+      }
+      // Policies read the claims Gate passes them.
+      for (const b of page.blocks) for (const m of b.value.matchAll(/input\.claims\.([A-Za-z0-9_]+)/g)) {
+        checked++;
+        if (!schema.has(m[1]!)) problems.push(`${page.rel}:${b.line}: policy reads input.claims.${m[1]}`);
+      }
+      // Token claims shown as JSON (policy input, authorizer context, reminted tokens).
+      for (const b of page.blocks.filter((x) => x.lang === 'json' && !/keyway-token-template/.test(x.meta))) {
+        let json: any;
+        try {
+          json = JSON.parse(b.value);
+        } catch {
+          continue;
+        }
+        const shown = [json?.input?.claims, json?.principalId ? json.context : undefined].filter((x) => x && typeof x === 'object');
+        for (const claims of shown) for (const c of Object.keys(claims)) {
+          checked++;
+          if (!schema.has(c) && !extra.has(c)) problems.push(`${page.rel}:${b.line}: shows claim "${c}", which Keyway tokens do not carry`);
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(40);
+    expect(problems).toEqual([]);
+  }, 60_000);
+
+  it('send requests the identity server accepts, and show the answers it gives', async () => {
+    const problems: string[] = [];
+    let ran = 0;
+    for (const page of pages) {
+      for (const [i, block] of page.blocks.entries()) {
+        if (!['bash', 'sh', 'shell'].includes(block.lang)) continue;
+        for (const c of parseCurls(block.value).filter((x) => x.url.startsWith(ISSUER))) {
+          const scope = /scope=([^\s"']+)/.exec(c.text)?.[1] ?? 'orders:read';
+          // Keys adapted: the documented client becomes the one created above, its secret whatever variable names it.
+          const user = c.user === undefined ? undefined : `${client.client_id}:${client.client_secret}`;
+          const token = await clientToken('orders:read');
+          const vars = { CLIENT_ID: client.client_id, CLIENT_SECRET: client.client_secret, GATE_CLIENT_SECRET: client.client_secret, GATE_INTROSPECTION_SECRET: client.client_secret, OPAQUE_TOKEN: token, TOKEN: token };
+          // Every -d of the command, as the shell passes them (curl joins them with &).
+          const words = shellWords(c.text.slice(c.text.search(/curl\s/)).split(/\s\|\s/)[0] ?? '');
+          const form = words.flatMap((w, k) => (w === '-d' || w === '--data' ? [words[k + 1] ?? ''] : []));
+          const sent = { ...c, method: form.length ? 'POST' : 'GET', url: c.url.replace(ISSUER, API_HOST), ...(user ? { user } : {}), ...(form.length ? { data: form.join('&') } : {}), headers: { ...c.headers, 'content-type': 'application/x-www-form-urlencoded' } };
+          const res = await sendCurl(local.live, sent, vars, page.rel);
+          ran++;
+          const at = `${page.rel}:${block.line}: ${c.method} ${c.url} (${scope})`;
+          if (res.status !== 200) {
+            problems.push(`${at} answered ${res.status} ${res.text}`);
+            continue;
+          }
+          // The JSON block after a block whose only request this is shows its answer.
+          const next = page.blocks[i + 1];
+          if (next?.lang !== 'json' || parseCurls(block.value).length !== 1) continue;
+          const actual = JSON.parse(res.text) as Record<string, unknown>;
+          const shown = JSON.parse(next.value) as Record<string, unknown>;
+          for (const [k, v] of Object.entries(shown)) {
+            if (!(k in actual)) problems.push(`${at}: shows "${k}", which the answer does not have`);
+            else if (typeof v !== typeof actual[k]) problems.push(`${at}: "${k}" is ${typeof actual[k]}, shown as ${typeof v}`);
+          }
+          if (typeof shown.access_token === 'string' && typeof actual.access_token === 'string') {
+            // A token shown cut short still begins with a JOSE header like the one Keyway signs (alg, typ, a kid).
+            const header = (t: string) => JSON.parse(Buffer.from(t.split('.')[0] ?? '', 'base64url').toString('utf8')) as Record<string, unknown>;
+            const [want, got] = [header(shown.access_token.replace(/\.\.\.$/, '')), header(actual.access_token)];
+            if (want.alg !== got.alg || want.typ !== got.typ || Object.keys(want).sort().join() !== Object.keys(got).sort().join())
+              problems.push(`${at}: the token shown has the header ${JSON.stringify(want)}, Keyway signs ${JSON.stringify({ ...got, kid: '…' })}`);
+          }
+        }
+      }
+    }
+    console.log(`Gate pages: ${ran} requests to the Keyway API ran against the local identity server, ${ran - problems.length} as documented`);
+    expect(ran).toBeGreaterThanOrEqual(6);
+    expect(problems).toEqual([]);
+  }, 60_000);
 });

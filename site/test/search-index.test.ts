@@ -41,20 +41,29 @@ describe('the public search index (build plugin)', () => {
 
 describe('the assistant question set', () => {
   const list = questions.questions;
-  it('has 40 distinct reader questions, each naming a public docs page', () => {
-    expect(list).toHaveLength(40);
-    expect(new Set(list.map((q) => q.question.toLowerCase())).size).toBe(40);
-    for (const { question, page: target } of list) {
-      expect(question.length, question).toBeGreaterThan(10);
+  it('has at least 150 distinct reader questions, each naming a public docs page or expecting the contact-us answer', () => {
+    expect(list.length).toBeGreaterThanOrEqual(150);
+    expect(new Set(list.map((q) => q.question.toLowerCase())).size).toBe(list.length);
+    for (const { question, page: target, ...rest } of list) {
+      expect(question.trim().length, question).toBeGreaterThan(1);
+      if (target === null) {
+        expect((rest as { expect?: string }).expect, question).toBe('contact-us');
+        continue;
+      }
       expect(target, question).toMatch(/^\/docs\/[^#?]+$/);
       expect(gatedPrefixes.some((p) => target === p || target.startsWith(`${p}/`)), target).toBe(false);
     }
+    // Every section of the docs is asked about, and off-topic and commercial questions are in the set.
+    for (const section of ['/docs/access/', '/docs/gate/', '/docs/identity-protection/', '/docs/api/']) {
+      expect(list.filter((q) => q.page?.startsWith(section)).length, section).toBeGreaterThanOrEqual(10);
+    }
+    expect(list.filter((q) => q.page === null).length).toBeGreaterThanOrEqual(10);
   });
 
   it('names pages that exist in the build', () => {
     const build = path.join(__dirname, '..', 'build');
     if (!fs.existsSync(path.join(build, 'index.html'))) return; // checked wherever the site is built (npm test builds first)
-    const missing = list.filter(({ page: p }) => !fs.existsSync(path.join(build, `${p.slice(1)}.html`)) && !fs.existsSync(path.join(build, p.slice(1), 'index.html')));
+    const missing = list.flatMap(({ page: p }) => (p ? [p] : [])).filter((p) => !fs.existsSync(path.join(build, `${p.slice(1)}.html`)) && !fs.existsSync(path.join(build, p.slice(1), 'index.html')));
     expect(missing).toEqual([]);
   });
 });

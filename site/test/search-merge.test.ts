@@ -63,7 +63,7 @@ describe('asking the docs server', () => {
     const calls = browser('t', { signedIn: true }, { results: [{ url: GATED, title: 'MITM detection', heading: '', snippet: 'Zebrafinch signals' }, { url: 'https://evil.example/' }, { title: 'no url' }] });
     const hits = await gatedServerHits('Zebrafinch signals?', 10);
     expect(calls).toEqual(['/api/search?q=Zebrafinch%20signals%3F&limit=10']);
-    expect(hits).toEqual([{ url: GATED, title: 'MITM detection', heading: '', snippet: 'Zebrafinch signals', terms: ['zebrafinch', 'signals'], score: 0 }]);
+    expect(hits).toEqual([{ url: GATED, title: 'MITM detection', heading: '', snippet: 'Zebrafinch signals', terms: ['zebrafinch', 'signals'], score: 0, page: GATED, kind: 'guide' }]);
     expect(queryWords('a JWT, jwt and x')).toEqual(['jwt', 'and']);
   });
 });

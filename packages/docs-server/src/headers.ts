@@ -27,6 +27,9 @@ export function contentSecurityPolicy(file: SiteFile, options: CspOptions): stri
   ].join('; ');
 }
 
+/** Strict-Transport-Security of production answers: a year, subdomains included (the identity server sends the same). */
+export const HSTS = 'max-age=31536000; includeSubDomains';
+
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'X-Content-Type-Options': 'nosniff',
   'Referrer-Policy': 'strict-origin-when-cross-origin',

@@ -3,7 +3,7 @@ import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import fastifyStatic from '@fastify/static';
 import { readSite, type SiteFile } from './site-files.js';
 import { resolvePath } from './resolve.js';
-import { cacheControl, contentSecurityPolicy, SECURITY_HEADERS } from './headers.js';
+import { cacheControl, contentSecurityPolicy, HSTS, SECURITY_HEADERS } from './headers.js';
 import { registerSessionDefault } from './session.js';
 import { gateConnectSrc, registerGate, type GateOptions } from './gate/index.js';
 import { assistantPlugin, type AssistantOptions } from './assistant/index.js';
@@ -16,6 +16,8 @@ export interface DocsServerOptions {
   /** Extra origins pages may connect to, e.g. the identity server's URL. */
   connectSrc?: string[];
   logger?: boolean;
+  /** Send Strict-Transport-Security on every answer (default: when NODE_ENV is production, which is served over https). */
+  hsts?: boolean;
   /** Sign-in for the gated docs (identity server URL, docs organization); without it gated content is never served. */
   gate?: GateOptions;
   /** The search API and the assistant (`/api/search`, `/api/assistant/*`); `false` turns them off. */
@@ -49,8 +51,10 @@ export async function createDocsServer(options: DocsServerOptions): Promise<Fast
   // Feature modules (the gate, the assistant) register here, before the catch-all route below.
   if (options.assistant !== false) await app.register(assistantPlugin, { ...options.assistant, siteDir });
 
+  const hsts = options.hsts ?? process.env.NODE_ENV === 'production';
   app.addHook('onSend', async (_request, reply) => {
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) reply.header(name, value);
+    if (hsts) reply.header('Strict-Transport-Security', HSTS);
   });
 
   const send = (reply: FastifyReply, file: SiteFile, status = 200) => {
@@ -82,6 +86,10 @@ export async function createDocsServer(options: DocsServerOptions): Promise<Fast
   });
 
   app.setNotFoundHandler((request, reply) => {
+    // A GET or HEAD lands here when a file of the build vanished from disk after start (sendFile finds nothing): 404.
+    if (request.method === 'GET' || request.method === 'HEAD') {
+      return notFound ? send(reply, notFound, 404) : reply.code(404).type('text/plain; charset=utf-8').send('Not found');
+    }
     // Methods other than GET and HEAD on any path.
     reply.code(405).header('Allow', 'GET, HEAD').type('text/plain; charset=utf-8').send(`${request.method} is not allowed here; use GET.`);
   });

@@ -26,6 +26,7 @@ describe('GET /api/search', () => {
       title: 'Machine-to-machine access',
       heading: 'Create a client',
       snippet: expect.stringContaining('client secret'),
+      page: '/docs/access/guides/m2m',
     });
     const page = await search('q=gateway%20checks%20tokens');
     expect(page.body.results?.[0]).toMatchObject({ url: '/docs/gate/getting-started', heading: '' });

@@ -93,6 +93,22 @@ describe('routes', () => {
     expect(res.headers.allow).toBe('GET, HEAD');
   });
 
+  it('answers 404 for a file removed from the build after start (e.g. a deploy in progress), not 405', async () => {
+    const extra = path.join(dir, 'assets/js/gone.def456.js');
+    fs.writeFileSync(extra, 'console.log(1)');
+    const other = await createDocsServer({ siteDir: dir });
+    try {
+      expect((await other.inject({ method: 'GET', url: '/assets/js/gone.def456.js' })).statusCode).toBe(200);
+      fs.rmSync(extra);
+      const res = await other.inject({ method: 'GET', url: '/assets/js/gone.def456.js' });
+      expect(res.statusCode).toBe(404);
+      expect(res.headers['cache-control']).toBe('no-cache');
+    } finally {
+      await other.close();
+      fs.rmSync(extra, { force: true });
+    }
+  });
+
   it('reports health', async () => {
     const res = await get('/healthz');
     expect(res.statusCode).toBe(200);

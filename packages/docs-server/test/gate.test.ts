@@ -7,6 +7,7 @@ import { startIdentityServer } from '@keyway/identity-server';
 import { createDocsServer } from '../src/server.js';
 import { readCookie, sessionCookie, SESSION_COOKIE } from '../src/gate/cookie.js';
 import { TokenValidator } from '../src/gate/validator.js';
+import { signInAt, writeSite } from './gate-fixture.js';
 
 // A miniature build with a gate manifest, the way the site's gate plugin writes one, and a real identity server.
 const SECRET = 'Only signed-in readers may see this detection rule sentence.';
@@ -36,19 +37,7 @@ let dataDir: string;
 let identity: Awaited<ReturnType<typeof startIdentityServer>>;
 let app: FastifyInstance;
 
-async function signIn(email: string, orgId = identity.orgId): Promise<string> {
-  const headers = { 'content-type': 'application/json', 'keyway-orgid': orgId };
-  const id = await fetch(`${identity.url}/id/v2`, { method: 'POST', headers, body: JSON.stringify({ handle: email, factor: { method: 'otp_via_email' } }) });
-  const challenge = ((await id.json()) as { result: { challenges: { id: string }[] } }).result.challenges[0]!;
-  const mail = await fetch(`${identity.url}/dev/mailbox.json?to=${encodeURIComponent(email)}&limit=1`);
-  const { code } = ((await mail.json()) as { result: { code: string }[] }).result[0]!;
-  const att = await fetch(`${identity.url}/attestation/v3`, {
-    method: 'POST',
-    headers,
-    body: JSON.stringify({ challenge_id: challenge.id, challenge_type: 'otp', data: { otp: code } }),
-  });
-  return ((await att.json()) as { result: { token: string } }).result.token;
-}
+const signIn = (email: string, orgId = identity.orgId) => signInAt(identity, email, orgId);
 
 const get = (a: FastifyInstance, url: string, cookie?: string) => a.inject({ method: 'GET', url, headers: cookie ? { cookie } : {} });
 const openSession = (a: FastifyInstance, token: unknown, headers: Record<string, string> = {}) =>
@@ -62,11 +51,7 @@ async function docsServer(gate: Parameters<typeof createDocsServer>[0]['gate']):
 }
 
 beforeAll(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docs-gate-'));
-  for (const [rel, body] of Object.entries(fixture)) {
-    fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
-    fs.writeFileSync(path.join(dir, rel), body);
-  }
+  dir = writeSite('docs-gate-', fixture);
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'docs-gate-id-'));
   identity = await startIdentityServer({ port: 0, dataDir, devMode: true });
   app = await docsServer({ identityUrl: identity.url, orgId: identity.orgId, revalidateSeconds: 0 });
@@ -173,11 +158,11 @@ describe('opening a session', () => {
     const html = await get(app, '/docs/identity-protection/detections/webhooks', cookie);
     expect(html.statusCode).toBe(200);
     expect(html.body).toContain(SECRET);
-    expect(html.headers['cache-control']).toBe('private, no-cache');
+    expect(html.headers['cache-control']).toBe('private, no-store');
     const chunk = await get(app, '/assets/js/gated.2.js', cookie);
     expect(chunk.statusCode).toBe(200);
     expect(chunk.body).toContain(CHUNK_SECRET);
-    expect(chunk.headers['cache-control']).toBe('private, max-age=31536000, immutable');
+    expect(chunk.headers['cache-control']).toBe('private, no-store');
     expect((await get(app, '/test/signed-in', cookie)).json()).toEqual({ signedIn: true });
     expect((await get(app, '/api/session', cookie)).json()).toMatchObject({ signedIn: true });
   });

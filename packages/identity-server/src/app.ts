@@ -4,7 +4,7 @@ import addFormatsModule from 'ajv-formats';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { originAllowed, type Ctx } from './context.js';
 import { ApiError, errorEnvelope } from './errors.js';
-import { OPTIONAL_BODY, type OpenApiContract } from './openapi.js';
+import { CORRELATION_ID_HEADER, OPTIONAL_BODY, OpenApiContract } from './openapi.js';
 import { RateLimitError } from './ratelimit.js';
 import { registerAuthRoutes } from './routes/auth.js';
 import { registerDevRoutes } from './routes/dev.js';
@@ -19,6 +19,7 @@ import { registerOrgConfigRoutes } from './routes/org-config.js';
 import { registerSsoRoutes } from './routes/sso.js';
 import { registerSsoTokenRoutes } from './routes/sso-tokens.js';
 import './routes/webauthn.js';
+import { checkJsonValue, checkNumericQuery, type QuerySchema } from './input-rules.js';
 import { registerWellKnownRoutes } from './routes/wellknown.js';
 
 // ajv and ajv-formats are CommonJS modules whose default export sits on `.default`.
@@ -26,6 +27,9 @@ const Ajv = AjvModule.default;
 const addFormats = addFormatsModule.default;
 
 /** Ajv with formats, keeping unknown fields (so they can be rejected) and never inventing defaults. */
+/** Strict-Transport-Security of production answers (identity server and docs server): a year, subdomains included. */
+export const HSTS = 'max-age=31536000; includeSubDomains';
+
 export function newAjv(coerceTypes: boolean) {
   const ajv = new Ajv({ removeAdditional: false, coerceTypes, useDefaults: false, allErrors: true, strict: false });
   addFormats(ajv);
@@ -171,7 +175,7 @@ export async function buildApp(ctx: Ctx, opts: AppOptions): Promise<FastifyInsta
   }
 
   app.addHook('onRequest', async (req, reply) => {
-    reply.header('keyway-correlation-id', req.id);
+    reply.header(CORRELATION_ID_HEADER, req.id);
     // One region serves everything, so every consistency level is met at once; the headers are still checked.
     const level = req.headers['keyway-required-consistency'];
     if (level !== undefined && level !== 'local_region' && level !== 'all_regions') {
@@ -183,27 +187,36 @@ export async function buildApp(ctx: Ctx, opts: AppOptions): Promise<FastifyInsta
     }
   });
 
+  // One set of rules for every JSON value and query of every route, before schema validation (src/input-rules.ts).
+  app.addHook('preValidation', async (req) => {
+    checkJsonValue(req.body, 'body');
+    checkJsonValue(req.query, 'querystring');
+    checkJsonValue(req.params, 'params');
+    checkNumericQuery(req.query, req.routeOptions.schema?.querystring as QuerySchema);
+  });
+
+  // What browsers may send and read comes from the contract (every header and method it declares), so try-it and any
+  // client the contract describes work from an allowed origin; without a contract file, only what needs no declaring.
+  const declared = (contract ?? OpenApiContract.load())?.cors() ?? {
+    methods: ['DELETE', 'GET', 'PATCH', 'POST', 'PUT'],
+    allowedHeaders: ['Authorization', 'Content-Type'],
+    exposedHeaders: [CORRELATION_ID_HEADER],
+  };
   await app.register(cors, {
     // Configured origins, plus https origins on any organization's allowed domains.
     origin: (origin, cb) => cb(null, origin ? originAllowed(ctx, origin) : false),
     credentials: false,
-    methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
-    allowedHeaders: [
-      'Authorization',
-      'Content-Type',
-      'Keyway-OrgID',
-      'Keyway-SdkVersion',
-      'Keyway-SdkRetryCount',
-      'Keyway-Required-Consistency',
-      'Keyway-Required-Consistency-Timeout',
-    ],
-    exposedHeaders: ['Keyway-Correlation-Id', 'Retry-After'],
+    methods: declared.methods,
+    allowedHeaders: declared.allowedHeaders,
+    exposedHeaders: declared.exposedHeaders,
     maxAge: 600,
   });
 
   // Pages the server renders (hosted login, SSO returns, dev mailbox) must not be framed by other sites.
   app.addHook('onSend', async (_req, reply, payload) => {
     reply.header('x-content-type-options', 'nosniff');
+    // Production is served over https only: browsers must never fall back to plain http (#15).
+    if (!ctx.devMode) reply.header('strict-transport-security', HSTS);
     if (String(reply.getHeader('content-type') ?? '').startsWith('text/html')) {
       reply.header('x-frame-options', 'DENY');
       reply.header('referrer-policy', 'no-referrer');

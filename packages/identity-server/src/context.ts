@@ -1,3 +1,4 @@
+import { allowedRedirectURL } from '@keyway/sdk/redirect';
 import type { Sealer } from './sealed.js';
 import type { WebhookService } from './webhooks.js';
 import type { FastifyRequest } from 'fastify';
@@ -61,6 +62,8 @@ export interface OAuthClient {
   refresh_token_duration?: number;
   /** sha256 of the client secret (confidential clients). */
   secret_sha256?: string;
+  /** Last 4 characters of the secret, shown in reads to tell secrets apart (the secret itself is never read back). */
+  secret_last4?: string;
   created_at?: string;
   /** Look of the hosted login page for this client. */
   ui_configuration?: UiConfiguration;
@@ -124,6 +127,27 @@ export function originAllowed(ctx: Ctx, origin: string, org?: Org): boolean {
   }
 }
 
+/**
+ * The one redirect rule on the server (shared with the site and @keyway/react through `@keyway/sdk/redirect`): `value`
+ * is normalized against the server's public URL, then must be http(s) on the server itself, a configured app origin
+ * (CORS) or one of the organization's allowed domains. Answers the normalized URL, or a 400 naming `field`.
+ */
+export function checkRedirect(ctx: Ctx, org: Org, value: unknown, field: string): string {
+  const url = allowedRedirectURL(value, ctx.publicUrl, (origin) => originAllowed(ctx, origin, org));
+  if (url) return url.href;
+  let host = '';
+  try {
+    host = typeof value === 'string' ? new URL(value, ctx.publicUrl).hostname : '';
+  } catch {
+    host = '';
+  }
+  throw badRequest(
+    host && /^https?:/i.test(String(value)) && !/[\u0000-\u001f\u007f\\]/.test(String(value))
+      ? `${field}: domain "${host}" is not allowed for this organization`
+      : `${field} must be an http or https URL on this organization's domains`,
+  );
+}
+
 /** Reloads the union of allowed domains (after an organization changed its list). */
 export async function reloadAllowedDomains(ctx: Ctx): Promise<void> {
   const rows = await ctx.db.selectFrom('organizations').select('settings').execute();
@@ -162,11 +186,14 @@ export function bearerToken(req: FastifyRequest): string | undefined {
   return m[1];
 }
 
-/** Claims of the bearer token; 401 when missing or invalid (with the reason). */
+/**
+ * Claims of the bearer user token of a person call; 401 when missing, invalid or not a user token (with the reason):
+ * containers, id_tokens, OAuth2 access tokens and client tokens never act as a person.
+ */
 export async function requireUser(ctx: Ctx, req: FastifyRequest): Promise<UserTokenClaims> {
   const token = bearerToken(req);
   if (!token) throw unauthorized('missing bearer token: send Authorization: Bearer <user token>');
-  const res = await ctx.tokens.validate(token);
+  const res = await ctx.tokens.validate(token, 'person');
   if (!res.valid) throw unauthorized(res.invalidity_reason);
   const org = await loadOrg(ctx, res.claims.oid);
   if (!org) throw unauthorized('token organization no longer exists');

@@ -29,14 +29,36 @@ interface Parameter {
 interface Operation {
   parameters?: Parameter[];
   requestBody?: { required?: boolean; content?: Record<string, { schema?: unknown }> };
-  responses?: Record<string, unknown>;
+  responses?: Record<string, { headers?: Record<string, unknown> }>;
   security?: Array<Record<string, unknown>>;
+}
+
+interface SecurityScheme {
+  type: string;
+  in?: string;
+  name?: string;
 }
 
 export interface OpenApiDoc {
   paths: Record<string, Record<string, Operation>>;
-  components?: { parameters?: Record<string, Parameter>; responses?: Record<string, unknown> };
+  components?: { parameters?: Record<string, Parameter>; responses?: Record<string, unknown>; securitySchemes?: Record<string, SecurityScheme> };
 }
+
+/** What browsers may send and read cross-origin, as the contract declares it (see `OpenApiContract.cors`). */
+export interface CorsDeclaration {
+  methods: string[];
+  allowedHeaders: string[];
+  exposedHeaders: string[];
+}
+
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+/** Response headers every browser lets a page read without them being exposed (Fetch's CORS-safelisted ones). */
+const SAFELISTED_RESPONSE_HEADERS = new Set(['cache-control', 'content-language', 'content-length', 'content-type', 'expires', 'last-modified', 'pragma']);
+/**
+ * Set by the server on every answer rather than declared per operation: the request id (the published SDK reads it
+ * into its errors' context).
+ */
+export const CORRELATION_ID_HEADER = 'Keyway-Correlation-ID';
 
 /** Escapes one JSON-pointer segment. */
 const seg = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
@@ -81,6 +103,40 @@ export class OpenApiContract {
     return this.doc.components?.parameters?.[name] ?? p;
   }
 
+  /**
+   * The request methods and headers a browser page may use, and the response headers it may read, derived from the
+   * operations: every method used; every header parameter, every `apiKey` scheme sent in a header, `Authorization`
+   * when an http or oauth2 scheme is used, `Content-Type` when a body is sent; every response header declared (minus
+   * the ones browsers always expose) plus the correlation id the server adds to every answer. Sorted, no duplicates.
+   */
+  cors(): CorsDeclaration {
+    const methods = new Set<string>();
+    const allowed = new Map<string, string>();
+    const exposed = new Map<string, string>([[CORRELATION_ID_HEADER.toLowerCase(), CORRELATION_ID_HEADER]]);
+    const add = (into: Map<string, string>, name: string) => void (into.has(name.toLowerCase()) || into.set(name.toLowerCase(), name));
+    const schemes = this.doc.components?.securitySchemes ?? {};
+    for (const item of Object.values(this.doc.paths)) {
+      for (const [method, op] of Object.entries(item)) {
+        if (!HTTP_METHODS.includes(method)) continue;
+        methods.add(method.toUpperCase());
+        for (const p of (op.parameters ?? []).map((q) => this.param(q))) if (p.in === 'header') add(allowed, p.name);
+        if (op.requestBody?.content && Object.keys(op.requestBody.content).length) add(allowed, 'Content-Type');
+        for (const alternative of op.security ?? []) {
+          for (const name of Object.keys(alternative)) {
+            const scheme = schemes[name];
+            if (scheme?.type === 'apiKey' && scheme.in === 'header' && scheme.name) add(allowed, scheme.name);
+            else if (scheme && ['http', 'oauth2', 'openIdConnect'].includes(scheme.type)) add(allowed, 'Authorization');
+          }
+        }
+        for (const response of Object.values(op.responses ?? {})) {
+          for (const name of Object.keys(response?.headers ?? {})) if (!SAFELISTED_RESPONSE_HEADERS.has(name.toLowerCase())) add(exposed, name);
+        }
+      }
+    }
+    const sorted = (m: Map<string, string>) => [...m.values()].sort((a, b) => a.localeCompare(b));
+    return { methods: [...methods].sort(), allowedHeaders: sorted(allowed), exposedHeaders: sorted(exposed) };
+  }
+
   /** Whether the operation can only be called with a management API key (every security alternative names ApiKey). */
   requiresApiKey(method: string, fastifyPath: string): boolean {
     const security = this.operation(method, fastifyPath)?.op.security ?? [];
@@ -89,8 +145,8 @@ export class OpenApiContract {
 
   /**
    * Fastify route schemas from the spec: the JSON (or form) request body, and query/path parameters as objects.
-   * Comma-joined list parameters (`style: form, explode: false`) arrive as one string: they are checked as strings
-   * here and split by the handlers.
+   * List parameters arrive comma-joined (`style: form, explode: false`: one string) or repeated (`a=x&a=y`, as the
+   * published client sends consent levels: an array): both are accepted here and split by the handlers.
    */
   routeSchemas(method: string, fastifyPath: string): { body?: unknown; querystring?: unknown; params?: unknown } | undefined {
     // The same schema objects for every server of this process, so Ajv compiles each validator once.
@@ -118,7 +174,7 @@ export class OpenApiContract {
       const properties: Record<string, unknown> = {};
       for (const p of list) {
         const s = p.schema ?? {};
-        properties[p.name] = s.type === 'array' ? { type: 'string', maxLength: 4096 } : resolveRefs(s);
+        properties[p.name] = s.type === 'array' ? LIST_PARAM : resolveRefs(s);
       }
       const schema = { type: 'object', properties, required: list.filter((p) => p.required).map((p) => p.name) };
       if (where === 'query') out.querystring = schema;
@@ -127,6 +183,9 @@ export class OpenApiContract {
     return out;
   }
 }
+
+/** A list query parameter: one comma-joined string, or the parameter repeated. */
+const LIST_PARAM = { anyOf: [{ type: 'string', maxLength: 4096 }, { type: 'array', maxItems: 100, items: { type: 'string', maxLength: 4096 } }] };
 
 /**
  * Parses the YAML, reusing a JSON copy in the temp directory keyed by the document's SHA-256 (parsing the YAML takes

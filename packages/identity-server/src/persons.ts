@@ -135,7 +135,22 @@ export async function issueToken(
   return token;
 }
 
-/** A credential as the API shows it (§3: id, last_used, type, label, params). */
+/** Parameters that are secret material: never part of a read (#15 §5), even in rows stored before the rule. */
+const SECRET_PARAMS = ['password_hash', 'secret', 'hash', 'recovery_codes', 'recovery_hashes'];
+
+/** The algorithm of a PHC hash string (`$scrypt$…` → `scrypt`; bcrypt's `$2b$…` → `bcrypt`). */
+export function hashAlgorithm(phc: string): string {
+  const id = /^\$([a-z0-9-]+)\$/.exec(phc)?.[1] ?? 'scrypt';
+  return /^2[aby]?$/.test(id) ? 'bcrypt' : id.startsWith('pbkdf2') ? 'pbkdf2' : id;
+}
+
+/**
+ * A credential as the API shows it (§3: id, last_used, type, label, params). Secrets are written, never read back:
+ * a password credential shows how it is hashed, not the hash.
+ */
 export function credentialOut(c: { id: string; last_used: string | null; type: string; label: string; params: string }) {
-  return { id: c.id, last_used: c.last_used, type: c.type, label: c.label, params: JSON.parse(c.params) as Record<string, unknown> };
+  const params = JSON.parse(c.params) as Record<string, unknown>;
+  if (c.type === 'password' && typeof params.password_hash === 'string') params.hash_algorithm ??= hashAlgorithm(params.password_hash);
+  for (const k of SECRET_PARAMS) delete params[k];
+  return { id: c.id, last_used: c.last_used, type: c.type, label: c.label, params };
 }

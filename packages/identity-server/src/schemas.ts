@@ -65,6 +65,13 @@ export const idRequest = {
   },
 };
 
+/** Body of `POST /token/v2`: the client's CSRF token and PKCE challenge, as in an ID request (optional). */
+export const tokenForOrgRequest = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { metadata: idRequest.properties.metadata },
+};
+
 export const recoverRequest = {
   type: 'object',
   additionalProperties: false,
@@ -111,6 +118,8 @@ export const bucketsBody = { type: 'object', maxProperties: 20, additionalProper
 export const bucketBody = attributeValues;
 
 export const commaList = { type: 'string', maxLength: 4096 };
+/** A list given comma-joined or by repeating the parameter (`x=a&x=b`). */
+export const commaOrRepeatedList = { anyOf: [commaList, { type: 'array', maxItems: 100, items: commaList }] };
 
 export const consentBody = {
   type: 'object',
@@ -122,7 +131,8 @@ export const consentBody = {
 const analyticsEvent = {
   type: 'object',
   additionalProperties: false,
-  required: ['event_name'],
+  // The name is in event_data (spec §3, the published client) or beside it (older clients).
+  anyOf: [{ required: ['event_name'] }, { required: ['event_data'], properties: { event_data: { required: ['event_name'] } } }],
   properties: {
     event_name: { type: 'string', minLength: 1, maxLength: 128 },
     organization_id: { type: 'string', maxLength: 128 },

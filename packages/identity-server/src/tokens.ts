@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { SignJWT, exportJWK, generateKeyPair, importJWK, jwtVerify, decodeProtectedHeader, errors as joseErrors, type JWK, type CryptoKey } from 'jose';
+import { SignJWT, exportJWK, generateKeyPair, importJWK, jwtVerify, decodeJwt, decodeProtectedHeader, errors as joseErrors, type JWK, type CryptoKey } from 'jose';
 import type { Db } from './db/index.js';
 
 export const SIGNING_ALG = 'ES256';
@@ -9,10 +9,53 @@ export interface Authentication {
   handle?: string | undefined;
 }
 
-/** Claims of a Keyway user token (spec §3). */
+/**
+ * The token model (#15): every JWT this server signs says what it is in its `token_use` claim.
+ * - `user`: a person's user token (sign-in, `/token`, impersonation, management mint): the bearer credential for person calls.
+ * - `anonymous`: the user token of an anonymous person (`person_type: anonymous`): a bearer credential for person calls,
+ *   but never an authenticated person (the docs gate, `/oauth2/authorize`).
+ * - `container`: the token container of `GET /token/v2`; only its `user_token` is a credential, never the container.
+ * - `id`: an OpenID Connect id_token: identifies a person to one client, never a bearer credential.
+ * - `access`: an OAuth2 access token of the hosted login or the management mint: a person's token issued to a client,
+ *   accepted where user tokens are (the SDK's hosted login uses it as the user's token) but never by the docs gate.
+ * - `client`: a client-credentials token: no person at all; introspection only.
+ * Every token whose subject is a person carries `person_type`.
+ */
+export type TokenUse = 'user' | 'anonymous' | 'container' | 'id' | 'access' | 'client';
+export const TOKEN_USES: readonly TokenUse[] = ['user', 'anonymous', 'container', 'id', 'access', 'client'];
+
+/** Where a token is presented; each place accepts only some token uses (see {@link ACCEPTED}). */
+export type TokenPurpose = 'person' | 'validate' | 'userinfo' | 'introspect' | 'revoke';
+
+/** The one table of which token is accepted where. */
+export const ACCEPTED: Record<TokenPurpose, readonly TokenUse[]> = {
+  /**
+   * Bearer credential of person calls: `/me`, attributes, consents, `/direct-id`, `/token`, `/token/v2`, step-up,
+   * impersonation. OAuth2 access tokens are person tokens too: the SDK's hosted login adopts its access token as the
+   * user's token (they never open the docs gate, which asks for a first-party `user` token).
+   */
+  person: ['user', 'anonymous', 'access'],
+  /** `POST /token/validate`: is this a user token (resource servers also validate OAuth2 access tokens here). */
+  validate: ['user', 'anonymous', 'access'],
+  userinfo: ['user', 'anonymous', 'access'],
+  /** RFC 7662 introspection by an authenticated client. */
+  introspect: ['user', 'anonymous', 'access', 'client'],
+  /** Anyone holding a token may revoke it (client tokens go through `/oauth2/tokens/revoke`, with client authentication). */
+  revoke: ['user', 'anonymous', 'container', 'id', 'access'],
+};
+
+const NOT_ACCEPTED: Record<TokenUse, string> = {
+  user: 'token is a user token, which is not accepted here',
+  anonymous: "token is an anonymous person's token, which is not accepted here",
+  container: 'token is a token container, not a user token: send the user_token it contains',
+  id: 'token is an id_token, not a user token: an id_token is never a bearer credential',
+  access: 'token is an OAuth2 access token, which is not accepted here',
+  client: 'token is a client token, not a user token',
+};
+
+/** Claims of a Keyway token (spec §3 for user tokens). */
 export interface UserTokenClaims {
-  /** `client` for machine-to-machine tokens (client credentials grant), which carry no person. */
-  token_use?: 'client';
+  token_use: TokenUse;
   iss: string;
   sub: string;
   aud: string;
@@ -126,12 +169,15 @@ export class TokenService {
     return { keys: this.keys.map((k) => k.publicJwk) };
   }
 
-  /** Signs an arbitrary JWT (ID tokens, token containers) with the current key. */
-  async signJwt(payload: Record<string, unknown>, opts: { subject: string; audience: string; ttlSeconds?: number }): Promise<string> {
+  /** Signs a JWT that is not a user token (id_tokens, token containers, client tokens) with the current key. */
+  async signJwt(
+    payload: Record<string, unknown>,
+    opts: { use: Exclude<TokenUse, 'user' | 'anonymous' | 'access'>; subject: string; audience: string; ttlSeconds?: number },
+  ): Promise<string> {
     const key = this.keys[0];
     if (!key) throw new Error('no signing key loaded');
     const now = Math.floor(Date.now() / 1000);
-    return new SignJWT(payload)
+    return new SignJWT({ ...payload, token_use: opts.use })
       .setProtectedHeader({ alg: SIGNING_ALG, kid: key.kid, typ: 'JWT' })
       .setIssuer(this.opts.issuer)
       .setSubject(opts.subject)
@@ -142,10 +188,15 @@ export class TokenService {
       .sign(key.privateKey);
   }
 
+  /**
+   * Signs a user token (`token_use` `user`, or `anonymous` for an anonymous person) or, with `token_use: 'access'`, an
+   * OAuth2 access token.
+   */
   async sign(
-    claims: Omit<UserTokenClaims, 'iss' | 'sub' | 'aud' | 'iat' | 'exp' | 'jti'> & Record<string, unknown>,
+    input: Omit<UserTokenClaims, 'iss' | 'sub' | 'aud' | 'iat' | 'exp' | 'jti' | 'token_use'> & { token_use?: 'access' } & Record<string, unknown>,
     ttlSeconds?: number,
   ): Promise<string> {
+    const claims = { ...input, token_use: input.token_use === 'access' ? 'access' : input.person_type === 'anonymous' ? 'anonymous' : 'user' };
     const ttl = ttlSeconds ?? this.opts.ttlFor?.(claims.oid) ?? this.opts.ttlSeconds;
     const key = this.keys[0];
     if (!key) throw new Error('no signing key loaded');
@@ -170,10 +221,10 @@ export class TokenService {
   }
 
   /**
-   * Checks signature, issuer, expiry and revocation. Never throws for bad input. Only user tokens are valid unless
-   * `clientTokens` is set (introspection, revocation): then machine-to-machine tokens of the client credentials grant too.
+   * The one token checker: signature, issuer, expiry, revocation (of the token and of the tokens it was derived from),
+   * and whether its `token_use` is accepted for `purpose` ({@link ACCEPTED}). Never throws for bad input.
    */
-  async validate(token: string, opts: { clientTokens?: boolean } = {}): Promise<ValidationResult> {
+  async validate(token: string, purpose: TokenPurpose): Promise<ValidationResult> {
     let claims = this.verified.get(token);
     if (!claims) {
       let kid: string | undefined;
@@ -192,8 +243,15 @@ export class TokenService {
         if (err instanceof joseErrors.JWTClaimValidationFailed) return { valid: false, invalidity_reason: `token claim "${err.claim}" is invalid` };
         return { valid: false, invalidity_reason: 'token signature is invalid' };
       }
+      if (!TOKEN_USES.includes(claims.token_use)) return { valid: false, invalidity_reason: 'token has no known token_use: it is not a current Keyway token (sign in again)' };
       const client = claims.token_use === 'client' && typeof claims.client_id === 'string';
-      if ((typeof claims.person_id !== 'string' && !client) || typeof claims.oid !== 'string' || typeof claims.jti !== 'string') {
+      // A user token is `anonymous` exactly when its person is.
+      const userKind = claims.token_use === 'user' || claims.token_use === 'anonymous';
+      const person =
+        typeof claims.person_id === 'string' &&
+        typeof claims.person_type === 'string' &&
+        (!userKind || (claims.token_use === 'anonymous') === (claims.person_type === 'anonymous'));
+      if ((!person && !client) || typeof claims.oid !== 'string' || typeof claims.jti !== 'string') {
         return { valid: false, invalidity_reason: 'token is not a Keyway token' };
       }
       if (this.verified.size > 50_000) this.verified.clear();
@@ -206,7 +264,7 @@ export class TokenService {
     }
     if (this.revoked.has(claims.jti)) return { valid: false, invalidity_reason: 'token has been revoked' };
     if (claims.client_id && claims.iat <= (this.revokedBefore.get(`${claims.client_id} ${claims.sub}`) ?? -1)) return { valid: false, invalidity_reason: 'token has been revoked' };
-    if (claims.token_use === 'client' && !opts.clientTokens) return { valid: false, invalidity_reason: 'token is a client token, not a user token' };
+    if (!ACCEPTED[purpose].includes(claims.token_use)) return { valid: false, invalidity_reason: NOT_ACCEPTED[claims.token_use] };
     return {
       valid: true,
       claims,
@@ -215,16 +273,48 @@ export class TokenService {
     };
   }
 
-  /** Persists the revocation; the token stays invalid across restarts until it would have expired anyway. */
-  async revoke(claims: Pick<UserTokenClaims, 'jti' | 'exp'>): Promise<void> {
-    this.revoked.add(claims.jti);
-    const revoked_at = new Date().toISOString();
-    const expires_at = new Date(claims.exp * 1000).toISOString();
+  /**
+   * Records that `child` (a token just signed) was derived from the token `parentJti` (an organization token of `/token`,
+   * a token container and the user token inside it): revoking the parent revokes it too.
+   */
+  async recordDerived(child: string, parentJti: string): Promise<string> {
+    const { jti, exp } = decodeJwt(child);
+    if (!jti || !exp) throw new Error('derived token has no jti or exp');
     await this.db
-      .insertInto('revoked_tokens')
-      .values({ jti: claims.jti, expires_at, revoked_at })
+      .insertInto('token_parents')
+      .values({ jti, parent_jti: parentJti, expires_at: new Date(exp * 1000).toISOString() })
       .onConflict((oc) => oc.column('jti').doNothing())
       .execute();
+    return jti;
+  }
+
+  /**
+   * Persists the revocation, and that of every token derived from it (down the chain); each stays invalid across
+   * restarts, and for every server sharing the database, until it would have expired anyway.
+   */
+  async revoke(claims: Pick<UserTokenClaims, 'jti' | 'exp'>): Promise<void> {
+    const revoked_at = new Date().toISOString();
+    let level: Array<{ jti: string; expires_at: string }> = [{ jti: claims.jti, expires_at: new Date(claims.exp * 1000).toISOString() }];
+    const seen = new Set<string>();
+    while (level.length) {
+      level = level.filter((t) => !seen.has(t.jti));
+      if (!level.length) break;
+      for (const t of level) {
+        seen.add(t.jti);
+        this.revoked.add(t.jti);
+      }
+      await this.db
+        .insertInto('revoked_tokens')
+        .values(level.map((t) => ({ jti: t.jti, expires_at: t.expires_at, revoked_at })))
+        .onConflict((oc) => oc.column('jti').doNothing())
+        .execute();
+      level = await this.db
+        .selectFrom('token_parents')
+        .select(['jti', 'expires_at'])
+        .where('parent_jti', 'in', level.map((t) => t.jti))
+        .where('expires_at', '>', revoked_at)
+        .execute();
+    }
   }
 
   /** Revokes every token of the client for the subject (person id, or the client id for its own tokens) issued until now. */

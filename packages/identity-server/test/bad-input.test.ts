@@ -93,10 +93,10 @@ describe('bad input never yields a 5xx and never writes', () => {
     const r = await call('POST', '/attestation/v3', { challenge_id: 'does-not-exist', challenge_type: 'otp', data: { otp: '123456' } });
     expect(r.status).toBe(404);
     const id = await call('POST', '/id/v2', { handle: 'type@example.com', factor: { method: 'otp_via_email' } });
-    const t = await call('POST', '/attestation/v3', { challenge_id: id.body.result.challenges[0].id, challenge_type: 'totp_verify', data: { otp: '123456' } });
+    const t = await call('POST', '/attestation/v3', { challenge_id: id.body.result[0].id, challenge_type: 'totp_verify', data: { otp: '123456' } });
     expect(t.status).toBe(400);
     expect(t.body.errors[0].message).toBe('challenge_type "totp_verify" does not match the challenge, which is of type "otp"');
-    const empty = await call('POST', '/attestation/v3', { challenge_id: id.body.result.challenges[0].id, challenge_type: 'otp', data: {} });
+    const empty = await call('POST', '/attestation/v3', { challenge_id: id.body.result[0].id, challenge_type: 'otp', data: {} });
     expect(empty.body.errors[0]).toEqual({ httpcode: 400, message: 'body.data is missing required field "otp"' });
   });
 });

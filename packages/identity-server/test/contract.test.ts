@@ -8,7 +8,7 @@ import { BACKENDS, decodeClaims, lastMessage, startTestServer, type TestServer }
 const SDK_OPERATIONS = [
   'POST /id', 'POST /id/v2', 'POST /attestation', 'POST /attestation/v2', 'POST /attestation/v3',
   'GET /challenge/{challenge_id}', 'GET /challenge/{challenge_id}/v2', 'GET /challenge_pack/{challenge_pack_id}',
-  'GET /me', 'GET /me/orgs', 'GET /token', 'GET /token/v2', 'POST /recover', 'POST /persons/anonymous',
+  'GET /me', 'GET /me/orgs', 'GET /token', 'GET /token/v2', 'POST /token/v2', 'POST /recover', 'POST /persons/anonymous',
   'POST /persons/{person_id}/impersonate', 'POST /persons/{person_id}/impersonate/v2', 'POST /direct-id',
   'GET /attributes', 'PUT /attributes', 'PATCH /attributes', 'GET /attributes/{bucket_name}', 'PUT /attributes/{bucket_name}',
   'PATCH /attributes/{bucket_name}', 'DELETE /attributes/{bucket_name}', 'GET /consent/gdpr', 'POST /consent/gdpr',
@@ -38,7 +38,7 @@ describe.each(BACKENDS)('contract: real answers match api/openapi.yaml (%s)', (b
     const id = await call('POST', path, { handle: email, factor: { method: 'otp_via_email' } }, org ? { org } : {});
     expect(id.status).toBe(200);
     const { code } = await lastMessage(server, email);
-    const att = await call('POST', attestation, { challenge_id: id.body.result.challenges[0].id, challenge_type: 'otp', data: { otp: code } });
+    const att = await call('POST', attestation, { challenge_id: id.body.result[0].id, challenge_type: 'otp', data: { otp: code } });
     return att;
   }
 
@@ -48,17 +48,28 @@ describe.each(BACKENDS)('contract: real answers match api/openapi.yaml (%s)', (b
     const token = (await otpSignIn('c3@example.com')).body.result.token;
 
     const link = await call('POST', '/id/v2', { handle: 'c4@example.com', factor: { method: 'email_link' } });
-    const chId = link.body.result.challenges[0].id;
+    const chId = link.body.result[0].id;
     expect((await call('GET', `/challenge/${chId}`)).status).toBe(202);
     expect((await call('GET', `/challenge/${chId}/v2`)).status).toBe(202);
     await fetch((await lastMessage(server, 'c4@example.com')).link!);
     expect((await call('GET', `/challenge/${chId}/v2`)).status).toBe(200);
 
     const anon = await call('POST', '/persons/anonymous', { region: 'eu-north' });
-    expect(decodeClaims(anon.body.result.token).person_type).toBe('anonymous');
+    expect(decodeClaims(anon.body.result).person_type).toBe('anonymous');
     expect((await call('POST', '/recover', { handle: 'c3@example.com', factor: { method: 'otp_via_email' } })).status).toBe(200);
+    // The published client: factor password, the factor's method repeated in its options.
+    const rec = await call('POST', '/recover', { handle: { type: 'email_address', value: 'c3@example.com' }, factor: { method: 'password', options: { method: 'password' } } });
+    expect(rec.body.result.map((c: any) => c.type)).toEqual(['otp', 'password_reset']);
+    const published = await call('POST', '/id/v2', {
+      handle: { type: 'email_address', value: 'c5@example.com' },
+      factor: { method: 'otp_via_email', options: { method: 'otp_via_email' } },
+      metadata: { csrf_token: '5b0f7a52-9a8e-4c1e-a3f0-2f4f1d2c9e11', pkce_code_challenge: createHash('sha256').update('v'.repeat(72)).digest('base64url') },
+    });
+    expect(published.body.result[0].type).toBe('otp');
+    const mismatch = await call('POST', '/id/v2', { handle: 'c5@example.com', factor: { method: 'otp_via_email', options: { method: 'password' } } });
+    expect(mismatch.status).toBe(400);
     const direct = await call('POST', '/direct-id', undefined, { token });
-    expect((await call('GET', `/challenge_pack/${direct.body.result.direct_id}`)).status).toBe(200);
+    expect((await call('GET', `/challenge_pack/${direct.body.result}`)).status).toBe(200);
     const person = decodeClaims(token).person_id;
     expect((await call('POST', `/persons/${person}/impersonate`, undefined, { headers: { 'keyway-api-key': 'kw_dev_api_key_not_secret' } })).status).toBe(200);
     expect((await call('POST', `/persons/${person}/impersonate/v2`, { target_url: 'http://localhost:3000/' }, { headers: { 'keyway-api-key': 'kw_dev_api_key_not_secret' } })).status).toBe(200);
@@ -69,8 +80,8 @@ describe.each(BACKENDS)('contract: real answers match api/openapi.yaml (%s)', (b
     const opts = { token };
     // Credentials of every kind the server stores show up in /me in the spec's shapes.
     const pw = await call('POST', '/id/v2', { factor: { method: 'password' } }, opts);
-    await call('POST', '/attestation/v3', { challenge_id: pw.body.result.challenges[0].id, challenge_type: 'password_set', data: { password: 'contract password 1' } });
-    const reg = (await call('POST', '/id/v2', { factor: { method: 'totp' } }, opts)).body.result.challenges[0];
+    await call('POST', '/attestation/v3', { challenge_id: pw.body.result[0].id, challenge_type: 'password_set', data: { password: 'contract password 1' } });
+    const reg = (await call('POST', '/id/v2', { factor: { method: 'totp' } }, opts)).body.result[0];
     const secret = new URL(reg.options.key_uri).searchParams.get('secret')!;
     await call('POST', '/attestation/v3', { challenge_id: reg.id, challenge_type: 'totp_register', data: { otp: await generate({ secret }) } });
     const me = await call('GET', '/me', undefined, opts);
@@ -78,6 +89,9 @@ describe.each(BACKENDS)('contract: real answers match api/openapi.yaml (%s)', (b
     expect((await call('GET', '/me/orgs', undefined, opts)).status).toBe(200);
     expect((await call('GET', '/token', undefined, { token, org: 'org_sub' })).status).toBe(200);
     expect((await call('GET', '/token/v2', undefined, { token, org: 'org_sub' })).status).toBe(200);
+    // The published client asks with POST and its metadata.
+    const metadata = { csrf_token: '5b0f7a52-9a8e-4c1e-a3f0-2f4f1d2c9e11', pkce_code_challenge: createHash('sha256').update('v'.repeat(72)).digest('base64url') };
+    expect((await call('POST', '/token/v2', { metadata }, { token, org: 'org_sub' })).body.result.type).toBe('token');
     expect((await call('PUT', '/attributes', { end_user_read_write: { a: 1 } }, opts)).status).toBe(200);
     expect((await call('PATCH', '/attributes', { end_user_read_write: { b: 'x' } }, opts)).status).toBe(200);
     expect((await call('GET', '/attributes?buckets=end_user_read_write,end_user_read_only', undefined, opts)).status).toBe(200);
@@ -90,8 +104,15 @@ describe.each(BACKENDS)('contract: real answers match api/openapi.yaml (%s)', (b
     expect((await call('PUT', '/consent/gdpr', { consent_levels: ['marketing'] }, opts)).status).toBe(200);
     expect((await call('GET', '/consent/gdpr', undefined, opts)).status).toBe(200);
     expect((await call('DELETE', '/consent/gdpr?consent_levels=marketing', undefined, opts)).status).toBe(200);
+    // Repeated, as the published client sends the levels.
+    await call('POST', '/consent/gdpr', { consent_levels: ['analytics', 'marketing', 'tracking'] }, opts);
+    const left = await call('DELETE', '/consent/gdpr?consent_levels=analytics&consent_levels=marketing', undefined, opts);
+    expect(left.body.result.consents.map((c: any) => c.consent_level)).toEqual(['tracking']);
     const event = { event_name: 'PersonIdentified_v1', organization_id: server.orgId, analytics_correlation_id: 'x', window_location: 'http://localhost:3000/', user_agent: 'ua', event_data: {} };
     expect((await call('POST', '/actions/sdk', event, opts)).status).toBe(200);
+    // The name inside event_data, as spec §3 lists the event's fields and the published client sends it.
+    const { event_name: name, ...rest } = event;
+    expect((await call('POST', '/actions/sdk', { ...rest, event_data: { event_name: name, person_id: 'x' } })).status).toBe(200);
     expect((await call('POST', '/events', [event, event])).status).toBe(200);
     expect((await call('GET', '/events?limit=5&offset=0', undefined, { headers: { 'keyway-api-key': 'kw_dev_api_key_not_secret' } })).status).toBe(200);
     expect((await call('POST', '/token/validate', { token })).body.result.valid).toBe(true);

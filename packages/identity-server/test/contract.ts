@@ -37,12 +37,33 @@ export function expectMatchesSpec(method: string, path: string, status: number, 
   covered.add(`${method.toUpperCase()} ${template} ${status}`);
 }
 
+/** Error answers carry `errors[].httpcode` equal to the HTTP status (the SDK reads the body's code, not the status). */
+export function expectErrorCodesMatchStatus(method: string, path: string, status: number, body: unknown): void {
+  const errors = (body as { errors?: Array<{ httpcode?: unknown }> } | undefined)?.errors;
+  if (status < 300 || !Array.isArray(errors)) return;
+  for (const e of errors) expect(e.httpcode, `${method} ${path} answered ${status} with an error whose httpcode is ${String(e.httpcode)}`).toBe(status);
+}
+
+/** Checks a JSON request body against the request schema the spec gives for the operation. */
+export function expectRequestMatchesSpec(method: string, path: string, body: unknown): void {
+  const template = specPath(path, method);
+  expect(template, `${method} ${path} is not in api/openapi.yaml`).toBeDefined();
+  const op = contract.doc.paths[template!]![method.toLowerCase()] as { requestBody?: { content?: Record<string, unknown> } } | undefined;
+  expect(op, `${method} ${template} is not in api/openapi.yaml`).toBeDefined();
+  if (body === undefined) return;
+  expect(op!.requestBody?.content?.['application/json'], `${method} ${template} takes no JSON body in the spec`).toBeDefined();
+  const pointer = `${SPEC_ID}#/paths/${template!.replace(/~/g, '~0').replace(/\//g, '~1')}/${method.toLowerCase()}/requestBody/content/application~1json/schema`;
+  const validate = contract.bodyAjv.getSchema(pointer) ?? contract.bodyAjv.compile({ $ref: pointer });
+  expect(validate(body), `${method} ${path}: the request does not match the spec: ${JSON.stringify(validate.errors?.slice(0, 3))}\n${JSON.stringify(body).slice(0, 400)}`).toBe(true);
+}
+
 /** Like {@link api}, but every JSON answer is validated against api/openapi.yaml. */
 export function contractApi(server: { url: string; orgId: string }) {
   const call = api(server);
   return async <T = any>(...args: Parameters<typeof call>): Promise<Answer<T>> => {
     const res = await call<T>(...args);
     expectMatchesSpec(args[0], args[1], res.status, res.body);
+    expectErrorCodesMatchStatus(args[0], args[1], res.status, res.body);
     return res;
   };
 }

@@ -111,7 +111,7 @@ export async function signInWithEmail(server: { url: string; orgId: string }, em
   const call = api(server);
   const id = await call('POST', '/id/v2', { handle: email, factor: { method: 'otp_via_email' } }, previousToken ? { token: previousToken } : {});
   if (id.status !== 200) throw new Error(`/id/v2 answered ${id.status}: ${JSON.stringify(id.body)}`);
-  const challenge = id.body.result.challenges[0];
+  const challenge = id.body.result[0];
   const { code } = await lastMessage(server, email.toLowerCase());
   const att = await call('POST', '/attestation/v3', { challenge_id: challenge.id, challenge_type: 'otp', data: { otp: code } });
   if (att.status !== 200) throw new Error(`/attestation/v3 answered ${att.status}: ${JSON.stringify(att.body)}`);

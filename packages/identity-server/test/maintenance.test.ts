@@ -34,12 +34,12 @@ describe('signing key rotation and purging', () => {
     expect(kids[1]).toBe(first!.kid);
     const fresh = await tokens.sign(claims);
     expect(JSON.parse(Buffer.from(fresh.split('.')[0]!, 'base64url').toString()).kid).toBe(kids[0]);
-    expect((await tokens.validate(old)).valid).toBe(true);
+    expect((await tokens.validate(old, 'person')).valid).toBe(true);
 
     // Once every token of the old key has expired (successor older than the token lifetime), it leaves the JWKS.
     await tokens.rotateIfDue(Date.now() + 86_400_000 + 3600_000 + 5000);
     expect(tokens.jwks().keys.map((k) => k.kid)).toEqual([kids[0]]);
-    expect((await tokens.validate(old)).valid).toBe(false);
+    expect((await tokens.validate(old, 'person')).valid).toBe(false);
   });
 
   it('purges expired challenges, stale revocations and old mailbox messages only', async () => {

@@ -14,8 +14,8 @@ describe.each(BACKENDS)('restart keeps the data (%s)', (backend) => {
     await call('POST', '/consent/gdpr', { consent_levels: ['marketing'] }, { token });
     await call('POST', '/token/revoke', { token: revoked });
     const pw = await call('POST', '/id/v2', { factor: { method: 'password' } }, { token });
-    await call('POST', '/attestation/v3', { challenge_id: pw.body.result.challenges[0].id, challenge_type: 'password_set', data: { password: 'kept across restarts 7' } });
-    const reg = (await call('POST', '/id/v2', { factor: { method: 'totp' } }, { token })).body.result.challenges[0];
+    await call('POST', '/attestation/v3', { challenge_id: pw.body.result[0].id, challenge_type: 'password_set', data: { password: 'kept across restarts 7' } });
+    const reg = (await call('POST', '/id/v2', { factor: { method: 'totp' } }, { token })).body.result[0];
     const secret = new URL(reg.options.key_uri).searchParams.get('secret')!;
     expect((await call('POST', '/attestation/v3', { challenge_id: reg.id, challenge_type: 'totp_register', data: { otp: await generate({ secret }) } })).status).toBe(200);
     const jwksBefore = await (await fetch(`${server.url}/.well-known/jwks.json`)).json();
@@ -35,10 +35,10 @@ describe.each(BACKENDS)('restart keeps the data (%s)', (backend) => {
       expect((await call('GET', '/consent/gdpr', undefined, { token })).body.result.consents.map((c: any) => c.consent_level)).toEqual(['marketing']);
       expect(me.body.result.credentials.map((c: any) => c.type).sort()).toEqual(['password', 'totp']);
       const verify = await call('POST', '/id/v2', { handle: 'stay@example.com', factor: { method: 'password' } });
-      const byPassword = await call('POST', '/attestation/v3', { challenge_id: verify.body.result.challenges[0].id, challenge_type: 'password_verify', data: { password: 'kept across restarts 7' } });
+      const byPassword = await call('POST', '/attestation/v3', { challenge_id: verify.body.result[0].id, challenge_type: 'password_verify', data: { password: 'kept across restarts 7' } });
       expect(decodeClaims(byPassword.body.result.token).person_id).toBe(decodeClaims(token).person_id);
       const totp = await call('POST', '/id/v2', { handle: 'stay@example.com', factor: { method: 'totp' } });
-      const byRecovery = await call('POST', '/attestation/v3', { challenge_id: totp.body.result.challenges[0].id, challenge_type: 'totp_verify', data: { otp: reg.options.recovery_codes[3] } });
+      const byRecovery = await call('POST', '/attestation/v3', { challenge_id: totp.body.result[0].id, challenge_type: 'totp_verify', data: { otp: reg.options.recovery_codes[3] } });
       expect(byRecovery.status).toBe(200);
       // Signing in again after the restart finds the same person.
       const again = decodeClaims(await signInWithEmail(server, 'stay@example.com'));

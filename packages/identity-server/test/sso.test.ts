@@ -34,7 +34,7 @@ describe.each(BACKENDS)('OIDC SSO against a real OpenID Provider (%s)', (backend
       factor: { method: 'oidc', options: { provider: 'generic', ux_mode: 'redirect', redirect_target: `${ORIGIN}/login`, csrf_token: p.csrf, pkce_code_challenge: p.challenge } },
     }, { headers: { origin: ORIGIN } });
     expect(id.status).toBe(200);
-    const [ch] = id.body.result.challenges;
+    const [ch] = id.body.result;
     expect(ch.type).toBe('oidc');
     expect(ch.options.auth_code_url.startsWith(`${idp.issuer}/auth?`)).toBe(true);
     expect((await call('GET', `/challenge/${ch.id}/v2`)).status).toBe(202);
@@ -55,7 +55,7 @@ describe.each(BACKENDS)('OIDC SSO against a real OpenID Provider (%s)', (backend
     expect(resolved.status).toBe(204);
     const done = await call('GET', `/challenge/${ch.id}/v2`);
     expect(done.status).toBe(200);
-    expect(decodeClaims(done.body.result.token)).toMatchObject({ authenticated_methods: ['oidc'], authentications: [{ method: 'oidc', handle: 'ada@corp.example' }], first_token: true });
+    expect(decodeClaims(done.body.result)).toMatchObject({ authenticated_methods: ['oidc'], authentications: [{ method: 'oidc', handle: 'ada@corp.example' }], first_token: true });
     // The same return cannot be replayed.
     expect((await fetch(callback, { redirect: 'manual' })).status).toBe(400);
   });
@@ -63,7 +63,7 @@ describe.each(BACKENDS)('OIDC SSO against a real OpenID Provider (%s)', (backend
   it('popup mode: the return page posts the SSO code to the opening page origin only', async () => {
     const p = pkce();
     const id = await t.call('POST', '/id/v2', { factor: { method: 'oidc', options: { provider: 'generic', csrf_token: p.csrf, pkce_code_challenge: p.challenge } } }, { headers: { origin: ORIGIN } });
-    const [ch] = id.body.result.challenges;
+    const [ch] = id.body.result;
     const callback = await browseUntil(ch.options.auth_code_url, `${t.server.url}/sso/oidc/callback`, 'ada-1');
     const page = await (await fetch(callback)).text();
     const posted = /postMessage\((\{.*?\}), "([^"]+)"\)/.exec(page)!;
@@ -72,7 +72,7 @@ describe.each(BACKENDS)('OIDC SSO against a real OpenID Provider (%s)', (backend
     expect(msg).toMatchObject({ type: 'sso_challenge', challenge_id: ch.id, csrf_token: p.csrf });
     expect((await t.call('POST', '/sso/resolve', { challenge_id: ch.id, code: msg.code, pkce_code_verifier: p.verifier })).status).toBe(204);
     const done = await t.call('GET', `/challenge/${ch.id}`);
-    expect(decodeClaims(done.body.result.token).authentications[0].handle).toBe('ada@corp.example');
+    expect(decodeClaims(done.body.result).authentications[0].handle).toBe('ada@corp.example');
   });
 
   it('uses a new client secret at once after a PATCH', async () => {
@@ -80,7 +80,7 @@ describe.each(BACKENDS)('OIDC SSO against a real OpenID Provider (%s)', (backend
     const attempt = async () => {
       const p = pkce();
       const id = await t.call('POST', '/id/v2', { factor: { method: 'oidc', options: { provider: 'generic', csrf_token: p.csrf, pkce_code_challenge: p.challenge } } }, { headers: { origin: ORIGIN } });
-      return (await fetch(await browseUntil(id.body.result.challenges[0].options.auth_code_url, `${t.server.url}/sso/oidc/callback`, 'ada-1'))).status;
+      return (await fetch(await browseUntil(id.body.result[0].options.auth_code_url, `${t.server.url}/sso/oidc/callback`, 'ada-1'))).status;
     };
     expect(await attempt()).toBe(200);
     const path = `/organizations/sso/oidc/provider-credentials/${idp.client_id}`;
@@ -125,7 +125,7 @@ describe.each(BACKENDS)('SAML SSO against a SAML 2.0 identity provider (%s)', (b
       factor: { method: 'saml', options: { provider_credentials_id: navy, ux_mode: 'redirect', redirect_target: `${ORIGIN}/login`, csrf_token: csrf, pkce_code_challenge: createHash('sha256').update(verifier).digest('base64url') } },
     }, { headers: { origin: ORIGIN } });
     expect(id.status).toBe(200);
-    const [ch] = id.body.result.challenges;
+    const [ch] = id.body.result;
     expect(ch).toMatchObject({ type: 'saml', authentication_method: 'saml' });
     expect(ch.options.start_authentication_url.startsWith(`${idp.entryPoint}?SAMLRequest=`)).toBe(true);
     const idpPage = await (await fetch(ch.options.start_authentication_url)).text();
@@ -136,9 +136,9 @@ describe.each(BACKENDS)('SAML SSO against a SAML 2.0 identity provider (%s)', (b
     expect(ret.searchParams.get('csrf_token')).toBe(csrf);
     expect((await call('POST', '/sso/resolve', { challenge_id: ch.id, code: ret.searchParams.get('sso_code'), pkce_code_verifier: verifier })).status).toBe(204);
     const done = await call('GET', `/challenge/${ch.id}/v2`);
-    expect(decodeClaims(done.body.result.token)).toMatchObject({ authenticated_methods: ['saml'], authentications: [{ method: 'saml', handle: 'grace@navy.example' }] });
+    expect(decodeClaims(done.body.result)).toMatchObject({ authenticated_methods: ['saml'], authentications: [{ method: 'saml', handle: 'grace@navy.example' }] });
     // The mapped SAML attribute landed in the person's read-only bucket.
-    const attrs = await call('GET', '/attributes?buckets=end_user_read_only', undefined, { token: done.body.result.token });
+    const attrs = await call('GET', '/attributes?buckets=end_user_read_only', undefined, { token: done.body.result });
     expect(attrs.body.result).toEqual({ end_user_read_only: { work_email: 'Grace@Navy.example' } });
     // Replaying the same IdP answer fails: the challenge was used.
     expect((await submitAutoPost(idpPage)).status).toBe(400);
@@ -156,7 +156,7 @@ describe.each(BACKENDS)('SAML SSO against a SAML 2.0 identity provider (%s)', (b
 
   it('rejects a response whose assertion was tampered with', async () => {
     const id = await t.call('POST', '/id/v2', { factor: { method: 'saml', options: { provider_credentials_id: navy, pkce_code_challenge: createHash('sha256').update('x'.repeat(43)).digest('base64url') } } }, { headers: { origin: ORIGIN } });
-    const page = await (await fetch(id.body.result.challenges[0].options.start_authentication_url)).text();
+    const page = await (await fetch(id.body.result[0].options.start_authentication_url)).text();
     const b64 = /name="SAMLResponse" value="([^"]+)"/.exec(page)![1]!;
     const forged = Buffer.from(Buffer.from(b64, 'base64').toString('utf8').replaceAll('Grace@Navy.example', 'admin@navy.example')).toString('base64');
     const res = await submitAutoPost(page.replace(b64, forged));

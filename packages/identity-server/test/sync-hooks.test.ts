@@ -99,7 +99,7 @@ describe.each(BACKENDS)('sync hooks at token_minted (%s)', (backend) => {
 
     const idRes = await call('POST', '/id/v2', { handle: 'blocked@example.com', factor: { method: 'otp_via_email' } });
     const { code } = await (await fetch(`${t.server.url}/dev/mailbox.json?to=blocked%40example.com&limit=1`)).json().then((b: { result: Array<{ code: string }> }) => b.result[0]!);
-    const refused = await call('POST', '/attestation/v3', { challenge_id: idRes.body.result.challenges[0].id, challenge_type: 'otp', data: { otp: code } });
+    const refused = await call('POST', '/attestation/v3', { challenge_id: idRes.body.result[0].id, challenge_type: 'otp', data: { otp: code } });
     expect(refused.status).toBe(403);
     expect(refused.body.errors[0].message).toBe('refused by the sync hook "Policy": billing account suspended');
     expect(await t.server.db.selectFrom('webhook_deliveries').select('id').where('webhook_id', '=', audit.body.result.id).execute()).toEqual([]);

@@ -14,7 +14,7 @@ describe.each(BACKENDS)('passkeys (%s)', (backend) => {
     const origin = { headers: { origin: ORIGIN } };
     const create = await call('POST', '/id/v2', { handle: 'pk@example.com', factor: { method: 'webauthn' } }, origin);
     expect(create.status).toBe(200);
-    const [ch] = create.body.result.challenges;
+    const [ch] = create.body.result;
     expect(ch).toMatchObject({ type: 'webauthn_create', authentication_method: 'webauthn', options: { rp: { id: 'localhost', name: 'Keyway Dev' }, user: { name: 'pk@example.com' }, attestation: 'none' } });
     const reg = await call('POST', '/attestation/v3', { challenge_id: ch.id, challenge_type: 'webauthn_create', data: device.create(ch.options, ORIGIN) });
     expect(reg.status).toBe(200);
@@ -26,7 +26,7 @@ describe.each(BACKENDS)('passkeys (%s)', (backend) => {
     expect(cred.params).toMatchObject({ attestation_type: 'none', authenticator: { sign_count: 0, clone_warning: false } });
 
     const get = await call('POST', '/id/v2', { handle: 'pk@example.com', factor: { method: 'webauthn' } }, origin);
-    const [gch] = get.body.result.challenges;
+    const [gch] = get.body.result;
     expect(gch.type).toBe('webauthn_get');
     expect(gch.options.allowCredentials.map((c: any) => c.id)).toEqual([cred.params.webauthn_credential_id]);
     const signed = await call('POST', '/attestation/v3', { challenge_id: gch.id, challenge_type: 'webauthn_get', data: device.get(gch.options, ORIGIN) });
@@ -34,13 +34,13 @@ describe.each(BACKENDS)('passkeys (%s)', (backend) => {
 
     // Discoverable: no handle; the passkey names the person.
     const disc = await call('POST', '/id/v2', { factor: { method: 'webauthn' } }, origin);
-    const [dch] = disc.body.result.challenges;
+    const [dch] = disc.body.result;
     const d = await call('POST', '/attestation/v3', { challenge_id: dch.id, challenge_type: 'webauthn_get', data: device.get(dch.options, ORIGIN) });
     expect(decodeClaims(d.body.result.token).person_id).toBe(claims.person_id);
 
     // An assertion made for another origin, or for another challenge, is refused.
     const again = await call('POST', '/id/v2', { handle: 'pk@example.com', factor: { method: 'webauthn' } }, origin);
-    const [ach] = again.body.result.challenges;
+    const [ach] = again.body.result;
     const phished = await call('POST', '/attestation/v3', { challenge_id: ach.id, challenge_type: 'webauthn_get', data: device.get(ach.options, 'http://localhost:4000') });
     expect(phished.status).toBe(401);
     expect(phished.body.errors[0].message).toMatch(/^passkey could not be verified/);
@@ -54,7 +54,7 @@ describe.each(BACKENDS)('passkeys (%s)', (backend) => {
     const device = new SoftAuthenticator();
     const token = await signInWithEmail(t.server, 'addpk@example.com');
     const add = await t.call('POST', '/id/v2', { factor: { method: 'webauthn' } }, { token, headers: { origin: ORIGIN } });
-    const [ch] = add.body.result.challenges;
+    const [ch] = add.body.result;
     expect(ch.type).toBe('webauthn_create');
     const ok = await t.call('POST', '/attestation/v3', { challenge_id: ch.id, challenge_type: 'webauthn_create', data: device.create(ch.options, ORIGIN) });
     expect(decodeClaims(ok.body.result.token)).toMatchObject({ person_id: decodeClaims(token).person_id, authenticated_methods: ['otp_via_email', 'webauthn'] });

@@ -7,6 +7,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { LOOPBACK_ONLY_ARGS } from '../../../e2e/offline.ts';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import type { IdentityServer } from '../../identity-server/src/index.ts';
 import { startServer } from '../test/api.js';
@@ -47,7 +48,8 @@ export async function startHarness(): Promise<Harness> {
   const origin = `http://localhost:${(web.address() as AddressInfo).port}`;
   const server = await startServer([origin]);
   const api = server.api;
-  const browser: Browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  // Only loopback hosts resolve: the page reaches our servers unchanged and nothing else (no interception).
+  const browser: Browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', ...LOOPBACK_ONLY_ARGS] });
   return {
     api,
     origin,

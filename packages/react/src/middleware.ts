@@ -1,4 +1,5 @@
 import { decodeToken, type OrganizationHierarchyEntry, type User } from '@keyway/sdk';
+import { sameOriginPath } from '@keyway/sdk/redirect';
 import type { SignInMiddleware } from './provider.js';
 import { createTokenStorage, DEFAULT_TOKEN_KEY, type TokenStorage, type TokenStorageKind } from './storage.js';
 
@@ -77,19 +78,13 @@ export function loginMiddleware(options: LoginMiddlewareOptions = {}) {
 }
 
 /**
- * The `redirect_to` of a sign-in page URL, only when it is a path of this site; otherwise `fallback`.
- * Rejects other origins (`//evil.example`, `https://…`), `javascript:` and backslash tricks.
+ * The `redirect_to` of a sign-in page URL, only when it is a path of this site; otherwise `fallback`. Uses Keyway's
+ * shared redirect rule (`@keyway/sdk/redirect`): the value is normalized first (dot segments, `%2e`, backslashes), so
+ * `//evil.example`, `/.//evil.example`, `https://…`, `javascript:` and control characters never leave the site.
  */
 export function safeRedirect(search: string | URLSearchParams, fallback = '/', redirectParam = 'redirect_to'): string {
   const p = typeof search === 'string' ? new URLSearchParams(search) : search;
-  const to = p.get(redirectParam);
-  if (!to || !to.startsWith('/') || to.startsWith('//') || to.includes('\\') || /[\u0000-\u001f]/.test(to)) return fallback;
-  try {
-    const u = new URL(to, 'http://same.invalid');
-    return u.origin === 'http://same.invalid' ? u.pathname + u.search + u.hash : fallback;
-  } catch {
-    return fallback;
-  }
+  return sameOriginPath(p.get(redirectParam), 'http://same.invalid', fallback);
 }
 
 /** Picks the organization from the person's organizations. */

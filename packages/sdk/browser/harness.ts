@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { LOOPBACK_ONLY_ARGS } from '../../../e2e/offline.ts';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { startIdentityServer, type IdentityServer } from '../../identity-server/src/index.ts';
 
@@ -76,7 +77,8 @@ if (location.pathname === '/sso-return') K.handleURL(new K.KeywayClient({ baseUR
   const origin = `http://localhost:${(web.address() as AddressInfo).port}`;
   const dataDir = mkdtempSync(path.join(tmpdir(), 'keyway-sdk-browser-'));
   const api = await startIdentityServer({ port: 0, dataDir, devMode: true, corsOrigins: [origin], limits: { perHandlePerMinute: 1000, perIpPerMinute: 10_000 } });
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  // Only loopback hosts resolve: the page reaches our servers unchanged and nothing else (no interception).
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', ...LOOPBACK_ONLY_ARGS] });
   return {
     api,
     origin,

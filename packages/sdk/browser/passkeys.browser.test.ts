@@ -1,20 +1,14 @@
 /* eslint-disable @typescript-eslint/no-explicit-any */
-// Passkeys in real Chromium with the CDP virtual authenticator, with the two API calls of the ceremony
-// scripted by page.route so the test pins exactly what the SDK does with navigator.credentials (scope,
-// option decoding, serialization, remembered ids, dismissal). sdk.browser.test.ts runs passkeys against
-// the real identity server.
-import type { Page, Route } from 'playwright-core';
+// Passkeys in real Chromium with the CDP virtual authenticator against the real identity server, nothing intercepted:
+// the test reads what the SDK sends and what the server answers (request and response events) to pin exactly what the
+// SDK does with navigator.credentials (scope, option decoding, serialization, remembered ids, dismissal).
+import type { Page, Request, Response } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from './harness.js';
 
-const API = 'https://api.passkeys.test';
-const b64u = (s: string | Buffer) => Buffer.from(s).toString('base64url');
-const TOKEN = `${b64u('{"alg":"none"}')}.${b64u(JSON.stringify({ person_id: 'pk1', oid: 'org_pk', authenticated_methods: ['webauthn'] }))}.sig`;
-
 let h: Harness;
-let page: Page;
-const calls: Array<{ path: string; body: any }> = [];
-let next: unknown[] = [];
+let n = 0;
+const email = () => `passkey-${Date.now()}-${++n}@example.com`;
 
 beforeAll(async () => {
   h = await startHarness();
@@ -23,75 +17,100 @@ afterAll(async () => {
   await h?.close();
 });
 
-async function setup(presence: boolean) {
-  page = await h.newPage();
+interface Exchange {
+  path: string;
+  body: any;
+  answer: Promise<any>;
+}
+
+/** A page with a virtual authenticator, recording the identity server calls it makes and their answers. */
+async function setup(presence: boolean): Promise<{ page: Page; calls: Exchange[] }> {
+  const page = await h.newPage();
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('WebAuthn.enable');
   await cdp.send('WebAuthn.addVirtualAuthenticator', {
     options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: presence },
   });
-  await page.route(`${API}/**`, async (route: Route) => {
-    const req = route.request();
-    const cors = { 'access-control-allow-origin': '*', 'access-control-allow-headers': '*', 'access-control-allow-methods': '*' };
-    if (req.method() === 'OPTIONS') return route.fulfill({ status: 204, headers: cors });
-    const path = new URL(req.url()).pathname;
-    calls.push({ path, body: req.postDataJSON() });
-    const result = path === '/id/v2' ? next.shift() : { token: TOKEN };
-    return route.fulfill({ status: 200, headers: { ...cors, 'content-type': 'application/json' }, body: JSON.stringify({ result }) });
+  const calls: Exchange[] = [];
+  const api = new URL(h.api.url).origin;
+  page.on('request', (r: Request) => {
+    const u = new URL(r.url());
+    if (u.origin !== api || r.method() === 'OPTIONS') return;
+    let settle: (v: any) => void = () => undefined;
+    const answer = new Promise((resolve) => (settle = resolve));
+    calls.push({ path: u.pathname, body: r.postDataJSON(), answer });
+    page.on('response', function match(res: Response) {
+      if (res.request() !== r) return;
+      page.off('response', match);
+      void res.json().then(settle, () => settle(undefined));
+    });
   });
+  return { page, calls };
 }
 
-describe('passkeys in Chromium (virtual authenticator)', () => {
+describe('passkeys in Chromium (virtual authenticator) against the identity server', () => {
   it('registers a passkey scoped to the hostname, remembers it, then signs in with it', async () => {
-    await setup(true);
-    const challenge = b64u('register-challenge-0123456789');
-    next = [
-      [{ id: 'wc', type: 'webauthn_create', options: {
-        challenge, rp: { name: 'Keyway test' }, user: { id: b64u('user-1'), name: 'ada@example.com', displayName: 'Ada' },
-        pubKeyCredParams: [{ type: 'public-key', alg: -7 }], authenticatorSelection: { residentKey: 'required', userVerification: 'required' }, attestation: 'none',
-      } }],
-    ];
-    const reg = await page.evaluate(async (api) => {
-      const w = window as any;
-      const kw = new w.K.Keyway({ oid: 'org_pk', baseURL: api, analytics: false });
-      const seen: any[] = [];
-      kw.on('webAuthnChallengeProcessed', (e: any) => seen.push(e));
-      await kw.signInWithPasskey({ handle: 'ada@example.com' }).result;
-      return { seen, remembered: w.K.rememberedCredentials(location.hostname), platform: await w.K.platformAuthenticatorAvailable() };
-    }, API);
+    const { page, calls } = await setup(true);
+    const to = email();
+    const reg = await page.evaluate(
+      async ({ api, oid, to }) => {
+        const w = window as any;
+        const kw = new w.K.Keyway({ oid, baseURL: api, analytics: false });
+        const seen: any[] = [];
+        kw.on('webAuthnChallengeProcessed', (e: any) => seen.push(e));
+        await kw.signInWithPasskey({ handle: to }).result;
+        return { seen, person: kw.user.personId, remembered: w.K.rememberedCredentials(location.hostname), platform: await w.K.platformAuthenticatorAvailable() };
+      },
+      { api: h.api.url, oid: h.api.orgId, to },
+    );
+    expect(calls[0]!.path).toBe('/id/v2');
     expect(calls[0]!.body.factor).toEqual({ method: 'webauthn', options: { scope: 'localhost', available_credential_ids: [] } });
+    const challenge = (await calls[0]!.answer).result.challenges[0];
+    expect(challenge.type).toBe('webauthn_create');
     const att = calls[1]!.body;
+    expect(calls[1]!.path).toBe('/attestation/v3');
     expect(att.challenge_type).toBe('webauthn_create');
     const client = JSON.parse(Buffer.from(att.data.response.clientDataJSON, 'base64url').toString());
-    expect(client).toMatchObject({ type: 'webauthn.create', challenge, origin: h.origin });
+    expect(client).toMatchObject({ type: 'webauthn.create', challenge: challenge.options.challenge, origin: h.origin });
     expect(att.data.response.attestationObject).toBeTruthy();
     expect(reg.remembered).toEqual([att.data.id]);
     expect(reg.seen[0]).toMatchObject({ type: 'webauthn_create', credentialId: att.data.id });
     expect(reg.platform).toBe(true);
 
     calls.length = 0;
-    const getChallenge = b64u('sign-in-challenge-abcdefghijkl');
-    next = [[{ id: 'wg', type: 'webauthn_get', options: { challenge: getChallenge, allowCredentials: [{ id: reg.remembered[0], type: 'public-key' }], userVerification: 'required' } }]];
-    await page.evaluate(async (api) => {
-      const w = window as any;
-      await new w.K.Keyway({ oid: 'org_pk', baseURL: api, analytics: false }).signInWithPasskey().result;
-    }, API);
+    const second = await page.evaluate(
+      async ({ api, oid }) => {
+        const w = window as any;
+        const kw = new w.K.Keyway({ oid, baseURL: api, analytics: false });
+        await kw.signInWithPasskey().result;
+        return { person: kw.user.personId, methods: kw.user.authenticatedMethods };
+      },
+      { api: h.api.url, oid: h.api.orgId },
+    );
     expect(calls[0]!.body.factor.options.available_credential_ids).toEqual(reg.remembered);
+    const getChallenge = (await calls[0]!.answer).result.challenges[0];
+    expect(getChallenge.type).toBe('webauthn_get');
     const assertion = calls[1]!.body.data;
     expect(assertion.id).toBe(reg.remembered[0]);
-    expect(JSON.parse(Buffer.from(assertion.response.clientDataJSON, 'base64url').toString())).toMatchObject({ type: 'webauthn.get', challenge: getChallenge });
+    expect(JSON.parse(Buffer.from(assertion.response.clientDataJSON, 'base64url').toString())).toMatchObject({ type: 'webauthn.get', challenge: getChallenge.options.challenge });
     expect(assertion.response.signature).toBeTruthy();
-    expect(Buffer.from(assertion.response.userHandle, 'base64url').toString()).toBe('user-1');
+    expect(assertion.response.userHandle).toBeTruthy();
+    expect(second).toEqual({ person: reg.person, methods: ['webauthn'] });
+    await page.close();
   });
 
   it('a prompt nobody answers becomes "Passkey prompt was dismissed"', async () => {
-    await setup(false);
-    next = [[{ id: 'wg', type: 'webauthn_get', options: { challenge: b64u('c'.repeat(32)), timeout: 1000 } }]];
-    const r = await page.evaluate(async (api) => {
-      const w = window as any;
-      const err = await new w.K.Keyway({ oid: 'org_pk', baseURL: api, analytics: false }).signInWithPasskey().result.catch((e: Error) => e);
-      return { name: err.name, message: err.message };
-    }, API);
+    // No presence is ever simulated: the prompt stays unanswered until the server's own timeout (2 minutes) ends it.
+    const { page } = await setup(false);
+    const r = await page.evaluate(
+      async ({ api, oid }) => {
+        const w = window as any;
+        const err = await new w.K.Keyway({ oid, baseURL: api, analytics: false }).signInWithPasskey().result.catch((e: Error) => e);
+        return { name: err.name, message: err.message };
+      },
+      { api: h.api.url, oid: h.api.orgId },
+    );
     expect(r).toEqual({ name: 'PasskeyPromptError', message: 'Passkey prompt was dismissed' });
-  });
+    await page.close();
+  }, 180_000);
 });

@@ -1,62 +1,88 @@
 /* eslint-disable @typescript-eslint/no-explicit-any */
-// SSO popup in real Chromium: a real window.open popup, navigated to the provider URL, whose return page
-// (same origin) posts the SSO parameters to the opener. The identity server has no OIDC provider to
-// sign in at, so the API calls are scripted with page.route and the "provider" redirects straight back.
-import type { Page, Route } from 'playwright-core';
+// SSO popup in real Chromium against the real identity server and a real OpenID Provider (node-oidc-provider on
+// loopback, the identity server's own test provider): a window.open popup navigates to the provider, the person signs
+// in on its login and consent pages, the provider sends the popup back to the identity server's callback, whose page
+// posts the SSO return to the opener; the SDK resolves it with PKCE and polls for the token. Nothing is intercepted.
+import type { Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startOidcIdp } from '../../identity-server/test/oidc-idp.ts';
 import { startHarness, type Harness } from './harness.js';
 
-const API = 'https://api.sso.test';
-const b64u = (s: string) => Buffer.from(s).toString('base64url');
-const TOKEN = `${b64u('{"alg":"none"}')}.${b64u(JSON.stringify({ person_id: 'sso1', oid: 'org_sso', authenticated_methods: ['oidc'] }))}.sig`;
-
 let h: Harness;
-let page: Page;
-const calls: Array<{ path: string; body: any }> = [];
+let idp: Awaited<ReturnType<typeof startOidcIdp>>;
 
 beforeAll(async () => {
   h = await startHarness();
+  idp = await startOidcIdp(`${h.api.url}/sso/oidc/callback`, { sub: 'grace-1', email: 'Grace@Corp.example' });
+  const created = await fetch(`${h.api.url}/organizations/sso/oidc/provider-credentials`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'keyway-orgid': h.api.orgId, 'keyway-api-key': 'kw_dev_api_key_not_secret' },
+    body: JSON.stringify({ provider: 'generic', label: 'Corp', client_id: idp.client_id, client_secret: idp.client_secret, issuer: idp.issuer }),
+  });
+  expect(created.status).toBe(201);
 });
 afterAll(async () => {
   await h?.close();
+  await idp?.close();
 });
 
-describe('SSO popup in Chromium', () => {
-  it('opens a 400x600 popup, follows the provider, and completes through /sso/resolve', async () => {
-    page = await h.newPage();
-    await page.route(`${API}/**`, async (route: Route) => {
-      const req = route.request();
-      const cors = { 'access-control-allow-origin': '*', 'access-control-allow-headers': '*', 'access-control-allow-methods': '*' };
-      if (req.method() === 'OPTIONS') return route.fulfill({ status: 204, headers: cors });
-      const path = new URL(req.url()).pathname;
-      const body = req.postDataJSON();
-      calls.push({ path, body });
-      let result: unknown = { token: TOKEN };
-      if (path === '/id/v2') {
-        const ret = `${h.origin}/sso-return?sso_challenge_id=ch_sso&sso_code=code-1&csrf_token=${body.metadata.csrf_token}`;
-        result = [{ id: 'ch_sso', type: 'oidc', options: { auth_code_url: `${h.origin}/idp?next=${encodeURIComponent(ret)}` } }];
-      }
-      if (path === '/sso/resolve') return route.fulfill({ status: 204, headers: cors });
-      return route.fulfill({ status: 200, headers: { ...cors, 'content-type': 'application/json' }, body: JSON.stringify({ result }) });
+/** Signs in at the provider's development pages inside the popup: login form, then consent, until it closes. */
+async function signInAtProvider(popup: Page, login: string): Promise<void> {
+  await popup.waitForURL((u) => u.href.startsWith(idp.issuer));
+  await popup.locator('input[name="login"]').fill(login);
+  await popup.locator('input[name="password"]').fill('any');
+  await popup.locator('button[type="submit"]').click();
+  // Consent (first sign-in of this account at this client), then the return to the identity server.
+  for (let i = 0; i < 5 && !popup.isClosed(); i++) {
+    const button = popup.locator('button[type="submit"]');
+    try {
+      await button.waitFor({ timeout: 2000 });
+      if (!new URL(popup.url()).href.startsWith(idp.issuer)) break;
+      await button.click();
+    } catch {
+      break;
+    }
+  }
+}
+
+describe('SSO popup in Chromium against a real OpenID Provider', () => {
+  it('opens a 400x600 popup at the provider, signs in there and completes through /sso/resolve with PKCE', async () => {
+    const page = await h.newPage();
+    const calls: Array<{ path: string; body: any }> = [];
+    page.on('request', (r: Request) => {
+      const u = new URL(r.url());
+      if (u.origin === new URL(h.api.url).origin && r.method() !== 'OPTIONS') calls.push({ path: u.pathname, body: r.postDataJSON() });
     });
     const popupPromise = page.waitForEvent('popup');
-    const run = page.evaluate(async (api) => {
-      const w = window as any;
-      const kw = new w.K.Keyway({ oid: 'org_sso', baseURL: api, analytics: false });
-      const seen: string[] = [];
-      kw.on('oauthFlowStarted', (e: any) => seen.push(`${e.method}:${e.uxMode}`));
-      await kw.signInWithSSO({ method: 'oidc', options: { provider: 'google' } }).result;
-      return { seen, person: kw.user.personId };
-    }, API);
+    const run = page.evaluate(
+      async ({ api, oid }) => {
+        const w = window as any;
+        const kw = new w.K.Keyway({ oid, baseURL: api, analytics: false });
+        const seen: string[] = [];
+        kw.on('oauthFlowStarted', (e: any) => seen.push(`${e.method}:${e.uxMode}`));
+        await kw.signInWithSSO({ method: 'oidc', options: { provider: 'generic' } }).result;
+        const me = await kw.user.me();
+        return { seen, person: kw.user.personId, methods: kw.user.authenticatedMethods, handles: me.handles.map((x: any) => x.value) };
+      },
+      { api: h.api.url, oid: h.api.orgId },
+    );
     const popup = await popupPromise;
-    await popup.waitForURL(/\/idp\?/);
+    await popup.waitForURL((u) => u.href.startsWith(idp.issuer));
     const size = await popup.evaluate(() => [window.outerWidth, window.outerHeight]);
+    await signInAtProvider(popup, 'grace-1');
     const r = await run;
-    expect(r).toEqual({ seen: ['oidc:popup'], person: 'sso1' });
-    expect(calls.map((c) => c.path)).toEqual(['/id/v2', '/sso/resolve', '/challenge/ch_sso/v2']);
-    expect(calls[1]!.body).toMatchObject({ challenge_id: 'ch_sso', code: 'code-1' });
+    expect(r.seen).toEqual(['oidc:popup']);
+    expect(r.person).toMatch(/\S/);
+    expect(r.methods).toEqual(['oidc']);
+    expect(r.handles).toContain('grace@corp.example');
+    const paths = calls.map((c) => c.path.replace(/\/challenge\/[^/]+\//, '/challenge/{id}/'));
+    expect(paths.slice(0, 2)).toEqual(['/id/v2', '/sso/resolve']);
+    expect(paths).toContain('/challenge/{id}/v2');
+    const challengeId = calls[1]!.body.challenge_id as string;
     expect(calls[1]!.body.pkce_code_verifier).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(calls.find((c) => c.path.startsWith('/challenge/'))!.path).toBe(`/challenge/${challengeId}/v2`);
     await expect.poll(() => popup.isClosed()).toBe(true);
     expect(size).toEqual([400, 600]);
+    await page.close();
   });
 });

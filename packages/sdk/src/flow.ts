@@ -212,12 +212,15 @@ export class Flow {
   }
 }
 
-/** Answer shapes that carry challenges: a bare list, `{challenges}`, `{type, challenges}` or `{token}`. */
-export type ChallengesOrToken = Challenge[] | { token?: string; challenges?: Challenge[] } | null | undefined;
+/**
+ * Answer shapes that carry challenges or a token: a bare list (ID requests, recovery, challenge packs), the token
+ * itself (a completed proxy challenge), `{challenges}`, `{type, challenges}` or `{token}` (other organizations).
+ */
+export type ChallengesOrToken = Challenge[] | string | { token?: string; challenges?: Challenge[] } | null | undefined;
 
 /** The token, or the challenges, of an answer (`undefined` when it has neither). @internal */
 export const challengesOf = (r: ChallengesOrToken): Challenge[] | string | undefined =>
-  Array.isArray(r) ? r : (r?.token ?? r?.challenges);
+  typeof r === 'string' ? r || undefined : Array.isArray(r) ? r : (r?.token ?? r?.challenges);
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const PHONE = /^\+[1-9]\d{6,14}$/;

@@ -181,8 +181,10 @@ export class User {
   }
 
   /** A single-use Direct-ID that signs the same person in elsewhere (`POST /direct-id`). */
-  directId(): Promise<DirectIDResponse> {
-    return this.call('POST', '/direct-id');
+  async directId(): Promise<DirectIDResponse> {
+    // The server answers the id itself (spec §7 "result: a direct id"); older servers wrapped it.
+    const r = await this.call<string | DirectIDResponse>('POST', '/direct-id');
+    return typeof r === 'string' ? { direct_id: r } : r;
   }
 
   /**

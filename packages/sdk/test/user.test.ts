@@ -118,7 +118,7 @@ describe('users', () => {
 
   it('impersonates with the org header and gets a direct ID', async () => {
     const imp = route('POST', '/persons/p%202/impersonate/v2', { target_url: 'https://app/?x', token: 't' });
-    route('POST', '/direct-id', { direct_id: 'd1' });
+    route('POST', '/direct-id', 'd1');
     const u = new User(client(), TOKEN);
     expect(await u.impersonate('p 2', 'https://app/')).toMatchObject({ token: 't' });
     expect(imp[0]!.body).toEqual({ target_url: 'https://app/' });

@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { BROWSER_INDEX_OPTIONS, extractPage, isGatedRoute, MiniSearch, type SearchDoc } from '@keyway/docs-server/search';
+import { BROWSER_INDEX_OPTIONS, extractPage, isGatedRoute, MiniSearch, withSynonyms, type SearchDoc } from '@keyway/docs-server/search';
 import gatedPrefixes from '../../src/data/gated-prefixes.json';
 
 export const INDEX_FILE = 'search-index.json';
@@ -26,15 +26,15 @@ async function readPage(outDir: string, route: string): Promise<string | undefin
 export async function writeSearchIndex(outDir: string, routesPaths: string[]): Promise<number> {
   const routes = [...new Set(routesPaths)].filter((r) => r.startsWith('/docs/') && !isGatedRoute(r, gatedPrefixes)).sort();
   const index = new MiniSearch<SearchDoc>(BROWSER_INDEX_OPTIONS);
-  let count = 0;
+  const docs: SearchDoc[] = [];
   for (const route of routes) {
     const html = await readPage(outDir, route);
     if (!html) continue;
-    for (const { id, url, title, heading, text } of extractPage(html, route, count)) {
-      index.add({ id, url, title, heading, text });
-      count++;
-    }
+    for (const { id, url, title, heading, text, keywords } of extractPage(html, route, docs.length)) docs.push({ id, url, title, heading, text, ...(keywords ? { keywords } : {}) });
   }
+  // The same synonym layer as the server's index (built from these public pages only).
+  index.addAll(withSynonyms(docs));
+  const count = docs.length;
   await fs.writeFile(path.join(outDir, INDEX_FILE), JSON.stringify(index));
   return count;
 }

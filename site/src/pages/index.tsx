@@ -3,6 +3,7 @@ import Link from '@docusaurus/Link';
 import Layout from '@theme/Layout';
 import Heading from '@theme/Heading';
 import styles from './index.module.css';
+import { command, output } from '../data/landing-sample';
 
 interface Product {
   name: string;
@@ -51,17 +52,7 @@ const entryPoints = [
   { title: 'API reference', to: '/docs/api', text: 'Persons, organizations, tokens, OAuth 2.0 and more.' },
 ];
 
-const curl = `curl -X POST https://api.keyway.dev/token/validate \\
-  -H 'Content-Type: application/json' \\
-  -d '{"token": "eyJhbGciOiJFUzI1NiIs…"}'
-
-{
-  "result": {
-    "valid": true,
-    "expires_in_seconds": 3542,
-    "expires_at": "2025-06-01T12:59:02Z"
-  }
-}`;
+const curl = `${command}\n\n${output}`;
 
 export default function Home(): React.ReactElement {
   return (
@@ -89,12 +80,12 @@ export default function Home(): React.ReactElement {
               </Link>
             </div>
           </div>
-          <div className={styles.code} role="group" aria-label="Example: validate a token">
+          <div className={styles.code} role="group" aria-label="Example: validate a token on the local server">
             <div className={styles.codeBar} aria-hidden="true">
               <span />
               <span />
               <span />
-              <em>Validate a token</em>
+              <em>Validate a token (after npm start)</em>
             </div>
             <pre>
               <code>{curl}</code>
@@ -146,8 +137,9 @@ export default function Home(): React.ReactElement {
               Run it all on your laptop
             </Heading>
             <p>
-              This portal comes with a real Keyway identity server, a dev mailbox and the docs server. Two commands give you a working
-              sign-in to try every example against.
+              This portal comes with a real Keyway identity server (the Keyway API on port 8787, with a development organization), a
+              dev mailbox and the docs server. Sign in on the docs with any email address, and run the Access and API examples
+              against the local API; Gate and Identity Protection are hosted parts of Keyway, documented here but not run locally.
             </p>
           </div>
           <pre className={styles.terminal}>

@@ -9,23 +9,37 @@ export function assistantOptionsFromEnv(env: NodeJS.ProcessEnv): AssistantOption
   const url = env.KEYWAY_ASSISTANT_LLM_URL?.trim();
   const model = env.KEYWAY_ASSISTANT_LLM_MODEL?.trim();
   if (url) {
-    let parsed: URL;
-    try {
-      parsed = new URL(url);
-    } catch {
-      throw new Error(`KEYWAY_ASSISTANT_LLM_URL must be an http(s) URL such as http://localhost:11434/v1, got ${JSON.stringify(url)}`);
-    }
-    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error(`KEYWAY_ASSISTANT_LLM_URL must use http or https, got ${JSON.stringify(url)}`);
+    httpUrl('KEYWAY_ASSISTANT_LLM_URL', url);
     if (!model) throw new Error('KEYWAY_ASSISTANT_LLM_MODEL is required with KEYWAY_ASSISTANT_LLM_URL (the model name the endpoint serves).');
     options.llm = { url, model, ...(env.KEYWAY_ASSISTANT_LLM_API_KEY ? { apiKey: env.KEYWAY_ASSISTANT_LLM_API_KEY } : {}) };
     if (env.KEYWAY_ASSISTANT_LLM_TIMEOUT_MS) options.llm.timeoutMs = positive(env, 'KEYWAY_ASSISTANT_LLM_TIMEOUT_MS');
   } else if (model || env.KEYWAY_ASSISTANT_LLM_API_KEY) {
     throw new Error('KEYWAY_ASSISTANT_LLM_MODEL and KEYWAY_ASSISTANT_LLM_API_KEY need KEYWAY_ASSISTANT_LLM_URL (the chat completions endpoint).');
   }
+  const embeddingsUrl = env.KEYWAY_ASSISTANT_EMBEDDINGS_URL?.trim();
+  const embeddingsModel = env.KEYWAY_ASSISTANT_EMBEDDINGS_MODEL?.trim();
+  if (embeddingsUrl) {
+    httpUrl('KEYWAY_ASSISTANT_EMBEDDINGS_URL', embeddingsUrl);
+    if (!embeddingsModel) throw new Error('KEYWAY_ASSISTANT_EMBEDDINGS_MODEL is required with KEYWAY_ASSISTANT_EMBEDDINGS_URL (the embedding model the endpoint serves, e.g. nomic-embed-text).');
+    const apiKey = env.KEYWAY_ASSISTANT_EMBEDDINGS_API_KEY ?? env.KEYWAY_ASSISTANT_LLM_API_KEY;
+    options.embeddings = { url: embeddingsUrl, model: embeddingsModel, ...(apiKey ? { apiKey } : {}) };
+  } else if (embeddingsModel || env.KEYWAY_ASSISTANT_EMBEDDINGS_API_KEY) {
+    throw new Error('KEYWAY_ASSISTANT_EMBEDDINGS_MODEL and KEYWAY_ASSISTANT_EMBEDDINGS_API_KEY need KEYWAY_ASSISTANT_EMBEDDINGS_URL (the embeddings endpoint).');
+  }
   if (env.KEYWAY_ASSISTANT_FEEDBACK_FILE) options.feedbackFile = env.KEYWAY_ASSISTANT_FEEDBACK_FILE;
   if (env.KEYWAY_ASSISTANT_RATE_LIMIT) options.chatPerMinute = positive(env, 'KEYWAY_ASSISTANT_RATE_LIMIT');
   if (env.KEYWAY_SEARCH_RATE_LIMIT) options.searchPerMinute = positive(env, 'KEYWAY_SEARCH_RATE_LIMIT');
   return options;
+}
+
+function httpUrl(name: string, value: string): void {
+  let parsed: URL;
+  try {
+    parsed = new URL(value);
+  } catch {
+    throw new Error(`${name} must be an http(s) URL such as http://localhost:11434/v1, got ${JSON.stringify(value)}`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error(`${name} must use http or https, got ${JSON.stringify(value)}`);
 }
 
 function positive(env: NodeJS.ProcessEnv, name: string): number {

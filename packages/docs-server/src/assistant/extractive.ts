@@ -1,4 +1,6 @@
-import type { Retrieval } from './retrieve.js';
+import type { Passage } from '../search/extract.js';
+import { pageKind } from '../search/engine.js';
+import type { Retrieval, Retrieved } from './retrieve.js';
 
 const SENTENCE = /[^.!?]+(?:[.!?]+(?=\s|$)|$)/g;
 
@@ -9,50 +11,179 @@ function termHits(sentence: string, terms: string[]): number {
     .length;
 }
 
+const sentencesOf = (text: string) => (text.match(SENTENCE) ?? [text]).map((s) => s.trim()).filter((s) => s.length > 0);
+
 /** The two or three sentences of a passage that say the most about the question, in their original order. */
 export function bestSentences(text: string, terms: string[], max = 3, budget = 600): string {
-  const sentences = (text.match(SENTENCE) ?? [text]).map((s) => s.trim()).filter((s) => s.length > 0);
-  const ranked = sentences
+  const ranked = sentencesOf(text)
     .map((s, i) => ({ s, i, hits: termHits(s, terms) }))
     .sort((a, b) => b.hits - a.hits || a.i - b.i)
     .slice(0, max)
     .filter((x, k) => k === 0 || x.hits > 0)
     .sort((a, b) => a.i - b.i);
+  return withinBudget(ranked.map((r) => r.s), budget);
+}
+
+/** The first sentences of a text, up to `budget` characters (a definition is what a page says first). */
+export function leadSentences(text: string, max = 3, budget = 500): string {
+  return withinBudget(sentencesOf(text).slice(0, max), budget);
+}
+
+function withinBudget(sentences: string[], budget: number): string {
   let out = '';
-  for (const { s } of ranked) {
+  for (const s of sentences) {
     if (out && out.length + s.length > budget) break;
     out += (out ? ' ' : '') + s;
   }
   return out.length > budget ? `${out.slice(0, budget).replace(/\s+\S*$/, '')}…` : out;
 }
 
-const WANTS_CODE = /\b(how|example|code|snippet|install|configure|call|request|curl|sample|set ?up)\b/i;
+/** The kinds of question the extractive assistant tells apart; each gets its own kind of answer. */
+export type QuestionClass = 'commercial' | 'which-endpoint' | 'troubleshooting' | 'what-is' | 'how-to';
 
-/**
- * The answer without a language model: the best passages, each reduced to its most relevant sentences, stitched
- * together under their headings with citation markers, plus the first code block when the question asks how.
- */
-export function extractiveAnswer(question: string, retrieval: Retrieval): string {
-  const chosen = retrieval.passages.slice(0, 3);
-  const parts = ['Here is what the Keyway docs say:'];
-  let codeShown = false;
-  for (const { passage, n } of chosen) {
-    const where = passage.heading ? `${passage.title} › ${passage.heading}` : passage.title;
-    const text = bestSentences(passage.prose, retrieval.terms) || passage.prose.slice(0, 300);
-    parts.push(`**${where}** [${n}]\n\n${text}`);
-    const code = passage.code[0];
-    if (!codeShown && code && WANTS_CODE.test(question)) {
-      const lines = code.source.split('\n');
-      const source = lines.length > 30 ? `${lines.slice(0, 30).join('\n')}\n…` : code.source;
-      const fence = source.includes('```') ? '~~~' : '```';
-      parts.push(`${fence}${code.lang}\n${source}\n${fence}`);
-      codeShown = true;
+// Prices, contracts, accounts and people: the docs do not answer these, our team does.
+const COMMERCIAL =
+  /\b(pric(e|es|ed|ing)|costs?|how much|discounts?|quotes?|contracts?|sla|dpa|msa|refunds?|invoices?|billing|billed|subscriptions?|free trial|trial period|(book|schedule|get) a demo|demo call|sales( team)?|sales ?person|talk to (someone|somebody|a human|a person|sales)|speak (to|with) (someone|somebody|a human|a person|sales)|call me|hiring|job|careers?|reseller|partnership|competitors?|cancel (my|our) (account|plan|subscription|contract))\b/i;
+const ENDPOINT = /\b(endpoint|endpoints|api call|rest api|http api|which api|what api|route|(get|post|put|patch|delete) \/)/i;
+const TROUBLE = /\b(errors?|fail(s|ed|ing|ure)?|not working|doesn'?t work|does not work|broken|exception|throws?|thrown|troubleshoot\w*|wrong|denied|refused|unauthori[sz]ed|forbidden|40[0-9]|50[0-9]|why (does|is|am|do|are)|can'?t|cannot)\b/i;
+const WHAT_IS = /^(what|what's|whats)\s+(is|are|does)\b|^(define|explain)\b|\bmeaning of\b|\bdifference between\b/i;
+
+export function classify(question: string, retrieval?: Retrieval): QuestionClass {
+  if (COMMERCIAL.test(question)) return 'commercial';
+  const best = retrieval?.passages[0]?.passage;
+  if (ENDPOINT.test(question) || (best && pageKind(best.url) === 'api')) return 'which-endpoint';
+  if (TROUBLE.test(question)) return 'troubleshooting';
+  if (WHAT_IS.test(question)) return 'what-is';
+  return 'how-to';
+}
+
+/** An answer: Markdown whose `[n]` markers refer to `used` (the passages it quotes, in the order cited). */
+export interface ExtractiveAnswer {
+  kind: QuestionClass;
+  markdown: string;
+  used: Retrieved[];
+}
+
+const where = (p: Passage) => (p.heading ? `${p.title} › ${p.heading}` : p.title);
+const fenced = (lang: string, source: string) => {
+  const lines = source.split('\n');
+  const body = lines.length > 40 ? `${lines.slice(0, 40).join('\n')}\n…` : source;
+  const fence = body.includes('```') ? '~~~' : '```';
+  return `${fence}${lang}\n${body}\n${fence}`;
+};
+
+/** What a passage says about the question, under its heading; never a bare table row (tables are left out of prose). */
+function quote(p: Passage, terms: string[], lead = false): string {
+  const text = lead ? leadSentences(p.prose) : bestSentences(p.prose, terms);
+  return text || `The ${p.code.length ? 'example' : 'table'} under this heading has the details.`;
+}
+
+const OPERATION = /^(get|post|put|patch|delete)(\/\S*)/i;
+
+/** The method and path of an API reference page (its introduction starts with them), and a curl line to call it. */
+export function operationOf(intro: Passage, auth: Passage | undefined, body: Passage | undefined): { method: string; path: string; curl: string } | undefined {
+  const m = OPERATION.exec(intro.prose);
+  if (!m) return undefined;
+  const method = (m[1] as string).toUpperCase();
+  const path = m[2] as string;
+  const url = `$KEYWAY_API_URL${path.replace(/\{(\w+)\}/g, (_, name: string) => `$${name.toUpperCase()}`)}`;
+  const authText = auth?.prose ?? '';
+  const headers = [
+    ...(/Keyway-OrgID/.test(authText) ? ['Keyway-OrgID: $KEYWAY_ORG_ID'] : []),
+    ...(/Keyway-API-Key/.test(authText) ? ['Keyway-API-Key: $KEYWAY_API_KEY'] : []),
+    ...(/Bearer/.test(authText) ? ['Authorization: Bearer $KEYWAY_TOKEN'] : []),
+  ];
+  const example = body?.code.find((c) => c.lang === 'json')?.source;
+  let data = '';
+  if (example && method !== 'GET' && method !== 'DELETE') {
+    try {
+      data = ` -H 'content-type: application/json' -d '${JSON.stringify(JSON.parse(example)).replace(/'/g, "'\\''")}'`;
+    } catch {
+      data = '';
     }
   }
-  parts.push('Open the cited sections for the full details.');
-  return parts.join('\n\n');
+  const curl = `curl -X ${method} "${url}"${headers.map((h) => ` -H "${h}"`).join('')}${data}`;
+  return { method, path, curl };
 }
+
+/**
+ * The answer without a language model, built from the best page for the kind of question:
+ * - how-to: what the best section says, the first complete code block of that page, and the page's steps (its
+ *   sections, linked);
+ * - what-is: the page's defining paragraph (what it says first), and the best section when it is another one;
+ * - which-endpoint: the operation's method and path, what it does, and one curl line;
+ * - troubleshooting: what the best section says (a troubleshooting section when the page has one).
+ * Only the passages quoted are cited, each under its page title and heading.
+ */
+export function extractiveAnswer(question: string, retrieval: Retrieval, pagePassages: (page: string) => Passage[]): ExtractiveAnswer {
+  const kind = classify(question, retrieval);
+  const top = retrieval.passages[0] as Retrieved;
+  const page = top.passage.url.split('#')[0] ?? top.passage.url;
+  const sections = pagePassages(page);
+  const used: Retrieved[] = [];
+  const cite = (p: Passage): number => {
+    const found = used.find((u) => u.passage.url === p.url);
+    if (found) return found.n;
+    const n = used.length + 1;
+    used.push({ passage: p, n, score: retrieval.passages.find((r) => r.passage.url === p.url)?.score ?? 0 });
+    return n;
+  };
+  const parts: string[] = [];
+  const terms = retrieval.terms;
+
+  if (kind === 'which-endpoint') {
+    const api = retrieval.passages.find((r) => pageKind(r.passage.url) === 'api')?.passage;
+    const apiSections = api ? pagePassages(api.url.split('#')[0] ?? '') : [];
+    const intro = apiSections.find((p) => !p.heading);
+    const op = intro ? operationOf(intro, apiSections.find((p) => p.heading === 'Authentication'), apiSections.find((p) => p.heading === 'Request body')) : undefined;
+    if (intro && op) {
+      const what = leadSentences(intro.prose.replace(OPERATION, '').trim(), 2, 400);
+      parts.push(`Use **\`${op.method} ${op.path}\`** (${intro.title}) [${cite(intro)}]: ${what}`);
+      parts.push(fenced('bash', op.curl));
+      parts.push('`KEYWAY_API_URL` is the Keyway API (http://localhost:8787 under `npm start`); the reference page lists every parameter and response.');
+      return { kind, markdown: parts.join('\n\n'), used };
+    }
+  }
+
+  if (kind === 'what-is') {
+    const intro = sections.find((p) => !p.heading && p.prose);
+    if (intro) parts.push(`**${where(intro)}** [${cite(intro)}]\n\n${quote(intro, terms, true)}`);
+    if (!intro || (top.passage.heading && top.passage !== intro)) parts.push(`**${where(top.passage)}** [${cite(top.passage)}]\n\n${quote(top.passage, terms)}`);
+    return { kind, markdown: parts.join('\n\n'), used };
+  }
+
+  // how-to, troubleshooting (and what a which-endpoint question becomes without an API page).
+  let best = top.passage;
+  if (kind === 'troubleshooting') {
+    const trouble = sections.find((p) => /troubleshoot|common (errors|problems|mistakes)|errors?$|faq/i.test(p.heading));
+    const troubleRank = trouble && retrieval.passages.find((r) => r.passage.url === trouble.url);
+    if (trouble && (troubleRank || !top.passage.heading)) best = trouble;
+  }
+  parts.push(`**${where(best)}** [${cite(best)}]\n\n${quote(best, terms)}`);
+  if (kind === 'how-to') {
+    // The first complete code block of the page, from the best section when it has one.
+    const withCode = best.code.length ? best : sections.find((p) => p.code.length);
+    const code = withCode?.code[0];
+    if (withCode && code) {
+      const n = cite(withCode);
+      parts.push(`${withCode === best ? '' : `From **${where(withCode)}** [${n}]:\n\n`}${fenced(code.lang, code.source)}`);
+    }
+    // The page's steps: its sections in order, linked, when it has several.
+    const steps = sections.filter((p) => p.heading && p.url.includes('#'));
+    if (steps.length >= 2) {
+      parts.push(`The steps on **${best.title}**:\n\n${steps.slice(0, 8).map((p, i) => `${i + 1}. [${p.heading}](${p.url})`).join('\n')}`);
+    }
+  }
+  return { kind, markdown: parts.join('\n\n'), used };
+}
+
+/** Where readers reach a person (the panel's contact-us call to action links to the same place). */
+export const CONTACT_URL = 'https://keyway.dev/contact';
 
 export const NOT_FOUND_ANSWER =
   "I couldn't find anything about that in the Keyway docs, so I can't answer it. I can help with questions about Keyway: " +
-  'Access (sign-in SDKs and concepts), Gate, Identity Protection and the REST API. Try rephrasing your question, or contact us.';
+  `Access (sign-in SDKs and concepts), Gate, Identity Protection and the REST API. Try rephrasing your question, or [contact us](${CONTACT_URL}).`;
+
+export const COMMERCIAL_ANSWER =
+  'Pricing, plans, contracts, billing and talking to our team are not covered by the docs, so the assistant cannot answer that. ' +
+  `Please [contact us](${CONTACT_URL}): the Keyway team answers these questions directly.`;

@@ -4,10 +4,11 @@ import rateLimit from '@fastify/rate-limit';
 import { SECURITY_HEADERS } from '../headers.js';
 import { runSearch } from '../search/engine.js';
 import { buildDocsIndex, type DocsIndex } from '../search/site-index.js';
-import { extractiveAnswer, NOT_FOUND_ANSWER } from './extractive.js';
+import { classify, COMMERCIAL_ANSWER, extractiveAnswer, NOT_FOUND_ANSWER } from './extractive.js';
 import { FeedbackStore, type AnswerRecord } from './feedback.js';
 import { buildMessages, streamCompletion, type ChatMessage, type LlmConfig } from './llm.js';
 import { retrieve, type Retrieval } from './retrieve.js';
+import { DenseIndex, type EmbeddingsConfig } from './embeddings.js';
 
 export const MAX_QUESTION_LENGTH = 500;
 export const MAX_HISTORY_MESSAGES = 10;
@@ -24,6 +25,25 @@ export interface AssistantOptions {
   searchPerMinute?: number;
   /** Pages only signed-in visitors may find (default: the Identity Protection detections and queries pages). */
   gatedPrefixes?: readonly string[];
+  /**
+   * Hybrid retrieval: an OpenAI-compatible embeddings endpoint. Passages are embedded once the index is built (in the
+   * background); questions are then answered from the lexical ranking fused with the nearest passages.
+   */
+  embeddings?: EmbeddingsConfig;
+  /** Pause between the sentences of an answer streamed without a model, in ms (default 35; 0 sends them at once). */
+  sentenceDelayMs?: number;
+}
+
+/** An answer as it streams: sentences of prose, and code blocks line by line (whitespace kept, so pieces join back). */
+export function streamPieces(markdown: string): string[] {
+  const pieces: string[] = [];
+  let inCode = false;
+  for (const line of markdown.split(/(?<=\n)/)) {
+    if (/^(```|~~~)/.test(line)) inCode = !inCode;
+    if (inCode || /^(```|~~~)/.test(line)) pieces.push(line);
+    else pieces.push(...line.split(/(?<=[.!?]\s)/).filter(Boolean));
+  }
+  return pieces;
 }
 
 export interface Citation {
@@ -74,6 +94,20 @@ export async function assistantPlugin(app: FastifyInstance, options: AssistantOp
       throw new IndexUnavailable(e instanceof Error ? e.message : String(e));
     }));
   void getDocs().catch(() => undefined);
+  // Embeddings are optional: until they are ready, or if the endpoint fails, the lexical engine answers alone.
+  let dense: DenseIndex | undefined;
+  if (options.embeddings) {
+    const config = options.embeddings;
+    void getDocs()
+      .then((d) => DenseIndex.build(config, d))
+      .then(
+        (built) => {
+          dense = built;
+          app.log.info('assistant: passage embeddings ready (hybrid retrieval)');
+        },
+        (e: unknown) => app.log.error(e, 'assistant: the passages could not be embedded; answers use the lexical engine only'),
+      );
+  }
   app.setErrorHandler((error, _request, reply) => {
     if (error instanceof IndexUnavailable) return reply.code(503).header('Retry-After', '5').send({ error: `Search is not available right now: ${error.message}` });
     return reply.send(error);
@@ -97,7 +131,7 @@ export async function assistantPlugin(app: FastifyInstance, options: AssistantOp
     const index = await getDocs();
     const hits = runSearch(index.index, q, max, index.visible(request.docsSignedIn));
     reply.header('Cache-Control', 'no-store');
-    return { results: hits.map(({ url, title, heading, snippet }) => ({ url, title, heading, snippet })) };
+    return { results: hits.map(({ url, title, heading, snippet, page }) => ({ url, title, heading, snippet, page })) };
   });
 
   app.post(
@@ -113,7 +147,8 @@ export async function assistantPlugin(app: FastifyInstance, options: AssistantOp
       }
       const index = await getDocs();
       const previousQuestions = input.history.filter((m) => m.role === 'user').map((m) => m.content);
-      const retrieval = retrieve(index, input.question, { signedIn: request.docsSignedIn, previousQuestions });
+      const nearest = dense ? await dense.nearest(input.question, index.visible(request.docsSignedIn)).catch((e: unknown) => void request.log.warn(e, 'assistant: the question could not be embedded')) : undefined;
+      const retrieval = retrieve(index, input.question, { signedIn: request.docsSignedIn, previousQuestions, ...(nearest ? { dense: nearest } : {}) });
       const id = randomUUID();
 
       reply.hijack();
@@ -134,16 +169,24 @@ export async function assistantPlugin(app: FastifyInstance, options: AssistantOp
         answer += text;
         send('delta', { text });
       };
-      // Extractive answers stream too, a few words at a time, so the panel behaves the same either way.
-      const emitChunked = (text: string) => {
-        for (const piece of text.match(/\S+\s*|\s+/g) ?? []) emit(piece);
+      // Answers made here stream sentence by sentence, as a model's would, so the panel shows them arriving.
+      const delay = options.sentenceDelayMs ?? 35;
+      const emitSentences = async (text: string) => {
+        const pieces = streamPieces(text);
+        for (let i = 0; i < pieces.length; i++) {
+          if (aborted.signal.aborted) return;
+          if (i > 0 && delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
+          emit(pieces[i] as string);
+        }
       };
       let mode: AnswerRecord['mode'] = 'not-found';
       let used = new Set<number>();
+      let extractiveUsed: ReturnType<typeof extractiveAnswer>['used'] | undefined;
+      const commercial = classify(input.question) === 'commercial';
       try {
-        if (!retrieval.passages.length) {
-          send('meta', { id, mode });
-          emitChunked(NOT_FOUND_ANSWER);
+        if (commercial || !retrieval.passages.length) {
+          send('meta', { id, mode, contact: true });
+          await emitSentences(commercial ? COMMERCIAL_ANSWER : NOT_FOUND_ANSWER);
         } else {
           let extractive = !options.llm;
           mode = options.llm ? 'llm' : 'extractive';
@@ -151,6 +194,7 @@ export async function assistantPlugin(app: FastifyInstance, options: AssistantOp
           if (options.llm) {
             try {
               const messages = buildMessages(input.question, input.history, retrieval);
+              // The model's tokens are sent on as they arrive.
               for await (const piece of streamCompletion(options.llm, messages, aborted.signal)) emit(piece);
               used = new Set([...answer.matchAll(/\[(\d+)\]/g)].map((m) => Number(m[1])));
             } catch (e) {
@@ -158,17 +202,22 @@ export async function assistantPlugin(app: FastifyInstance, options: AssistantOp
               request.log.warn(e, 'assistant: the language model failed');
               if (answer) throw e;
               extractive = true;
-              emitChunked('_The language model is unavailable right now; here are the most relevant passages._\n\n');
+              await emitSentences('_The language model is unavailable right now; here is what the docs say._\n\n');
             }
           }
           if (extractive) {
             mode = 'extractive';
-            emitChunked(extractiveAnswer(input.question, retrieval));
-          }
-          if (!used.size) used = new Set(retrieval.passages.slice(0, 3).map((p) => p.n));
+            const made = extractiveAnswer(input.question, retrieval, index.pagePassages);
+            extractiveUsed = made.used;
+            await emitSentences(made.markdown);
+          } else if (!used.size) used = new Set(retrieval.passages.slice(0, 3).map((p) => p.n));
         }
-        let citations = citationsOf(retrieval, used);
-        if (!citations.length) citations = citationsOf(retrieval, new Set(retrieval.passages.slice(0, 3).map((p) => p.n)));
+        if (aborted.signal.aborted) return;
+        // Extractive answers cite exactly the passages they quote; model answers the retrieved passages they refer to.
+        let citations = extractiveUsed
+          ? extractiveUsed.map(({ passage, n }) => ({ n, url: passage.url, title: passage.title, heading: passage.heading }))
+          : citationsOf(retrieval, used);
+        if (!citations.length && mode === 'llm') citations = citationsOf(retrieval, new Set(retrieval.passages.slice(0, 3).map((p) => p.n)));
         store.remember({ id, question: input.question, answer, citations: citations.map((c) => c.url), mode, at: new Date().toISOString() });
         send('citations', { citations });
         send('done', { id });

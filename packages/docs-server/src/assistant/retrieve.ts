@@ -1,10 +1,10 @@
 import type { Passage } from '../search/extract.js';
-import { contentTerms, isStopWord, tokenize } from '../search/engine.js';
+import { contentTerms, isStopWord, namedIdentifier, resultWeight, tokenize } from '../search/engine.js';
+import type { DocsIndex } from '../search/site-index.js';
 
 const STOP = { has: isStopWord };
-/** Weight of a passage of a category (listing) page in retrieval. */
-const LISTING_WEIGHT = 0.5;
-import type { DocsIndex } from '../search/site-index.js';
+/** How much a page's second and third best passages add to its score. */
+const PAGE_SUPPORT = [0.3, 0.15] as const;
 
 export interface Retrieved {
   passage: Passage;
@@ -25,6 +25,8 @@ export interface RetrieveOptions {
   /** Earlier questions of the conversation, oldest first (follow-ups borrow their words). */
   previousQuestions?: string[];
   max?: number;
+  /** Passage ids nearest to the question in meaning, best first (hybrid retrieval with embeddings), visible ones only. */
+  dense?: readonly number[];
 }
 
 const SYNONYMS = new Map<string, string[]>(
@@ -98,33 +100,61 @@ export function retrieve(docs: DocsIndex, question: string, options: RetrieveOpt
     boostTerm: (term) => (ownSet.has(term) ? 1 : synonyms.has(term) ? 0.8 : 0.3),
     // Whole questions are made of whole words: prefix and typo matches ("gate" → "gateway") count for less.
     weights: { prefix: 0.15, fuzzy: 0.3 },
-    boost: { title: 4, heading: 2, path: 1.5 },
+    boost: { title: 4, heading: 2, path: 1.5, keywords: 2 },
     // A word the docs use as such is not expanded ("gate" does not also search "gateway"); other words are.
     prefix: (term) => term.length > 2 && !docs.vocabulary.has(term),
   });
-  // Category pages only list other pages (titles and paths): the pages they list answer questions better.
+  // Guides, tutorials and concepts answer questions better than reference fragments, and category pages only list
+  // other pages; a question naming an identifier goes to its reference entry instead (the search box's weights).
   // (Each search makes new hits: changing their score changes nothing else.)
-  for (const r of found) if (docs.passages[r.id as number]?.url.startsWith('/docs/category/')) r.score *= LISTING_WEIGHT;
-  const all = found.sort((a, b) => b.score - a.score);
+  const named = namedIdentifier(question);
+  for (const r of found) {
+    const p = docs.passages[r.id as number];
+    if (p) r.score *= resultWeight(p.url, p.title, p.heading, named);
+  }
+  // A page is as relevant as its best passage, plus some of what its other passages add (a guide whose several
+  // sections match answers better than one stray mention elsewhere).
+  const pageOfId = (id: number) => docs.passages[id]?.url.split('#')[0] ?? '';
+  const perPageScores = new Map<string, number[]>();
+  for (const r of found) {
+    const page = pageOfId(r.id as number);
+    const list = perPageScores.get(page);
+    if (list) list.push(r.score);
+    else perPageScores.set(page, [r.score]);
+  }
+  const pageScore = new Map<string, number>();
+  for (const [page, scores] of perPageScores) {
+    scores.sort((a, b) => b - a);
+    pageScore.set(page, (scores[0] ?? 0) + PAGE_SUPPORT[0] * (scores[1] ?? 0) + PAGE_SUPPORT[1] * (scores[2] ?? 0));
+  }
+  const all = found.sort((a, b) => (pageScore.get(pageOfId(b.id as number)) ?? 0) - (pageScore.get(pageOfId(a.id as number)) ?? 0) || b.score - a.score);
   // …and a passage must match at least one of them when any passage does.
   const focused = terms.length > own.length ? all.filter((r) => r.queryTerms.some((t) => ownSet.has(t))) : all;
   const results = focused.length ? focused : all;
-  const best = results[0];
-  if (!best) return { terms, passages: [] };
+  if (!results[0]) return { terms, passages: [] };
   // A question word counts as found when an index word starts with it, or (words of six letters or more) is
   // within the typo tolerance of it: short fuzzy matches ("cake" → "case") say nothing about relevance.
   const asked = own.length ? own : terms;
   const matched = (r: (typeof results)[number]) =>
     asked.filter((q) => r.terms.some((t) => t.startsWith(q) || (q.length >= 6 && editDistance(q, t, 2) <= 2))).length;
   // Relevance: how many of the question's own words the best passage (or one of the top ones) matches.
-  const coverage = Math.max(...results.slice(0, 5).map((r) => matched(r) / asked.length));
+  const best5 = Math.max(...results.slice(0, 5).map(matched));
+  const coverage = best5 / asked.length;
   if (coverage < 0.5 && !(asked.length >= 4 && coverage >= 0.34)) return { terms, passages: [] };
+  // Low confidence: a question of several words of which one passage matches only one ("capital of Australia"
+  // against a privacy-law page) is not answered by the docs.
+  if (asked.length >= 2 && best5 < 2) return { terms, passages: [] };
+  // With embeddings, the lexical ranking and the passages nearest in meaning are fused (reciprocal rank fusion); the
+  // lexical check above still decides whether the docs answer at all.
+  let ranked: { id: number; score: number }[] = results.map((r) => ({ id: r.id as number, score: r.score }));
+  if (options.dense?.length) ranked = reciprocalRankFusion([ranked.map((r) => r.id), options.dense]);
+  const top = ranked[0] as { id: number; score: number };
   // The best passages, one per page for the first three (answers draw on several pages when several are
   // relevant), then a page's second passage when there is room; weak passages (under 30 % of the best) are left out.
   const max = options.max ?? 5;
-  const usable = results.filter((r) => r.score >= best.score * 0.3 && docs.passages[r.id as number]);
-  const pageOf = (r: (typeof results)[number]) => (docs.passages[r.id as number] as Passage).url.split('#')[0];
-  const picked: typeof results = [];
+  const usable = ranked.filter((r) => r.score >= top.score * (options.dense?.length ? 0 : 0.3) && docs.passages[r.id]);
+  const pageOf = (r: (typeof ranked)[number]) => (docs.passages[r.id] as Passage).url.split('#')[0];
+  const picked: typeof ranked = [];
   const seen = new Set<string>();
   for (const r of usable) {
     if (picked.length >= Math.min(3, max)) break;
@@ -141,6 +171,13 @@ export function retrieve(docs: DocsIndex, question: string, options: RetrieveOpt
     perPage.set(page, (perPage.get(page) ?? 0) + 1);
     picked.push(r);
   }
-  const passages: Retrieved[] = picked.map((r, i) => ({ passage: docs.passages[r.id as number] as Passage, score: r.score, n: i + 1 }));
+  const passages: Retrieved[] = picked.map((r, i) => ({ passage: docs.passages[r.id] as Passage, score: r.score, n: i + 1 }));
   return { terms, passages };
+}
+
+/** Reciprocal rank fusion of several rankings of passage ids (each best first): score = Σ 1 / (k + rank). */
+export function reciprocalRankFusion(rankings: readonly (readonly number[])[], k = 60): { id: number; score: number }[] {
+  const scores = new Map<number, number>();
+  for (const ranking of rankings) ranking.forEach((id, rank) => scores.set(id, (scores.get(id) ?? 0) + 1 / (k + rank + 1)));
+  return [...scores].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score);
 }

@@ -6,7 +6,7 @@ import { GATE_MANIFEST, inPrefixes, readGateManifest } from './manifest.js';
 import { signInRequiredPage } from './page.js';
 import { IdentityUnavailableError, TokenValidator, type Validation } from './validator.js';
 
-export { TokenValidator, IdentityUnavailableError, tokenClaims, type Validation } from './validator.js';
+export { TokenValidator, IdentityUnavailableError, gateRefusal, tokenClaims, type Validation } from './validator.js';
 export { readGateManifest, GATE_MANIFEST, DEFAULT_GATED_PREFIXES } from './manifest.js';
 export { SESSION_COOKIE } from './cookie.js';
 
@@ -27,7 +27,7 @@ export interface GateOptions {
 export interface Gate {
   /** Whether a file of the build belongs to gated routes only. */
   isGated(file: SiteFile): boolean;
-  /** Cache-Control of a gated file (private: shared caches must never keep it). */
+  /** Cache-Control of a file: `private, no-store` for a gated one (no cache may keep it), else `fallback`. */
   cacheControl(file: SiteFile, fallback: string): string;
   /** Answers a request for a gated file without a session; undefined when the request may have it. */
   refuse(request: FastifyRequest, reply: FastifyReply, file: SiteFile): FastifyReply | undefined;
@@ -155,7 +155,8 @@ export function registerGate(
   return {
     isGated,
     cacheControl(file, fallback) {
-      return isGated(file) ? fallback.replace(/^public\b/, 'private').replace(/^(no-cache)$/, 'private, no-cache') : fallback;
+      // Gated pages and chunks are never stored by any cache, the browser's included (they outlive no sign-out).
+      return isGated(file) ? 'private, no-store' : fallback;
     },
     refuse(request, reply, file) {
       if (!isGated(file)) return undefined;

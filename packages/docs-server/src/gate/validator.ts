@@ -1,3 +1,5 @@
+import { createLocalJWKSet, jwtVerify, errors as joseErrors, type JSONWebKeySet } from 'jose';
+
 /** What the docs server knows of a token after asking the identity server. */
 export type Validation =
   | { valid: true; personId: string; expiresAt: number }
@@ -22,6 +24,7 @@ export interface ValidatorOptions {
 }
 
 interface Claims {
+  token_use?: unknown;
   person_id?: unknown;
   oid?: unknown;
   person_type?: unknown;
@@ -29,6 +32,30 @@ interface Claims {
 }
 
 const MAX_CACHED = 10_000;
+/** A token signed by a key the cached JWKS does not hold refetches it, at most this often. */
+const JWKS_REFETCH_MS = 30_000;
+
+const NOT_A_PERSON: Record<string, string> = {
+  container: 'a token container does not sign in: send the user token it contains',
+  id: 'an id_token is never a bearer credential',
+  access: 'an OAuth2 access token does not sign in to the docs',
+  client: 'a client token is not a person',
+};
+
+/**
+ * The gate's one rule (#15): the gated docs open only for an authenticated, non-anonymous person of the docs
+ * organization, that is a `user` token (`token_use`) of a person whose `person_type` is not `anonymous`, of `orgId`.
+ * Called with claims verified against the identity server's JWKS (and the token then confirmed by its
+ * `/token/validate`); the reason is shown to the visitor. Everything that serves gated content decides through this.
+ */
+export function gateRefusal(claims: Claims, orgId: string): string | undefined {
+  if (claims.oid !== orgId) return 'the token belongs to another organization';
+  if (claims.token_use === 'anonymous' || claims.person_type === 'anonymous') return 'an anonymous token does not sign in';
+  if (typeof claims.token_use === 'string' && NOT_A_PERSON[claims.token_use]) return NOT_A_PERSON[claims.token_use];
+  if (claims.token_use !== 'user') return 'the token is not a Keyway user token';
+  if (typeof claims.person_type !== 'string' || typeof claims.person_id !== 'string') return 'the token names no person';
+  return undefined;
+}
 
 /** Unverified claims of a JWT (the identity server verifies the signature; these only select and describe it). */
 export function tokenClaims(token: string): Claims | undefined {
@@ -43,8 +70,9 @@ export function tokenClaims(token: string): Claims | undefined {
 }
 
 /**
- * Validates user tokens with the identity server (`POST /token/validate` for the docs organization) and remembers
- * each answer for `revalidateSeconds`. When the identity server cannot be reached, a token it accepted before keeps
+ * Validates user tokens with the identity server — the signature and claims against its JWKS ({@link gateRefusal}
+ * decides on the verified claims), then `POST /token/validate` for the docs organization (revocation, expiry) — and
+ * remembers each answer for `revalidateSeconds`. When the identity server cannot be reached, a token it accepted before keeps
  * its session until the token expires (a sign-in already made survives an outage); a token never validated is refused.
  */
 export class TokenValidator {
@@ -52,6 +80,7 @@ export class TokenValidator {
   private readonly inflight = new Map<string, Promise<Validation>>();
   private readonly fetch: typeof fetch;
   private readonly now: () => number;
+  private jwks: { set: ReturnType<typeof createLocalJWKSet>; kids: Set<string>; fetchedAt: number } | undefined;
 
   constructor(private readonly options: ValidatorOptions) {
     this.fetch = options.fetch ?? fetch;
@@ -91,13 +120,53 @@ export class TokenValidator {
     await this.post('/token/revoke', token);
   }
 
+  /** Refuses early, without a network call, what the rule refuses even if the claims were true (never admits). */
   private checkLocally(token: string): Validation | undefined {
     const claims = tokenClaims(token);
     if (!claims) return { valid: false, reason: 'the token is not a Keyway user token' };
-    if (claims.oid !== this.options.orgId) return { valid: false, reason: 'the token belongs to another organization' };
-    if (claims.person_type === 'anonymous') return { valid: false, reason: 'an anonymous token does not sign in' };
+    const refusal = gateRefusal(claims, this.options.orgId);
+    if (refusal) return { valid: false, reason: refusal };
     if (typeof claims.exp === 'number' && claims.exp * 1000 <= this.now()) return { valid: false, reason: 'the token has expired' };
     return undefined;
+  }
+
+  /** The identity server's signing keys (`/.well-known/jwks.json`), refetched when a token names a key not yet seen. */
+  private async keySet(kid: string | undefined): Promise<ReturnType<typeof createLocalJWKSet>> {
+    const stale = !this.jwks || (kid !== undefined && !this.jwks.kids.has(kid) && this.now() - this.jwks.fetchedAt >= JWKS_REFETCH_MS);
+    if (stale) {
+      let res: Response;
+      try {
+        res = await this.fetch(new URL('.well-known/jwks.json', this.options.identityUrl.replace(/\/?$/, '/')), { signal: AbortSignal.timeout(this.options.timeoutMs ?? 5000) });
+      } catch (error) {
+        if (this.jwks) return this.jwks.set;
+        throw new IdentityUnavailableError(`the identity server cannot be reached: ${(error as Error).message}`);
+      }
+      const body = (await res.json().catch(() => undefined)) as JSONWebKeySet | undefined;
+      if (!res.ok || !body || !Array.isArray(body.keys)) {
+        if (this.jwks) return this.jwks.set;
+        throw new IdentityUnavailableError(`the identity server answered HTTP ${res.status} to /.well-known/jwks.json`);
+      }
+      this.jwks = { set: createLocalJWKSet(body), kids: new Set(body.keys.map((k) => String(k.kid))), fetchedAt: this.now() };
+    }
+    return this.jwks!.set;
+  }
+
+  /** Claims of the token verified against the identity server's keys, or why not. */
+  private async verified(token: string): Promise<{ claims: Claims } | { reason: string }> {
+    let kid: string | undefined;
+    try {
+      kid = JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString('utf8')).kid as string | undefined;
+    } catch {
+      return { reason: 'the token is not a Keyway user token' };
+    }
+    const keys = await this.keySet(kid);
+    try {
+      const { payload } = await jwtVerify(token, keys, { algorithms: ['ES256'], currentDate: new Date(this.now()) });
+      return { claims: payload as Claims };
+    } catch (error) {
+      if (error instanceof joseErrors.JWTExpired) return { reason: 'the token has expired' };
+      return { reason: 'the token signature is not valid' };
+    }
   }
 
   private expired(result: Validation): Validation {
@@ -128,9 +197,13 @@ export class TokenValidator {
   }
 
   private async ask(token: string): Promise<Validation> {
+    const verified = await this.verified(token);
+    if ('reason' in verified) return { valid: false, reason: verified.reason };
+    const { claims } = verified;
+    const refusal = gateRefusal(claims, this.options.orgId);
+    if (refusal) return { valid: false, reason: refusal };
     const result = await this.post('/token/validate', token);
     if (result.valid !== true) return { valid: false, reason: String(result.invalidity_reason ?? 'the token is not valid') };
-    const claims = tokenClaims(token)!;
     const expiresAt =
       typeof result.expires_at === 'string' ? Date.parse(result.expires_at) : typeof claims.exp === 'number' ? claims.exp * 1000 : NaN;
     return { valid: true, personId: String(claims.person_id ?? ''), expiresAt: Number.isFinite(expiresAt) ? expiresAt : this.now() + 3600_000 };

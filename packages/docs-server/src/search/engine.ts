@@ -28,7 +28,7 @@ export function processTerm(term: string): string {
 
 /** How the search box weighs fields and tolerates typos and unfinished words (the assistant's retrieval has its own). */
 export const QUERY_DEFAULTS: QueryOptions = {
-  boost: { title: 3, heading: 2 },
+  boost: { title: 3, heading: 2, keywords: 1.5 },
   prefix: (term, i, terms) => term.length > 2 && (i === terms.length - 1 || term.length > 4),
   fuzzy: (term) => (term.length > 4 ? 0.2 : 0),
 };
@@ -37,9 +37,9 @@ export const QUERY_DEFAULTS: QueryOptions = {
 export const SEARCH_OPTIONS: Options<SearchDoc> = {
   tokenize,
   processTerm,
-  fields: ['title', 'heading', 'text', 'path'],
+  fields: ['title', 'heading', 'text', 'path', 'keywords'],
   // The site path says which product and section a page belongs to ("react-sdk", "gate/plugins"): indexed, not stored.
-  extractField: (doc, field) => (field === 'path' ? doc.url.split('#')[0]?.replace(/^\/docs\//, '').replace(/[/-]+/g, ' ') : (doc as unknown as Record<string, string>)[field]) ?? '',
+  extractField: (doc, field) => (field === 'path' ? doc.url.split('#')[0]?.replace(/^\/docs\//, '').replace(/[/-]+/g, ' ') : (doc as unknown as Record<string, string | undefined>)[field]) ?? '',
   storeFields: ['url', 'title', 'heading', 'text'],
 };
 
@@ -76,6 +76,10 @@ export interface SearchHit {
   /** The index terms that matched (for highlighting). */
   terms: string[];
   score: number;
+  /** The page the passage belongs to (its site path): `runSearch` returns results grouped by page, best page first. */
+  page?: string;
+  /** What kind of page it is (guides and concepts rank before reference fragments). */
+  kind?: PageKind;
 }
 
 /** A plain-text excerpt of about `length` characters around the first occurrence of one of the terms. */
@@ -91,32 +95,123 @@ export function makeSnippet(text: string, terms: string[], length = 160): string
 }
 
 /**
- * The search everyone uses: every term must match (prefix and typo tolerant); when that finds too little, the
- * results of a search where any term matches follow. Whole pages and their sections compete on one scale.
+ * What a page is, from its site path: written guides, tutorials and concepts answer questions; written references
+ * (React components and hooks) describe one thing each; generated reference entries (the SDK's TypeDoc pages, the
+ * REST operations, the data-model tables) are looked up by name; category pages only list other pages.
+ */
+export type PageKind = 'guide' | 'reference' | 'generated' | 'api' | 'listing';
+
+export function pageKind(url: string): PageKind {
+  const path = url.split('#')[0] ?? '';
+  if (path.startsWith('/docs/category/') || path === '/docs/api') return 'listing';
+  if (path.startsWith('/docs/api/')) return 'api';
+  if (/^\/docs\/access\/sdk\/|^\/docs\/identity-protection\/queries\/explorer\//.test(path)) return 'generated';
+  if (path.startsWith('/docs/access/react-sdk/reference/')) return 'reference';
+  return 'guide';
+}
+
+/** How much a page kind weighs in ranking, when the query does not name an identifier. */
+export const KIND_WEIGHT: Record<PageKind, number> = { guide: 1, reference: 0.9, generated: 0.5, api: 0.6, listing: 0.4 };
+
+const HTTP_OPERATION = /\b(GET|POST|PUT|PATCH|DELETE)\s+(\/[\w/{}.:-]*)/i;
+/** Words that say the reader wants the REST API itself: its operations then rank as guides do. */
+const WANTS_API = /\b(endpoints?|api calls?|rest|http (call|request)|curl|(via|through|with|from) the api|(via|through) api|api endpoint)\b/i;
+
+/**
+ * What a query names, if anything: an identifier (a camelCase or PascalCase name such as `tokenForOrganization` or
+ * `PersonExistsError`, a snake_case name or an error slug such as `person_id`), an operation (`POST /persons`), or
+ * the REST API in general ("which endpoint…"). Identifiers and operations go straight to their reference entry;
+ * page kinds are not weighted then, and REST operations are not weighted down when the API is asked for.
+ */
+export function namedIdentifier(query: string): { word?: string; operation?: string; api?: boolean } | undefined {
+  const op = HTTP_OPERATION.exec(query);
+  if (op) return { operation: operationSlug(op[1] as string, op[2] as string) };
+  for (const word of query.match(/[\p{L}\p{N}_.-]+/gu) ?? []) {
+    const w = word.replace(/^[.-]+|[.-]+$/g, '').replace(/\(\)$/, '');
+    if (/[a-z][A-Z]/.test(w) || /^[A-Z][a-z]+[A-Z]/.test(w) || /^[a-z0-9]+(?:_[a-z0-9]+)+$/.test(w) || /^[a-z]+(?:-[a-z]+){2,}$/.test(w)) return { word: w };
+  }
+  if (WANTS_API.test(query)) return { api: true };
+  return undefined;
+}
+
+/** The site path of a REST operation's reference page (`POST /persons/{person_id}` → `/docs/api/post-persons-person-id`). */
+export function operationSlug(method: string, path: string): string {
+  return `/docs/api/${method.toLowerCase()}-${path.replace(/[{}]/g, '').replace(/[^A-Za-z0-9]+/g, '-').replace(/^-+|-+$/g, '').toLowerCase()}`;
+}
+
+/** The weight of a result: its page kind (unless the query names an identifier), and a bonus for the named entry. */
+export function resultWeight(url: string, title: string, heading: string, named: ReturnType<typeof namedIdentifier>): number {
+  const kind = pageKind(url);
+  if (!named) return KIND_WEIGHT[kind];
+  if (named.api) return kind === 'api' ? 1.2 : KIND_WEIGHT[kind];
+  const page = url.split('#')[0];
+  if (named.operation) return page === named.operation ? 4 : 1;
+  const w = named.word?.toLowerCase() ?? '';
+  const heads = [title.replace(/^[A-Za-z]+: /, ''), heading.replace(/\(\)$/, '')].map((t) => t.toLowerCase());
+  return heads.includes(w) ? 4 : heads.some((t) => t.includes(w)) ? 2 : 1;
+}
+
+/** At most this many sections of one page are listed under it (the search box folds all but the best). */
+export const SECTIONS_PER_PAGE = 3;
+
+/**
+ * The search everyone uses (the search box in the browser, `/api/search`, tools): every term must match (prefix and
+ * typo tolerant); when that finds too little, the results of a search where any term matches follow. Passages are
+ * weighted by page kind (guides, tutorials and concepts before reference fragments, unless the query names an
+ * identifier, which goes to its entry first) and grouped by page: each page's best sections follow each other, the
+ * best first, pages in the order of their best section; `limit` counts passages.
  */
 export function runSearch(index: StaticIndex, query: string, limit = 10, filter?: QueryOptions['filter']): SearchHit[] {
   const q = query.trim();
   if (!q) return [];
+  const named = namedIdentifier(q);
+  // Pages in order, each with its sections by weighted score; AND results rank before the OR fallback's.
+  const pages = new Map<string, { best: number; tier: number; hits: { r: Hit; score: number }[] }>();
   const seen = new Set<string>();
-  const hits: SearchHit[] = [];
-  const add = (results: Hit[]) => {
+  const add = (results: Hit[], tier: number) => {
     for (const r of results) {
-      if (hits.length >= limit) return;
-      // Stored fields: the full `text` (server), or only its beginning as `excerpt` (the browser's index).
-      const { url = '', title = '', heading = '', text, excerpt } = r.stored;
+      const { url = '', title = '', heading = '' } = r.stored;
       if (seen.has(url)) continue;
       seen.add(url);
-      const terms = r.terms;
-      hits.push({ url, title, heading, snippet: makeSnippet(text ?? excerpt ?? '', terms), terms, score: r.score });
+      const page = url.split('#')[0] ?? url;
+      const score = r.score * resultWeight(url, title, heading, named);
+      let group = pages.get(page);
+      if (!group) pages.set(page, (group = { best: score, tier, hits: [] }));
+      group.best = Math.max(group.best, score);
+      group.hits.push({ r, score });
     }
   };
-  add(index.search(q, { combineWith: 'AND', filter }));
-  if (hits.length < limit) {
+  add(index.search(q, { combineWith: 'AND', filter }), 0);
+  if (pages.size < limit) {
     const terms = contentTerms(q);
     // Typo tolerance in the fallback only when nothing matched at all (likely a typo): otherwise it costs more than it finds.
-    if (terms.length > 1) add(index.search(terms.join(' '), { combineWith: 'OR', filter, ...(hits.length ? { fuzzy: false } : {}) }));
+    if (terms.length > 1) add(index.search(terms.join(' '), { combineWith: 'OR', filter, ...(pages.size ? { fuzzy: false } : {}) }), 1);
+  }
+  const ordered = [...pages.entries()].sort(([, a], [, b]) => a.tier - b.tier || b.best - a.best);
+  const hits: SearchHit[] = [];
+  for (const [page, group] of ordered) {
+    group.hits.sort((a, b) => b.score - a.score);
+    for (const { r, score } of group.hits.slice(0, SECTIONS_PER_PAGE)) {
+      if (hits.length >= limit) return hits;
+      // Stored fields: the full `text` (server), or only its beginning as `excerpt` (the browser's index).
+      const { url = '', title = '', heading = '', text, excerpt } = r.stored;
+      const terms = r.terms;
+      hits.push({ url, title, heading, snippet: makeSnippet(text ?? excerpt ?? '', terms), terms, score, page, kind: pageKind(url) });
+    }
   }
   return hits;
+}
+
+/** Results by page, as the search box shows them: pages in order of their first result, each with its results. */
+export function groupByPage<T extends { url: string; page?: string }>(hits: readonly T[]): { page: string; hits: T[] }[] {
+  const groups = new Map<string, T[]>();
+  for (const hit of hits) {
+    const page = hit.page ?? hit.url.split('#')[0] ?? hit.url;
+    const list = groups.get(page);
+    if (list) list.push(hit);
+    else groups.set(page, [hit]);
+  }
+  return [...groups].map(([page, list]) => ({ page, hits: list }));
 }
 
 /** How much of each passage the browser's index keeps for snippets (the whole text is indexed). */

@@ -11,6 +11,11 @@ export interface SearchDoc {
   heading: string;
   /** Plain text of the introduction or of the section (code blocks included as text). */
   text: string;
+  /**
+   * Other words readers use for what the passage covers: the page's front-matter `keywords` (on its introduction)
+   * and the spelled-out form or acronym of the abbreviations the docs define (see `synonyms.ts`). Indexed, not shown.
+   */
+  keywords?: string;
 }
 
 /** A passage as the assistant sees it: the search fields plus its code blocks, kept apart for answers. */
@@ -21,6 +26,30 @@ export interface Passage extends SearchDoc {
   prose: string;
   /** True when the page is gated (only shown to visitors with a docs session). */
   gated: boolean;
+}
+
+/** The site-wide keywords every page carries (docusaurus.config.ts): they say nothing about one page. */
+const SITE_KEYWORDS = new Set(['keyway', 'identity', 'authentication', 'sdk', 'gateway', 'identity protection']);
+
+const decodeEntities = (s: string) => s.replace(/&#x27;|&#39;/g, "'").replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+
+/** The `content` of a `<meta>` tag, quoted or not (the build minifies its HTML). */
+const metaContent = (tag: string) => {
+  const m = /\bcontent=(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))/.exec(tag);
+  return m?.[1] ?? m?.[2] ?? m?.[3] ?? '';
+};
+
+/** A page's own front-matter `keywords` (Docusaurus writes them to `<meta name="keywords">`), comma separated. */
+export function pageKeywords(head: string): string {
+  const out: string[] = [];
+  for (const m of head.matchAll(/<meta[^>]+name="?keywords[\s"/>][^>]*>/g)) {
+    const content = metaContent(m[0]);
+    for (const k of content.split(',')) {
+      const word = decodeEntities(k.trim());
+      if (word && !SITE_KEYWORDS.has(word.toLowerCase())) out.push(word);
+    }
+  }
+  return [...new Set(out)].join(', ');
 }
 
 const TITLE_SUFFIX = / \| Keyway Docs$/;
@@ -40,6 +69,7 @@ export function extractPage(html: string, route: string, firstId: number, gated 
   const article = $('article').first();
   if (!article.length) return [];
   const title = clean($('title').first().text().replace(TITLE_SUFFIX, '')) || route;
+  const keywords = pageKeywords(html.slice(0, from));
   article.find('nav, .hash-link, button, script, style, [role="tablist"]').remove();
   const body = article.find('.theme-doc-markdown').first();
   const root = body.length ? body : article;
@@ -74,10 +104,16 @@ export function extractPage(html: string, route: string, firstId: number, gated 
       if (source.trim()) current.code.push({ lang, source: source.replace(/\n+$/, '') });
     });
     current.text += ` ${node.text()}`;
+    // Prose is what answers quote: no code (kept apart) and no tables (a row means nothing without its header).
     const prose = node.clone();
-    prose.find('pre').remove();
-    current.prose += ` ${prose.is('pre') ? '' : prose.text()}`;
+    prose.find('pre, table').remove();
+    current.prose += ` ${prose.is('pre, table') ? '' : prose.text()}`;
   });
   flush();
-  return docs.map((d, i) => ({ ...d, id: firstId + i }));
+  // The introduction also stands for the whole page: its summary (front-matter description) is indexed with it, so a
+  // question about the page as a whole finds its beginning. (Its headings were tried too: generic ones such as
+  // "Options" or "Responses" made every introduction match and lowered the hit rates.)
+  const description = metaContent(/<meta[^>]+name="?description[\s"/>][^>]*>/.exec(html.slice(0, from))?.[0] ?? '');
+  const about = [keywords, decodeEntities(description)].filter(Boolean).join(', ');
+  return docs.map((d, i) => ({ ...d, id: firstId + i, ...(about && !d.heading ? { keywords: about } : {}) }));
 }

@@ -4,6 +4,7 @@ import MiniSearch from 'minisearch';
 import { extractPage, type Passage, type SearchDoc } from './extract.js';
 import { loadIndex, processTerm, SEARCH_OPTIONS, tokenize } from './engine.js';
 import type { QueryOptions, StaticIndex } from './static-index.js';
+import { withSynonyms } from './synonyms.js';
 import { inPrefixes, readGateManifest } from '../gate/manifest.js';
 
 /** Whether a route is in a gated section (only visitors with a docs session may read and find it). */
@@ -17,6 +18,8 @@ export interface DocsIndex {
   vocabulary: Set<string>;
   /** A search filter that keeps gated passages out unless `signedIn`. */
   visible(signedIn: boolean): QueryOptions['filter'];
+  /** The passages of one page (site path without anchor), in page order. */
+  pagePassages(page: string): Passage[];
 }
 
 /** `docs/a/b.html` → `/docs/a/b`; `docs/a/index.html` → `/docs/a`. */
@@ -25,15 +28,22 @@ export function routeOf(rel: string): string {
   return route === '/' ? '/' : route.replace(/\/$/, '');
 }
 
-export function indexPassages(passages: Passage[]): DocsIndex {
+export function indexPassages(read: Passage[]): DocsIndex {
+  // Synonyms from the whole build (gated pages included: they only add words to passages, never text).
+  const passages = withSynonyms(read);
   const mini = new MiniSearch<SearchDoc>(SEARCH_OPTIONS);
-  mini.addAll(passages.map(({ id, url, title, heading, text }) => ({ id, url, title, heading, text })));
+  mini.addAll(passages.map(({ id, url, title, heading, text, keywords }) => ({ id, url, title, heading, text, keywords })));
   // MiniSearch builds the index; queries run on its compiled, read-only form.
   const index = loadIndex(mini.toJSON());
   const publicOnly: QueryOptions['filter'] = (id) => passages[id]?.gated === false;
   const vocabulary = new Set<string>();
   for (const p of passages) for (const w of tokenize(`${p.title} ${p.heading} ${p.text}`)) vocabulary.add(processTerm(w));
-  return { passages, index, vocabulary, visible: (signedIn) => (signedIn ? undefined : publicOnly) };
+  const byPage = new Map<string, Passage[]>();
+  for (const p of passages) {
+    const page = p.url.split('#')[0] ?? p.url;
+    byPage.set(page, [...(byPage.get(page) ?? []), p]);
+  }
+  return { passages, index, vocabulary, visible: (signedIn) => (signedIn ? undefined : publicOnly), pagePassages: (page) => byPage.get(page) ?? [] };
 }
 
 /**

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import type { Database } from './schema.js';
 import { migrationProvider, type DialectName } from './migrations.js';
+import { NoEmptyListsPlugin } from './empty-lists.js';
 
 export type { Database } from './schema.js';
 export type Db = Kysely<Database>;
@@ -21,7 +22,7 @@ export async function openDatabase(opts: { dataDir: string; databaseUrl?: string
     const pg = await import('pg');
     const Pool = pg.default.Pool;
     const pool = new Pool({ connectionString: opts.databaseUrl, max: 10 });
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), plugins: [new NoEmptyListsPlugin()] });
     opened = { db, dialect: 'postgres', location: redactUrl(opts.databaseUrl) };
   } else {
     const { default: SQLite } = await import('better-sqlite3');
@@ -32,7 +33,7 @@ export async function openDatabase(opts: { dataDir: string; databaseUrl?: string
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('busy_timeout = 5000');
-    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }), plugins: [new NoEmptyListsPlugin()] });
     opened = { db, dialect: 'sqlite', location: file };
   }
   // Kysely looks for its migration tables across every schema; pin them to ours so that several schemas of one

@@ -308,6 +308,17 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
         await db.schema.createIndex('oauth_refresh_tokens_subject').on('oauth_refresh_tokens').columns(['client_id', 'person_id']).execute();
       },
     },
+    '0010_token_parents': {
+      async up(db: Kysely<any>) {
+        await db.schema
+          .createTable('token_parents')
+          .addColumn('jti', 'text', (c) => c.primaryKey())
+          .addColumn('parent_jti', 'text', (c) => c.notNull())
+          .addColumn('expires_at', 'text', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('token_parents_parent').on('token_parents').column('parent_jti').execute();
+      },
+    },
   };
 }
 

@@ -66,6 +66,13 @@ export interface RevokedTokenTable {
   revoked_at: string;
 }
 
+/** A token derived from another (organization token, token container): revoking the parent revokes it. */
+export interface TokenParentTable {
+  jti: string;
+  parent_jti: string;
+  expires_at: string;
+}
+
 export interface SigningKeyTable {
   kid: string;
   alg: string;
@@ -290,6 +297,7 @@ export interface Database {
   credentials: CredentialTable;
   challenges: ChallengeTable;
   revoked_tokens: RevokedTokenTable;
+  token_parents: TokenParentTable;
   signing_keys: SigningKeyTable;
   attributes: AttributeTable;
   consents: ConsentTable;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Ctx, Org } from '../context.js';
-import { bearerToken, clientIp, loadOrg, nowIso, originAllowed, requireOrg } from '../context.js';
+import { bearerToken, checkRedirect, clientIp, loadOrg, nowIso, requireOrg } from '../context.js';
 import type { ChallengeTable } from '../db/schema.js';
 import { ApiError, badRequest, forbidden, notFound, unauthorized } from '../errors.js';
 import { assertReachable, parseHandle, type Handle } from '../handles.js';
@@ -199,18 +199,7 @@ export function requireHandleType(handle: Handle | undefined, method: string, ty
  */
 export function redirectTarget(ctx: Ctx, org: Org, options: Record<string, unknown>): string | undefined {
   const t = options.redirect_target;
-  if (t === undefined) return undefined;
-  let url: URL | undefined;
-  try {
-    url = typeof t === 'string' ? new URL(t) : undefined;
-  } catch {
-    url = undefined;
-  }
-  if (!url || !/^https?:$/.test(url.protocol)) throw badRequest('factor.options.redirect_target must be an http or https URL');
-  if (org.settings.allowed_domains?.length && !originAllowed(ctx, url.origin, org)) {
-    throw badRequest(`factor.options.redirect_target: domain "${url.hostname}" is not allowed for this organization`);
-  }
-  return url.href;
+  return t === undefined ? undefined : checkRedirect(ctx, org, t, 'factor.options.redirect_target');
 }
 
 export const otpFactor = (channel: 'email' | 'sms'): FactorHandler => ({
@@ -285,11 +274,21 @@ attestationHandlers.set('otp', async (ctx, row, data) => {
   return finishSignIn(ctx, row, row.method);
 });
 
+/**
+ * The options of a factor without the copy of `method` the published client repeats inside them
+ * (`{method, options: {method, …}}`); a copy that names another method is refused.
+ */
+export function factorOptions(factor: { method: string; options?: Record<string, unknown> }): Record<string, unknown> {
+  const { method, ...options } = factor.options ?? {};
+  if (method !== undefined && method !== factor.method) throw badRequest(`factor.options.method must be "${factor.method}" (the factor's method) when given`);
+  return options;
+}
+
 /** The previous token of an ID request (MFA, step-up, anonymous upgrade); 401 when present but invalid. */
 export async function previousToken(ctx: Ctx, req: FastifyRequest): Promise<UserTokenClaims | undefined> {
   const token = bearerToken(req);
   if (!token) return undefined;
-  const res = await ctx.tokens.validate(token);
+  const res = await ctx.tokens.validate(token, 'person');
   if (!res.valid) throw unauthorized(`previous token: ${res.invalidity_reason}`);
   return res.claims;
 }
@@ -312,13 +311,14 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: Ctx): void {
       org,
       handle,
       method: body.factor.method,
-      options: body.factor.options ?? {},
+      options: factorOptions(body.factor),
       previous,
       metadata: body.metadata,
       origin: req.headers.origin,
     });
     reply.header('cache-control', 'no-cache, no-store');
-    return { result: { type: 'challenge_list', challenges } };
+    // The challenge list itself (spec §7 "returns a challenge list"; the published client reads `result` as the array).
+    return { result: challenges };
   };
   app.post('/id', { schema: { body: S.idRequest } }, idHandler);
   app.post('/id/v2', { schema: { body: S.idRequest } }, idHandler);
@@ -350,7 +350,8 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: Ctx): void {
     }
     await checkAnswer(ctx, row, true, '');
     const token = await finishSignIn(ctx, row, row.method);
-    return { result: { token } };
+    // The token itself, as the published client reads it (`result` is the token string).
+    return { result: token };
   };
   app.get('/challenge/:challenge_id', { schema: { params: S.challengeParams } }, poll);
   app.get('/challenge/:challenge_id/v2', { schema: { params: S.challengeParams } }, poll);
@@ -385,11 +386,12 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: Ctx): void {
     ctx.limiter.hit('id-ip', clientIp(req), ctx.limits.perIpPerMinute, 'sign-in attempts from this address');
     const person = await createPerson(ctx, org, { type: 'anonymous', region: req.body?.region });
     const token = await issueToken(ctx, person, { method: 'anonymous' }, { firstToken: true });
-    return { result: { token } };
+    // Spec §7: "result: anonymous token" (the token string).
+    return { result: token };
   });
 
   app.post<{ Body: { token: string } }>('/token/validate', { schema: { body: S.tokenBody } }, async (req) => {
-    const res = await ctx.tokens.validate(req.body.token);
+    const res = await ctx.tokens.validate(req.body.token, 'validate');
     if (!res.valid) return { result: { valid: false, invalidity_reason: res.invalidity_reason } };
     const orgHeader = req.headers['keyway-orgid'];
     if (typeof orgHeader === 'string' && orgHeader !== res.claims.oid) {
@@ -399,7 +401,7 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: Ctx): void {
   });
 
   app.post<{ Body: { token: string } }>('/token/revoke', { schema: { body: S.tokenBody } }, async (req) => {
-    const res = await ctx.tokens.validate(req.body.token);
+    const res = await ctx.tokens.validate(req.body.token, 'revoke');
     if (res.valid) {
       await ctx.tokens.revoke(res.claims);
       return { result: { revoked: true } };

@@ -6,7 +6,8 @@ import * as S from '../schemas.js';
 import { sha256 } from '../secrets.js';
 
 interface AnalyticsEvent {
-  event_name: string;
+  /** Older clients name the event here; spec §3 and the published client put it in `event_data`. */
+  event_name?: string;
   organization_id?: string;
   analytics_correlation_id?: string;
   window_location?: string;
@@ -22,6 +23,9 @@ export async function requireApiKey(ctx: Ctx, req: FastifyRequest): Promise<Org>
   if (!org.settings.api_key_sha256 || sha256(key) !== org.settings.api_key_sha256) throw unauthorized('Keyway-API-Key is not valid for this organization');
   return org;
 }
+
+/** The event's name: beside `event_data` or inside it (the schema requires one of the two). */
+const eventName = (e: AnalyticsEvent): string => e.event_name ?? String(e.event_data?.event_name);
 
 export function registerEventRoutes(app: FastifyInstance, ctx: Ctx): void {
   app.register(async (scope) => {
@@ -51,7 +55,7 @@ export function registerEventRoutes(app: FastifyInstance, ctx: Ctx): void {
         }
       })();
       if (token) {
-        const v = await ctx.tokens.validate(token);
+        const v = await ctx.tokens.validate(token, 'person');
         if (v.valid) personId = v.claims.person_id;
       }
       const now = nowIso();
@@ -61,14 +65,14 @@ export function registerEventRoutes(app: FastifyInstance, ctx: Ctx): void {
           events.map((e) => ({
             org_id: e.organization_id ?? (headerOrg as string),
             source,
-            name: e.event_name,
+            name: eventName(e),
             person_id: personId,
             payload: JSON.stringify(e),
             created_at: now,
           })),
         )
         .execute();
-      for (const e of events) await ctx.webhooks.emit(e.organization_id ?? (headerOrg as string), e.event_name, { source, person_id: personId, event: e });
+      for (const e of events) await ctx.webhooks.emit(e.organization_id ?? (headerOrg as string), eventName(e), { source, person_id: personId, event: e });
       return { result: { accepted: events.length } };
     };
     scope.post('/actions/sdk', { schema: { body: S.eventsBody } }, ingest('sdk'));

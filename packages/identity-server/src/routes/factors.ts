@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Ctx, Org } from '../context.js';
-import { clientIp, loadOrg, nowIso, requireOrg, requireUser } from '../context.js';
+import { checkRedirect, clientIp, loadOrg, nowIso, requireOrg, requireUser } from '../context.js';
 import { badRequest, forbidden, notFound, unauthorized } from '../errors.js';
 import { parseHandle, type Handle } from '../handles.js';
 import { escapeHtml } from '../mailer.js';
 import { failedRules, hashPassword, PASSWORD_RULES, verifyPassword, type PasswordRule } from '../passwords.js';
-import { findPersonByHandle, getPerson, issueToken, type PersonRow } from '../persons.js';
+import { findPersonByHandle, getPerson, hashAlgorithm, issueToken, type PersonRow } from '../persons.js';
 import * as S from '../schemas.js';
 import { hashSecret, newSecret, sameDigest, sha256 } from '../secrets.js';
 import { checkTotp, newTotpRegistration, RECOVERY_CODE_COUNT } from '../totp.js';
@@ -18,6 +18,7 @@ import {
   checkAnswer,
   createChallenge,
   factorHandlers,
+  factorOptions,
   finishSignIn,
   linkFactor,
   otpFactor,
@@ -95,7 +96,7 @@ export async function setPassword(ctx: Ctx, personId: string, password: string, 
     await trx.deleteFrom('credentials').where('person_id', '=', personId).where('type', '=', 'password').execute();
     await trx
       .insertInto('credentials')
-      .values({ id: randomUUID(), person_id: personId, type: 'password', label, params: JSON.stringify({ password_hash: hash }), secret: JSON.stringify({ hash }), created_at: now, last_used: now })
+      .values({ id: randomUUID(), person_id: personId, type: 'password', label, params: JSON.stringify({ hash_algorithm: hashAlgorithm(hash) }), secret: JSON.stringify({ hash }), created_at: now, last_used: now })
       .execute();
   });
 }
@@ -308,17 +309,13 @@ export function registerFactorRoutes(app: FastifyInstance, ctx: Ctx): void {
       const handle: Handle = parseHandle(req.body.handle);
       if (handle.type === 'username') throw badRequest('recovery needs an email address or phone number as handle');
       ctx.limiter.hit('id-handle', `${org.id}:${handle.type}:${handle.value}`, ctx.limits.perHandlePerMinute, 'sign-in attempts for this handle');
-      const method = req.body.factor.method;
-      if (!RECOVERY_METHODS.includes(method)) throw badRequest(`recovery works with ${RECOVERY_METHODS.join(', ')}, not "${method}"`);
-      const start: StartRequest = { org, handle, method, options: req.body.factor.options ?? {}, previous: undefined, metadata: undefined, recovery: true };
+      // `password` (what the published client sends: recover the password factor) proves the handle with a code sent to it.
+      const method = req.body.factor.method === 'password' ? (handle.type === 'email_address' ? 'otp_via_email' : 'otp_via_sms') : req.body.factor.method;
+      if (!RECOVERY_METHODS.includes(method)) throw badRequest(`recovery works with password, ${RECOVERY_METHODS.join(', ')}, not "${method}"`);
+      const start: StartRequest = { org, handle, method, options: factorOptions(req.body.factor), previous: undefined, metadata: undefined, recovery: true };
       const first = method.startsWith('otp') ? await otpFactor(method === 'otp_via_email' ? 'email' : 'sms').start(ctx, start) : await linkFactor(method === 'email_link' ? 'email' : 'sms').start(ctx, start);
       const reset = await createChallenge(ctx, { org, type: 'password_reset', method, handle, data: { after: first[0]!.id, recovery: true } });
-      return {
-        result: {
-          type: 'challenge_list',
-          challenges: [...first, { id: reset.id, type: 'password_reset', authentication_method: 'password', options: passwordRulesOptions(org) }],
-        },
-      };
+      return { result: [...first, { id: reset.id, type: 'password_reset', authentication_method: 'password', options: passwordRulesOptions(org) }] };
     },
   );
 
@@ -331,13 +328,14 @@ export function registerFactorRoutes(app: FastifyInstance, ctx: Ctx): void {
       if (Date.parse(row.expires_at) <= Date.now()) throw unauthorized('authentication has expired');
       const orgHeader = req.headers['keyway-orgid'];
       if (typeof orgHeader === 'string' && orgHeader !== row.org_id) throw notFound(`challenge pack "${row.id}" does not exist`);
-      return { result: { type: 'challenge_list', challenges: challengeData(row).challenges as ChallengeOut[] } };
+      return { result: challengeData(row).challenges as ChallengeOut[] };
     },
   );
 
   app.post('/direct-id', async (req) => {
     const claims = await requireUser(ctx, req);
-    return { result: { direct_id: await directIdFor(ctx, (await loadOrg(ctx, claims.oid))!, claims.person_id) } };
+    // Spec §7: "result: a direct id" (the string).
+    return { result: await directIdFor(ctx, (await loadOrg(ctx, claims.oid))!, claims.person_id) };
   });
 
   // Impersonation: with the organization's API key, or as a signed-in person of the group "impersonators".
@@ -357,9 +355,9 @@ export function registerFactorRoutes(app: FastifyInstance, ctx: Ctx): void {
     }
     const person = await getPerson(ctx, req.params.person_id);
     if (!person || person.org_id !== org.id) throw notFound(`person "${req.params.person_id}" does not exist`);
-    const target = req.body?.target_url;
-    if (version === 2 && !target) throw badRequest('body is missing required field "target_url"');
-    if (target !== undefined && !/^https?:\/\//i.test(target)) throw badRequest('target_url must be an http or https URL');
+    const rawTarget = req.body?.target_url;
+    if (version === 2 && !rawTarget) throw badRequest('body is missing required field "target_url"');
+    const target = rawTarget === undefined ? undefined : checkRedirect(ctx, org, rawTarget, 'target_url');
     const token = await ctx.tokens.sign({
       person_id: person.id,
       oid: org.id,

@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Ctx, OAuthClient, Org, OrgSettings, UiConfiguration } from '../context.js';
 import { issueOAuthTokens } from './oauth.js';
 import { revokeFamily } from '../refresh-tokens.js';
-import { nowIso, reloadAllowedDomains } from '../context.js';
+import { checkRedirect, nowIso, reloadAllowedDomains } from '../context.js';
 import { ApiError, badRequest, notFound, page } from '../errors.js';
 import { parseHandle, type Handle } from '../handles.js';
 import type { PasswordRule } from '../passwords.js';
@@ -460,29 +460,29 @@ export function registerManagementRoutes(app: FastifyInstance, ctx: Ctx): void {
       const p = await orgPerson(ctx, org, req.params.person_id);
       const cred = await ctx.db.selectFrom('credentials').selectAll().where('person_id', '=', p.id).where('type', '=', 'password').executeTakeFirst();
       if (!cred) throw notFound(`person "${p.id}" has no password`);
-      const handle = req.body?.handle ? await ownedResetHandle(p, req.body.handle, req.body.redirect_target) : undefined;
+      const reset = req.body?.handle ? await ownedResetHandle(org, p, req.body.handle, req.body.redirect_target) : undefined;
       const secret = { ...(JSON.parse(cred.secret) as Record<string, unknown>), rotation_required: true, rotation_reason: req.body?.reason ?? null };
       await ctx.db.updateTable('credentials').set({ secret: JSON.stringify(secret) }).where('id', '=', cred.id).execute();
-      if (handle) await sendPasswordResetLink(ctx, org, p.id, handle, req.body!.redirect_target!);
+      if (reset) await sendPasswordResetLink(ctx, org, p.id, reset.handle, reset.target);
       return { result: { rotation_required: true } };
     },
   );
   /** A handle of the person that can receive a reset link, with the page that completes the reset. */
-  const ownedResetHandle = async (p: PersonRow, raw: { type: string; value: string }, redirectTarget: string | undefined) => {
+  const ownedResetHandle = async (org: Org, p: PersonRow, raw: { type: string; value: string }, redirectTarget: string | undefined) => {
     const handle = parseHandle(raw);
     if (handle.type === 'username') throw badRequest('a password reset link goes to an email address or phone number');
     const owns = await ctx.db.selectFrom('handles').select('id').where('person_id', '=', p.id).where('type', '=', handle.type).where('value', '=', handle.value).executeTakeFirst();
     if (!owns) throw notFound(`person "${p.id}" has no handle ${handle.type}:${handle.value}`);
     if (!redirectTarget) throw badRequest('redirect_target is required: the page of your application that completes the reset with the SDK');
-    return handle;
+    return { handle, target: checkRedirect(ctx, org, redirectTarget, 'redirect_target') };
   };
   app.post<{ Params: { person_id: string }; Body: { handle: { type: string; value: string }; redirect_target?: string } }>(
     '/persons/:person_id/credentials/password-reset',
     async (req, reply) => {
       const org = await admin(req);
       const p = await orgPerson(ctx, org, req.params.person_id);
-      const handle = await ownedResetHandle(p, req.body.handle, req.body.redirect_target);
-      await sendPasswordResetLink(ctx, org, p.id, handle, req.body.redirect_target!);
+      const { handle, target } = await ownedResetHandle(org, p, req.body.handle, req.body.redirect_target);
+      await sendPasswordResetLink(ctx, org, p.id, handle, target);
       reply.code(202);
       return { result: { sent_to: handle } };
     },
@@ -728,6 +728,7 @@ export function registerManagementRoutes(app: FastifyInstance, ctx: Ctx): void {
     public: c.public ?? false,
     access_token_duration: c.access_token_duration ?? 3600,
     refresh_token_duration: c.refresh_token_duration ?? 0,
+    ...(c.secret_last4 ? { client_secret_last4: c.secret_last4 } : {}),
   });
   const unsupportedGrants = (grants: string[] | undefined, isPublic: boolean | undefined) => {
     if (grants?.includes('refresh_token') && !grants.includes('authorization_code')) throw badRequest('grant_types: refresh_token needs authorization_code (refresh tokens are issued with the authorization code grant)');
@@ -752,6 +753,7 @@ export function registerManagementRoutes(app: FastifyInstance, ctx: Ctx): void {
         // Refresh tokens live 30 days unless told otherwise; 0 turns them off.
         refresh_token_duration: b.refresh_token_duration ?? (b.grant_types.includes('refresh_token') ? 30 * 24 * 3600 : 0),
         secret_sha256: sha256(secret),
+        secret_last4: secret.slice(-4),
         created_at: nowIso(),
       };
       await clients.add(org, client);
@@ -780,7 +782,7 @@ export function registerManagementRoutes(app: FastifyInstance, ctx: Ctx): void {
   app.put<{ Params: { oauth_client_id: string } }>('/oauth2/clients/:oauth_client_id/secret', async (req) => {
     const org = await admin(req);
     const secret = `kwcs_${randomBytes(24).toString('base64url')}`;
-    const current: OAuthClient = { ...clients.one(org, req.params.oauth_client_id), secret_sha256: sha256(secret) };
+    const current: OAuthClient = { ...clients.one(org, req.params.oauth_client_id), secret_sha256: sha256(secret), secret_last4: secret.slice(-4) };
     await clients.replace(org, current);
     return { result: { ...clientOut(current), client_secret: secret } };
   });

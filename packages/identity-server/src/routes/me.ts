@@ -29,9 +29,10 @@ export function checkBucket(bucket: string, access: 'read' | 'write' | 'admin'):
   if (access === 'write' && bucket.endsWith('end_user_read_only')) throw forbidden(`attribute bucket "${bucket}" is read-only for end users`);
 }
 
-export function splitList(raw: string | undefined, what: string): string[] | undefined {
+export function splitList(raw: string | string[] | undefined, what: string): string[] | undefined {
   if (raw === undefined) return undefined;
-  const items = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  // Comma-joined (`a,b`) or repeated (`x=a&x=b`, an array here), or both.
+  const items = (Array.isArray(raw) ? raw : [raw]).flatMap((r) => r.split(',')).map((s) => s.trim()).filter(Boolean);
   if (items.length === 0) throw badRequest(`${what} must list at least one name (comma-separated)`);
   return items;
 }
@@ -110,7 +111,7 @@ export const addConsents = async (ctx: Ctx, personId: string, levels: string[], 
 };
 
 /** Removes the listed consent levels, or all with `deleteAll=true` (exactly one of the two). */
-export async function removeConsents(ctx: Ctx, personId: string, query: { consent_levels?: string; deleteAll?: string | boolean }): Promise<void> {
+export async function removeConsents(ctx: Ctx, personId: string, query: { consent_levels?: string | string[]; deleteAll?: string | boolean }): Promise<void> {
   const levels = splitList(query.consent_levels, 'consent_levels');
   const all = String(query.deleteAll) === 'true';
   if (all && levels) throw badRequest('give either consent_levels or deleteAll=true, not both');
@@ -261,9 +262,9 @@ export function registerMeRoutes(app: FastifyInstance, ctx: Ctx): void {
     await addConsents(ctx, claims.person_id, req.body.consent_levels, true);
     return { result: await listConsents(ctx, claims.person_id) };
   });
-  app.delete<{ Querystring: { consent_levels?: string; deleteAll?: string | boolean } }>(
+  app.delete<{ Querystring: { consent_levels?: string | string[]; deleteAll?: string | boolean } }>(
     '/consent/gdpr',
-    { schema: { querystring: { type: 'object', additionalProperties: false, properties: { consent_levels: S.commaList, deleteAll: { enum: ['true', 'false'] } } } } },
+    { schema: { querystring: { type: 'object', additionalProperties: false, properties: { consent_levels: S.commaOrRepeatedList, deleteAll: { enum: ['true', 'false'] } } } } },
     async (req) => {
       const claims = await requireUser(ctx, req);
       await removeConsents(ctx, claims.person_id, req.query);

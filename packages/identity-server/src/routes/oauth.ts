@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Ctx, OAuthClient, Org, UiConfiguration } from '../context.js';
 import { loadOrg, requireOrg, requireUser } from '../context.js';
 import { ApiError, badRequest, forbidden } from '../errors.js';
+import * as S from '../schemas.js';
 import { parseHandle } from '../handles.js';
 import { escapeHtml } from '../mailer.js';
 import { getPerson, type PersonRow } from '../persons.js';
@@ -109,6 +110,7 @@ export async function issueOAuthTokens(
   const methods = [...new Set(authentications.map((a) => a.method))];
   const access_token = await ctx.tokens.sign(
     {
+      token_use: 'access',
       person_id: person.id,
       oid: person.org_id,
       first_token: false,
@@ -131,8 +133,9 @@ export async function issueOAuthTokens(
           ...(email ? { email: email.value, email_verified: true } : {}),
           person_id: person.id,
           oid: person.org_id,
+          person_type: person.person_type,
         },
-        { subject: person.id, audience: client.client_id },
+        { use: 'id', subject: person.id, audience: client.client_id },
       )
     : undefined;
   const refresh_token =
@@ -149,8 +152,23 @@ export async function issueOAuthTokens(
   };
 }
 
+/**
+ * The Content-Security-Policy of a hosted login page: no script at all, its own inline style, https logos, and forms that
+ * post here only — plus the client's redirect origin, where the code form's answer redirects (Chromium checks
+ * form-action on redirects too).
+ */
+export function hostedLoginCsp(redirectUri?: string): string {
+  let redirectOrigin = '';
+  try {
+    if (redirectUri) redirectOrigin = ` ${new URL(redirectUri).origin}`;
+  } catch {
+    // An unparsable redirect URI was refused before any page is shown.
+  }
+  return ["default-src 'none'", "style-src 'unsafe-inline'", 'img-src https: data:', `form-action 'self'${redirectOrigin}`, "base-uri 'none'", "frame-ancestors 'none'"].join('; ');
+}
+
 /** A hosted login page; the client's UI configuration (title, colour, logo) styles the sign-in page. */
-function page(reply: FastifyReply, status: number, title: string, body: string, ui?: UiConfiguration) {
+function page(reply: FastifyReply, status: number, title: string, body: string, ui?: UiConfiguration, redirectUri?: string) {
   const heading = ui?.title ?? title;
   const color = ui?.primary_color && /^#[0-9a-fA-F]{6}$/.test(ui.primary_color) ? ui.primary_color : undefined;
   const logo = ui?.logo_url ? `<img src="${escapeHtml(ui.logo_url)}" alt="" style="max-height:3rem">` : '';
@@ -158,6 +176,7 @@ function page(reply: FastifyReply, status: number, title: string, body: string, 
     .code(status)
     .type('text/html; charset=utf-8')
     .header('cache-control', 'no-store')
+    .header('content-security-policy', hostedLoginCsp(redirectUri))
     .send(`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(heading)}</title>
 <style>body{font-family:system-ui,sans-serif;max-width:24rem;margin:4rem auto;padding:0 1rem}input,button{font:inherit;padding:.5rem;width:100%;box-sizing:border-box;margin:.25rem 0}.error{color:#b00020}${color ? `button{background:${color};color:#fff;border:0;border-radius:4px}` : ''}</style></head>
 <body>${logo}<h1>${escapeHtml(heading)}</h1>${body}</body></html>`);
@@ -204,26 +223,38 @@ export function registerOAuthRoutes(app: FastifyInstance, ctx: Ctx): void {
       };
     }
     const person = await getPerson(ctx, claims.person_id);
+    const personType = person?.person_type ?? claims.person_type;
     const userToken = await ctx.tokens.sign({
       person_id: claims.person_id,
       oid: target.id,
       first_token: false,
       authenticated_methods: claims.authenticated_methods,
       authentications: claims.authentications,
-      person_type: person?.person_type ?? claims.person_type,
+      person_type: personType,
       groups: person ? (JSON.parse(person.groups) as string[]) : [],
     });
-    if (version === 1) return { result: { type: 'token', token: userToken } };
-    const container = await ctx.tokens.signJwt({ user_token: userToken, oid: target.id, person_id: claims.person_id }, { subject: claims.person_id, audience: target.id });
+    // Derived tokens: revoking the caller's token (or signing out) revokes them.
+    if (version === 1) {
+      await ctx.tokens.recordDerived(userToken, claims.jti);
+      return { result: { type: 'token', token: userToken } };
+    }
+    const container = await ctx.tokens.signJwt(
+      { user_token: userToken, oid: target.id, person_id: claims.person_id, person_type: personType },
+      { use: 'container', subject: claims.person_id, audience: target.id },
+    );
+    const containerJti = await ctx.tokens.recordDerived(container, claims.jti);
+    await ctx.tokens.recordDerived(userToken, containerJti);
     return { result: { type: 'token', token: container } };
   };
   app.get('/token', tokenFor(1));
   app.get('/token/v2', tokenFor(2));
+  // The published client asks with POST and its CSRF/PKCE metadata in the body (spec §7 names GET): both are served.
+  app.post('/token/v2', { schema: { body: S.tokenForOrgRequest } }, tokenFor(2));
 
   // OpenID Connect userinfo for access tokens of the hosted login (any valid user token works the same way).
   const userinfo = async (req: FastifyRequest, reply: FastifyReply) => {
     const token = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
-    const v = token ? await ctx.tokens.validate(token) : undefined;
+    const v = token ? await ctx.tokens.validate(token, 'userinfo') : undefined;
     if (!v?.valid) {
       reply.header('www-authenticate', 'Bearer error="invalid_token"');
       return reply.code(401).send({ error: 'invalid_token', error_description: v ? v.invalidity_reason : 'missing bearer access token' });
@@ -270,14 +301,26 @@ export function registerOAuthRoutes(app: FastifyInstance, ctx: Ctx): void {
       if (!scope.split(' ').includes('openid')) return fail('invalid_scope', 'scope must include openid');
       const request: OAuthRequest = { client_id: q.client_id, redirect_uri: q.redirect_uri, scope, code_challenge: q.code_challenge, ...(q.state ? { state: q.state } : {}), ...(q.nonce ? { nonce: q.nonce } : {}) };
       if (q.token) {
-        const v = await ctx.tokens.validate(q.token);
-        if (v.valid && v.claims.oid === found.org.id && v.claims.person_type !== 'anonymous') {
+        // The SDK sends the token it holds. A signed-in person's user token (or this client's own access token) skips
+        // the form; an anonymous, expired or revoked one shows the form (the person signs in again); any other token
+        // (malformed, forged, a container, an id_token, a client token, another organization's) is refused with the reason.
+        const v = await ctx.tokens.validate(q.token, 'person');
+        const stale = !v.valid && /expired|revoked/.test(v.invalidity_reason);
+        const reason = !v.valid
+          ? v.invalidity_reason
+          : v.claims.oid !== found.org.id
+            ? 'token belongs to another organization'
+            : v.claims.token_use === 'access' && v.claims.client_id !== q.client_id
+              ? 'token is an access token of another client'
+              : undefined;
+        if (reason && !stale) return fail('invalid_request', `token: ${reason}`);
+        if (v.valid && !reason && v.claims.token_use !== 'anonymous') {
           const code = await issueCode(ctx, found.org, request, v.claims);
           return reply.redirect(withParams(q.redirect_uri, { code, state: q.state }), 302);
         }
       }
       const row = await createChallenge(ctx, { org: found.org, type: 'oauth_request', method: 'oauth2', data: { ...request, client_name: found.client.name } });
-      return page(reply, 200, 'Sign in', emailForm(row.id, found.client.name), found.client.ui_configuration);
+      return page(reply, 200, 'Sign in', emailForm(row.id, found.client.name), found.client.ui_configuration, q.redirect_uri);
     },
   );
 
@@ -302,9 +345,9 @@ export function registerOAuthRoutes(app: FastifyInstance, ctx: Ctx): void {
           if (handle.type !== 'email_address') throw badRequest('enter an email address');
           ctx.limiter.hit('id-handle', `${pending.org.id}:${handle.type}:${handle.value}`, ctx.limits.perHandlePerMinute, 'sign-in attempts for this handle');
           const [ch] = await otpFactor('email').start(ctx, { org: pending.org, handle, method: 'otp_via_email', options: {}, previous: undefined, metadata: undefined });
-          return page(reply, 200, 'Enter your code', codeForm(pending.row.id, ch!.id, handle.value));
+          return page(reply, 200, 'Enter your code', codeForm(pending.row.id, ch!.id, handle.value), undefined, pending.request.redirect_uri);
         } catch (err) {
-          return page(reply, 400, 'Sign in', emailForm(pending.row.id, pending.request.client_name, (err as Error).message, req.body.email));
+          return page(reply, 400, 'Sign in', emailForm(pending.row.id, pending.request.client_name, (err as Error).message, req.body.email), undefined, pending.request.redirect_uri);
         }
       },
     );
@@ -323,9 +366,9 @@ export function registerOAuthRoutes(app: FastifyInstance, ctx: Ctx): void {
           if (Date.parse(row.expires_at) <= Date.now()) throw badRequest('the code has expired: start again');
           token = await attestationHandlers.get('otp')!(ctx, row, { otp: req.body.code ?? '' });
         } catch (err) {
-          return page(reply, 400, 'Enter your code', codeForm(pending.row.id, row.id, req.body.email ?? '', (err as Error).message));
+          return page(reply, 400, 'Enter your code', codeForm(pending.row.id, row.id, req.body.email ?? '', (err as Error).message), undefined, pending.request.redirect_uri);
         }
-        const v = await ctx.tokens.validate(token);
+        const v = await ctx.tokens.validate(token, 'person');
         if (!v.valid) return expired(reply);
         await ctx.db.updateTable('challenges').set({ status: 'completed' }).where('id', '=', pending.row.id).execute();
         const code = await issueCode(ctx, pending.org, pending.request, v.claims);
@@ -344,7 +387,7 @@ export function registerOAuthRoutes(app: FastifyInstance, ctx: Ctx): void {
         if (!active) return { active: false };
         return { active: true, sub: refresh.person_id, client_id: refresh.client_id, exp: Math.floor(Date.parse(refresh.expires_at) / 1000), iat: Math.floor(Date.parse(refresh.created_at) / 1000), iss: ctx.publicUrl, token_type: 'refresh_token', scope: refresh.scope };
       }
-      const v = await ctx.tokens.validate(req.body.token!, { clientTokens: true });
+      const v = await ctx.tokens.validate(req.body.token!, 'introspect');
       if (!v.valid || v.claims.oid !== caller.org.id) return { active: false };
       const c = v.claims;
       return { active: true, sub: c.sub, client_id: c.client_id ?? caller.client.client_id, exp: c.exp, iat: c.iat, iss: c.iss, token_type: 'Bearer', scope: c.scope ?? 'openid' };
@@ -358,7 +401,7 @@ export function registerOAuthRoutes(app: FastifyInstance, ctx: Ctx): void {
         if (refresh.client_id === caller.client.client_id && refresh.org_id === caller.org.id) await revokeFamily(ctx, refresh.family_id);
         return reply.code(200).send();
       }
-      const v = await ctx.tokens.validate(req.body.token!, { clientTokens: true });
+      const v = await ctx.tokens.validate(req.body.token!, 'introspect');
       // Unknown, expired or foreign tokens: nothing to do, and RFC 7009 answers 200 all the same.
       if (v.valid && v.claims.oid === caller.org.id) await ctx.tokens.revoke(v.claims);
       return reply.code(200).send();
@@ -459,7 +502,7 @@ export function registerOAuthRoutes(app: FastifyInstance, ctx: Ctx): void {
           if (outside.length) return oauthError(400, 'invalid_scope', `scopes not granted to this client: ${outside.join(' ')}`);
           const scope = (requested.length ? requested : allowed).join(' ');
           const ttl = client.access_token_duration ?? ctx.tokens.opts.ttlSeconds;
-          const access_token = await ctx.tokens.signJwt({ token_use: 'client', client_id: client.client_id, oid: org.id, scope }, { subject: client.client_id, audience: org.id, ttlSeconds: ttl });
+          const access_token = await ctx.tokens.signJwt({ client_id: client.client_id, oid: org.id, scope }, { use: 'client', subject: client.client_id, audience: org.id, ttlSeconds: ttl });
           reply.header('cache-control', 'no-store');
           return { access_token, token_type: 'Bearer', expires_in: ttl, scope };
         }

@@ -3,7 +3,7 @@ import Link from '@docusaurus/Link';
 import config from './config.json';
 import Markdown, { safeHref } from './Markdown';
 import { closeAssistant } from './open';
-import { ask, clearConversation, rate, useAssistant, type Message } from './store';
+import { ask, clearConversation, rate, stopAnswer, useAssistant, type Message } from './store';
 import styles from './styles.module.css';
 
 function Sources({ message }: { message: Message }) {
@@ -129,6 +129,12 @@ export default function AssistantPanel(): React.ReactElement {
             <article key={i} className={styles.answer} aria-busy={m.status === 'streaming'} data-status={m.status}>
               {m.content ? <Markdown source={m.content} citations={m.citations} /> : m.status === 'streaming' && <p className={styles.thinking}>Searching the docs…</p>}
               {m.status === 'error' && <p className={styles.error}>{m.error}</p>}
+              {m.status === 'stopped' && <p className={styles.thinking}>Stopped.</p>}
+              {m.contact && m.status !== 'streaming' && (
+                <a href={config.contact.url} target="_blank" rel="noopener noreferrer" className={`button button--primary button--sm ${styles.contactCta}`}>
+                  {config.contact.label}
+                </a>
+              )}
               <Sources message={m} />
               <AnswerActions message={m} index={i} />
             </article>
@@ -158,9 +164,15 @@ export default function AssistantPanel(): React.ReactElement {
             }
           }}
         />
-        <button type="submit" className="button button--primary" disabled={busy || !draft.trim()}>
-          Ask
-        </button>
+        {busy ? (
+          <button type="button" className="button button--secondary" onClick={stopAnswer}>
+            Stop
+          </button>
+        ) : (
+          <button type="submit" className="button button--primary" disabled={!draft.trim()}>
+            Ask
+          </button>
+        )}
       </form>
       <footer className={styles.footer}>
         <span>Answers are generated from the docs and may be incomplete.</span>

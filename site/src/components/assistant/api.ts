@@ -7,7 +7,7 @@ export interface Citation {
 }
 
 export type ChatEvent =
-  | { type: 'meta'; id: string; mode: 'llm' | 'extractive' | 'not-found' }
+  | { type: 'meta'; id: string; mode: 'llm' | 'extractive' | 'not-found'; contact?: boolean }
   | { type: 'delta'; text: string }
   | { type: 'citations'; citations: Citation[] }
   | { type: 'done'; id: string }

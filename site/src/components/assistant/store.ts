@@ -8,7 +8,9 @@ export interface Message {
   /** Assistant messages: the server's answer id (for feedback), sources, state. */
   id?: string;
   citations?: Citation[];
-  status?: 'streaming' | 'done' | 'error';
+  status?: 'streaming' | 'done' | 'error' | 'stopped';
+  /** The docs cannot answer this (commercial, off-topic, nothing relevant): show the contact-us call to action. */
+  contact?: boolean;
   error?: string;
   feedback?: 'up' | 'down';
   feedbackError?: string;
@@ -76,6 +78,15 @@ export function useAssistant(): State {
 
 export { closeAssistant } from './open';
 
+/** Stops the answer being streamed: what arrived so far stays, marked as stopped. */
+export function stopAnswer(): void {
+  if (!state.busy || !controller) return;
+  controller.abort();
+  updateLast(() => ({ status: 'stopped' }));
+  state = { ...state, busy: false };
+  set({ messages: state.messages });
+}
+
 export function clearConversation(): void {
   controller?.abort();
   set({ busy: false });
@@ -99,13 +110,14 @@ export async function ask(question: string): Promise<void> {
       q,
       history,
       (event) => {
-        if (event.type === 'meta') updateLast(() => ({ id: event.id }));
+        if (event.type === 'meta') updateLast(() => ({ id: event.id, contact: event.contact === true }));
         else if (event.type === 'delta') updateLast((m) => ({ content: m.content + event.text }));
         else if (event.type === 'citations') updateLast(() => ({ citations: event.citations }));
         else if (event.type === 'error') updateLast(() => ({ status: 'error', error: event.message }));
       },
       controller.signal,
     );
+    if (controller.signal.aborted) return;
     updateLast((m) => ({ status: m.status === 'error' ? 'error' : 'done' }));
   } catch (e) {
     if (controller.signal.aborted) return;

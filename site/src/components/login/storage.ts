@@ -1,3 +1,4 @@
+import { sameOriginPath } from '@keyway/sdk/redirect';
 import gatedPrefixes from '../../data/gated-prefixes.json';
 
 // What the gate needs on every page, without the SDK (which loads only where a token is validated or issued).
@@ -51,21 +52,12 @@ export function clearToken(): void {
 }
 
 /**
- * The same-origin path (with search and hash) `redirect_to` names, or the default. Anything that would leave the
- * site — `//host`, `https://…`, `javascript:`, backslash tricks — falls back to the default.
+ * The same-origin path (with search and hash) `redirect_to` names, or the default, by Keyway's shared redirect rule
+ * (`@keyway/sdk/redirect`: normalized first, then same origin only). Never /login itself.
  */
 export function safeRedirect(raw: string | null | undefined, origin: string): string {
-  if (!raw || !raw.startsWith('/') || raw.startsWith('//') || raw.includes('\\') || /[\u0000-\u001f]/.test(raw)) {
-    return DEFAULT_RETURN;
-  }
-  let url: URL;
-  try {
-    url = new URL(raw, origin);
-  } catch {
-    return DEFAULT_RETURN;
-  }
-  if (url.origin !== origin || url.pathname === '/login') return DEFAULT_RETURN;
-  return url.pathname + url.search + url.hash;
+  const to = sameOriginPath(raw, origin, DEFAULT_RETURN);
+  return new URL(to, origin).pathname === '/login' ? DEFAULT_RETURN : to;
 }
 
 /** `/login?redirect_to=…` for a location of this site. */

@@ -1,4 +1,5 @@
 import React, { useId, useLayoutEffect, useRef, useState } from 'react';
+import { groupByPage } from '@keyway/docs-server/search/engine';
 import { useHistory } from '@docusaurus/router';
 import useBaseUrl from '@docusaurus/useBaseUrl';
 import { openAssistant } from '@site/src/components/assistant/open';
@@ -7,9 +8,34 @@ import type { SearchHit } from './searchClient';
 import { useSearch } from './useSearch';
 import styles from './dialog.module.css';
 
-type Option = { kind: 'hit'; hit: SearchHit } | { kind: 'ask' } | { kind: 'all' };
+type Option =
+  | { kind: 'hit'; hit: SearchHit; sub: boolean }
+  | { kind: 'more'; page: string; title: string; count: number }
+  | { kind: 'ask' }
+  | { kind: 'all' };
 
-const keyOf = (option: Option) => (option.kind === 'hit' ? option.hit.url : option.kind);
+const keyOf = (option: Option) => (option.kind === 'hit' ? option.hit.url : option.kind === 'more' ? `more:${option.page}` : option.kind);
+
+/** Pages the dialog lists at most (the results page has them all). */
+const PAGES = 8;
+
+/**
+ * The options of the list: for each page its best section, then either its other sections (when unfolded) or one
+ * option that unfolds them; then the assistant and the full results page.
+ */
+function optionsOf(hits: SearchHit[], expanded: ReadonlySet<string>, query: string): Option[] {
+  if (!query.trim()) return [];
+  const options: Option[] = [];
+  for (const group of groupByPage(hits).slice(0, PAGES)) {
+    const [best, ...more] = group.hits;
+    if (!best) continue;
+    options.push({ kind: 'hit', hit: best, sub: false });
+    if (!more.length) continue;
+    if (expanded.has(group.page)) for (const hit of more) options.push({ kind: 'hit', hit, sub: true });
+    else options.push({ kind: 'more', page: group.page, title: best.title, count: more.length });
+  }
+  return [...options, { kind: 'ask' }, { kind: 'all' }];
+}
 
 export interface SearchDialogProps {
   /** What was typed while the dialog was loading (read once, when the dialog takes the focus). */
@@ -24,7 +50,8 @@ export interface SearchDialogProps {
 export default function SearchDialog({ takeTyped, onClose }: SearchDialogProps): React.ReactElement {
   const [query, setQuery] = useState('');
   const [activeKey, setActiveKey] = useState<string>();
-  const { hits, status, error, pending } = useSearch(query, 10);
+  const [expanded, setExpanded] = useState<ReadonlySet<string>>(new Set());
+  const { hits, status, error, pending } = useSearch(query, 30);
   const input = useRef<HTMLInputElement>(null);
   const history = useHistory();
   const searchPage = useBaseUrl('/search');
@@ -38,7 +65,7 @@ export default function SearchDialog({ takeTyped, onClose }: SearchDialogProps):
     input.current?.focus();
   }, [takeTyped]);
 
-  const options: Option[] = query.trim() ? [...hits.map((hit): Option => ({ kind: 'hit', hit })), { kind: 'ask' }, { kind: 'all' }] : [];
+  const options = optionsOf(hits, expanded, query);
   // The selection follows its option when results arrive later (a signed-in visitor's gated pages), else the first.
   const found = activeKey === undefined ? -1 : options.findIndex((o) => keyOf(o) === activeKey);
   const active = found >= 0 ? found : 0;
@@ -49,6 +76,13 @@ export default function SearchDialog({ takeTyped, onClose }: SearchDialogProps):
 
   const choose = (option: Option | undefined) => {
     if (!option) return;
+    if (option.kind === 'more') {
+      // Unfold the page's other sections; the selection moves to the first of them.
+      setExpanded((e) => new Set([...e, option.page]));
+      const first = groupByPage(hits).find((g) => g.page === option.page)?.hits[1];
+      if (first) setActiveKey(first.url);
+      return;
+    }
     const q = query;
     onClose();
     if (option.kind === 'hit') history.push(option.hit.url);
@@ -75,6 +109,7 @@ export default function SearchDialog({ takeTyped, onClose }: SearchDialogProps):
             onChange={(e) => {
               setQuery(e.target.value);
               setActiveKey(undefined);
+              setExpanded(new Set());
             }}
             onKeyDown={(e) => {
               if (e.key === 'Escape') onClose();
@@ -101,20 +136,34 @@ export default function SearchDialog({ takeTyped, onClose }: SearchDialogProps):
               id={`${listId}-${i}`}
               role="option"
               aria-selected={i === active}
-              className={option.kind === 'hit' ? styles.result : `${styles.result} ${styles.action}`}
+              className={[styles.result, option.kind === 'ask' || option.kind === 'all' ? styles.action : '', option.kind === 'more' ? styles.more : '', option.kind === 'hit' && option.sub ? styles.sub : '']
+                .filter(Boolean)
+                .join(' ')}
+              data-kind={option.kind === 'hit' ? (option.sub ? 'section' : 'page') : option.kind}
+              aria-expanded={option.kind === 'more' ? false : undefined}
               onMouseEnter={() => select(i)}
               onClick={() => choose(option)}
             >
               {option.kind === 'hit' ? (
                 <>
                   <span className={styles.resultTitle}>
-                    {option.hit.title}
-                    {option.hit.heading && <span className={styles.resultHeading}> › {option.hit.heading}</span>}
+                    {option.sub ? (
+                      <span className={styles.resultHeading}>{option.hit.heading || option.hit.title}</span>
+                    ) : (
+                      <>
+                        {option.hit.title}
+                        {option.hit.heading && <span className={styles.resultHeading}> › {option.hit.heading}</span>}
+                      </>
+                    )}
                   </span>
                   <span className={styles.resultText}>
                     <Highlight text={option.hit.snippet} terms={option.hit.terms} />
                   </span>
                 </>
+              ) : option.kind === 'more' ? (
+                <span className={styles.resultHeading}>
+                  {option.count} more section{option.count === 1 ? '' : 's'} in {option.title}
+                </span>
               ) : option.kind === 'ask' ? (
                 <span className={styles.resultTitle}>Ask the assistant: “{query.trim()}”</span>
               ) : (
@@ -127,7 +176,7 @@ export default function SearchDialog({ takeTyped, onClose }: SearchDialogProps):
           {status === 'loading' && 'Loading the search index…'}
           {status === 'error' && error}
           {status === 'ready' && query.trim() !== '' && hits.length === 0 && (pending ? 'Searching…' : `No results for “${query}”.`)}
-          {status === 'ready' && query.trim() === '' && 'Type to search every page and section. ↑↓ to move, Enter to open.'}
+          {status === 'ready' && query.trim() === '' && 'Type to search every page and section. ↑↓ to move, Enter to open or unfold.'}
         </p>
       </div>
     </div>

@@ -1,4 +1,5 @@
 import { isGatedPath, readToken } from '../login/storage';
+import { pageKind } from '@keyway/docs-server/search/engine';
 import type { SearchHit } from './searchClient';
 
 // Signed-in visitors also find the gated pages: the public index of the build never holds them, so their results
@@ -34,7 +35,8 @@ export async function gatedServerHits(query: string, limit: number, signal?: Abo
   const hits: SearchHit[] = [];
   (body.results ?? []).forEach((r, rank) => {
     if (typeof r.url !== 'string' || !r.url.startsWith('/')) return;
-    hits.push({ url: r.url, title: String(r.title ?? ''), heading: String(r.heading ?? ''), snippet: String(r.snippet ?? ''), terms, score: 0 - rank });
+    const page = r.url.split('#')[0] ?? r.url;
+    hits.push({ url: r.url, title: String(r.title ?? ''), heading: String(r.heading ?? ''), snippet: String(r.snippet ?? ''), terms, score: 0 - rank, page, kind: pageKind(page) });
   });
   return hits;
 }

@@ -1,0 +1,285 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { indexPassages } from '../src/search/site-index.js';
+import { extractPage } from '../src/search/extract.js';
+import { groupByPage, namedIdentifier, runSearch } from '../src/search/engine.js';
+import { buildSynonyms, withSynonyms } from '../src/search/synonyms.js';
+import { retrieve } from '../src/assistant/retrieve.js';
+import { classify, extractiveAnswer } from '../src/assistant/extractive.js';
+import { streamPieces } from '../src/assistant/plugin.js';
+import { chat, fakeLlm, startFixtureServer } from './assistant-fixture.js';
+
+const html = (title: string, body: string, head = '') =>
+  `<!doctype html><html><head><title>${title} | Keyway Docs</title>${head}</head><body><article><div class="theme-doc-markdown markdown"><header><h1>${title}</h1></header>${body}</div></article></body></html>`;
+const code = (lang: string, lines: string[]) =>
+  `<div class="language-${lang} codeBlockContainer"><pre class="prism-code language-${lang}"><code>${lines.map((l) => `<span class="token-line">${l}<br></span>`).join('')}</code></pre></div>`;
+
+/** A small build: a guide, a generated SDK reference entry, a REST operation, and a plugin page with keywords. */
+const PAGES: [string, string][] = [
+  [
+    '/docs/access/guides/passkeys',
+    html(
+      'Passkeys',
+      `<p>Passkeys let persons sign in with their device instead of a password.</p>
+       <h2 id="enable">Enable passkeys</h2><p>Turn on passkeys in the console. Then call the SDK to register one.</p>${code('ts', ["await keyway.passkeys.register();"])}
+       <h2 id="errors">Troubleshooting</h2><p>A passkey prompt that the person closes fails with a prompt error. Ask again later.</p>`,
+      '<meta name="description" content="Sign in without a password, with the device.">',
+    ),
+  ],
+  [
+    '/docs/access/sdk/classes/PasskeyPromptError',
+    html('Class: PasskeyPromptError', `<p>Thrown when the passkey prompt fails.</p><h2 id="constructor">Constructor</h2><p>new PasskeyPromptError(message) creates the passkey error.</p>`),
+  ],
+  [
+    '/docs/api/post-persons',
+    html(
+      'Create a new person',
+      `<p>post/persons Registers a person in the organization with one or more handles.</p><h2 id="authentication">Authentication</h2><p>The Keyway-OrgID header with your organization id, plus the Keyway-API-Key header with a management API key of that organization.</p>
+       <h2 id="request-body">Request body</h2><table><tr><th>Field</th><th>Type</th></tr><tr><td>handles</td><td>array</td></tr></table>${code('json', ['{"handles": [{"type": "email_address", "value": "ada@example.com"}]}'])}`,
+    ),
+  ],
+  [
+    '/docs/gate/plugins/pii-detection',
+    html(
+      'Plugin: pii-detection',
+      `<p>The plugin finds email addresses and card numbers in bodies passing through the gateway.</p><h2 id="options">Options</h2><table><tr><th>Option</th><th>Default</th></tr><tr><td>fields</td><td>all</td></tr></table>`,
+      '<meta data-rh=true name=keywords content="PII, personal data">',
+    ),
+  ],
+  [
+    '/docs/access/concepts/vault',
+    html('Vault', `<p>The vault keeps Personally Identifiable Information (PII) out of your database: it stores each value and returns a token.</p>`),
+  ],
+];
+
+function docsIndex() {
+  const passages = PAGES.flatMap(([route, page], i) => extractPage(page, route, i * 100));
+  return indexPassages(passages.map((p, i) => ({ ...p, id: i })));
+}
+
+describe('search ranking', () => {
+  const docs = docsIndex();
+  const search = (q: string, limit = 10) => runSearch(docs.index, q, limit, docs.visible(false));
+
+  it('lists guides before generated reference fragments, and groups sections under their page', () => {
+    const hits = search('passkey');
+    expect(hits[0]?.page).toBe('/docs/access/guides/passkeys');
+    const pages = groupByPage(hits).map((g) => g.page);
+    expect(pages.slice(0, 2)).toEqual(['/docs/access/guides/passkeys', '/docs/access/sdk/classes/PasskeyPromptError']);
+    // A page's sections follow each other: the list never comes back to a page it left.
+    expect(new Set(hits.map((h) => h.page)).size).toBe(pages.length);
+    expect(hits.filter((h) => h.page === '/docs/access/guides/passkeys').length).toBeGreaterThan(1);
+  });
+
+  it('goes straight to the reference entry when the query names an identifier or an operation', () => {
+    expect(search('PasskeyPromptError')[0]?.page).toBe('/docs/access/sdk/classes/PasskeyPromptError');
+    expect(search('POST /persons')[0]?.page).toBe('/docs/api/post-persons');
+    expect(namedIdentifier('how do I call tokenForOrganization')).toEqual({ word: 'tokenForOrganization' });
+    expect(namedIdentifier('POST /persons/{person_id}/mint-token')).toEqual({ operation: '/docs/api/post-persons-person-id-mint-token' });
+    expect(namedIdentifier('which endpoint creates a person')).toEqual({ api: true });
+    expect(namedIdentifier('validate token backend')).toBeUndefined();
+  });
+
+  it('finds a page by the other names the docs give its subject (front-matter keywords, defined abbreviations)', () => {
+    // "personal data" is only in the plugin's keywords; the vault defines PII and so is found by its long form too.
+    expect(search('personal data').map((h) => h.page)).toContain('/docs/gate/plugins/pii-detection');
+    expect(search('personally identifiable').map((h) => h.page)).toEqual(expect.arrayContaining(['/docs/access/concepts/vault', '/docs/gate/plugins/pii-detection']));
+    const table = buildSynonyms(withSynonyms([]));
+    expect(table.forms.size).toBe(0);
+    const forms = buildSynonyms(docs.passages).forms;
+    expect([...(forms.get('pii') ?? [])]).toEqual(expect.arrayContaining(['personally identifiable information', 'personal data']));
+  });
+});
+
+describe('answers without a model', () => {
+  const docs = docsIndex();
+  const answer = (q: string) => {
+    const retrieval = retrieve(docs, q, { signedIn: false });
+    return { retrieval, ...extractiveAnswer(q, retrieval, docs.pagePassages) };
+  };
+
+  it('tells question kinds apart', () => {
+    expect(classify('How much does Keyway cost for 10k users?')).toBe('commercial');
+    expect(classify('I want to talk to someone in sales')).toBe('commercial');
+    expect(classify('What is a passkey?')).toBe('what-is');
+    expect(classify('Which endpoint creates a person?')).toBe('which-endpoint');
+    expect(classify('passkey prompt error when signing in')).toBe('troubleshooting');
+    expect(classify('How do I enable passkeys?')).toBe('how-to');
+  });
+
+  it('answers how-to with the best section, the first complete code block and the page steps, citing only what it quotes', () => {
+    const a = answer('How do I enable passkeys?');
+    expect(a.kind).toBe('how-to');
+    expect(a.markdown).toContain('**Passkeys › Enable passkeys** [1]');
+    expect(a.markdown).toContain('```ts\nawait keyway.passkeys.register();\n```');
+    expect(a.markdown).toContain('1. [Enable passkeys](/docs/access/guides/passkeys#enable)');
+    expect(a.used.map((u) => u.passage.url)).toEqual(['/docs/access/guides/passkeys#enable']);
+  });
+
+  it('answers what-is with the page’s defining paragraph', () => {
+    const a = answer('What is a passkey?');
+    expect(a.kind).toBe('what-is');
+    expect(a.markdown).toMatch(/^\*\*Passkeys\*\* \[1\]\n\nPasskeys let persons sign in with their device instead of a password\./);
+    expect(a.used[0]?.passage.url).toBe('/docs/access/guides/passkeys');
+  });
+
+  it('answers which-endpoint with the method, the path and one curl line, and never quotes a table row', () => {
+    const a = answer('Which endpoint creates a person?');
+    expect(a.kind).toBe('which-endpoint');
+    expect(a.markdown).toContain('**`POST /persons`**');
+    expect(a.markdown).toContain(
+      `curl -X POST "$KEYWAY_API_URL/persons" -H "Keyway-OrgID: $KEYWAY_ORG_ID" -H "Keyway-API-Key: $KEYWAY_API_KEY" -H 'content-type: application/json' -d '{"handles":[{"type":"email_address","value":"ada@example.com"}]}'`,
+    );
+    expect(a.markdown).not.toMatch(/handles array/);
+    const options = answer('pii-detection plugin options');
+    expect(options.markdown).not.toMatch(/fields all/);
+    expect(options.markdown).toContain('**Plugin: pii-detection');
+  });
+
+  it('streams sentence by sentence and code line by line, losing nothing', () => {
+    const text = 'First sentence. Second one! Third?\n\n```ts\nconst a = 1;\nconst b = 2;\n```\nLast.';
+    const pieces = streamPieces(text);
+    expect(pieces.join('')).toBe(text);
+    expect(pieces).toEqual(expect.arrayContaining(['First sentence. ', 'Second one! ', 'const a = 1;\n']));
+  });
+});
+
+describe('the chat endpoint', () => {
+  let server: Awaited<ReturnType<typeof startFixtureServer>>;
+  beforeAll(async () => {
+    server = await startFixtureServer({ assistant: { sentenceDelayMs: 20 } });
+  });
+  afterAll(() => server.close());
+
+  it('ends commercial questions in the contact-us answer, without citations or a model call', async () => {
+    for (const question of ['How much does the gateway cost?', 'Can we sign an enterprise contract with an SLA?', 'I want to talk to someone in sales']) {
+      const { meta, answer, citations } = await chat(server.url, { question });
+      expect(meta, question).toMatchObject({ mode: 'not-found', contact: true });
+      expect(answer, question).toContain('[contact us](https://keyway.dev/contact)');
+      expect(citations, question).toEqual([]);
+    }
+  });
+
+  it('streams an extractive answer in several timed pieces, the first at once', async () => {
+    const started = Date.now();
+    const res = await fetch(`${server.url}/api/assistant/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ question: 'How do I create a machine client with a client secret?' }) });
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    const arrivals: number[] = [];
+    let text = '';
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      const chunk = new TextDecoder().decode(value);
+      text += chunk;
+      if (chunk.includes('event: delta')) arrivals.push(Date.now() - started);
+    }
+    expect(text).toContain('event: done');
+    expect(arrivals.length).toBeGreaterThan(3);
+    expect((arrivals.at(-1) ?? 0) - (arrivals[0] ?? 0)).toBeGreaterThanOrEqual(40);
+  });
+
+  it('sends a model’s tokens on as they arrive', async () => {
+    const llm = await fakeLlm('Use a machine client [1]. Keep its secret safe.', 200, 30);
+    const withModel = await startFixtureServer({ assistant: { llm: { url: llm.url, model: 'fake' } } });
+    try {
+      const started = Date.now();
+      const res = await fetch(`${withModel.url}/api/assistant/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ question: 'How do backend services call the API with a client secret?' }) });
+      const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+      const arrivals: number[] = [];
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        if (new TextDecoder().decode(value).includes('event: delta')) arrivals.push(Date.now() - started);
+      }
+      // 7 pieces 30 ms apart: they reach the reader spread out, not all at the end.
+      expect(arrivals.length).toBeGreaterThan(3);
+      expect((arrivals.at(-1) ?? 0) - (arrivals[0] ?? 0)).toBeGreaterThanOrEqual(90);
+    } finally {
+      await withModel.close();
+      await llm.close();
+    }
+  });
+});
+
+describe('hybrid retrieval with embeddings', () => {
+  /**
+   * A local stand-in for an OpenAI-compatible `/embeddings` endpoint: a text about birds of prey (falcon, hawk,
+   * raptor) points one way, anything else another (the introduction a little between), so meaning can be told apart
+   * from shared words.
+   */
+  async function fakeEmbeddings() {
+    const http = await import('node:http');
+    const requests: { model: string; input: string[] }[] = [];
+    const server = http.createServer((req, res) => {
+      let raw = '';
+      req.on('data', (c) => (raw += c));
+      req.on('end', () => {
+        const body = JSON.parse(raw) as { model: string; input: string[] };
+        requests.push(body);
+        if (req.url !== '/v1/embeddings') return void res.writeHead(404).end();
+        const data = body.input.map((text, index) => ({ object: 'embedding', index, embedding: /falcon|hawk|raptor/i.test(text) ? [1, 0.05, 0] : /^Introduction/.test(text) ? [0.3, 1, 0] : [0, 1, 0.1] }));
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data, model: body.model }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as import('node:net').AddressInfo;
+    return { url: `http://127.0.0.1:${port}/v1`, requests, close: () => new Promise<void>((r) => server.close(() => r())) };
+  }
+
+  it('fuses the lexical ranking with the passages nearest in meaning (reciprocal rank fusion)', async () => {
+    const { reciprocalRankFusion } = await import('../src/assistant/retrieve.js');
+    expect(reciprocalRankFusion([[1, 2, 3], [3, 1]]).map((r) => r.id)).toEqual([1, 3, 2]);
+    const { DenseIndex } = await import('../src/assistant/embeddings.js');
+    const fake = await fakeEmbeddings();
+    try {
+      const passage = (id: number, url: string, title: string, text: string) => ({ id, url, title, heading: '', text, prose: text, code: [], gated: false });
+      const docs = indexPassages([
+        passage(0, '/docs/gate/plugins/mirroring', 'Mirroring', 'Mirroring copies requests of a bird-watching app to a second upstream.'),
+        passage(1, '/docs/gate/plugins/raptor', 'Raptor plugin', 'Watches traffic like a hawk and blocks the requests of scrapers.'),
+        passage(2, '/docs/intro', 'Introduction', 'Keyway docs.'),
+      ]);
+      const dense = await DenseIndex.build({ url: fake.url, model: 'fake-embed' }, docs);
+      expect(fake.requests[0]).toMatchObject({ model: 'fake-embed' });
+      expect(fake.requests[0]?.input).toHaveLength(3);
+      const question = 'which falcon blocks requests of a bird-watching app';
+      const nearest = await dense.nearest(question, docs.visible(false));
+      expect(nearest[0]).toBe(1);
+      const lexical = retrieve(docs, question, { signedIn: false }).passages.map((p) => p.passage.url);
+      const hybrid = retrieve(docs, question, { signedIn: false, dense: nearest }).passages.map((p) => p.passage.url);
+      expect(hybrid[0]).toBe('/docs/gate/plugins/raptor');
+      expect(lexical[0]).not.toBe('/docs/gate/plugins/raptor');
+      // Off-topic stays off-topic: the lexical check still decides whether the docs answer at all.
+      expect(retrieve(docs, 'recipe for chocolate cake', { signedIn: false, dense: await dense.nearest('recipe for chocolate cake', undefined) }).passages).toEqual([]);
+    } finally {
+      await fake.close();
+    }
+  });
+
+  it('is configured from the environment, naming what is missing', async () => {
+    const { assistantOptionsFromEnv } = await import('../src/assistant/config.js');
+    expect(assistantOptionsFromEnv({ KEYWAY_ASSISTANT_EMBEDDINGS_URL: 'http://localhost:11434/v1', KEYWAY_ASSISTANT_EMBEDDINGS_MODEL: 'nomic-embed-text' }).embeddings).toEqual({
+      url: 'http://localhost:11434/v1',
+      model: 'nomic-embed-text',
+    });
+    expect(() => assistantOptionsFromEnv({ KEYWAY_ASSISTANT_EMBEDDINGS_URL: 'http://localhost:11434/v1' })).toThrow(/KEYWAY_ASSISTANT_EMBEDDINGS_MODEL is required/);
+    expect(() => assistantOptionsFromEnv({ KEYWAY_ASSISTANT_EMBEDDINGS_URL: 'ftp://x', KEYWAY_ASSISTANT_EMBEDDINGS_MODEL: 'm' })).toThrow(/KEYWAY_ASSISTANT_EMBEDDINGS_URL must use http or https/);
+  });
+
+  it('answers through the chat endpoint with embeddings configured, and lexically when the endpoint fails', async () => {
+    const fake = await fakeEmbeddings();
+    const server = await startFixtureServer({ assistant: { embeddings: { url: fake.url, model: 'fake-embed' }, sentenceDelayMs: 0 } });
+    try {
+      await expect.poll(() => fake.requests.length).toBeGreaterThan(0);
+      const { citations } = await chat(server.url, { question: 'How do I create a machine client with a client secret?' });
+      expect(citations[0]?.url).toBe('/docs/access/guides/m2m#create-a-client');
+      // The question itself was embedded.
+      await expect.poll(() => fake.requests.some((r) => r.input[0] === 'How do I create a machine client with a client secret?')).toBe(true);
+    } finally {
+      await fake.close();
+    }
+    // The endpoint is gone: answers still come, from the lexical engine.
+    const { citations, meta } = await chat(server.url, { question: 'How do I create a machine client with a client secret?' });
+    expect(meta?.mode).toBe('extractive');
+    expect(citations[0]?.url).toBe('/docs/access/guides/m2m#create-a-client');
+    await server.close();
+  });
+});

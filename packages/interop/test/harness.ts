@@ -1,0 +1,179 @@
+import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { SlashID, type User } from '@slashid/slashid';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { expectErrorCodesMatchStatus, expectMatchesSpec, expectRequestMatchesSpec } from '../../identity-server/test/contract.js';
+import { lastMessage, startTestServer, type TestServer } from '../../identity-server/test/helpers.js';
+
+/** Request headers of the published client, renamed to ours; nothing else is touched. */
+const REQUEST_RENAMES: Record<string, string> = {
+  'slashid-orgid': 'keyway-orgid',
+  'slashid-sdkversion': 'keyway-sdkversion',
+  'slashid-sdkretrycount': 'keyway-sdkretrycount',
+};
+const RESPONSE_RENAMES: Record<string, string> = { 'keyway-correlation-id': 'slashid-correlation-id' };
+
+export interface Exchange {
+  method: string;
+  path: string;
+  /** Request headers as the published client sent them (before renaming). */
+  headers: IncomingHttpHeaders;
+  body: string;
+  status: number;
+  response: string;
+}
+
+function rename(headers: IncomingHttpHeaders, map: Record<string, string>): IncomingHttpHeaders {
+  const out: IncomingHttpHeaders = {};
+  for (const [name, value] of Object.entries(headers)) out[map[name.toLowerCase()] ?? name] = value;
+  return out;
+}
+
+/**
+ * A loopback proxy in front of the identity server: renames the SDK's `SlashID-*` request headers to `Keyway-*` and
+ * `Keyway-Correlation-ID` back on responses, and records every exchange so tests can check what went over the wire.
+ */
+export async function startProxy(upstream: string): Promise<{ url: string; log: Exchange[]; close(): Promise<void> }> {
+  const target = new URL(upstream);
+  const log: Exchange[] = [];
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      const headers = rename(req.headers, REQUEST_RENAMES);
+      headers.host = target.host;
+      const up = httpRequest({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers }, (upRes) => {
+        const out: Buffer[] = [];
+        upRes.on('data', (c: Buffer) => out.push(c));
+        upRes.on('end', () => {
+          const payload = Buffer.concat(out);
+          log.push({
+            method: req.method ?? '',
+            path: req.url ?? '',
+            headers: req.headers,
+            body: body.toString('utf8'),
+            status: upRes.statusCode ?? 0,
+            response: payload.toString('utf8'),
+          });
+          if (process.env.INTEROP_DEBUG) console.error(`${req.method} ${req.url} ${body.toString('utf8').slice(0, 300)}\n  -> ${upRes.statusCode} ${payload.toString('utf8').slice(0, 300)}`);
+          res.writeHead(upRes.statusCode ?? 502, rename(upRes.headers, RESPONSE_RENAMES));
+          res.end(payload);
+        });
+      });
+      up.on('error', (err) => {
+        res.writeHead(502, { 'content-type': 'text/plain' });
+        res.end(String(err));
+      });
+      up.end(body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    log,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+export interface Interop {
+  server: TestServer;
+  /** The proxy's URL: the published client's `baseURL`. */
+  baseURL: string;
+  oid: string;
+  log: Exchange[];
+  /** The latest sign-in code sent to `to` (dev mailbox). */
+  code(to: string): Promise<string>;
+  /** The latest link sent to `to` (dev mailbox). */
+  link(to: string): Promise<string>;
+  /** Exchanges since `mark` (an index into `log`) for `method path` (path without query). */
+  calls(method: string, path: string, mark?: number): Exchange[];
+  /** Checks every exchange so far against api/openapi.yaml: request bodies, answers, error codes. */
+  checkContract(): void;
+}
+
+export const BACKEND: 'sqlite' | 'postgres' = process.env.INTEROP_BACKEND === 'postgres' && process.env.TEST_DATABASE_URL ? 'postgres' : 'sqlite';
+
+/** Starts the identity server and the proxy for the suite. */
+export function useInterop(): Interop {
+  const t = {} as Interop;
+  let proxy: Awaited<ReturnType<typeof startProxy>>;
+  beforeAll(async () => {
+    t.server = await startTestServer(BACKEND, { corsOrigins: ['http://app.interop.test'] });
+    proxy = await startProxy(t.server.url);
+    t.baseURL = proxy.url;
+    t.oid = t.server.orgId;
+    t.log = proxy.log;
+  });
+  afterAll(async () => {
+    await proxy?.close();
+    await t.server?.stop();
+  });
+  t.code = async (to) => {
+    const msg = await lastMessage(t.server, to);
+    if (!msg.code) throw new Error(`the last message to ${to} has no code`);
+    return msg.code;
+  };
+  t.link = async (to) => {
+    const msg = await lastMessage(t.server, to);
+    if (!msg.link) throw new Error(`the last message to ${to} has no link`);
+    return msg.link;
+  };
+  t.checkContract = () => {
+    expect(t.log.length).toBeGreaterThan(0);
+    for (const e of t.log) {
+      const json = (text: string) => (text ? (JSON.parse(text) as unknown) : undefined);
+      if (!String(e.headers['content-type'] ?? '').startsWith('application/json') && e.body) continue;
+      expectRequestMatchesSpec(e.method, e.path, json(e.body));
+      expectMatchesSpec(e.method, e.path, e.status, json(e.response));
+      expectErrorCodesMatchStatus(e.method, e.path, e.status, json(e.response));
+    }
+  };
+  t.calls = (method, path, mark = 0) => t.log.slice(mark).filter((e) => e.method === method && e.path.split('?')[0] === path);
+  return t;
+}
+
+/** Resolves with the first event of `name` the client emits. */
+export function once<T>(sid: { subscribe(name: string, h: (e: T) => void): void; unsubscribe(name: string, h: (e: T) => void): void }, name: string): Promise<T> {
+  return new Promise((resolve) => {
+    const handler = (e: T) => {
+      sid.unsubscribe(name, handler);
+      resolve(e);
+    };
+    sid.subscribe(name, handler);
+  });
+}
+
+/** The published client, configured for the proxy (analytics off unless asked for). */
+export function sdkFor(t: Interop, analyticsEnabled = false): SlashID {
+  return new SlashID({ environment: { baseURL: t.baseURL, sdkURL: `${t.baseURL}/sdk.html` }, oid: t.oid, analyticsEnabled });
+}
+
+let n = 0;
+/** Publishes `answer` once the client listens for it (it subscribes right after announcing the prompt). */
+export function reply<K extends 'otpCodeSubmitted' | 'passwordSubmitted'>(sid: SlashID, type: K, answer: string | Promise<string>): void {
+  void Promise.resolve(answer).then((value) => setTimeout(() => sid.publish(type, value as never), 0));
+}
+
+/** A fresh e-mail address. */
+export const email = (label: string) => `${label}-${Date.now()}-${++n}@interop.example.com`;
+
+/** Answers every OTP prompt: first with the `wrong` codes (if any), then with the code from the dev mailbox. */
+export function answerOtp(t: Interop, sid: SlashID, to: string, wrong: string[] = []) {
+  const seen = { prompts: 0, incorrect: 0 };
+  const submit = () => {
+    seen.prompts++;
+    const next = wrong.shift();
+    reply(sid, 'otpCodeSubmitted', next ?? t.code(to));
+  };
+  sid.subscribe('otpCodeSent', submit);
+  sid.subscribe('otpIncorrectCodeSubmitted', () => void seen.incorrect++);
+  return seen;
+}
+
+/** Signs a new or known person in by e-mail code with the published client. */
+export async function signInByCode(t: Interop, to: string, sid = sdkFor(t)): Promise<User> {
+  answerOtp(t, sid, to);
+  return sid.id(t.oid, { type: 'email_address', value: to }, { method: 'otp_via_email' });
+}
