@@ -99,8 +99,8 @@ describe('navbar and footer', () => {
 
     const active = () => toc.locator('a.table-of-contents__link--active').allTextContents();
     const colour = (sel: string) => toc.locator(sel).first().evaluate((a) => getComputedStyle(a).color);
-    // A heading in the upper part of the window is the current section.
-    const readAt = (id: string) => page.locator(`h2#${id}`).evaluate((h) => window.scrollTo(0, h.getBoundingClientRect().top + window.scrollY - 250));
+    // A heading just below the navbar is the current section.
+    const readAt = (id: string) => page.locator(`h2#${id}`).evaluate((h) => window.scrollTo(0, h.getBoundingClientRect().top + window.scrollY - 90));
     await readAt('methods');
     await expect.poll(active).toEqual(['Methods']);
     // The current section is told apart by its colour, not only by a class name.
