@@ -7,9 +7,9 @@ import { startDocsServer, type StartedDocsServer } from '@keyway/docs-server';
 import { startIdentityServer } from '@keyway/identity-server';
 import { hydrated, isolatedContext, launchBrowser } from './browser';
 import { freePort } from './net';
-import { mailboxCode as sharedMailboxCode, signInOnLoginPage as sharedSignIn } from './login-flow';
-import { routeContract, siteBuild } from './paths';
 import { gatedSentences } from './gated-sentences';
+import { routeContract, siteBuild } from './paths';
+import { mailboxCode as sharedMailboxCode, signInOnLoginPage as fillSignIn } from './signin';
 
 // The gated section end to end: the site build served by a docs server with sign-in configured, a real identity
 // server (fresh database), Chromium. No mocks. GATE_E2E_SITE_DIR points the suite at another build of the site.
@@ -53,10 +53,10 @@ afterEach(async () => {
   await context.close();
 });
 
-const mailboxCode = (email: string): Promise<string> => sharedMailboxCode(identity.url, email);
+const mailboxCode = (email: string): Promise<string> => sharedMailboxCode(email, identity.url);
 
 /** Signs in on /login (already open) with an e-mailed code read from the dev mailbox. */
-const signInOnLoginPage = (email: string): Promise<void> => sharedSignIn(page, identity.url, email);
+const signInOnLoginPage = (email: string): Promise<void> => fillSignIn(page, email, identity.url);
 
 const storedToken = () => page.evaluate((k) => window.localStorage.getItem(k), TOKEN_KEY);
 const h1 = () => page.locator('article h1, main h1').first().textContent();
@@ -140,7 +140,7 @@ describe('signing in to the gated section', () => {
     await page.goto(loginUrlFor(GATED));
     await hydrated(page);
     await page.getByLabel('Work e-mail address').fill('typo@example.com');
-    await page.getByRole('button', { name: 'Send me a code' }).click();
+    await page.getByRole('button', { name: 'Continue' }).click();
     await page.getByLabel('Code from the e-mail').fill('000000');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/code is not right/);

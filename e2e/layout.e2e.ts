@@ -80,11 +80,66 @@ describe('navbar and footer', () => {
     await page.close();
   });
 
-  it('lists h2 to h4 in the table of contents', async () => {
+  it('lists h2 to h4 in the table of contents and highlights the section being read', async () => {
     const page = await context().newPage();
+    // An SDK class page: h2 (Constructors, Methods), h3 (each method), h4 (Parameters, Returns) and h5 (each parameter).
+    await openPage(page, `${base}/docs/access/sdk/classes/KeywayClient`);
+    const toc = page.locator('.theme-doc-toc-desktop');
+    const depthOf = (text: string) =>
+      toc.locator('a', { hasText: new RegExp(`^${text}$`) }).first().evaluate((a) => {
+        let depth = 0;
+        for (let el: Element | null = a; el && !el.classList.contains('table-of-contents'); el = el.parentElement) if (el.tagName === 'UL') depth += 1;
+        return depth;
+      });
+    expect(await depthOf('Methods')).toBe(0);
+    expect(await depthOf('call\\(\\)')).toBe(1);
+    expect(await depthOf('Parameters')).toBe(2);
+    // h5 headings (each parameter's name) stay out.
+    expect(await toc.locator('a', { hasText: /^method$/ }).count()).toBe(0);
+
+    const active = () => toc.locator('a.table-of-contents__link--active').allTextContents();
+    const colour = (sel: string) => toc.locator(sel).first().evaluate((a) => getComputedStyle(a).color);
+    // A heading just below the navbar is the current section.
+    const readAt = (id: string) => page.locator(`h2#${id}`).evaluate((h) => window.scrollTo(0, h.getBoundingClientRect().top + window.scrollY - 90));
+    await readAt('methods');
+    await expect.poll(active).toEqual(['Methods']);
+    // The current section is told apart by its colour, not only by a class name.
+    expect(await colour('a.table-of-contents__link--active')).not.toBe(await colour('a.table-of-contents__link:not(.table-of-contents__link--active)'));
+    await readAt('properties');
+    await expect.poll(active).toEqual(['Properties']);
+    await page.close();
+  });
+
+  it('keeps the navbar on one line, brand in full, from 997 px up, and switches to the mobile menu at 996 px', async () => {
+    const page = await context().newPage();
+    for (const width of [997, 1100, 1250, 1440]) {
+      await page.setViewportSize({ width, height: 800 });
+      await openPage(page, `${base}/docs/intro`);
+      const layout = await page.evaluate(() => {
+        const inner = document.querySelector('.navbar__inner')!;
+        const title = document.querySelector<HTMLElement>('.navbar__title')!;
+        const items = [...document.querySelectorAll<HTMLElement>('.navbar__inner .navbar__item, .navbar__brand')].filter((e) => e.offsetParent);
+        return {
+          overflow: inner.scrollWidth - inner.clientWidth,
+          brand: `${title.textContent} ${title.scrollWidth <= title.clientWidth ? 'whole' : 'cut'}`,
+          tallest: Math.max(...items.map((e) => e.getBoundingClientRect().height)),
+          spread: (() => {
+            const centres = items.map((e) => e.getBoundingClientRect().top + e.getBoundingClientRect().height / 2);
+            return Math.max(...centres) - Math.min(...centres);
+          })(),
+          mobileToggle: getComputedStyle(document.querySelector('.navbar__toggle')!).display,
+        };
+      });
+      expect(layout.overflow, `${width}px`).toBeLessThanOrEqual(0);
+      expect(layout.brand, `${width}px`).toBe('Keyway whole');
+      // One line of text per item (a wrapped label doubles its height) and all items centred on one row.
+      expect(layout.tallest, `${width}px`).toBeLessThan(44);
+      expect(layout.spread, `${width}px`).toBeLessThan(8);
+      expect(layout.mobileToggle, `${width}px`).toBe('none');
+    }
+    await page.setViewportSize({ width: 996, height: 800 });
     await openPage(page, `${base}/docs/intro`);
-    const toc = await page.locator('.table-of-contents a').allTextContents();
-    expect(toc).toEqual(['The three products', 'Where to go next', 'Conventions in these docs']);
+    expect(await page.locator('.navbar__toggle').isVisible()).toBe(true);
     await page.close();
   });
 });

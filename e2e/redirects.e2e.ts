@@ -6,7 +6,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startDocsServer, type StartedDocsServer } from '@keyway/docs-server';
 import { startIdentityServer } from '@keyway/identity-server';
 import { hydrated, isolatedContext, launchBrowser } from './browser';
-import { signInOnLoginPage } from './login-flow';
+import { signInOnLoginPage } from './signin';
 import { freePort } from './net';
 import { siteBuild } from './paths';
 import { OFFSITE_PAYLOADS } from '../packages/sdk/test/redirect-payloads';
@@ -52,7 +52,7 @@ describe('/login redirect_to in Chromium', () => {
     const page = await context.newPage();
     await page.goto(loginWith('/.//evil.example/docs'));
     await hydrated(page);
-    await signInOnLoginPage(page, identity.url, 'redirects@example.com');
+    await signInOnLoginPage(page, 'redirects@example.com', identity.url);
     const at = await landing(page);
     expect(at.origin).toBe(base);
     expect(at.pathname).toBe('/evil.example/docs');

@@ -81,7 +81,7 @@ async function signIn(page: Page, email: string): Promise<void> {
   await page.waitForURL(/\/login\?redirect_to=/);
   await hydrated(page);
   await page.getByLabel('Work e-mail address').fill(email);
-  await page.getByRole('button', { name: 'Send me a code' }).click();
+  await page.getByRole('button', { name: 'Continue' }).click();
   await page.getByLabel('Code from the e-mail').waitFor();
   const mail = await fetch(`${identity.url}/dev/mailbox.json?to=${encodeURIComponent(email)}&limit=1`);
   const code = ((await mail.json()) as { result: { code: string | null }[] }).result[0]?.code ?? '';

@@ -108,6 +108,8 @@ describe('navigation', () => {
     await page.keyboard.press('Tab');
     expect(await page.locator(':focus').textContent()).toBe('Skip to main content');
     await page.keyboard.press('Enter');
+    // The focus is on the main content itself (not left on <body>), and the next Tab goes on inside it.
+    expect(await page.evaluate(() => document.activeElement?.tagName)).toBe('MAIN');
     await page.keyboard.press('Tab');
     expect(await page.evaluate(() => document.activeElement?.closest('main') !== null)).toBe(true);
   });

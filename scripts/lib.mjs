@@ -90,6 +90,8 @@ export function siteFingerprint(env = process.env) {
     'api/openapi.yaml',
     'packages/sdk/src',
     'packages/sdk/package.json',
+    'packages/sdk/scripts', // the SDK reference's routes, labels and index page
+    'packages/sdk/docs',
     'packages/react/src',
     'packages/docs-server/src/search', // the build indexes with the same code the server searches with
     'package-lock.json',

@@ -100,7 +100,16 @@ const config: Config = {
     ...gatePlugins(),
     [
       '@docusaurus/plugin-client-redirects',
-      { redirects: [{ from: '/docs', to: '/docs/intro' }] },
+      {
+        // Section roots a reader may type lead to the section's entry page (static pages that answer 200 and move on).
+        redirects: [
+          { from: '/docs', to: '/docs/intro' },
+          { from: '/docs/gate', to: '/docs/gate/getting-started' },
+          { from: '/docs/identity-protection', to: '/docs/identity-protection/onboarding' },
+          { from: '/docs/access/sdk', to: '/docs/access/sdk/modules' },
+          { from: '/docs/category/api', to: '/docs/api' },
+        ],
+      },
     ],
   ],
 
@@ -132,6 +141,8 @@ const config: Config = {
           className: 'navbar__signup',
           'aria-label': 'Sign up to the Keyway console (external site)',
         },
+        // The signed-in reader's account menu (src/components/login/AccountNavbarItem): nothing when signed out.
+        { type: 'custom-account', position: 'right' },
       ],
     },
     footer: {

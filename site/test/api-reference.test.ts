@@ -129,7 +129,9 @@ describe('pages', () => {
   it('an operation page has its sections, field tables, samples and try-it data; the overview compiles as MDX', async () => {
     const post = opPage(operations.find((o) => o.slug === 'post-persons')!);
     const headings = blocksOf(post, 'heading').map((h) => `${'#'.repeat(h.level)} ${h.text}`);
-    expect(headings).toEqual(['## Authentication', '## Parameters', '## Request body', '## Responses', '### 201 Created', '### Errors', '## Request samples', '## Try it']);
+    expect(headings).toEqual(['## Authentication', '## Parameters', '## Request body', '## Responses', '### 201 Created', '### Errors', '## Try it', '## Request samples']);
+    // The request samples and the example response form the second column.
+    expect(post.blocks.filter((b) => b.column === 'aside').map((b) => b.kind)).toEqual(['heading', 'samples', 'example']);
     expect(post.toc.map((t) => t.id)).toEqual(blocksOf(post, 'heading').map((h) => h.id));
     expect(htmlOf(post)).toMatch(/<tr>\s*<td><code>handles\[\]\.type<\/code><\/td>\s*<td>string<\/td>\s*<td>yes<\/td>/);
     const [samples] = blocksOf(post, 'samples');
@@ -153,6 +155,21 @@ describe('pages', () => {
       const ids = blocksOf(page, 'heading').map((h) => h.id);
       expect(new Set(ids).size, page.permalink).toBe(ids.length);
     }
+  });
+
+  it('every category page has an overview of its resource, linking only to pages of the route contract', () => {
+    const contract = new Set(
+      fs.readFileSync(routesTxt, 'utf8').split('\n').filter((l) => l.trim() && !l.startsWith('#')).map((l) => l.trim().split(/\s+/)[0]),
+    );
+    for (const page of pages.values()) {
+      if (page.kind !== 'category') continue;
+      const words = htmlOf(page).replace(/<[^>]+>/g, ' ').split(/\s+/).filter(Boolean).length;
+      expect(words, page.permalink).toBeGreaterThanOrEqual(80);
+      for (const [, href] of htmlOf(page).matchAll(/href="(\/docs\/[^"#]*)/g)) expect(contract.has(href!), `${page.permalink} -> ${href}`).toBe(true);
+    }
+    // The umbrella category is grouped by sub-category.
+    const umbrella = pages.get('/docs/category/api/identity-management')!;
+    expect(blocksOf(umbrella, 'heading').filter((h) => h.level === 3).map((h) => h.text)).toContain(`Persons (${operations.filter((o) => o.primaryTag === 'persons').length})`);
   });
 
   it('links between reference pages point to pages that exist, and previous/next follow the sidebar', () => {

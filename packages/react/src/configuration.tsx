@@ -32,6 +32,7 @@ export const DEFAULT_TEXT = {
   'otp.title': 'Enter your code',
   'otp.submit': 'Verify',
   'otp.resend': 'Send a new code',
+  'otp.resent': 'We sent a new code to {handle}. Use the newest one.',
   'otp.incorrect': 'That code is not right. Check it and try again.',
   'totp.title': 'Enter the code of your authenticator app',
   'totp.recoveryHint': 'Lost your device? Enter one of your recovery codes instead.',

@@ -135,9 +135,12 @@ export function Form(props: FormProps) {
   const usesHandle = handleFactors.length > 0 || !!props.getFactor;
   /** Starts the last code-sending flow again (“Send a new code”). */
   const restart = useRef<() => void>(undefined);
+  /** Whether the code on screen was sent again, for the confirmation under the code step's title. */
+  const [resent, setResent] = useState(false);
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
+    setResent(false);
     const h = normalizeHandle(handle);
     let factor: LabelledFactor | undefined = props.getFactor ? undefined : handleFactors[choice];
     const problem = checkHandle(h, kinds, factor, props.errorMessages);
@@ -163,6 +166,7 @@ export function Form(props: FormProps) {
   const forgot = () => {
     const h = normalizeHandle(handle);
     const method = h.startsWith('+') ? 'otp_via_sms' : 'otp_via_email';
+    setResent(false);
     restart.current = () => flow.run(() => sdk.recover(h, method), { factor: { method }, handle: h });
     restart.current();
   };
@@ -260,9 +264,16 @@ export function Form(props: FormProps) {
       ) : (
         <FlowSteps
           state={flow.state}
-          onCancel={flow.reset}
+          onCancel={() => {
+            setResent(false);
+            flow.reset();
+          }}
           onForgot={handleType(normalizeHandle(handle)) === 'username' ? undefined : forgot}
-          onResend={() => restart.current?.()}
+          onResend={() => {
+            setResent(true);
+            restart.current?.();
+          }}
+          resent={resent}
           success={flow.state.step === 'success' && success !== undefined ? (typeof success === 'function' ? (success as (u: User) => ReactNode)(flow.state.user) : success) : undefined}
           error={typeof errorSlot === 'function' ? (errorSlot as (p: { message: string; error: unknown; retry: () => void }) => ReactNode) : errorSlot !== undefined ? () => errorSlot as ReactNode : undefined}
         />

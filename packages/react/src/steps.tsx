@@ -44,7 +44,7 @@ export function BackButton({ onClick }: { onClick?: () => void }) {
 }
 
 /** The code step: OTP sent by email/SMS, or TOTP (with the QR code and recovery codes on registration). */
-function CodeStep({ state, onCancel, onResend }: { state: Extract<FlowState, { step: 'code' }>; onCancel?: () => void; onResend?: () => void }) {
+function CodeStep({ state, onCancel, onResend, resent }: { state: Extract<FlowState, { step: 'code' }>; onCancel?: () => void; onResend?: () => void; resent?: boolean }) {
   const { text } = useConfiguration();
   const [code, setCode] = useState('');
   const id = useId();
@@ -61,7 +61,7 @@ function CodeStep({ state, onCancel, onResend }: { state: Extract<FlowState, { s
       </h2>
       {state.kind === 'otp' && state.sentTo && (
         <p className="kw-status" role="status">
-          {text('authenticating.codeSent', { handle: state.sentTo })}
+          {text(resent ? 'otp.resent' : 'authenticating.codeSent', { handle: state.sentTo })}
         </p>
       )}
       {state.registration && <TOTPRegistration registration={state.registration} />}
@@ -316,6 +316,8 @@ export interface FlowStepsProps {
   onForgot?: () => void;
   /** “Send a new code” in the step of a code sent by email or SMS. */
   onResend?: () => void;
+  /** The code of the current step was sent again (“Send a new code”): its status line confirms it. */
+  resent?: boolean;
   /** Replaces the success view. */
   success?: ReactNode;
   /** Replaces the error view. */
@@ -323,14 +325,14 @@ export interface FlowStepsProps {
 }
 
 /** Renders the step a running flow is at (code, password, waiting, success or error). */
-export function FlowSteps({ state, onCancel, onForgot, onResend, success, error }: FlowStepsProps) {
+export function FlowSteps({ state, onCancel, onForgot, onResend, resent, success, error }: FlowStepsProps) {
   const { text } = useConfiguration();
   const ref = useStepFocus<HTMLDivElement>(state.step);
   switch (state.step) {
     case 'working':
       return <WorkingStep state={state} onCancel={onCancel} />;
     case 'code':
-      return <CodeStep state={state} onCancel={onCancel} onResend={onResend} />;
+      return <CodeStep state={state} onCancel={onCancel} onResend={onResend} resent={resent} />;
     case 'password':
       return <PasswordStep state={state} onCancel={onCancel} onForgot={onForgot} />;
     case 'success':

@@ -1,7 +1,7 @@
 // Generates the SDK reference (Markdown) into site/docs/access/sdk with TypeDoc + typedoc-plugin-markdown.
 // TypeDoc warnings fail the run (treatWarningsAsErrors in typedoc.json).
 import { execFileSync } from 'node:child_process';
-import { mkdir, rm, writeFile, readdir } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile, readdir } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
@@ -30,4 +30,12 @@ for (const dir of await readdir(OUT, { withFileTypes: true })) {
     JSON.stringify({ label: cat[0], position: cat[1], collapsed: true }, null, 2) + '\n',
   );
 }
+// The project index (modules.md) opens with a hand-written orientation (docs/reference-overview.md), after its front matter.
+const index = path.join(OUT, 'modules.md');
+const overview = (await readFile(path.join(root, 'docs', 'reference-overview.md'), 'utf8')).replace(/^<!--[\s\S]*?-->\n/, '');
+const generated = await readFile(index, 'utf8');
+const end = generated.indexOf('\n---\n', 4);
+if (!generated.startsWith('---\n') || end < 0) throw new Error('SDK reference: modules.md has no front matter to keep');
+const body = generated.slice(end + 5).trimStart().replace(/^# .*\n+/, '');
+await writeFile(index, `${generated.slice(0, end + 5)}\n# @keyway/sdk reference\n\n${overview.trim()}\n\n## Modules of the package\n${body.replace(/^## Modules\n/m, '')}`);
 console.log(`SDK reference written to ${path.relative(process.cwd(), OUT) || OUT}`);

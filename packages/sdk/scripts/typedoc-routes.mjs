@@ -33,6 +33,12 @@ const KIND_LABEL = new Map([
   [ReflectionKind.Module, 'Module'],
 ]);
 
+/**
+ * The sidebar label of a long class or interface name, with zero-width spaces between its words, so that a narrow
+ * sidebar wraps "InvalidKeywayConfiguration­Error" between words instead of mid-word ("…Configuration Er ror").
+ */
+const wrappable = (name) => name.replace(/([a-z0-9])([A-Z])/g, '$1\u200b$2');
+
 /** @param {import('typedoc').Application} app */
 export function load(app) {
   app.renderer.defineRouter('keyway', KeywayRouter);
@@ -43,7 +49,7 @@ export function load(app) {
     const kind = KIND_LABEL.get(model.kind);
     page.frontmatter = {
       title: isProject ? '@keyway/sdk reference' : kind ? `${kind}: ${name}` : name,
-      sidebar_label: name,
+      sidebar_label: isProject ? 'Overview' : wrappable(name),
       ...(isProject ? { sidebar_position: 1 } : {}),
       ...page.frontmatter,
     };

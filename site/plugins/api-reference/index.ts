@@ -45,6 +45,15 @@ export function categoriesOf(spec: ApiSpec): Category[] {
   return categoryList.map((c) => ({ ...c, description: described.get(c.id) ?? c.description }));
 }
 
+/** Folder of the hand-written overviews of the categories: `<tag>.md`, Markdown shown above the operations table. */
+export const OVERVIEWS_DIR = path.join(__dirname, 'overviews');
+
+/** The hand-written overview of a category, if it has one. */
+export function categoryOverview(tag: string): string | undefined {
+  const file = path.join(OVERVIEWS_DIR, `${tag}.md`);
+  return fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : undefined;
+}
+
 /** Operations of a tag, in document order; the umbrella tag lists every operation carrying it. */
 export const operationsOf = (ops: Operation[], tag: string): Operation[] => ops.filter((o) => o.tags.includes(tag));
 
@@ -60,7 +69,8 @@ export function writeApiReference(openapiFile: string, docsApiDir: string): { op
 }
 
 /** The api sidebar, independent of who renders it: the overview, then a group per tag (umbrella: one link). */
-type SidebarEntry = { label: string; href: string; method?: string } | { label: string; items: { label: string; href: string; method?: string }[] };
+type SidebarLink = { label: string; href: string; method?: string; deprecated?: boolean };
+type SidebarEntry = SidebarLink | { label: string; items: SidebarLink[] };
 
 function sidebarEntries(spec: ApiSpec): SidebarEntry[] {
   const operations = spec.operations();
@@ -73,17 +83,18 @@ function sidebarEntries(spec: ApiSpec): SidebarEntry[] {
     }
     entries.push({
       label: cat.label,
-      items: [{ label: `All ${cat.label} operations`, href: categoryHref(cat.id) }, ...mine.map((o) => ({ label: o.summary, href: operationHref(o), method: o.method }))],
+      items: [{ label: `All ${cat.label} operations`, href: categoryHref(cat.id) }, ...mine.map((o) => ({ label: o.summary, href: operationHref(o), method: o.method, deprecated: !!o.raw.deprecated }))],
     });
   }
   return entries;
 }
 
-const methodClass = (method?: string): { className?: string } => (method ? { className: `api-sidebar-${method}` } : {});
+const methodClass = (method?: string, deprecated?: boolean): { className?: string } =>
+  method ? { className: `api-sidebar-${method}${deprecated ? ' api-sidebar-deprecated' : ''}` } : {};
 
 /** The sidebar of the `api` docs instance (the overview page), as docs plugin configuration. */
 export function referenceSidebar(openapiFile = DEFAULT_OPENAPI_FILE): SidebarItemConfig[] {
-  const link = (l: { label: string; href: string; method?: string }): SidebarItemConfig => ({ type: 'link', label: l.label, href: l.href, ...methodClass(l.method) });
+  const link = (l: SidebarLink): SidebarItemConfig => ({ type: 'link', label: l.label, href: l.href, ...methodClass(l.method, l.deprecated) });
   return [
     { type: 'doc', id: 'index', label: 'Overview' },
     ...sidebarEntries(ApiSpec.load(openapiFile)).map((e): SidebarItemConfig => ('items' in e ? { type: 'category', label: e.label, collapsed: true, items: e.items.map(link) } : link(e))),
@@ -92,7 +103,7 @@ export function referenceSidebar(openapiFile = DEFAULT_OPENAPI_FILE): SidebarIte
 
 /** The same sidebar in the shape the theme's DocSidebar renders, for the reference pages. */
 export function referenceSidebarProps(spec: ApiSpec): ReferenceSidebarItem[] {
-  const link = (l: { label: string; href: string; method?: string }): ReferenceSidebarItem => ({ type: 'link', label: l.label, href: l.href, ...methodClass(l.method) });
+  const link = (l: SidebarLink): ReferenceSidebarItem => ({ type: 'link', label: l.label, href: l.href, ...methodClass(l.method, l.deprecated) });
   return [
     { type: 'link', label: 'Overview', href: '/docs/api' },
     ...sidebarEntries(spec).map((e): ReferenceSidebarItem => ('items' in e ? { type: 'category', label: e.label, collapsed: true, collapsible: true, items: e.items.map(link) } : link(e))),
@@ -107,7 +118,7 @@ export function referencePages(openapiFile = DEFAULT_OPENAPI_FILE): { pages: Ref
   const byId = new Map(categories.map((c) => [c.id, c]));
   const pages = [
     ...operations.map((op) => operationPage(spec, op, byId)),
-    ...categories.map((cat) => categoryPage(cat, operationsOf(operations, cat.id))),
+    ...categories.map((cat) => categoryPage(cat, operationsOf(operations, cat.id), { overview: categoryOverview(cat.id), categories })),
   ];
   const sidebar = referenceSidebarProps(spec);
   const order = sidebar.flatMap((i) => (i.type === 'category' ? i.items : [i])).flatMap((i) => (i.type === 'link' ? [i] : []));
@@ -158,13 +169,25 @@ export function foldClientRoutes(routesJs: string, chunkNames: Record<string, un
 }
 
 /** A webpack/Rspack plugin that emits each page's JSON where the browser fetches it (pageDataUrl; build and dev server). */
-function emitPageData(pages: ReferencePageData[]) {
+/**
+ * The contract itself, offered for download on the API overview: `/openapi.yaml` (the file the pages are generated
+ * from, as it is) and `/openapi.json` (the same document as JSON).
+ */
+export function contractFiles(openapiFile = DEFAULT_OPENAPI_FILE): Record<string, string> {
+  return {
+    'openapi.yaml': fs.readFileSync(openapiFile, 'utf8'),
+    'openapi.json': `${JSON.stringify(ApiSpec.load(openapiFile).doc, null, 2)}\n`,
+  };
+}
+
+function emitPageData(pages: ReferencePageData[], files: Record<string, string>) {
   return {
     apply(compiler: import('webpack').Compiler): void {
       const { RawSource } = compiler.webpack.sources;
       compiler.hooks.thisCompilation.tap('keyway-api-reference', (compilation) => {
         compilation.hooks.processAssets.tap({ name: 'keyway-api-reference', stage: compiler.webpack.Compilation.PROCESS_ASSETS_STAGE_ADDITIONAL }, () => {
           for (const page of pages) compilation.emitAsset(pageDataUrl(page.permalink).slice(1), new RawSource(JSON.stringify(page)));
+          for (const [name, text] of Object.entries(files)) compilation.emitAsset(name, new RawSource(text));
         });
       });
     },
@@ -174,6 +197,8 @@ function emitPageData(pages: ReferencePageData[]) {
 interface Content {
   pages: ReferencePageData[];
   sidebar: ReferenceSidebarItem[];
+  /** The contract files served beside the pages (see contractFiles). */
+  files: Record<string, string>;
 }
 
 /** Module names the reference page component imports (see ReferencePage.tsx and its declarations). */
@@ -185,7 +210,7 @@ function referencePlugin(context: LoadContext): Plugin<Content> {
   const dataDir = path.join(context.generatedFilesDir, 'keyway-api-reference');
   return {
     name: 'keyway-api-reference',
-    loadContent: async () => referencePages(),
+    loadContent: async () => ({ ...referencePages(), files: contractFiles() }),
     async contentLoaded({ content, actions }) {
       fs.mkdirSync(dataDir, { recursive: true });
       fs.writeFileSync(path.join(dataDir, 'pages.json'), JSON.stringify(Object.fromEntries(content.pages.map((p) => [p.permalink, p]))));
@@ -202,7 +227,7 @@ function referencePlugin(context: LoadContext): Plugin<Content> {
         [`${SIDEBAR_MODULE}$`]: path.join(dataDir, 'sidebar.json'),
       };
       if (isServer || !content) return { resolve: { alias } };
-      const plugins: unknown[] = [emitPageData(content.pages)];
+      const plugins: unknown[] = [emitPageData(content.pages, content.files)];
       if (config.mode === 'production') {
         // The browser gets the folded route table; the server bundle keeps every route so the build renders every page.
         const routes = fs.readFileSync(path.join(context.generatedFilesDir, 'routes.js'), 'utf8');

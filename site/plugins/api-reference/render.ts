@@ -4,7 +4,7 @@
 import { createSlugger } from '@docusaurus/utils';
 import MarkdownIt from 'markdown-it';
 import type { ReferenceBlock, ReferencePageData, TryItOperation } from '../../src/components/api/types';
-import type { ApiSpec, Json, MediaType, Operation, Parameter, Response, Schema } from './spec';
+import { UMBRELLA_TAG, type ApiSpec, type Json, type MediaType, type Operation, type Parameter, type Response, type Schema } from './spec';
 import { mediaExample, samplesFor } from './samples';
 
 export interface Category {
@@ -175,10 +175,10 @@ class PageBuilder {
     return this;
   }
 
-  heading(level: 2 | 3, text: string): this {
+  heading(level: 2 | 3, text: string, column?: 'aside'): this {
     const id = this.slugger.slug(text);
     this.toc.push({ value: markdown.utils.escapeHtml(text), id, level });
-    return this.block({ kind: 'heading', level, id, text });
+    return this.block({ kind: 'heading', level, id, text, ...(column ? { column } : {}) });
   }
 
   block(block: ReferenceBlock): this {
@@ -216,7 +216,7 @@ function exampleBlock(value: Json, contentType: string): ReferenceBlock {
  * A body: field table and example. In success answers the envelope's `errors` (and `meta` when the example has none)
  * are left out: the overview documents the envelope once.
  */
-function mediaSection(page: PageBuilder, spec: ApiSpec, contentType: string, media: MediaType, success = false): void {
+function mediaSection(page: PageBuilder, spec: ApiSpec, contentType: string, media: MediaType, success = false, aside?: string): void {
   const example = mediaExample(spec, media);
   const hasMeta = !!example && typeof example === 'object' && !Array.isArray(example) && 'meta' in example;
   if (media.schema) {
@@ -227,7 +227,10 @@ function mediaSection(page: PageBuilder, spec: ApiSpec, contentType: string, med
     page.text(table || `Type: ${typeLabel(spec, media.schema, [])}.`, '');
   }
   if (example !== null && !(typeof example === 'object' && !Array.isArray(example) && !Object.keys(example).length)) {
-    page.text(`Example (${code(contentType)}):`, '').block(exampleBlock(example, contentType));
+    const block = exampleBlock(example, contentType);
+    // The example response of an operation page sits beside the request samples (second column at desktop width).
+    if (aside && block.kind === 'code') page.block({ kind: 'example', label: `${aside} · ${contentType}`, language: block.language, code: block.code, column: 'aside' });
+    else page.text(`Example (${code(contentType)}):`, '').block(block);
   }
 }
 
@@ -303,6 +306,7 @@ export function operationPage(spec: ApiSpec, op: Operation, categories: Map<stri
   }
   page.heading(2, 'Responses');
   const errors: string[] = [];
+  let asideExample = true;
   for (const [status, ref] of Object.entries(op.raw.responses ?? {})) {
     const r = spec.deref(ref);
     if (Number(status) >= 400) {
@@ -312,7 +316,10 @@ export function operationPage(spec: ApiSpec, op: Operation, categories: Map<stri
     page.heading(3, `${status} ${STATUS_TEXT[status] ?? ''}`.trimEnd()).text(r.description ?? '', '');
     const headers = Object.entries(r.headers ?? {}).map(([name, h]) => [name, spec.deref(h)] as const);
     if (headers.length) page.text('| Header | Description |', '| --- | --- |', ...headers.map(([name, h]) => `| ${code(name)} | ${cell(h.description ?? '')} |`), '');
-    for (const [contentType, media] of Object.entries(r.content ?? {})) mediaSection(page, spec, contentType, media, true);
+    for (const [contentType, media] of Object.entries(r.content ?? {})) {
+      mediaSection(page, spec, contentType, media, true, asideExample ? `Example response ${status}` : undefined);
+      asideExample = false;
+    }
   }
   if (errors.length) {
     page
@@ -320,16 +327,49 @@ export function operationPage(spec: ApiSpec, op: Operation, categories: Map<stri
       .text('Errors answer `{ "errors": [{ "httpcode", "message" }] }`; the [overview](/docs/api#errors) explains each status.', '')
       .text('| Status | When | Example message |', '| --- | --- | --- |', ...errors, '');
   }
-  page.heading(2, 'Request samples').block({ kind: 'samples', samples: samplesFor(spec, op) });
   page.heading(2, 'Try it').block({ kind: 'tryIt', operation: tryItProps(spec, op) });
-  return { permalink: operationHref(op), kind: 'operation', title: op.summary, description: metaDescription(op.description), ...page.done() };
+  // Second column at desktop width (ReferenceContent), after the rest on narrow screens.
+  page.heading(2, 'Request samples', 'aside').block({ kind: 'samples', samples: samplesFor(spec, op), column: 'aside' });
+  const built = page.done();
+  // The example response follows the samples in the second column.
+  const blocks = [...built.blocks.filter((b) => b.column !== 'aside'), ...built.blocks.filter((b) => b.column === 'aside' && b.kind !== 'example'), ...built.blocks.filter((b) => b.kind === 'example')];
+  return {
+    permalink: operationHref(op),
+    kind: 'operation',
+    title: op.summary,
+    ...(op.raw.deprecated ? { deprecated: true } : {}),
+    description: metaDescription(op.description),
+    blocks,
+    toc: built.toc,
+  };
 }
 
-/** The page of one tag: its description and a table of its operations. */
-export function categoryPage(cat: Category, ops: Operation[]): ReferencePageData {
+const operationRows = (ops: Operation[]) =>
+  ops.map((o) => ({ method: o.method, title: o.summary, href: operationHref(o), path: o.path, ...(o.raw.deprecated ? { deprecated: true } : {}) }));
+
+/**
+ * The page of one tag: its description, the overview of the resource (hand-written Markdown, when there is one) and a
+ * table of its operations. The umbrella tag's operations are grouped by their own category, in sidebar order.
+ */
+export function categoryPage(cat: Category, ops: Operation[], options: { overview?: string; categories?: Category[] } = {}): ReferencePageData {
   const page = new PageBuilder().text(cat.description, '');
+  // The overview's own `##` headings become headings of the page (ids, table of contents).
+  for (const line of (options.overview ?? '').trim().split('\n')) {
+    const heading = /^## (.+)$/.exec(line);
+    if (heading) page.heading(2, heading[1]!.trim());
+    else page.text(line);
+  }
+  page.text('');
   page.heading(2, `Operations (${ops.length})`);
-  if (ops.length) page.block({ kind: 'operations', operations: ops.map((o) => ({ method: o.method, title: o.summary, href: operationHref(o), path: o.path })) });
+  const groups = cat.id === UMBRELLA_TAG && options.categories ? options.categories.filter((c) => c.id !== cat.id) : [];
+  if (groups.length) {
+    for (const group of groups) {
+      const mine = ops.filter((o) => o.primaryTag === group.id);
+      if (!mine.length) continue;
+      page.heading(3, `${group.label} (${mine.length})`).text(`[About ${group.label}](${categoryHref(group.id)})`, '');
+      page.block({ kind: 'operations', operations: operationRows(mine) });
+    }
+  } else if (ops.length) page.block({ kind: 'operations', operations: operationRows(ops) });
   else page.text('The API contract defines no operation with this tag.', '');
   page.text('Every operation answers with the envelope described in the [API overview](/docs/api): data in `result`, problems in `errors`, and `meta.pagination` on lists.');
   return { permalink: categoryHref(cat.id), kind: 'category', title: cat.label, description: metaDescription(cat.description), ...page.done() };

@@ -28,7 +28,35 @@ async function validateOnLoad(): Promise<void> {
   }
 }
 
+/**
+ * Docusaurus prefetches the code of every route a link in view points to (and preloads it on hover). The code of
+ * gated routes is refused (404) without a docs session, so for a visitor without a token those requests would only
+ * fill the console with errors: they are skipped. `window.docusaurus` is set by the client entry after the client
+ * modules ran, so the wrapper is installed as it is assigned.
+ */
+function skipGatedPrefetch(): void {
+  type Prefetcher = { prefetch: (routePath: string) => unknown; preload: (routePath: string) => unknown };
+  let current: Prefetcher | undefined;
+  const wrap = (inner: Prefetcher): Prefetcher =>
+    Object.freeze({
+      prefetch: (routePath: string) => (isGatedPath(routePath) && !readToken() ? false : inner.prefetch(routePath)),
+      preload: (routePath: string) => (isGatedPath(routePath) && !readToken() ? Promise.resolve() : inner.preload(routePath)),
+    });
+  const w = window as unknown as { docusaurus?: Prefetcher };
+  if (w.docusaurus) {
+    current = wrap(w.docusaurus);
+  }
+  Object.defineProperty(window, 'docusaurus', {
+    configurable: true,
+    get: () => current,
+    set: (value: Prefetcher) => {
+      current = wrap(value);
+    },
+  });
+}
+
 if (typeof window !== 'undefined') {
+  skipGatedPrefetch();
   if (requireToken(window.location)) {
     if (document.readyState === 'complete') void validateOnLoad();
     else window.addEventListener('load', () => void validateOnLoad(), { once: true });

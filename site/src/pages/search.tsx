@@ -3,6 +3,7 @@ import Layout from '@theme/Layout';
 import Head from '@docusaurus/Head';
 import Link from '@docusaurus/Link';
 import { useHistory, useLocation } from '@docusaurus/router';
+import useIsBrowser from '@docusaurus/useIsBrowser';
 import Highlight from '@site/src/components/search/Highlight';
 import { useSearch } from '@site/src/components/search/useSearch';
 import { openAssistant } from '@site/src/components/assistant/open';
@@ -16,7 +17,9 @@ const LIMIT = 50;
 export default function SearchPage(): React.ReactElement {
   const location = useLocation();
   const history = useHistory();
-  const query = new URLSearchParams(location.search).get('q') ?? '';
+  // The build renders the page without a query; hydration must render the same, so the query applies after it.
+  const isBrowser = useIsBrowser();
+  const query = isBrowser ? (new URLSearchParams(location.search).get('q') ?? '') : '';
   const [draft, setDraft] = useState(query);
   const { hits, status: state, error, pending } = useSearch(query, LIMIT);
 

@@ -1,4 +1,5 @@
 import React, { type MouseEvent, type ReactNode } from 'react';
+import clsx from 'clsx';
 import Link from '@docusaurus/Link';
 import { useHistory } from '@docusaurus/router';
 import Admonition from '@theme/Admonition';
@@ -28,7 +29,12 @@ function useRouterLinks(): (event: MouseEvent<HTMLElement>) => void {
   };
 }
 
-function Block({ block, onClick }: { block: ReferenceBlock; onClick: (event: MouseEvent<HTMLElement>) => void }): ReactNode {
+/** The badge of a deprecated operation (page, category tables). */
+export function DeprecatedBadge(): ReactNode {
+  return <span className={clsx('badge badge--warning', styles.deprecated)}>Deprecated</span>;
+}
+
+function Block({ block, onClick, deprecated }: { block: ReferenceBlock; onClick: (event: MouseEvent<HTMLElement>) => void; deprecated?: boolean }): ReactNode {
   switch (block.kind) {
     case 'heading':
       return <Heading as={block.level === 2 ? 'h2' : 'h3'} id={block.id}>{block.text}</Heading>;
@@ -39,7 +45,19 @@ function Block({ block, onClick }: { block: ReferenceBlock; onClick: (event: Mou
     case 'code':
       return <CodeBlock language={block.language}>{block.code}</CodeBlock>;
     case 'endpoint':
-      return <ApiEndpoint method={block.method} path={block.path} />;
+      return (
+        <>
+          {deprecated && <DeprecatedBadge />}
+          <ApiEndpoint method={block.method} path={block.path} />
+        </>
+      );
+    case 'example':
+      return (
+        <div className={styles.example}>
+          <p className={styles.exampleLabel}>{block.label}</p>
+          <CodeBlock language={block.language}>{block.code}</CodeBlock>
+        </div>
+      );
     case 'warning':
       return <Admonition type="warning">{block.text}</Admonition>;
     case 'samples':
@@ -72,6 +90,7 @@ function Block({ block, onClick }: { block: ReferenceBlock; onClick: (event: Mou
                 </td>
                 <td>
                   <Link to={o.href}>{o.title}</Link>
+                  {o.deprecated && <> <DeprecatedBadge /></>}
                 </td>
                 <td>
                   <code>{o.path}</code>
@@ -84,14 +103,22 @@ function Block({ block, onClick }: { block: ReferenceBlock; onClick: (event: Mou
   }
 }
 
-/** The body of a reference page (the title is the doc layout's). Headings stay direct children of the theme's .markdown. */
+/**
+ * The body of a reference page (the title is the doc layout's). An operation page has two columns at desktop width: the
+ * description, parameters, bodies and responses, and beside them (sticky) the request samples and the example response;
+ * on narrow screens the second column follows the first.
+ */
 export default function ReferenceContent({ data }: { data: ReferencePageData }): ReactNode {
   const followLink = useRouterLinks();
+  const render = (blocks: ReferenceBlock[]) => blocks.map((block, i) => <Block key={i} block={block} onClick={followLink} deprecated={data.deprecated} />);
+  const aside = data.blocks.filter((b) => b.column === 'aside');
+  if (data.kind !== 'operation' || !aside.length) return <>{render(data.blocks)}</>;
   return (
-    <>
-      {data.blocks.map((block, i) => (
-        <Block key={i} block={block} onClick={followLink} />
-      ))}
-    </>
+    <div className={styles.operation}>
+      <div className={styles.operationMain}>{render(data.blocks.filter((b) => b.column !== 'aside'))}</div>
+      <div className={styles.operationAside} data-testid="api-aside">
+        <div className={styles.operationAsideInner}>{render(aside)}</div>
+      </div>
+    </div>
   );
 }

@@ -1,7 +1,7 @@
 // The route component of every API reference page (operations and categories; see site/plugins/api-reference). It
 // renders the page's data inside the theme's own doc layout (sidebar, table of contents, pagination), as if the page
 // were a doc of the `api` docs instance, without being one: docs cost every page of the site their route and metadata.
-import React, { useMemo, type ReactNode } from 'react';
+import React, { useEffect, useMemo, type ReactNode } from 'react';
 import clsx from 'clsx';
 import { HtmlClassNameProvider, ThemeClassNames } from '@docusaurus/theme-common';
 import { DocsSidebarProvider, DocsVersionProvider } from '@docusaurus/plugin-content-docs/client';
@@ -16,6 +16,7 @@ import { DATA_ELEMENT_ID, permalinkOf, scriptJson, useReferencePage } from './pa
 import ReferenceContent from './ReferenceContent';
 import { ReferencePageContext } from './referencePageContext';
 import type { ReferencePageData } from './types';
+import styles from './styles.module.css';
 
 const FOUND = { found: true };
 const NOT_FOUND = { found: false };
@@ -37,6 +38,8 @@ const VERSION: PropVersionMetadata = {
 function docContent(data: ReferencePageData): PropDocContent {
   const Content = (): ReactNode => <ReferenceContent data={data} />;
   const id = `api/${data.permalink.split('/').pop() ?? ''}`;
+  // Operation pages use the width for their two columns (see ReferenceContent): no table of contents beside them.
+  const frontMatter = data.kind === 'operation' ? { hide_table_of_contents: true } : {};
   return Object.assign(Content, {
     metadata: {
       id,
@@ -50,12 +53,12 @@ function docContent(data: ReferencePageData): PropDocContent {
       unlisted: false,
       tags: [],
       version: 'current',
-      frontMatter: {},
+      frontMatter,
       sidebar: 'api',
       previous: data.previous,
       next: data.next,
     },
-    frontMatter: {},
+    frontMatter,
     toc: data.toc,
     contentTitle: undefined,
     assets: {},
@@ -67,6 +70,24 @@ function Status({ children }: { children: ReactNode }): ReactNode {
     <div className="container padding-vert--lg" role="status">
       {children}
     </div>
+  );
+}
+
+/**
+ * A page whose data could not be fetched on client-side navigation: as for doc pages whose code cannot be fetched, the
+ * browser loads the address fully (the server sends the page with its data, or its real error page).
+ */
+function ReloadOnFailure({ permalink, message, retry }: { permalink: string; message: string; retry: () => void }): ReactNode {
+  useEffect(() => {
+    if (window.location.pathname === permalink) window.location.reload();
+  }, [permalink]);
+  return (
+    <Status>
+      <p>This page could not be loaded: {message}. Reloading…</p>
+      <button type="button" className="button button--primary" onClick={retry}>
+        Retry
+      </button>
+    </Status>
   );
 }
 
@@ -97,15 +118,11 @@ export default function ReferencePage(): ReactNode {
                     )}
                   </>
                 ) : state.status === 'error' ? (
-                  <Status>
-                    <p>This page could not be loaded: {state.message}.</p>
-                    <button type="button" className="button button--primary" onClick={retry}>
-                      Retry
-                    </button>
-                  </Status>
+                  <ReloadOnFailure permalink={permalink} message={state.message} retry={retry} />
                 ) : (
                   <Status>
-                    <p>Loading…</p>
+                    <div className={styles.spinner} aria-hidden="true" data-testid="api-spinner" />
+                    <span className={styles.visuallyHidden}>Loading the page…</span>
                   </Status>
                 )}
               </DocRootLayout>

@@ -22,7 +22,7 @@ export interface RequestSample {
  * A piece of a reference page, in reading order. Prose and tables are HTML made at build time from the contract's
  * Markdown (static, so the page needs no Markdown renderer); headings, code and interactive parts are React.
  */
-export type ReferenceBlock =
+export type ReferenceBlock = (
   | { kind: 'heading'; level: 2 | 3; id: string; text: string }
   | { kind: 'html'; html: string }
   | { kind: 'code'; language: string; code: string }
@@ -30,7 +30,13 @@ export type ReferenceBlock =
   | { kind: 'warning'; text: string }
   | { kind: 'samples'; samples: RequestSample[] }
   | { kind: 'tryIt'; operation: TryItOperation }
-  | { kind: 'operations'; operations: { method: string; title: string; href: string; path: string }[] };
+  | { kind: 'operations'; operations: { method: string; title: string; href: string; path: string; deprecated?: boolean }[] }
+  /** A labelled example (the example response beside the request samples); not a heading of the page. */
+  | { kind: 'example'; label: string; language: string; code: string }
+) & {
+  /** On an operation page: shown in the second column at desktop width (request samples, example response). */
+  column?: 'aside';
+};
 
 export interface ReferenceLink {
   title: string;
@@ -43,6 +49,8 @@ export interface ReferencePageData {
   permalink: string;
   kind: 'operation' | 'category';
   title: string;
+  /** The operation is deprecated in the contract. */
+  deprecated?: boolean;
   description: string;
   /** Headings for the table of contents (level 2 and 3). */
   toc: { value: string; id: string; level: number }[];

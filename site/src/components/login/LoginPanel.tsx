@@ -10,12 +10,23 @@ type State =
   | { kind: 'form'; identityUrl: string; orgId: string }
   | { kind: 'leaving'; to: string };
 
+/**
+ * The ways of signing in the docs organization allows: a code sent by e-mail, a password, and a passkey (which also
+ * signs a new reader up: type the e-mail address first). The identity server refuses any factor the organization
+ * does not allow, with a message the form shows.
+ */
+const FACTORS = ['otp_via_email', 'password', 'webauthn'] as const;
+
 /** Wording of the docs' sign-in (the form's other texts are the @keyway/react defaults). */
 const TEXT = {
   'initial.title': 'Sign in with your work e-mail',
-  'initial.subtitle': 'We e-mail you a one-time code; no password needed.',
+  'initial.subtitle': 'Get a one-time code by e-mail, use your password, or use a passkey. New here? The same steps create your account.',
   'initial.handle.email': 'Work e-mail address',
-  'initial.submit': 'Send me a code',
+  'initial.factor': 'How do you want to sign in?',
+  'factor.otp_via_email': 'E-mail me a code',
+  'factor.password': 'Password',
+  'factor.webauthn': 'Sign in or sign up with a passkey',
+  'initial.submit': 'Continue',
   'otp.label': 'Code from the e-mail',
   'otp.submit': 'Sign in',
 } as const;
@@ -23,7 +34,8 @@ const TEXT = {
 const target = () => safeRedirect(new URLSearchParams(window.location.search).get('redirect_to'), window.location.origin);
 
 /**
- * The body of /login: resumes a stored valid token, else shows the @keyway/react sign-in form (e-mailed code) for the
+ * The body of /login: resumes a stored valid token, else shows the @keyway/react sign-in form (e-mailed code,
+ * password or passkey) for the
  * docs organization, analytics off, the token kept in local storage under `keyway.docs.token`. After sign-in the docs
  * server opens its session and the visitor returns to `redirect_to` (same-origin paths only).
  */
@@ -84,7 +96,7 @@ export default function LoginPanel(): React.ReactElement {
     case 'form':
       return (
         <KeywayProvider oid={state.orgId} baseURL={state.identityUrl} analytics={false} tokenStorageKey={TOKEN_KEY} handleURL={false}>
-          <ConfigurationProvider factors={['otp_via_email']} handles={['email']} text={TEXT} theme={{ primary: 'var(--ifm-color-primary)' }}>
+          <ConfigurationProvider factors={[...FACTORS]} handles={['email']} text={TEXT} theme={{ primary: 'var(--ifm-color-primary)' }}>
             {error && (
               <div className="alert alert--danger margin-bottom--md" role="alert">
                 {error}

@@ -1,5 +1,5 @@
 import React, { useEffect, useState } from 'react';
-import { readToken } from './storage';
+import { readToken, signedInAs } from './storage';
 import styles from './styles.module.css';
 
 /** Shown above gated pages: who is signed in, and a way to sign out (which ends the docs session and revokes the token). */
@@ -9,18 +9,7 @@ export default function SessionBar(): React.ReactElement | null {
 
   useEffect(() => {
     const token = readToken();
-    if (!token) return;
-    try {
-      // Display only (the server validated the token): the payload of the JWT, base64url.
-      const payload = token.split('.')[1] ?? '';
-      const claims = JSON.parse(atob(payload.replace(/-/g, '+').replace(/_/g, '/'))) as {
-        authentications?: { handle?: string }[];
-        person_id?: string;
-      };
-      setWho(claims.authentications?.find((a) => a.handle)?.handle ?? claims.person_id ?? 'a Keyway customer');
-    } catch {
-      setWho('a Keyway customer');
-    }
+    if (token) setWho(signedInAs(token));
   }, []);
 
   if (!who) return null;

@@ -21,6 +21,20 @@ export function readToken(): string | null {
   }
 }
 
+/** Who a token names, for display only (the servers validate the token): its first handle, else the person id. */
+export function signedInAs(token: string): string {
+  try {
+    const payload = token.split('.')[1] ?? '';
+    const claims = JSON.parse(atob(payload.replace(/-/g, '+').replace(/_/g, '/'))) as {
+      authentications?: { handle?: string }[];
+      person_id?: string;
+    };
+    return claims.authentications?.find((a) => a.handle)?.handle ?? claims.person_id ?? 'a Keyway customer';
+  } catch {
+    return 'a Keyway customer';
+  }
+}
+
 export function storeToken(token: string): void {
   try {
     window.localStorage.setItem(TOKEN_KEY, token);

@@ -1,0 +1,50 @@
+import { describe, expect, inject, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { useSharedContext, hydrated } from './browser';
+import { routeContract } from './paths';
+import { signInWithEmailCode } from './signin';
+
+// Every route of the contract, as a reader opens it: no error in the console, signed out (public routes) and signed
+// in (every route, gated ones included). Prefetching runs for the links in view, so the page is given time to do it.
+const base = inject('docsUrl');
+const routes = routeContract();
+const signedOut = useSharedContext({ viewport: { width: 1440, height: 900 } });
+
+async function errorsOver(page: Page, paths: string[]): Promise<string[]> {
+  const errors: string[] = [];
+  let current = '';
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(`${current}: ${m.text()} ${m.location().url ?? ''}`.trim());
+  });
+  page.on('pageerror', (e) => errors.push(`${current}: ${e.message}`));
+  for (const p of paths) {
+    current = p;
+    await page.goto(base + p);
+    await hydrated(page);
+    // The links in view prefetch their routes' code; the last requests settle before the next page.
+    await page.waitForLoadState('networkidle');
+  }
+  return errors;
+}
+
+const extra = ['/search?q=', '/search?q=token', '/docs/no-such-page'];
+
+describe('the console on every route', () => {
+  it('stays free of errors for a signed-out reader', { timeout: 1_500_000 }, async () => {
+    const page = await signedOut().newPage();
+    const paths = [...routes.filter((r) => !r.gated).map((r) => r.route), ...extra];
+    // The not-found page answers 404, which Chromium reports once as a failed resource: that is the page itself.
+    const errors = (await errorsOver(page, paths)).filter((e) => !e.startsWith('/docs/no-such-page: Failed to load resource: the server responded with a status of 404'));
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('stays free of errors for a signed-in reader, gated routes included', { timeout: 1_500_000 }, async () => {
+    const page = await signedOut().newPage();
+    await signInWithEmailCode(page, base, `console-${Date.now()}@example.com`);
+    const paths = [...routes.map((r) => r.route), ...extra];
+    const errors = (await errorsOver(page, paths)).filter((e) => !e.startsWith('/docs/no-such-page: Failed to load resource: the server responded with a status of 404'));
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+});

@@ -1,0 +1,53 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { launchBrowser } from './browser';
+
+/**
+ * First-load JS budget: the JavaScript a page makes the browser fetch before `load` (its script tags and the route
+ * chunks the runtime fetches to hydrate it), gzipped at level 9 — the figure `bench:site` compares with a plain
+ * Docusaurus site. Sizes are stable across machines, so this is a test; times are not, and live in bench/.
+ * A deliberate growth updates e2e/js-budget.json in the same commit, with the reason in its message.
+ */
+interface Budget {
+  tolerance: number;
+  pages: Record<string, number>;
+}
+const budget = JSON.parse(fs.readFileSync(path.join(import.meta.dirname, 'js-budget.json'), 'utf8')) as Budget;
+
+let browser: Browser;
+beforeAll(async () => {
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+async function firstLoadGzip(url: string): Promise<number> {
+  const page = await browser.newPage();
+  const bodies: Promise<Buffer>[] = [];
+  let loaded = false;
+  page.on('response', (res) => {
+    if (!loaded && res.request().resourceType() === 'script') bodies.push(res.body().catch(() => Buffer.alloc(0)));
+  });
+  const res = await page.goto(url, { waitUntil: 'load' });
+  loaded = true;
+  expect(res?.status(), url).toBe(200);
+  const all = await Promise.all(bodies);
+  await page.close();
+  return all.reduce((n, b) => n + zlib.gzipSync(b, { level: 9 }).length, 0);
+}
+
+describe('first-load JS stays within its budget', () => {
+  for (const [route, bytes] of Object.entries(budget.pages)) {
+    it(`${route}: at most ${(1 + budget.tolerance) * 100}% of ${(bytes / 1024).toFixed(1)} KiB gzip`, async () => {
+      const measured = await firstLoadGzip(inject('docsUrl') + route);
+      console.log(`first-load JS ${route}: ${(measured / 1024).toFixed(1)} KiB gzip (budget ${(bytes / 1024).toFixed(1)} KiB)`);
+      expect(measured, `${route} loads ${measured} bytes of JS (gzip) before load`).toBeLessThanOrEqual(
+        Math.round(bytes * (1 + budget.tolerance)),
+      );
+    });
+  }
+});

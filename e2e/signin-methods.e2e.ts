@@ -1,0 +1,113 @@
+import { describe, expect, inject, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { useSharedContext, hydrated, openPage } from './browser';
+import { mailboxCode } from './signin';
+
+// The sign-in page against the real identity server, in plain Chromium with nothing intercepted: e-mail code (with
+// "Send a new code"), password, and passkeys through Chromium's virtual authenticator. Passkeys need a domain as the
+// relying party, so these pages are opened on localhost (an allowed origin of the test identity server).
+const base = inject('docsUrl').replace('127.0.0.1', 'localhost');
+const context = useSharedContext({ viewport: { width: 1280, height: 900 } });
+
+const loginFor = (to: string) => `${base}/login?redirect_to=${encodeURIComponent(to)}`;
+
+async function signOutFromMenu(page: Page): Promise<void> {
+  await page.getByRole('button', { name: /^Account: signed in as / }).click();
+  // Signing out loads the page again, signed out.
+  const reloaded = page.waitForEvent('load');
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await reloaded;
+  await hydrated(page);
+  expect(await page.evaluate(() => window.localStorage.getItem('keyway.docs.token'))).toBeNull();
+  expect(await page.getByTestId('account-menu').count()).toBe(0);
+}
+
+describe('sign-in methods', () => {
+  it('offers e-mail code, password and passkey, and confirms "Send a new code"', async () => {
+    const page = await context().newPage();
+    await openPage(page, loginFor('/docs/intro'));
+    expect(await page.getByRole('radio', { name: 'E-mail me a code' }).isChecked()).toBe(true);
+    expect(await page.getByRole('radio', { name: 'Password' }).isVisible()).toBe(true);
+    expect(await page.getByRole('button', { name: 'Sign in or sign up with a passkey' }).isVisible()).toBe(true);
+
+    const email = `resend-${Date.now()}@example.com`;
+    await page.getByLabel('Work e-mail address').fill(email);
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.getByText(`We sent a code to ${email}.`).waitFor();
+    const first = await mailboxCode(email);
+    await page.getByRole('button', { name: 'Send a new code' }).click();
+    await page.getByText(`We sent a new code to ${email}. Use the newest one.`).waitFor();
+    await expect.poll(() => mailboxCode(email)).not.toBe(first);
+    await page.getByLabel('Code from the e-mail').fill(await mailboxCode(email));
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`${base}/docs/intro`);
+    await hydrated(page);
+    await signOutFromMenu(page);
+    await page.close();
+  });
+
+  it('signs up and back in with a password', async () => {
+    const page = await context().newPage();
+    const email = `password-${Date.now()}@example.com`;
+    const password = 'Correct-Horse-Battery-9';
+    await openPage(page, loginFor('/docs/gate/getting-started'));
+    await page.getByLabel('Work e-mail address').fill(email);
+    await page.getByRole('radio', { name: 'Password' }).check();
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.getByLabel('New password').fill(password);
+    await page.getByLabel('Repeat the password').fill(password);
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.waitForURL(`${base}/docs/gate/getting-started`);
+    await hydrated(page);
+    await signOutFromMenu(page);
+
+    await openPage(page, loginFor('/docs/intro'));
+    await page.getByLabel('Work e-mail address').fill(email);
+    await page.getByRole('radio', { name: 'Password' }).check();
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.getByLabel('Password', { exact: true }).fill(password);
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.waitForURL(`${base}/docs/intro`);
+    await page.close();
+  });
+
+  it('signs up with a passkey, shows the account menu on every page, signs out, and signs back in with the passkey', { timeout: 180_000 }, async () => {
+    const page = await context().newPage();
+    const cdp = await context().newCDPSession(page);
+    await cdp.send('WebAuthn.enable');
+    const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+      options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+    });
+    const email = `passkey-${Date.now()}@example.com`;
+
+    // Sign-up: a new address and the passkey button create the person and the passkey.
+    await openPage(page, loginFor('/docs/intro'));
+    await page.getByLabel('Work e-mail address').fill(email);
+    await page.getByRole('button', { name: 'Sign in or sign up with a passkey' }).click();
+    await page.waitForURL(`${base}/docs/intro`);
+    await hydrated(page);
+    expect((await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials).toHaveLength(1);
+
+    // The account menu is on every page, public ones included.
+    for (const path of ['/', '/docs/intro', '/docs/api/post-persons', '/docs/identity-protection/detections/webhooks']) {
+      await openPage(page, base + path);
+      const account = page.getByRole('button', { name: `Account: signed in as ${email}` });
+      await account.waitFor();
+      expect(await account.isVisible(), path).toBe(true);
+    }
+    await openPage(page, `${base}/docs/intro`);
+    await page.getByRole('button', { name: /^Account: signed in as / }).click();
+    expect(await page.getByRole('group', { name: 'Account' }).getByText(email).isVisible()).toBe(true);
+    await page.keyboard.press('Escape');
+    await signOutFromMenu(page);
+
+    // Sign-in: the same address and the passkey button; the authenticator answers, no e-mail is needed.
+    await openPage(page, loginFor('/docs/access'));
+    await page.getByLabel('Work e-mail address').fill(email);
+    await page.getByRole('button', { name: 'Sign in or sign up with a passkey' }).click();
+    await page.waitForURL(`${base}/docs/access`);
+    await hydrated(page);
+    await page.getByRole('button', { name: `Account: signed in as ${email}` }).waitFor();
+    await page.close();
+  });
+});
