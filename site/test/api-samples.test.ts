@@ -31,7 +31,7 @@ const KNOWN_BROKEN: Record<string, string> = {
   'GET /oauth2/authorize': 'the example redirect_uri is not a URI: 400',
   'POST /oauth2/tokens': 'the example authorization code cannot be valid (codes are one-time and last 60 s): 400',
   'DELETE /persons/{person_id}/handles/{handle}': 'the handle placeholder does not match the handle pattern: 400',
-  'POST /persons/bulk-import': 'the server fails with 500 on the example import',
+  'POST /persons/bulk-import': 'the generated sample sends the example as JSON under a multipart content type with no boundary: 400 (was a 500, fixed in the server)',
   'PUT /organizations/config/templates/{template_name}': 'the example email_link template has no {{ link }}: 400',
   'POST /organizations/sso/saml/provider-credentials': 'the example metadata URL (idp.example.com) cannot be fetched: 400',
   'POST /rbac/roles': 'the example role names a permission that does not exist yet: 400',

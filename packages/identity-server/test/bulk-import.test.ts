@@ -68,4 +68,11 @@ describe.each(BACKENDS)('persons bulk import (%s)', (backend) => {
     const res = await fetch(`${t.server.url}/persons/bulk-import`, { method: 'POST', headers: { 'keyway-orgid': t.server.orgId, 'keyway-api-key': 'kw_dev_api_key_not_secret', 'content-type': 'application/json' }, body: '{}' });
     expect(res.status).toBe(415);
   });
+
+  it('answers 400, not 500, to a multipart body it cannot parse (no boundary, as a hand-written request sends it)', async () => {
+    const headers = { 'keyway-orgid': t.server.orgId, 'keyway-api-key': 'kw_dev_api_key_not_secret', 'content-type': 'multipart/form-data' };
+    const res = await fetch(`${t.server.url}/persons/bulk-import`, { method: 'POST', headers, body: 'handle_type,handle_value\n' });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { errors: { message: string }[] }).errors[0]!.message).toMatch(/^multipart body could not be read/);
+  });
 });

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import multipart from '@fastify/multipart';
 import { parse } from 'csv-parse/sync';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Ctx, Org } from '../context.js';
 import { nowIso } from '../context.js';
 import { ApiError, badRequest } from '../errors.js';
@@ -85,14 +85,25 @@ export function registerBulkImportRoutes(app: FastifyInstance, ctx: Ctx): void {
     return reply.type('text/csv; charset=utf-8').header('content-disposition', 'attachment; filename="persons-import.csv"').send(TEMPLATE);
   });
 
+  /** The `file` part as text; a body the multipart parser cannot read (no boundary, cut short) is the sender's error. */
+  async function readCsvPart(req: FastifyRequest): Promise<string> {
+    try {
+      const part = await req.file();
+      if (!part || part.fieldname !== 'file') throw badRequest('multipart body has no part named "file"');
+      return (await part.toBuffer()).toString('utf8').replace(/^\uFEFF/, '');
+    } catch (err) {
+      const status = (err as { statusCode?: number }).statusCode;
+      if (err instanceof ApiError || (status !== undefined && status < 500)) throw err;
+      throw badRequest(`multipart body could not be read: ${(err as Error).message}`);
+    }
+  }
+
   void app.register(async (scope) => {
     await scope.register(multipart, { limits: { files: 1, fileSize: 16 * 1024 * 1024, fields: 5 } });
     scope.post('/persons/bulk-import', async (req) => {
       const org = await requireApiKey(ctx, req);
       if (!req.isMultipart()) throw new ApiError(415, 'send the CSV as multipart/form-data with a part named "file"');
-      const part = await req.file();
-      if (!part || part.fieldname !== 'file') throw badRequest('multipart body has no part named "file"');
-      const text = (await part.toBuffer()).toString('utf8').replace(/^\uFEFF/, '');
+      const text = await readCsvPart(req);
       let records: string[][];
       try {
         records = parse(text, { relax_column_count: true, skip_empty_lines: true, bom: true }) as string[][];
