@@ -11,7 +11,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { startIdentityServer } from '@keyway/identity-server';
 import { startDocsServer, type StartedDocsServer } from '../src/server.js';
 import type { AgentOperation, AgentPage } from '../src/agents/pages.js';
-import { anonymousToken, signInWithCode } from './identity.js';
+import { anonymousTokenAt, signInAt } from './gate-fixture.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const SECRET = 'Zebrafinch rules fire when a session token is replayed from a second country.';
@@ -69,8 +69,8 @@ beforeAll(async () => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'docs-agents-id-'));
   identity = await startIdentityServer({ port: 0, dataDir, devMode: true });
   docs = await startDocsServer({ siteDir: dir, port: 0, gate: { identityUrl: identity.url, orgId: identity.orgId, revalidateSeconds: 0 } });
-  token = await signInWithCode(identity.url, identity.orgId, 'agent.reader@example.com');
-  anonymous = await anonymousToken(identity.url, identity.orgId);
+  token = await signInAt(identity, 'agent.reader@example.com');
+  anonymous = await anonymousTokenAt(identity);
   const session = await fetch(`${docs.url}/api/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token }) });
   expect(session.status).toBe(200);
   cookie = String(session.headers.get('set-cookie')).split(';')[0]!;

@@ -26,3 +26,10 @@ export async function signInAt(identity: { url: string; orgId: string }, email: 
   });
   return ((await att.json()) as { result: { token: string } }).result.token;
 }
+
+/** The token of a new anonymous person (a visitor who never signed in): `POST /persons/anonymous` answers it as `result`. */
+export async function anonymousTokenAt(identity: { url: string; orgId: string }): Promise<string> {
+  const res = await fetch(`${identity.url}/persons/anonymous`, { method: 'POST', headers: { 'content-type': 'application/json', 'keyway-orgid': identity.orgId }, body: '{}' });
+  if (!res.ok) throw new Error(`POST /persons/anonymous answered ${res.status}: ${await res.text()}`);
+  return ((await res.json()) as { result: string }).result;
+}
