@@ -82,7 +82,7 @@ describe('try-it in a plain browser against the real identity server', () => {
     await openTryIt(page, '/docs/api/post-persons-anonymous');
     await page.getByLabel('Organization id (Keyway-OrgID)').fill(orgId);
     await send(page, /^200 OK/);
-    const token = (await bodyOf(page)).result.token as string;
+    const token = (await bodyOf(page)).result as string;
     expect(token.split('.')).toHaveLength(3);
 
     await openTryIt(page, '/docs/api/get-me');
