@@ -124,6 +124,8 @@ describe('try-it in a plain browser against the real identity server', () => {
     await openTryIt(page, '/docs/api/get-persons');
     const elsewhere = `http://127.0.0.1:${await freePort()}`;
     await page.getByLabel('Base URL').fill(elsewhere);
+    await page.getByLabel('Organization id (Keyway-OrgID)').fill(orgId);
+    await page.getByLabel('API key (Keyway-API-Key)').fill(apiKey);
     await page.getByRole('button', { name: 'Send request' }).click();
     await expect.poll(() => answerOf(page).textContent()).toMatch(/Content-Security-Policy/);
     expect(await answerOf(page).textContent()).toContain(`connect-src`);
