@@ -123,6 +123,8 @@ describe('try-it in a plain browser against the real identity server', () => {
     const page = await context().newPage();
     await openTryIt(page, '/docs/api/get-persons');
     const elsewhere = `http://127.0.0.1:${await freePort()}`;
+    // The panel fills in the configured API URL once the docs server's configuration has arrived: type over it after.
+    await expect.poll(() => page.getByLabel('Base URL').inputValue()).toBe(apiUrl);
     await page.getByLabel('Base URL').fill(elsewhere);
     await page.getByLabel('Organization id (Keyway-OrgID)').fill(orgId);
     await page.getByLabel('API key (Keyway-API-Key)').fill(apiKey);

@@ -60,8 +60,8 @@ describe('mobile', () => {
     await page.getByRole('button', { name: 'Toggle navigation bar' }).click();
     const menu = page.locator('.navbar-sidebar');
     await expect.poll(() => menu.isVisible()).toBe(true);
-    // The point the button sat on belongs to the menu now, and the button is out of the way (hidden, not just under).
-    const onTop = await page.evaluate(({ x, y }) => document.elementFromPoint(x, y)?.closest('.navbar-sidebar, button')?.className ?? '', {
+    // The point the button sat on belongs to the open menu now (its panel or its backdrop), and the button is out of the way.
+    const onTop = await page.evaluate(({ x, y }) => document.elementFromPoint(x, y)?.closest('.navbar-sidebar, .navbar-sidebar__backdrop, button')?.className ?? '', {
       x: box.x + box.width / 2,
       y: box.y + box.height / 2,
     });

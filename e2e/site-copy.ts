@@ -35,6 +35,8 @@ export async function serveSiteCopy(): Promise<SiteCopy> {
     if (!fs.existsSync(from)) return;
     const to = path.join(stash, rel);
     fs.mkdirSync(path.dirname(to), { recursive: true });
+    // What an earlier hide left in the stash once restored is empty folders; they would refuse a folder moved onto them.
+    fs.rmSync(to, { recursive: true, force: true });
     fs.renameSync(from, to);
     moved.push(rel);
   };

@@ -55,7 +55,7 @@ export const sdkOperations = [
       schema: ref('IdRequestV2'),
       example: {
         handle: EMAIL_HANDLE,
-        factor: { method: 'email_link', options: { redirect_target: 'https://docs.example.com/login' } },
+        factor: { method: 'email_link', options: { redirect_target: 'http://localhost:3000/login' } },
         metadata: { csrf_token: 'b6c1e0f2a9d84c7e91f3', pkce_code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM' },
       },
     },
