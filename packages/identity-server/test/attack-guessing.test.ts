@@ -55,7 +55,7 @@ for (const backend of BACKENDS) {
       expect((await fetch(url!, { redirect: 'manual' })).status).toBe(200);
       const done = await api(a)('GET', `/challenge/${ch.id}/v2`);
       expect(done.status).toBe(200);
-      expect(typeof done.body.result.token).toBe('string');
+      expect(typeof done.body.result).toBe('string'); // a completed poll answers the token itself
       // Or recovers the account: a new password set through recovery ends the lock.
       const rec = await api(a)('POST', '/recover', { handle: { type: 'email_address', value: 'victim@example.com' }, factor: { method: 'email_link' } });
       const challenges = Array.isArray(rec.body.result) ? rec.body.result : rec.body.result.challenges;
