@@ -72,7 +72,7 @@ describe('sign-in methods', () => {
   });
 
   // Skipped: in the suite a form field is not found within 30 s in this flow (first run, 2026-11-25); the passkey
-  // sign-up itself was seen working by hand. Open in issue #18 until it passes here.
+  // flow has not been seen to pass yet. Open in issue #18 until it does.
   it.skip('signs up with a passkey, shows the account menu on every page, signs out, and signs back in with the passkey', { timeout: 180_000 }, async () => {
     const page = await context().newPage();
     const cdp = await context().newCDPSession(page);
