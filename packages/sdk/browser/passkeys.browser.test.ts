@@ -65,7 +65,7 @@ describe('passkeys in Chromium (virtual authenticator) against the identity serv
     );
     expect(calls[0]!.path).toBe('/id/v2');
     expect(calls[0]!.body.factor).toEqual({ method: 'webauthn', options: { scope: 'localhost', available_credential_ids: [] } });
-    const challenge = (await calls[0]!.answer).result.challenges[0];
+    const challenge = (await calls[0]!.answer).result[0];
     expect(challenge.type).toBe('webauthn_create');
     const att = calls[1]!.body;
     expect(calls[1]!.path).toBe('/attestation/v3');
@@ -88,7 +88,7 @@ describe('passkeys in Chromium (virtual authenticator) against the identity serv
       { api: h.api.url, oid: h.api.orgId },
     );
     expect(calls[0]!.body.factor.options.available_credential_ids).toEqual(reg.remembered);
-    const getChallenge = (await calls[0]!.answer).result.challenges[0];
+    const getChallenge = (await calls[0]!.answer).result[0];
     expect(getChallenge.type).toBe('webauthn_get');
     const assertion = calls[1]!.body.data;
     expect(assertion.id).toBe(reg.remembered[0]);
