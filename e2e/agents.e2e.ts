@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { hydrated, isolatedContext, launchBrowser } from './browser';
 import { siteBuild } from './paths';
-import { signInWithCode } from '../packages/docs-server/test/identity';
+import { signInAt } from '../packages/docs-server/test/gate-fixture';
 
 // The copy-page menu of doc and API pages in Chromium (clipboard permissions granted, nothing of our servers
 // intercepted), and the Markdown twins of the real build behind the docs server with sign-in.
@@ -97,7 +97,7 @@ describe('Markdown twins of the build behind the docs server', () => {
     expect(await intro.text()).toMatch(/^---\ntitle: "Introduction"/);
     const gated = '/docs/identity-protection/detections/webhooks.md';
     expect((await fetch(docs.url + gated)).status).toBe(401);
-    const token = await signInWithCode(identity.url, identity.orgId, 'twins.reader@example.com');
+    const token = await signInAt(identity, 'twins.reader@example.com');
     const session = await fetch(`${docs.url}/api/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token }) });
     const cookie = String(session.headers.get('set-cookie')).split(';')[0]!;
     const signed = await fetch(docs.url + gated, { headers: { cookie } });
