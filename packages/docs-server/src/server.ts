@@ -126,5 +126,22 @@ export async function startDocsServer(options: DocsServerOptions & { port?: numb
   await app.listen({ port: options.port ?? 3000, host });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
-  return { url: `http://${host === '0.0.0.0' ? 'localhost' : host}:${port}`, close: () => app.close() };
+  return { url: `http://${host === '0.0.0.0' ? 'localhost' : host}:${port}`, close: () => closeApp(app) };
+}
+
+/** How long closing waits for requests in progress before it drops the connections still open. */
+const CLOSE_GRACE_MS = 3000;
+
+/**
+ * Closes the HTTP server: no new connection, requests in progress may finish. A client stalled in the middle of a
+ * request body keeps a connection Node never counts as idle; after a grace period such connections are dropped, so
+ * shutdown always ends.
+ */
+async function closeApp(app: FastifyInstance): Promise<void> {
+  const force = setTimeout(() => app.server.closeAllConnections(), CLOSE_GRACE_MS);
+  try {
+    await app.close();
+  } finally {
+    clearTimeout(force);
+  }
 }

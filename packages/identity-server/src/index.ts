@@ -95,6 +95,23 @@ async function seedOrg(ctx: Ctx, id: string, apiKey: string | undefined): Promis
   ctx.orgs.delete(id);
 }
 
+/** How long closing waits for requests in progress before it drops the connections still open. */
+const CLOSE_GRACE_MS = 3000;
+
+/**
+ * Closes the HTTP server: no new connection, requests in progress may finish. A connection whose request was answered
+ * before its body arrived (refused on its headers) is not idle to Node until the client sends the rest, which it may
+ * never do; after a grace period such connections are dropped, so shutdown always ends.
+ */
+async function closeApp(app: FastifyInstance): Promise<void> {
+  const force = setTimeout(() => app.server.closeAllConnections(), CLOSE_GRACE_MS);
+  try {
+    await app.close();
+  } finally {
+    clearTimeout(force);
+  }
+}
+
 /** Starts the Keyway API server: opens and migrates the database, seeds the organization, listens. */
 export async function startIdentityServer(opts: IdentityServerOptions = {}): Promise<IdentityServer> {
   const devMode = opts.devMode ?? process.env.NODE_ENV !== 'production';
@@ -174,7 +191,7 @@ export async function startIdentityServer(opts: IdentityServerOptions = {}): Pro
       async close() {
         for (const t of timers) clearInterval(t);
         ctx.mailer.close();
-        await app!.close();
+        await closeApp(app!);
         await ctx.webhooks.idle();
         await db.destroy();
       },
@@ -182,7 +199,7 @@ export async function startIdentityServer(opts: IdentityServerOptions = {}): Pro
     return server;
   } catch (err) {
     for (const t of timers) clearInterval(t);
-    if (app) await app.close().catch(() => undefined);
+    if (app) await closeApp(app).catch(() => undefined);
     await db.destroy();
     throw err;
   }
