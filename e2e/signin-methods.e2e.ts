@@ -68,12 +68,14 @@ describe('sign-in methods', () => {
     await page.getByLabel('Password', { exact: true }).fill(password);
     await page.getByRole('button', { name: 'Continue' }).click();
     await page.waitForURL(`${base}/docs/intro`);
+    await hydrated(page);
+    // Signed out again: the tests share a browser context, and /login sends a reader whose stored token is still valid
+    // straight back to the page (the form never shows), which is what kept the passkey test below from finding it.
+    await signOutFromMenu(page);
     await page.close();
   });
 
-  // Skipped: in the suite a form field is not found within 30 s in this flow (first run, 2026-11-25); the passkey
-  // flow has not been seen to pass yet. Open in issue #18 until it does.
-  it.skip('signs up with a passkey, shows the account menu on every page, signs out, and signs back in with the passkey', { timeout: 180_000 }, async () => {
+  it('signs up with a passkey, shows the account menu on every page, signs out, and signs back in with the passkey', { timeout: 180_000 }, async () => {
     const page = await context().newPage();
     const cdp = await context().newCDPSession(page);
     await cdp.send('WebAuthn.enable');
