@@ -72,6 +72,47 @@ describe('mobile', () => {
     await expect.poll(() => fab.isVisible()).toBe(true);
     await page.close();
   });
+  // Item 8 of issue #18: on a phone the floating button covered the bottom-right controls (on /login, the passkey
+  // button). Every control of the page, scrolled to the top and to the bottom, stays clear of the "Ask AI" button.
+  for (const [path, ready] of [
+    ['/login', 'Sign in or sign up with a passkey'],
+    ['/docs/intro', 'Toggle navigation bar'],
+  ] as const) {
+    it(`the Ask AI button covers none of the controls of ${path} at 390 px`, async () => {
+      const page = await context().newPage();
+      await page.setViewportSize({ width: 390, height: 844 });
+      await openPage(page, base + path);
+      await page.getByRole('button', { name: ready }).waitFor();
+      const fab = page.getByRole('button', { name: /Ask AI/ });
+      expect(await fab.count()).toBe(1);
+      for (const scroll of ['top', 'bottom'] as const) {
+        await page.evaluate((to) => window.scrollTo(0, to === 'top' ? 0 : document.documentElement.scrollHeight), scroll);
+        await page.waitForFunction(() => new Promise((done) => requestAnimationFrame(() => done(true))));
+        const button = (await fab.boundingBox())!;
+        expect(button.width, `${path} (${scroll})`).toBeGreaterThan(0);
+        const covered = await fab.evaluate((ask, b) => {
+          const controls = document.querySelectorAll('a[href], button, input, select, textarea, summary, [role="button"], [role="radio"], [tabindex]:not([tabindex="-1"])');
+          return [...controls]
+            .filter((c) => c !== ask && !c.contains(ask) && !ask.contains(c))
+            .map((c) => ({ c, r: c.getBoundingClientRect() }))
+            .filter(({ c, r }) => r.width > 0 && r.height > 0 && getComputedStyle(c).visibility !== 'hidden')
+            .filter(({ r }) => r.left < b.x + b.width && r.right > b.x && r.top < b.y + b.height && r.bottom > b.y)
+            .filter(({ c, r }) => {
+              // Covered only where the control would be seen without the button (not, say, under the sticky navbar).
+              const x = (Math.max(r.left, b.x) + Math.min(r.right, b.x + b.width)) / 2;
+              const y = (Math.max(r.top, b.y) + Math.min(r.bottom, b.y + b.height)) / 2;
+              (ask as HTMLElement).style.visibility = 'hidden';
+              const seen = document.elementFromPoint(x, y);
+              (ask as HTMLElement).style.visibility = '';
+              return !!seen && (c === seen || c.contains(seen));
+            })
+            .map(({ c }) => `${c.tagName.toLowerCase()} "${(c.getAttribute('aria-label') ?? c.textContent ?? '').trim().slice(0, 40)}"`);
+        }, button);
+        expect(covered, `${path} (${scroll})`).toEqual([]);
+      }
+      await page.close();
+    });
+  }
 });
 
 describe('API reference layout', () => {

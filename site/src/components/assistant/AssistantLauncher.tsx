@@ -13,11 +13,18 @@ export const loadPanel = (): Promise<ComponentType> => {
   return panel;
 };
 
+const ICON = (
+  <svg width="18" height="18" viewBox="0 0 24 24" aria-hidden="true">
+    <path fill="currentColor" d="M4 4h16a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H9l-5 4v-4a2 2 0 0 1-2-2V6a2 2 0 0 1 2-2Zm3 6.5a1.5 1.5 0 1 0 0 .01Zm5 0a1.5 1.5 0 1 0 0 .01Zm5 0a1.5 1.5 0 1 0 0 .01Z" />
+  </svg>
+);
+
 /**
- * The floating "Ask AI" button and the chat panel, rendered into <body> through a portal (mounted from the search
- * box, so every page with a navbar has it). Only the button is part of every page.
+ * The "Ask AI" button and the chat panel (mounted from the search box, so every page with a navbar has them). From
+ * 997 px up the button floats at the bottom right (rendered into <body> through a portal); below, it is an icon in the
+ * navbar. Only the button is part of every page.
  */
-export default function AssistantLauncher(): React.ReactElement | null {
+export default function AssistantLauncher(): React.ReactElement {
   const open = useAssistantOpen();
   const [mounted, setMounted] = useState(false);
   const [Panel, setPanel] = useState<ComponentType>();
@@ -36,35 +43,57 @@ export default function AssistantLauncher(): React.ReactElement | null {
       live = false;
     };
   }, [open, Panel, attempt]);
-  if (!mounted) return null;
-  return createPortal(
+  const launch = () => {
+    openAssistant();
+    setAttempt((n) => n + 1);
+  };
+  const prefetchPanel = () => void loadPanel().catch(() => undefined);
+  const busy = open && !Panel && !failed;
+  // Below the 996 px breakpoint the button sits in the navbar, beside the search button, instead of floating over the
+  // page (where it covered the bottom-right controls of a phone-sized page, such as /login's passkey button); CSS
+  // shows one of the two. The navbar one is the same markup on the server and in the browser.
+  const inline = (
+    <button
+      type="button"
+      className={styles.inline}
+      onClick={launch}
+      onPointerEnter={prefetchPanel}
+      onFocus={prefetchPanel}
+      aria-label="Ask AI, the docs assistant"
+      aria-busy={busy}
+    >
+      {ICON}
+    </button>
+  );
+  if (!mounted) return inline;
+  return (
     <>
-      {(!open || !Panel) && (
-        <button
-          type="button"
-          className={styles.fab}
-          onClick={() => {
-            openAssistant();
-            setAttempt((n) => n + 1);
-          }}
-          onPointerEnter={() => void loadPanel().catch(() => undefined)}
-          onFocus={() => void loadPanel().catch(() => undefined)}
-          aria-label="Ask AI, the docs assistant"
-          aria-busy={open && !Panel && !failed}
-        >
-          <svg width="18" height="18" viewBox="0 0 24 24" aria-hidden="true">
-            <path fill="currentColor" d="M4 4h16a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H9l-5 4v-4a2 2 0 0 1-2-2V6a2 2 0 0 1 2-2Zm3 6.5a1.5 1.5 0 1 0 0 .01Zm5 0a1.5 1.5 0 1 0 0 .01Zm5 0a1.5 1.5 0 1 0 0 .01Z" />
-          </svg>
-          <span>Ask AI</span>
-        </button>
+      {inline}
+      {createPortal(
+        <>
+          {(!open || !Panel) && (
+            <button
+              type="button"
+              className={styles.fab}
+              onClick={launch}
+              onPointerEnter={prefetchPanel}
+              onFocus={prefetchPanel}
+              aria-label="Ask AI, the docs assistant"
+              aria-busy={busy}
+            >
+              {ICON}
+              <span>Ask AI</span>
+            </button>
+          )}
+          {open && failed && (
+            <p role="alert" className={styles.failed}>
+              The assistant could not be loaded. Check your connection and try again.
+            </p>
+          )}
+          {open && Panel && <Panel />}
+        </>,
+        document.body,
       )}
-      {open && failed && (
-        <p role="alert" className={styles.failed}>
-          The assistant could not be loaded. Check your connection and try again.
-        </p>
-      )}
-      {open && Panel && <Panel />}
-    </>,
-    document.body,
+    </>
   );
 }
