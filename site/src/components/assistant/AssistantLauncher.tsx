@@ -52,16 +52,16 @@ export default function AssistantLauncher(): React.ReactElement {
   // Below the 996 px breakpoint the button sits in the navbar, beside the search button, instead of floating over the
   // page (where it covered the bottom-right controls of a phone-sized page, such as /login's passkey button); CSS
   // shows one of the two. The navbar one is the same markup on the server and in the browser.
+  const button = {
+    type: 'button',
+    onClick: launch,
+    onPointerEnter: prefetchPanel,
+    onFocus: prefetchPanel,
+    'aria-label': 'Ask AI, the docs assistant',
+    'aria-busy': busy,
+  } as const;
   const inline = (
-    <button
-      type="button"
-      className={styles.inline}
-      onClick={launch}
-      onPointerEnter={prefetchPanel}
-      onFocus={prefetchPanel}
-      aria-label="Ask AI, the docs assistant"
-      aria-busy={busy}
-    >
+    <button {...button} className={styles.inline}>
       {ICON}
     </button>
   );
@@ -72,15 +72,7 @@ export default function AssistantLauncher(): React.ReactElement {
       {createPortal(
         <>
           {(!open || !Panel) && (
-            <button
-              type="button"
-              className={styles.fab}
-              onClick={launch}
-              onPointerEnter={prefetchPanel}
-              onFocus={prefetchPanel}
-              aria-label="Ask AI, the docs assistant"
-              aria-busy={busy}
-            >
+            <button {...button} className={styles.fab}>
               {ICON}
               <span>Ask AI</span>
             </button>
