@@ -138,7 +138,7 @@ function ssoPage(reply: FastifyReply, status: number, title: string, text: strin
  * After the provider vouched for the person: binds the e-mail handle to the challenge and hands the browser a one-time
  * SSO code — posted to the opening page's origin (popup) or as URL parameters of redirect_target (redirect).
  */
-async function ssoReturn(ctx: Ctx, reply: FastifyReply, challengeId: string, d: SsoCommon, email: string | undefined, subject: string) {
+async function ssoReturn(ctx: Ctx, reply: FastifyReply, method: 'oidc' | 'saml', challengeId: string, d: SsoCommon, email: string | undefined, subject: string) {
   const handle = email ? parseHandle({ type: 'email_address', value: email }) : undefined;
   if (!handle) return ssoPage(reply, 400, 'Sign-in failed', 'The identity provider did not share a verified e-mail address.');
   const ssoCode = newSecret();
@@ -153,6 +153,10 @@ async function ssoReturn(ctx: Ctx, reply: FastifyReply, challengeId: string, d: 
   if (d.ux_mode === 'redirect') {
     const back = new URL(d.redirect_target!);
     for (const [k, v] of Object.entries(params)) back.searchParams.set(k, v);
+    // The published client completes a redirect return only when the URL also carries the challenges to complete
+    // (`challenges`, base64url JSON): the proxy challenge its token comes from, polled while /sso/resolve runs.
+    const proxy = [{ id: challengeId, type: 'proxy', authentication_method: method, options: { challenge_id: challengeId } }];
+    back.searchParams.set('challenges', Buffer.from(JSON.stringify(proxy)).toString('base64url'));
     return reply.redirect(back.href, 303);
   }
   const message = JSON.stringify({ type: 'sso_challenge', challenge_id: challengeId, code: ssoCode, csrf_token: d.csrf_token }).replace(/</g, '\\u003c');
@@ -272,7 +276,7 @@ export function registerSsoRoutes(app: FastifyInstance, ctx: Ctx): void {
       req.log.warn({ err }, 'OIDC code exchange failed');
       return ssoPage(reply, 400, 'Sign-in failed', 'The answer of the identity provider could not be verified.');
     }
-    return ssoReturn(ctx, reply, row.id, { ...d, idp_tokens: idpTokens }, email, subject);
+    return ssoReturn(ctx, reply, 'oidc', row.id, { ...d, idp_tokens: idpTokens }, email, subject);
   });
 
   // SAML 2.0 assertion consumer service (HTTP-POST binding); RelayState names the challenge.
@@ -300,7 +304,7 @@ export function registerSsoRoutes(app: FastifyInstance, ctx: Ctx): void {
       const mapping = (provider as SamlProviderConfig & { attribute_mapping?: Record<string, string> }).attribute_mapping ?? {};
       const mapped: Record<string, unknown> = {};
       for (const [samlName, attr] of Object.entries(mapping)) if (profile?.[samlName] !== undefined) mapped[attr] = profile[samlName];
-      return ssoReturn(ctx, reply, row.id, Object.keys(mapped).length ? { ...d, sso_attributes: mapped } : d, email, profile?.nameID ?? '');
+      return ssoReturn(ctx, reply, 'saml', row.id, Object.keys(mapped).length ? { ...d, sso_attributes: mapped } : d, email, profile?.nameID ?? '');
     });
   });
 
