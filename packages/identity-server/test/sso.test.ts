@@ -46,6 +46,8 @@ describe.each(BACKENDS)('OIDC SSO against a real OpenID Provider (%s)', (backend
     expect(ret.origin + ret.pathname).toBe(`${ORIGIN}/login`);
     expect(ret.searchParams.get('sso_challenge_id')).toBe(ch.id);
     expect(ret.searchParams.get('csrf_token')).toBe(p.csrf);
+    // The challenge to complete, for clients that finish a return from the URL (the published client's getUserFromURL).
+    expect(JSON.parse(Buffer.from(ret.searchParams.get('challenges')!, 'base64url').toString())).toEqual([{ id: ch.id, type: 'proxy', authentication_method: 'oidc', options: { challenge_id: ch.id } }]);
     const code = ret.searchParams.get('sso_code')!;
 
     const wrongPkce = await call('POST', '/sso/resolve', { challenge_id: ch.id, code, pkce_code_verifier: randomBytes(32).toString('base64url') });
