@@ -131,6 +131,32 @@ describe('published client in Chromium: navigating flows', () => {
     await page.close();
   });
 
+  it("SSO in popup mode (the client's default): the provider's return page hands the parameters to the opener, which resolves them and polls for the token", async () => {
+    const mark = proxy.log.length;
+    const page = await openPage('/app');
+    const popupPromise = page.waitForEvent('popup');
+    const run = page.evaluate(async ({ baseURL, oid }) => {
+      const sid = new (window as any).S.SlashID({ environment: { baseURL, sdkURL: `${baseURL}/sdk.html` }, oid, analyticsEnabled: false });
+      const u = await sid.id(oid, undefined, { method: 'oidc', options: { provider: 'generic' } });
+      const handles = await u.getHandles();
+      return { id: u.ID, oid: u.oid, methods: u.authentications.map((a: any) => a.method), handles: handles.map((h: any) => h.value) };
+    }, config()).catch((e: Error) => e);
+    const popup = await popupPromise;
+    await signInAtProvider(popup, 'grace-2');
+    const user = await run;
+    if (user instanceof Error) throw user;
+    expect(user.oid).toBe(server.orgId);
+    expect(user.methods).toEqual(['oidc']);
+    expect(user.handles).toEqual(['ada@corp.example']);
+    const resolve = calls('POST', /^\/sso\/resolve$/, mark);
+    expect(resolve).toHaveLength(1);
+    expect(resolve[0]!.status).toBe(204);
+    const challengeId = JSON.parse(resolve[0]!.body).challenge_id as string;
+    expect(calls('GET', new RegExp(`^/challenge/${challengeId}/v2$`), mark).at(-1)!.status).toBe(200);
+    checkContract(sdkCalls(mark));
+    await page.close();
+  });
+
   it('hosted login: startHostedLoginFlow, the hosted page, resolveHostedLoginFlow gives the person; the id_token is no bearer credential', async () => {
     const mark = proxy.log.length;
     const redirectUri = `${origin}/callback`;
@@ -202,9 +228,10 @@ describe('published client in Chromium: navigating flows', () => {
 });
 
 /**
- * The SDK's API calls since `mark`: not the HTML pages of the provider round trip and the hosted login, nor the
- * client's helper page (`sdkURL`, an iframe it loads for passkeys on other hosts: not part of this server's API).
+ * The SDK's API calls since `mark`: not the HTML pages of the provider round trip and the hosted login (nor the favicon
+ * the popup asks for), nor the client's helper page (`sdkURL`, an iframe it loads for passkeys on other hosts: not
+ * part of this server's API).
  */
 function sdkCalls(mark: number): Exchange[] {
-  return proxy.log.slice(mark).filter((e) => !/^\/(oauth2\/(authorize|login)|sso\/oidc\/callback|sdk\.html)/.test(e.path) && e.method !== 'OPTIONS');
+  return proxy.log.slice(mark).filter((e) => !/^\/(oauth2\/(authorize|login)|sso\/oidc\/callback|sdk\.html|favicon\.ico)/.test(e.path) && e.method !== 'OPTIONS');
 }

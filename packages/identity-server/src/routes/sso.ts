@@ -63,6 +63,14 @@ function ssoCommon(ctx: Ctx, r: StartRequest): SsoReturnFields {
   };
 }
 
+/**
+ * The `proxy` challenge that follows an SSO challenge (in `/id/v2` answers and in a redirect return's `challenges`):
+ * the published client gets the token by polling it once the return is resolved.
+ */
+function ssoProxy(method: 'oidc' | 'saml', challengeId: string) {
+  return { id: challengeId, type: 'proxy' as const, authentication_method: method, options: { challenge_id: challengeId } };
+}
+
 const SSO_TTL_SECONDS = 600;
 const DEFAULT_OIDC_SCOPES = ['openid', 'email', 'profile'];
 const configs = new Map<string, Promise<oidc.Configuration>>();
@@ -122,7 +130,7 @@ factorHandlers.set('oidc', {
       code_challenge: await oidc.calculatePKCECodeChallenge(idpVerifier),
       code_challenge_method: 'S256',
     });
-    return [{ id: row.id, type: 'oidc', authentication_method: 'oidc', options: { auth_code_url: url.href } }];
+    return [{ id: row.id, type: 'oidc', authentication_method: 'oidc', options: { auth_code_url: url.href } }, ssoProxy('oidc', row.id)];
   },
 });
 
@@ -155,12 +163,15 @@ async function ssoReturn(ctx: Ctx, reply: FastifyReply, method: 'oidc' | 'saml',
     for (const [k, v] of Object.entries(params)) back.searchParams.set(k, v);
     // The published client completes a redirect return only when the URL also carries the challenges to complete
     // (`challenges`, base64url JSON): the proxy challenge its token comes from, polled while /sso/resolve runs.
-    const proxy = [{ id: challengeId, type: 'proxy', authentication_method: method, options: { challenge_id: challengeId } }];
-    back.searchParams.set('challenges', Buffer.from(JSON.stringify(proxy)).toString('base64url'));
+    back.searchParams.set('challenges', Buffer.from(JSON.stringify([ssoProxy(method, challengeId)])).toString('base64url'));
     return reply.redirect(back.href, 303);
   }
+  // Two messages to the opening page's origin: @keyway/sdk's, and the published client's (`type` 5 with the return's
+  // query string; it accepts it only from its baseURL's origin, which is this page's).
   const message = JSON.stringify({ type: 'sso_challenge', challenge_id: challengeId, code: ssoCode, csrf_token: d.csrf_token }).replace(/</g, '\\u003c');
-  const script = `<script>window.opener && window.opener.postMessage(${message}, ${JSON.stringify(d.origin).replace(/</g, '\\u003c')});</script>`;
+  const published = JSON.stringify({ type: 5, urlParams: `?${new URLSearchParams(params)}` }).replace(/</g, '\\u003c');
+  const target = JSON.stringify(d.origin).replace(/</g, '\\u003c');
+  const script = `<script>if (window.opener) { window.opener.postMessage(${message}, ${target}); window.opener.postMessage(${published}, ${target}); }</script>`;
   return ssoPage(reply, 200, 'Signed in', 'You can close this window.', script);
 }
 
@@ -220,7 +231,7 @@ factorHandlers.set('saml', {
     const data: SamlData = { ...common, provider_credentials_id: provider.provider_credentials_id, request_id: requestId, request_instant: new Date().toISOString(), state_sha256: sha256(stateSecret) };
     const row = await createChallenge(ctx, { org: r.org, type: 'saml', method: 'saml', data, ttlSeconds: SSO_TTL_SECONDS });
     const url = await samlClient(ctx, provider, data).getAuthorizeUrlAsync(`${row.id}.${stateSecret}`, undefined, {});
-    return [{ id: row.id, type: 'saml', authentication_method: 'saml', options: { start_authentication_url: url } }];
+    return [{ id: row.id, type: 'saml', authentication_method: 'saml', options: { start_authentication_url: url } }, ssoProxy('saml', row.id)];
   },
 });
 
