@@ -119,7 +119,7 @@ export const passwordVerify: ChallengeHandler = (flow, ch) =>
  * Challenges a flow already completed by polling them: an SSO challenge is followed by a `proxy` challenge naming it
  * (for clients that poll only then), which this SDK has already polled when the SSO return was resolved.
  */
-export const polledChallenges = new WeakMap<Flow, Set<string>>();
+const polledChallenges = new WeakMap<Flow, Set<string>>();
 
 /**
  * `proxy`: polls `GET /challenge/{challenge_id}/v2` every second while the answer is 202
