@@ -176,7 +176,6 @@ export async function startIdentityServer(opts: IdentityServerOptions = {}): Pro
     }
     timers.push(setInterval(() => void tokens.rotateIfDue().catch(() => undefined), 3600_000).unref());
     timers.push(setInterval(() => void purgeExpired(db).catch(() => undefined), 600_000).unref());
-    if (dialect === 'postgres') timers.push(setInterval(() => void tokens.syncRevocations().catch(() => undefined), 5000).unref());
     timers.push(setInterval(() => ctx.webhooks.kick(), ctx.webhooks.pollMs).unref());
     ctx.webhooks.kick();
     const server: IdentityServer = {

@@ -112,9 +112,6 @@ export class TokenService {
   private keys: LoadedKey[] = [];
   private readonly revoked = new Set<string>();
   private readonly verified = new Map<string, UserTokenClaims>();
-  private lastRevocationSync = '';
-  /** `client_id subject` → tokens of that client for that subject issued at or before this time (s) are revoked. */
-  private readonly revokedBefore = new Map<string, number>();
 
   constructor(
     private readonly db: Db,
@@ -123,7 +120,6 @@ export class TokenService {
 
   async init(): Promise<void> {
     await this.rotateIfDue();
-    await this.syncRevocations();
   }
 
   /** Generates a new key when the newest is older than the rotation period and drops keys nobody can need. */
@@ -262,8 +258,7 @@ export class TokenService {
       this.verified.delete(token);
       return { valid: false, invalidity_reason: 'token has expired' };
     }
-    if (this.revoked.has(claims.jti)) return { valid: false, invalidity_reason: 'token has been revoked' };
-    if (claims.client_id && claims.iat <= (this.revokedBefore.get(`${claims.client_id} ${claims.sub}`) ?? -1)) return { valid: false, invalidity_reason: 'token has been revoked' };
+    if (this.revoked.has(claims.jti) || (await this.revokedInStore(claims))) return { valid: false, invalidity_reason: 'token has been revoked' };
     if (!ACCEPTED[purpose].includes(claims.token_use)) return { valid: false, invalidity_reason: NOT_ACCEPTED[claims.token_use] };
     return {
       valid: true,
@@ -271,6 +266,27 @@ export class TokenService {
       expires_in_seconds: Math.max(0, Math.floor(claims.exp - nowMs / 1000)),
       expires_at: new Date(claims.exp * 1000).toISOString(),
     };
+  }
+
+  /**
+   * Whether the database holds a revocation of this token (or of all its client's tokens for its subject). Asked on
+   * every validation, so a revocation made by any server sharing the database holds everywhere at once; a revocation
+   * seen is remembered in this process (it never ends before the token expires).
+   */
+  private async revokedInStore(claims: UserTokenClaims): Promise<boolean> {
+    const row = await this.db.selectFrom('revoked_tokens').select('jti').where('jti', '=', claims.jti).executeTakeFirst();
+    if (row) {
+      this.revoked.add(claims.jti);
+      return true;
+    }
+    if (!claims.client_id) return false;
+    const subject = await this.db
+      .selectFrom('subject_revocations')
+      .select('revoked_before')
+      .where('client_id', '=', claims.client_id)
+      .where('subject', '=', claims.sub)
+      .executeTakeFirst();
+    return subject !== undefined && claims.iat <= Number(subject.revoked_before);
   }
 
   /**
@@ -285,6 +301,10 @@ export class TokenService {
       .values({ jti, parent_jti: parentJti, expires_at: new Date(exp * 1000).toISOString() })
       .onConflict((oc) => oc.column('jti').doNothing())
       .execute();
+    // The parent may have been revoked (on this or another server) between its check and this record, after the
+    // revocation looked for children: look again now that the record is stored, so one of the two always sees the other.
+    const parentRevoked = await this.db.selectFrom('revoked_tokens').select('jti').where('jti', '=', parentJti).executeTakeFirst();
+    if (parentRevoked) await this.revoke({ jti, exp });
     return jti;
   }
 
@@ -320,31 +340,10 @@ export class TokenService {
   /** Revokes every token of the client for the subject (person id, or the client id for its own tokens) issued until now. */
   async revokeAll(clientId: string, subject: string): Promise<void> {
     const before = Math.floor(Date.now() / 1000);
-    const key = `${clientId} ${subject}`;
-    this.revokedBefore.set(key, Math.max(before, this.revokedBefore.get(key) ?? 0));
     await this.db
       .insertInto('subject_revocations')
       .values({ client_id: clientId, subject, revoked_before: before, revoked_at: new Date().toISOString() })
       .onConflict((oc) => oc.columns(['client_id', 'subject']).doUpdateSet({ revoked_before: before, revoked_at: new Date().toISOString() }))
       .execute();
-  }
-
-  /** Loads revocations written since the last sync (by this or another server sharing the database). */
-  async syncRevocations(): Promise<void> {
-    const now = new Date().toISOString();
-    const rows = await this.db
-      .selectFrom('revoked_tokens')
-      .select(['jti', 'revoked_at'])
-      .where('expires_at', '>', now)
-      .where('revoked_at', '>=', this.lastRevocationSync)
-      .execute();
-    for (const row of rows) {
-      this.revoked.add(row.jti);
-      if (row.revoked_at > this.lastRevocationSync) this.lastRevocationSync = row.revoked_at;
-    }
-    for (const r of await this.db.selectFrom('subject_revocations').selectAll().execute()) {
-      const key = `${r.client_id} ${r.subject}`;
-      this.revokedBefore.set(key, Math.max(Number(r.revoked_before), this.revokedBefore.get(key) ?? 0));
-    }
   }
 }

@@ -145,4 +145,24 @@ describe.each(BACKENDS)('adversarial: token types and where they are accepted (%
       await again.close();
     }
   });
+
+  // Two servers on one database behave as one: a revocation made on one is refused by the other at once (no window
+  // while a cache catches up), and a token minted from the revoked one on the other server afterwards is refused too.
+  it('a revocation on one server is refused at once by another server sharing the database', async () => {
+    const other = await startTestServer(backend, { publicUrl: t.server.url }, { ...t.server.storage, cleanup: async () => {} });
+    try {
+      const there = api(other);
+      const user = await signInWithEmail(t.server, 'replica@example.com');
+      const derived = (await there('GET', '/token', undefined, { token: user })).body.result.token as string;
+      expect((await there('POST', '/token/validate', { token: user })).body.result.valid).toBe(true);
+      expect((await there('GET', '/me', undefined, { token: user })).status).toBe(200);
+      expect((await t.call('POST', '/token/revoke', { token: user })).status).toBe(200);
+      expect((await there('POST', '/token/validate', { token: user })).body.result).toEqual({ valid: false, invalidity_reason: 'token has been revoked' });
+      expect((await there('GET', '/me', undefined, { token: user })).status).toBe(401);
+      expect((await there('GET', '/token/v2', undefined, { token: user })).status).toBe(401);
+      expect((await there('POST', '/token/validate', { token: derived })).body.result.valid).toBe(false);
+    } finally {
+      await other.close();
+    }
+  });
 });
