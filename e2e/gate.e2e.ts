@@ -1,12 +1,9 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
 import type { Browser, BrowserContext, ConsoleMessage, Page } from 'playwright-core';
-import { startDocsServer, type StartedDocsServer } from '@keyway/docs-server';
-import { startIdentityServer } from '@keyway/identity-server';
 import { hydrated, isolatedContext, launchBrowser } from './browser';
-import { freePort } from './net';
+import { startGatedPortal, type GatedPortal } from './portal';
 import { gatedSentences } from './gated-sentences';
 import { routeContract, siteBuild } from './paths';
 import { mailboxCode as sharedMailboxCode, signInOnLoginPage as fillSignIn } from './signin';
@@ -19,27 +16,21 @@ const GATED = '/docs/identity-protection/detections/webhooks';
 const HASH = '#event-types';
 
 let browser: Browser;
-let identity: Awaited<ReturnType<typeof startIdentityServer>>;
-let docs: StartedDocsServer;
+let portal: GatedPortal;
+let identity: GatedPortal['identity'];
 let base: string;
-let dataDir: string;
 let context: BrowserContext;
 let page: Page;
 let consoleErrors: string[];
 
 beforeAll(async () => {
-  const docsPort = await freePort();
-  base = `http://127.0.0.1:${docsPort}`;
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'keyway-gate-e2e-'));
-  identity = await startIdentityServer({ port: 0, dataDir, devMode: true, corsOrigins: [base] });
-  docs = await startDocsServer({ siteDir, port: docsPort, gate: { identityUrl: identity.url, orgId: identity.orgId } });
+  portal = await startGatedPortal('gate');
+  ({ base, identity } = portal);
   browser = await launchBrowser();
 });
 afterAll(async () => {
   await browser?.close();
-  await docs?.close();
-  await identity?.close().catch(() => undefined);
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  await portal?.close();
 });
 beforeEach(async () => {
   context = await isolatedContext(browser, { viewport: { width: 1280, height: 900 } });

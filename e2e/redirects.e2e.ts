@@ -1,42 +1,29 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { startDocsServer, type StartedDocsServer } from '@keyway/docs-server';
-import { startIdentityServer } from '@keyway/identity-server';
 import { hydrated, isolatedContext, launchBrowser } from './browser';
 import { signInOnLoginPage } from './signin';
-import { freePort } from './net';
-import { siteBuild } from './paths';
+import { startGatedPortal, type GatedPortal } from './portal';
 import { OFFSITE_PAYLOADS } from '../packages/sdk/test/redirect-payloads';
 
 // The open-redirect payload family against the real /login in Chromium: after a real sign-in (e-mailed code from the
 // dev mailbox), and on a later visit that resumes the stored token, /login sends the visitor on to redirect_to. No
 // payload may take the browser off the docs origin. Nothing is intercepted.
-const siteDir = process.env.GATE_E2E_SITE_DIR ?? siteBuild;
 
 let browser: Browser;
-let identity: Awaited<ReturnType<typeof startIdentityServer>>;
-let docs: StartedDocsServer;
+let portal: GatedPortal;
+let identity: GatedPortal['identity'];
 let base: string;
-let dataDir: string;
 let context: BrowserContext;
 
 beforeAll(async () => {
-  const docsPort = await freePort();
-  base = `http://127.0.0.1:${docsPort}`;
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'keyway-redirect-e2e-'));
-  identity = await startIdentityServer({ port: 0, dataDir, devMode: true, corsOrigins: [base] });
-  docs = await startDocsServer({ siteDir, port: docsPort, gate: { identityUrl: identity.url, orgId: identity.orgId } });
+  portal = await startGatedPortal('redirect');
+  ({ base, identity } = portal);
   browser = await launchBrowser();
   context = await isolatedContext(browser, { viewport: { width: 1280, height: 900 } });
 });
 afterAll(async () => {
   await browser?.close();
-  await docs?.close();
-  await identity?.close().catch(() => undefined);
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  await portal?.close();
 });
 
 /** Where the browser ends up once /login has sent it on. */
