@@ -1,7 +1,7 @@
 // Reusable parameters, error answers and security schemes.
 import { ref, str, int } from './lib.mjs';
 
-const pathParam = (name, schema, description) => ({ name, in: 'path', required: true, description, schema });
+const pathParam = (name, schema, description, example = undefined) => ({ name, in: 'path', required: true, description, schema, ...(example === undefined ? {} : { example }) });
 
 export const parameters = {
   PersonIdPath: pathParam('person_id', ref('PersonId'), 'The person the operation applies to.'),
@@ -14,8 +14,8 @@ export const parameters = {
   OAuthClientIdPath: pathParam('oauth_client_id', ref('OAuthClientId'), 'OAuth2 client id.'),
   CredentialIdPath: pathParam('credential_id', ref('ResourceId'), 'Credential id.'),
   CredIdPath: pathParam('cred_id', ref('ResourceId'), 'External credential id.'),
-  HandlePath: pathParam('handle', str({ pattern: '^(email_address|phone_number|username):.{1,320}$' }), 'Handle as `type:value`, URL-encoded, e.g. `email_address:ada%40example.com`.'),
-  TemplateNamePath: pathParam('template_name', ref('EmailTemplateName'), 'Template name.'),
+  HandlePath: pathParam('handle', str({ pattern: '^(email_address|phone_number|username):.{1,320}$' }), 'Handle as `type:value`, URL-encoded, e.g. `email_address:ada%40example.com`.', 'email_address:ada@example.com'),
+  TemplateNamePath: pathParam('template_name', ref('EmailTemplateName'), 'Template name.', 'otp_via_email'),
   WebhookIdPath: pathParam('webhook_id', ref('ResourceId'), 'Webhook id.'),
   SamlCredentialsIdPath: pathParam('saml_provider_credentials_id', ref('ResourceId'), 'SAML provider credentials id.'),
   Limit: { name: 'limit', in: 'query', required: false, description: 'Page size (at most 1000).', schema: int({ minimum: 1, maximum: 1000, default: 100 }) },

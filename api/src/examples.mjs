@@ -1,6 +1,8 @@
 // Example values shared by several operations, so that the same person, organization and token
 // appear consistently across the reference.
 export const ORG_ID = '3f6a0c1e-5b7d-4e2a-9c41-0d2e7f8a9b10';
+/** The development organization of the local server, for examples the samples send to it (they must name a real one). */
+export const DEV_ORG_ID = 'org_keyway_dev';
 export const SUBORG_ID = '7c2d9e41-1a3b-4c5d-8e6f-a0b1c2d3e4f5';
 export const PERSON_ID = 'pid:0193a1f2c4b87d3e9f10a2b3c4d5e6f7';
 export const CHALLENGE_ID = 'ch_01JD8Z6X2K9Q4M7R3T5V8W1Y0A';

@@ -42,7 +42,9 @@ const MUTATING = new Set(['post', 'put', 'patch', 'delete']);
  * @property {keyof typeof SECURITY} security
  * @property {boolean} [sdk] called by the browser SDK (SDK headers documented)
  * @property {(string|object)[]} [params] component parameter names or inline parameter objects
- * @property {{schema: object, example: unknown, contentType?: string, required?: boolean, description?: string}} [body]
+ * @property {{schema: object, example: unknown, contentType?: string, required?: boolean, description?: string, sample?: object}} [body]
+ *   `sample`: extensions for the reference's request samples, merged into the media type (`x-sample-variables`: body fields
+ *   the reader supplies as a variable; `x-sample-filenames`: the file name of each multipart file part)
  * @property {OkSpec} ok
  * @property {OkSpec[]} [moreOk] further success answers (e.g. 202)
  * @property {string[]} [errors] extra error answers (component names); replace the default of the same status
@@ -113,7 +115,7 @@ export function operation(spec) {
       requestBody: {
         required: spec.body.required ?? true,
         ...(spec.body.description ? { description: spec.body.description } : {}),
-        content: { [spec.body.contentType ?? 'application/json']: { schema: spec.body.schema, example: spec.body.example } },
+        content: { [spec.body.contentType ?? 'application/json']: { schema: spec.body.schema, example: spec.body.example, ...(spec.body.sample ?? {}) } },
       },
     } : {}),
     responses,

@@ -38,11 +38,11 @@ export const accessOperations = [
   ...crudOperations({
     base: '/rbac/roles', param: 'RoleNamePath', paramName: 'role_name', tags: ['rbac'],
     id: 'Role', noun: 'role', schema: 'Role', createSchema: 'RoleCreate', patchSchema: 'RolePatch',
-    example: ROLE, createExample: { name: 'editor', description: 'Writes the docs', permissions: ['docs:read', 'docs:write'] }, patchExample: { permissions: ['docs:read', 'docs:write', 'docs:publish'] },
+    example: ROLE, createExample: { name: 'editor', description: 'Writes the docs', permissions: ['docs:write'] }, createdExample: { ...ROLE, permissions: ['docs:write'] }, patchExample: { permissions: ['docs:read', 'docs:write', 'docs:publish'] },
     summaries: { list: 'Get a list of roles', create: 'Create a role', get: 'Get a role', patch: 'Update a role', delete: 'Delete a role' },
     text: {
       list: 'Lists the roles of the organization with their permissions, including roles inherited through the RBAC pool.',
-      create: 'Defines a role as a named set of existing permissions (unknown permissions answer 400).',
+      create: 'Defines a role as a named set of existing permissions (unknown permissions answer 400): create each permission first with `POST /rbac/permissions`, as its example does for `docs:write`.',
       get: 'Returns one role with the names of the permissions it grants.',
       patch: 'Changes the description or replaces the permission set of a role; persons holding the role are affected at once.',
       delete: 'Deletes a role and unassigns it from every person; their permissions from other roles are unaffected.',

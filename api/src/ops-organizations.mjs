@@ -13,9 +13,21 @@ const CONFIG = {
 const TIER = { name: 'growth', monthly_active_persons: 10000, suborganizations: 10, api_calls_per_minute: 6000, price_per_month_usd: 240 };
 const TEMPLATE = { name: 'otp_via_email', subject: 'Your Acme sign-in code', html_body: '<p>Your code is <b>{{ code }}</b>.</p>', text_body: 'Your code is {{ code }}.', updated_at: CREATED_AT };
 const EXT_CRED = { id: 'xc_01JD8ZD1', label: 'Transactional SMTP', type: 'smtp', public_fields: { host: 'smtp.example.com', port: 587, from: 'no-reply@example.com' }, created_at: CREATED_AT };
+// Metadata of an identity provider as it publishes it (a self-signed P-256 signing certificate): registering from inline
+// XML runs as printed, where a metadata URL would have to be fetched.
+const IDP_METADATA_XML = [
+  '<EntityDescriptor xmlns="urn:oasis:names:tc:SAML:2.0:metadata" xmlns:ds="http://www.w3.org/2000/09/xmldsig#" entityID="https://idp.example.com/saml">\n',
+  '  <IDPSSODescriptor protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol">\n',
+  '    <KeyDescriptor use="signing">\n',
+  '      <ds:KeyInfo><ds:X509Data><ds:X509Certificate>MIIBiTCCAS+gAwIBAgIUL8iNH8LMBNWj4SPHz4Jg/wgJWYgwCgYIKoZIzj0EAwIwGjEYMBYGA1UEAwwPaWRwLmV4YW1wbGUuY29tMB4XDTI2MTEyNTE1NDUwOFoXDTM2MTEyMjE1NDUwOFowGjEYMBYGA1UEAwwPaWRwLmV4YW1wbGUuY29tMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEAyeV7ckxf/QZq5j0IFOVCksI2JS/HEZKciT6zP1Szxzz8rSYfuGtMNydpci5RR38gSf3ujl0m7NfkHpd/okmUaNTMFEwHQYDVR0OBBYEFLvWmG6yMz3yHC+Th/QXYjnb4zCEMB8GA1UdIwQYMBaAFLvWmG6yMz3yHC+Th/QXYjnb4zCEMA8GA1UdEwEB/wQFMAMBAf8wCgYIKoZIzj0EAwIDSAAwRQIgYcJDyXtrJrlWfBrUTqwNj3OQni3SYspk2ubEP5kfgUICIQC1gmumgPo4BCzePEFxVx2V1kQpLj1rq19zBW4XR6tzHw==</ds:X509Certificate></ds:X509Data></ds:KeyInfo>\n',
+  '    </KeyDescriptor>\n',
+  '    <SingleSignOnService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect" Location="https://idp.example.com/saml/sso"/>\n',
+  '  </IDPSSODescriptor>\n',
+  '</EntityDescriptor>\n',
+].join('');
 const SAML = {
-  id: 'spc_01JD8ZE7', label: 'Corporate IdP', idp_entity_id: 'https://idp.example.com/saml', idp_metadata_url: 'https://idp.example.com/saml/metadata',
-  sp_entity_id: `https://api.keyway.dev/sso/saml/${ORG_ID}`, sp_acs_url: 'https://api.keyway.dev/sso/saml/acs', attribute_mapping: { mail: 'email' }, created_at: CREATED_AT,
+  id: 'spc_01JD8ZE7', label: 'Corporate IdP', idp_entity_id: 'https://idp.example.com/saml',
+  sp_entity_id: 'https://api.keyway.dev/sso/saml/metadata', sp_acs_url: 'https://api.keyway.dev/sso/saml/acs', attribute_mapping: { mail: 'email' }, created_at: CREATED_AT,
 };
 const OIDC = { client_id: '1234567890-abc.apps.example.com', label: 'Google', provider: 'google', scopes: ['openid', 'email'], created_at: CREATED_AT };
 const WEBHOOK = { id: 'wh_01JD8ZF2', name: 'Audit sink', description: 'Sends sign-in events to the audit service', target_url: 'https://audit.example.com/keyway', custom_headers: { 'X-Team': ['identity'] }, timeout: 10, created_at: CREATED_AT };
@@ -178,7 +190,7 @@ activated. Patterns must be valid regular expressions (400 otherwise).`,
     base: '/organizations/sso/saml/provider-credentials', param: 'SamlCredentialsIdPath', paramName: 'saml_provider_credentials_id', tags: ['organization-sso-config'],
     id: 'SamlProviderCredentials', noun: 'SAML provider credentials', schema: 'SamlProviderCredentials', createSchema: 'SamlProviderCredentialsCreate', patchSchema: 'SamlProviderCredentialsPatch',
     example: SAML,
-    createExample: { label: 'Corporate IdP', idp_metadata_url: 'https://idp.example.com/saml/metadata', attribute_mapping: { mail: 'email' } },
+    createExample: { label: 'Corporate IdP', idp_metadata_xml: IDP_METADATA_XML, attribute_mapping: { mail: 'email' } },
     patchExample: { label: 'Corporate IdP (EU)' },
     summaries: { list: 'List SAML credentials', create: 'Create new SAML provider credentials', get: 'Get SAML provider credentials', patch: 'Modify SAML provider credentials', delete: 'Delete SAML provider credentials' },
     text: {

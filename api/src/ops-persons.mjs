@@ -11,7 +11,7 @@ const GROUP = { name: 'editors', description: 'May edit the docs', created_at: C
 const person2 = { ...PERSON, person_id: 'pid:0193a1f2c4b87d3e9f10a2b3c4d5e6f8', handles: [{ type: 'email_address', value: 'grace@example.com' }], groups: ['editors'], attributes: {} };
 
 export const consentDeleteParams = [
-  { name: 'consent_levels', in: 'query', required: false, style: 'form', explode: false, description: 'Comma-joined levels to remove.', schema: { type: 'array', items: ref('ConsentLevel'), minItems: 1 } },
+  { name: 'consent_levels', in: 'query', required: false, style: 'form', explode: false, description: 'Comma-joined levels to remove.', schema: { type: 'array', items: ref('ConsentLevel'), minItems: 1 }, example: ['marketing'] },
   { name: 'deleteAll', in: 'query', required: false, description: 'Remove every level; use instead of consent_levels.', schema: { type: 'boolean' } },
 ];
 
@@ -323,6 +323,7 @@ columns, unknown columns or buckets) or that is not CSV answers 400 and imports 
       contentType: 'multipart/form-data',
       schema: closed({ file: str({ contentMediaType: 'text/csv', description: 'The CSV file.' }) }, ['file']),
       example: { file: 'handle_type,handle_value,region,groups,roles\nemail_address,ada@example.com,eu-west,editors,reader\n' },
+      sample: { 'x-sample-filenames': { file: 'persons.csv' } },
     },
     ok: { schema: ref('BulkImportResult'), example: { imported: 1, failed: 1, failures: [{ row: 3, message: 'malformed e-mail address' }] } },
   },

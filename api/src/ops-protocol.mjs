@@ -3,7 +3,7 @@ import { ref, str } from './lib.mjs';
 import { USER_TOKEN, PERSON_ID } from './examples.mjs';
 
 const FORM = 'application/x-www-form-urlencoded';
-const q = (name, schema, description, required = true) => ({ name, in: 'query', required, description, schema });
+const q = (name, schema, description, required = true, example = undefined) => ({ name, in: 'query', required, description, schema, ...(example === undefined ? {} : { example }) });
 const ISSUER = 'https://api.keyway.dev';
 const userInfoExample = { sub: PERSON_ID, email: 'ada@example.com', email_verified: true, groups: ['editors'] };
 const protocolErrors = ['OAuth2BadRequest', 'OAuth2Unauthorized'];
@@ -13,13 +13,13 @@ export const protocolOperations = [
   {
     method: 'get', path: '/oauth2/authorize', id: 'getOAuth2Authorize', tags: ['o-auth-2'], sdk: true, security: 'none',
     params: [
-      q('client_id', ref('OAuthClientId'), 'Registered OAuth2 client.'),
-      q('redirect_uri', str({ format: 'uri', maxLength: 2048 }), 'Must equal one of the client\'s registered redirect URIs.'),
+      q('client_id', ref('OAuthClientId'), 'Registered OAuth2 client.', true, 'keyway-dev-client'),
+      q('redirect_uri', str({ format: 'uri', maxLength: 2048 }), 'Must equal one of the client\'s registered redirect URIs (in development, any URI on an allowed browser origin).', true, 'http://localhost:3000/callback'),
       q('response_type', str({ const: 'code' }), 'Only the authorization code flow is offered.'),
-      q('scope', str({ pattern: '(^| )openid( |$)', maxLength: 1024 }), 'Space-separated; must contain `openid`.'),
-      q('state', str({ minLength: 8, maxLength: 512 }), 'CSRF token of the client, returned unchanged.'),
-      q('code_challenge', str({ pattern: '^[A-Za-z0-9_-]{43,128}$' }), 'PKCE S256 code challenge.'),
-      q('code_challenge_method', str({ const: 'S256', default: 'S256' }), 'Only S256.', false),
+      q('scope', str({ pattern: '(^| )openid( |$)', maxLength: 1024 }), 'Space-separated; must contain `openid`.', true, 'openid email'),
+      q('state', str({ minLength: 8, maxLength: 512 }), 'CSRF token of the client, returned unchanged.', true, 'Zq3v9LkT2xW8'),
+      q('code_challenge', str({ pattern: '^[A-Za-z0-9_-]{43,128}$' }), 'PKCE S256 code challenge (base64url of the SHA-256 of the `code_verifier` the token request sends).', true, 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM'),
+      q('code_challenge_method', str({ const: 'S256' }), 'Only S256, and it must be sent: without it RFC 7636 reads the challenge as `plain`, which Keyway refuses (the browser goes back to `redirect_uri` with `error=invalid_request`).', false, 'S256'),
       q('nonce', str({ maxLength: 512 }), 'Copied into the id_token.', false),
       q('token', str({ maxLength: 16384 }), 'A valid user token of the client\'s organization (not anonymous): the person is signed in already, so the hosted page is skipped and the browser goes straight back with a code.', false),
     ],
@@ -50,14 +50,13 @@ revokes every token of that grant, the newest refresh and access tokens included
     body: {
       contentType: FORM,
       schema: ref('OAuth2TokenRequest'),
-      example: {
-        grant_type: 'authorization_code', client_id: 'docs-portal', code: 'ac_7Hk2pQ9sLm4N',
-        code_verifier: 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk', redirect_uri: 'https://docs.example.com/login',
-      },
+      // A confidential client's machine-to-machine exchange (the first security alternative): it runs as printed, where
+      // an authorization code is single-use and lasts 60 s (the hosted-login guide runs that flow end to end).
+      example: { grant_type: 'client_credentials', scope: 'invoices:read' },
     },
     ok: {
       raw: true, schema: ref('OAuth2TokenResponse'),
-      example: { access_token: USER_TOKEN, token_type: 'Bearer', expires_in: 3600, id_token: USER_TOKEN, scope: 'openid' },
+      example: { access_token: USER_TOKEN, token_type: 'Bearer', expires_in: 3600, scope: 'invoices:read' },
       headers: { 'Cache-Control': { description: 'Always `no-store`.', schema: str({ const: 'no-store' }) } },
     },
     errors: protocolErrors,

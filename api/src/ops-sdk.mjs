@@ -2,7 +2,7 @@
 // self-service attributes and consents, analytics ingestion.
 import { ref, str, int, open } from './lib.mjs';
 import {
-  ORG_ID, SUBORG_ID, PERSON, PERSON_ID, CHALLENGE_ID, USER_TOKEN, EMAIL_HANDLE, ORGANIZATION, CREDENTIALS,
+  ORG_ID, DEV_ORG_ID, SUBORG_ID, PERSON, PERSON_ID, CHALLENGE_ID, USER_TOKEN, EMAIL_HANDLE, ORGANIZATION, CREDENTIALS,
   OTP_CHALLENGE, PROXY_CHALLENGE, CONSENTS, CONSENT_DESCRIPTION,
 } from './examples.mjs';
 
@@ -319,7 +319,7 @@ Only writable buckets are accepted; others answer 403 and nothing is written.`,
   {
     method: 'delete', path: '/consent/gdpr', id: 'deleteMyGdprConsent', tags: ['person-consents'], sdk: true, security: 'user',
     params: [
-      { name: 'consent_levels', in: 'query', required: false, style: 'form', explode: true, description: 'Levels to remove, the parameter repeated (`consent_levels=analytics&consent_levels=marketing`, as the published client sends them); one comma-joined value is accepted too.', schema: { type: 'array', items: ref('ConsentLevel'), minItems: 1 } },
+      { name: 'consent_levels', in: 'query', required: false, style: 'form', explode: true, description: 'Levels to remove, the parameter repeated (`consent_levels=analytics&consent_levels=marketing`, as the published client sends them); one comma-joined value is accepted too.', schema: { type: 'array', items: ref('ConsentLevel'), minItems: 1 }, example: ['marketing'] },
       { name: 'deleteAll', in: 'query', required: false, description: 'Remove every level; use instead of consent_levels.', schema: { type: 'boolean' } },
     ],
     summary: 'Remove GDPR consent levels of the signed-in person',
@@ -344,7 +344,8 @@ Revokes a user token so that validation reports it invalid from then on (also af
 log-out with the person's own token; a management caller may revoke any token of the organization. Revoking an
 already revoked or expired token succeeds. With \`Keyway-Required-Consistency: all_regions\` the answer waits until
 every region knows.`,
-    body: { schema: ref('TokenRequest'), example: { token: USER_TOKEN } },
+    // The samples revoke the caller's own token (log-out): only a token this server signed can be revoked.
+    body: { schema: ref('TokenRequest'), example: { token: USER_TOKEN }, sample: { 'x-sample-variables': { token: 'KEYWAY_USER_TOKEN' } } },
     ok: { schema: open({ revoked: { type: 'boolean', const: true } }, ['revoked']), example: { revoked: true }, description: 'The token is revoked (or was already invalid).' },
   },
   {
@@ -357,7 +358,7 @@ sends it with keep-alive so it survives page unloads. Field sizes are capped (us
     body: {
       schema: ref('AnalyticsEvent'),
       example: {
-        event_name: 'AuthenticationSucceeded_v1', organization_id: ORG_ID, analytics_correlation_id: 'c0rr-5e1f-4b2a',
+        event_name: 'AuthenticationSucceeded_v1', organization_id: DEV_ORG_ID, analytics_correlation_id: 'c0rr-5e1f-4b2a',
         window_location: 'https://docs.example.com/login', user_agent: 'Mozilla/5.0 (X11; Linux x86_64)',
         event_data: { person_id: PERSON_ID, success_authn_method: 'otp_via_email', authenticated_methods: ['otp_via_email'], handle: EMAIL_HANDLE },
       },
@@ -370,7 +371,7 @@ sends it with keep-alive so it survives page unloads. Field sizes are capped (us
     description: 'Receives one analytics event, or an array of up to 100; same fields and limits as `/actions/sdk`. All or none are stored.',
     body: {
       schema: ref('AnalyticsEventBatch'),
-      example: [{ event_name: 'VirtualPageLoaded_v1', organization_id: ORG_ID, analytics_correlation_id: 'c0rr-5e1f-4b2a', window_location: 'https://docs.example.com/docs/intro' }],
+      example: [{ event_name: 'VirtualPageLoaded_v1', organization_id: DEV_ORG_ID, analytics_correlation_id: 'c0rr-5e1f-4b2a', window_location: 'https://docs.example.com/docs/intro' }],
     },
     ok: { schema: open({ accepted: int({ minimum: 0 }) }, ['accepted']), example: { accepted: 1 }, description: 'Stored.' },
   },
@@ -384,7 +385,7 @@ sends it with keep-alive so it survives page unloads. Field sizes are capped (us
     description: 'Lists the analytics events stored for the organization, newest first, page by page, optionally of one name. Use it to audit sign-ins or to debug the SDK integration.',
     ok: {
       schema: { type: 'array', items: ref('StoredEvent') }, paginated: true,
-      example: [{ id: 42, source: 'sdk', event_name: 'AuthenticationSucceeded_v1', person_id: PERSON_ID, created_at: '2026-03-14T09:26:53Z', event: { event_name: 'AuthenticationSucceeded_v1', organization_id: ORG_ID, analytics_correlation_id: 'c0rr-5e1f-4b2a', event_data: { person_id: PERSON_ID, success_authn_method: 'otp_via_email' } } }],
+      example: [{ id: 42, source: 'sdk', event_name: 'AuthenticationSucceeded_v1', person_id: PERSON_ID, created_at: '2026-03-14T09:26:53Z', event: { event_name: 'AuthenticationSucceeded_v1', organization_id: DEV_ORG_ID, analytics_correlation_id: 'c0rr-5e1f-4b2a', event_data: { person_id: PERSON_ID, success_authn_method: 'otp_via_email' } } }],
     },
   },
 ];

@@ -245,7 +245,7 @@ export const schemas = {
     oneOf: [
       challengeVariant('ui_customization', ['email_link', 'sms_link', 'otp_via_email', 'otp_via_sms', 'oidc', 'saml', 'webauthn', 'password', 'totp'], open({ authn_redirect_page_ui_config: open({ logo_url: str({ format: 'uri' }), title: str(), background_color: str(), text_color: str() }) }, ['authn_redirect_page_ui_config'])),
       challengeVariant('authn_context_update', ['oidc', 'saml'], open({ target_org_id: ref('OrganizationId'), factor: ref('Factor') }, ['target_org_id', 'factor'])),
-      challengeVariant('proxy', ['email_link', 'sms_link'], open({ challenge_id: ref('ChallengeId') }, ['challenge_id'])),
+      challengeVariant('proxy', ['email_link', 'sms_link', 'oidc', 'saml'], open({ challenge_id: ref('ChallengeId') }, ['challenge_id'])),
       challengeVariant('webauthn_create', ['webauthn'], ref('WebAuthnCreateOptions')),
       challengeVariant('webauthn_get', ['webauthn'], ref('WebAuthnGetOptions')),
       challengeVariant('nonce', ['email_link', 'sms_link', 'direct_id', 'impersonate', 'api'], open({ challenge: str({ minLength: 1 }) }, ['challenge'])),

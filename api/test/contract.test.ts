@@ -134,8 +134,9 @@ describe('wire facts of the SDK issue', () => {
     const validate = validatorFor(media.schema!);
     expect(validate({ grant_type: 'authorization_code', client_id: 'docs', code: 'c', code_verifier: 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk', redirect_uri: 'https://docs.example.com/login' })).toBe(true);
     expect(validate({ grant_type: 'password', username: 'a', password: 'b' })).toBe(false);
+    // The example exchange is client_credentials (it runs as printed); the answer's schema carries id_token for openid codes.
     const ok = resolve<{ content: Record<string, MediaType> }>(doc, op.responses['200'] as Json);
-    expect(ok.content['application/json']!.example).toHaveProperty('id_token');
+    expect(resolve<{ properties: Record<string, Json> }>(doc, ok.content['application/json']!.schema!).properties).toHaveProperty('id_token');
   });
 
   it('/.well-known endpoints are public; management calls need org id and API key; SDK calls a bearer token', () => {

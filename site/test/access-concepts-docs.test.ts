@@ -3,6 +3,11 @@
 // model of /work/shared/spec/product-spec.md and api-operations.md: routes, links, prose length,
 // wording, API paths and curl requests, event, bucket, claim and header names, JSON examples and
 // TypeScript samples (type-checked against the packages installed in the workspace).
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import crypto from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -368,13 +373,54 @@ describe('accuracy against the spec', () => {
 // Each request gets a fresh anonymous person: $TOKEN is its user token, $PERSON_ID its id.
 // ---------------------------------------------------------------------------------------------
 
+/**
+ * Shell blocks of these pages that are not requests the runner can send, each with the reason. Every other shell block
+ * must be marked `runnable`; the test below fails on a block that is neither.
+ */
+const NOT_RUNNABLE: Record<string, string> = {
+  'token-containers.md: Variables used by the examples':
+    'a shell set-up (export and a curl piped to jq), not one request: run by the test "sets the variables the examples use" instead',
+};
+
 describe('runnable samples against the local identity server', () => {
   let local: LocalServer | undefined;
   let startError = '';
+  /** A suborganization of the development organization (the pages call it $SUBORG_ID). */
+  let suborgId = '';
+  /** A webhook registered as sync-hooks.md does ($WEBHOOK_ID), at a local endpoint that answers with a claim. */
+  let webhookId = '';
+  const hookCalls: string[] = [];
+  const hook = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (d: Buffer) => (body += d.toString()));
+    req.on('end', () => {
+      hookCalls.push(body);
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ claims: { plan: 'team' } }));
+    });
+  });
 
   beforeAll(async () => {
     try {
       local = await startLocalServer('keyway-concepts-');
+      const res = await fetch(`${local.live.url}/organizations/suborganizations`, {
+        method: 'POST',
+        headers: { 'Keyway-OrgID': local.live.orgId, 'Keyway-API-Key': local.apiKey, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ org_name: 'Globex Corporation', tenant_name: 'globex' }),
+      });
+      suborgId = ((await res.json()) as { result: { id: string } }).result.id;
+      // replication.md removes the person from the organization's `admins` group.
+      await fetch(`${local.live.url}/groups`, {
+        method: 'POST',
+        headers: { 'Keyway-OrgID': local.live.orgId, 'Keyway-API-Key': local.apiKey, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ name: 'admins', description: 'Administrators' }),
+      });
+      await new Promise<void>((resolve) => hook.listen(0, '127.0.0.1', resolve));
+      const registered = await fetch(`${local.live.url}/organizations/webhooks`, {
+        method: 'POST',
+        headers: { 'Keyway-OrgID': local.live.orgId, 'Keyway-API-Key': local.apiKey, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ name: 'Billing claims', target_url: `http://127.0.0.1:${(hook.address() as AddressInfo).port}/keyway/claims`, timeout: 3 }),
+      });
+      webhookId = ((await registered.json()) as { result: { id: string } }).result.id;
     } catch (err) {
       startError = (err as Error).stack ?? String(err);
     }
@@ -382,12 +428,57 @@ describe('runnable samples against the local identity server', () => {
 
   afterAll(async () => {
     await local?.close();
+    hook.close();
+  });
+
+  it('marks every shell block runnable, or says why it cannot be', () => {
+    const unmarked = pages.flatMap((p) =>
+      p.code
+        .filter((b) => ['bash', 'sh', 'shell'].includes(b.lang) && !/\brunnable\b/.test(b.meta))
+        .map((b) => `${p.rel}: ${/title="([^"]*)"/.exec(b.meta)?.[1] ?? '(untitled)'}`)
+        .filter((k) => !NOT_RUNNABLE[k]),
+    );
+    expect(unmarked).toEqual([]);
   });
 
   it('runs every runnable request and gets the documented status and result fields', async () => {
     expect(startError, 'the identity server starts').toBe('');
-    const { ran, problems } = await runRunnableSamples(pages, local as LocalServer);
+    // $SEALED is what encrypt-attribute.ts's sealAttribute gives for the person: AES-256-GCM, iv + ciphertext + tag.
+    const sealed = (personId: string): string => {
+      const iv = crypto.randomBytes(12);
+      const cipher = crypto.createCipheriv('aes-256-gcm', crypto.randomBytes(32), iv).setAAD(Buffer.from(personId));
+      return Buffer.concat([iv, cipher.update('AB123456C'), cipher.final(), cipher.getAuthTag()]).toString('base64url');
+    };
+    const { ran, problems } = await runRunnableSamples(pages, local as LocalServer, {
+      extraVars: async (person) => {
+        // The person a back end acts on is a member of the `admins` group (replication.md removes them from it).
+        await fetch(`${local!.live.url}/groups/admins/persons`, {
+          method: 'POST',
+          headers: { 'Keyway-OrgID': local!.live.orgId, 'Keyway-API-Key': local!.apiKey, 'Content-Type': 'application/json' },
+          body: JSON.stringify({ persons: [person.personId] }),
+        });
+        return { SEALED: sealed(person.personId), SUBORG_ID: suborgId, WEBHOOK_ID: webhookId };
+      },
+    });
     expect(problems).toEqual([]);
-    expect(ran, 'runnable samples executed').toBeGreaterThanOrEqual(10);
+    // Once sync-hooks.md attached the token_minted trigger, the tokens of the later samples called the endpoint.
+    expect(hookCalls.length, 'sync hook calls').toBeGreaterThan(0);
+    expect(ran, 'runnable samples executed').toBeGreaterThanOrEqual(27);
   }, 120_000);
+
+  it('sets the variables the examples use, as printed, with sh, curl and jq', async () => {
+    expect(startError, 'the identity server starts').toBe('');
+    const block = page('token-containers').code.find((b) => /title="Variables used by the examples"/.test(b.meta))!;
+    const script = `${block.value.replaceAll(API_HOST, local!.live.url)}\nprintf '%s\\n%s\\n%s' "$KEYWAY_ORG_ID" "$KEYWAY_API_KEY" "$TOKEN"`;
+    // Asynchronously: the server answering curl runs in this process.
+    const { stdout: out } = await promisify(execFile)('sh', ['-c', script], { encoding: 'utf8' });
+    const [orgId, apiKey, token] = out.split('\n');
+    expect([orgId, apiKey]).toEqual([local!.live.orgId, local!.apiKey]);
+    const check = await fetch(`${local!.live.url}/token/validate`, {
+      method: 'POST',
+      headers: { 'Keyway-OrgID': local!.live.orgId, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ token }),
+    });
+    expect(((await check.json()) as { result: { valid: boolean } }).result.valid, 'TOKEN is a valid user token').toBe(true);
+  });
 });

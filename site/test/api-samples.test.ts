@@ -6,9 +6,12 @@
 // validates against the contract's schema for that status. Go is not installed here: each Go sample is instead checked
 // to send exactly the request of the curl sample of its operation (method, URL, headers, body). The counts are printed.
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiSpec, type Operation } from '../plugins/api-reference';
-import { LOCAL_BASE_URL, requestModel, samplesFor, type RequestModel } from '../plugins/api-reference/samples';
+import { bodyVariable, LOCAL_BASE_URL, requestModel, samplesFor, type RequestModel } from '../plugins/api-reference/samples';
 import { anonymousPerson, openapiFile, parseCurls, schemaRef, ajv, startLocalServer, type LocalServer } from './docs-helpers';
 
 const spec = ApiSpec.load(openapiFile);
@@ -19,22 +22,11 @@ const operations = [...spec.operations()].sort((a, b) => Number(LAST.includes(ke
 type Outcome = { slug: string; lang: string; status: number; body: string };
 
 /**
- * Samples that do not work today, each with the reason (found by this runner; fixing them is work on the contract's
- * examples or the server, listed in the README). The test fails on any other failing sample, and on a listed one that
- * works now (then remove it from the list): the list can only shrink.
+ * Samples that depend on what an earlier sample of the run created, as a reader following the reference would have:
+ * each must run after its prerequisite (the run follows the contract's order, checked below).
  */
-const KNOWN_BROKEN: Record<string, string> = {
-  'DELETE /consent/gdpr': 'the example sends no consent_levels and no deleteAll=true: 400',
-  'POST /token/revoke': 'the example token is not one the server signed: 400',
-  'POST /actions/sdk': 'the server answers 404 for the example event, a status the contract does not declare',
-  'POST /events': 'the server answers 404 for the example event, a status the contract does not declare',
-  'GET /oauth2/authorize': 'the example redirect_uri is not a URI: 400',
-  'POST /oauth2/tokens': 'the example authorization code cannot be valid (codes are one-time and last 60 s): 400',
-  'DELETE /persons/{person_id}/handles/{handle}': 'the handle placeholder does not match the handle pattern: 400',
-  'POST /persons/bulk-import': 'the generated sample sends the example as JSON under a multipart content type with no boundary: 400 (was a 500, fixed in the server)',
-  'PUT /organizations/config/templates/{template_name}': 'the example email_link template has no {{ link }}: 400',
-  'POST /organizations/sso/saml/provider-credentials': 'the example metadata URL (idp.example.com) cannot be fetched: 400',
-  'POST /rbac/roles': 'the example role names a permission that does not exist yet: 400',
+const PREREQUISITES: Record<string, string> = {
+  'POST /rbac/roles': 'POST /rbac/permissions (its example creates the docs:write permission the role names)',
 };
 
 /** Why an answer does not show the sample working, or undefined when it does. */
@@ -58,21 +50,36 @@ function verdict(op: Operation, status: number, body: string): string | undefine
   return undefined;
 }
 
+/** A Go string expression: literals ("…" or `…`) and os.Getenv("NAME") joined by +, with each variable written $NAME. */
+function goText(expr: string): string {
+  return [...expr.matchAll(/"(?:[^"\\]|\\.)*"|`[^`]*`|os\.Getenv\(("\w+")\)/g)]
+    .map((m) => (m[1] ? `$${JSON.parse(m[1]) as string}` : m[0].startsWith('`') ? m[0].slice(1, -1) : (JSON.parse(m[0]) as string)))
+    .join('');
+}
+
+/** The parts a Go sample's mime/multipart writer writes, in the shape of curlRequest's multipart body. */
+function goParts(code: string): string {
+  const parts: string[] = [];
+  for (const m of code.matchAll(/part\.Set\("Content-Disposition", `form-data; name="(\w+)"; filename="([^"]+)"`\)\n\tpart\.Set\("Content-Type", "([^"]+)"\)[^]*?io\.WriteString\(w, ("(?:[^"\\]|\\.)*"|`[^`]*`)\)|form\.WriteField\("(\w+)", ("(?:[^"\\]|\\.)*")\)/g))
+    parts.push(m[1] ? `${m[1]}=@${m[2]};type=${m[3]}\n${goText(m[4]!)}` : `${m[5]}=${goText(m[6]!)}`);
+  return parts.join('\n--\n');
+}
+
 /** The request a Go sample sends, read back from its source. */
 function goRequest(code: string): { method: string; url: string; headers: Record<string, string>; body?: string } {
-  const call = /http\.NewRequest\("([A-Z]+)", ("(?:[^"\\]|\\.)*"), (nil|strings\.NewReader\(("(?:[^"\\]|\\.)*"|`[^`]*`|form\.Encode\(\))\))\)/.exec(code);
+  const call = /http\.NewRequest\("([A-Z]+)", ("(?:[^"\\]|\\.)*"), (nil|&payload|strings\.NewReader\(((?:"(?:[^"\\]|\\.)*"|`[^`]*`|os\.Getenv\("\w+"\)|\s\+\s)+|form\.Encode\(\))\))\)/.exec(code);
   if (!call) throw new Error(`no http.NewRequest in\n${code}`);
   const headers: Record<string, string> = {};
   for (const m of code.matchAll(/req\.Header\.Set\(("(?:[^"\\]|\\.)*"), (.+)\)\n/g))
-    headers[(JSON.parse(m[1]!) as string).toLowerCase()] = m[2]!.split(' + ').map((p) => (p.startsWith('os.Getenv(') ? `$${JSON.parse(p.slice(10, -1))}` : JSON.parse(p))).join('');
+    headers[(JSON.parse(m[1]!) as string).toLowerCase()] = m[2] === 'form.FormDataContentType()' ? 'multipart/form-data' : goText(m[2]!);
   if (/req\.SetBasicAuth\(os\.Getenv\("(\w+)"\), os\.Getenv\("(\w+)"\)\)/.test(code)) {
     const [, u, p] = /req\.SetBasicAuth\(os\.Getenv\("(\w+)"\), os\.Getenv\("(\w+)"\)\)/.exec(code)!;
     headers.authorization = `basic $${u}:$${p}`;
   }
   let body: string | undefined;
   if (call[4] === 'form.Encode()') body = new URLSearchParams([...code.matchAll(/form\.Set\(("(?:[^"\\]|\\.)*"), ("(?:[^"\\]|\\.)*")\)/g)].map((m) => [JSON.parse(m[1]!), JSON.parse(m[2]!)])).toString();
-  else if (call[4]?.startsWith('`')) body = call[4].slice(1, -1);
-  else if (call[4]) body = JSON.parse(call[4]) as string;
+  else if (call[3] === '&payload') body = goParts(code);
+  else if (call[4]) body = goText(call[4]);
   return { method: call[1]!, url: JSON.parse(call[2]!) as string, headers, ...(body === undefined ? {} : { body }) };
 }
 
@@ -84,11 +91,24 @@ function curlRequest(m: RequestModel): ReturnType<typeof goRequest> {
   if (m.body?.kind === 'json') headers['content-type'] = 'application/json';
   if (m.body?.kind === 'form') headers['content-type'] = 'application/x-www-form-urlencoded';
   if (m.body?.kind === 'raw') headers['content-type'] = m.body.contentType;
-  const body = m.body?.kind === 'json' ? JSON.stringify(m.body.value, null, 2) : m.body?.kind === 'form' ? new URLSearchParams(m.body.fields).toString() : m.body?.text;
+  if (m.body?.kind === 'multipart') headers['content-type'] = 'multipart/form-data';
+  let body: string | undefined;
+  if (m.body?.kind === 'json') body = m.body.variables.reduce((t, v) => t.replaceAll(bodyVariable(v), `$${v}`), JSON.stringify(m.body.value, null, 2));
+  else if (m.body?.kind === 'form') body = new URLSearchParams(m.body.fields).toString();
+  else if (m.body?.kind === 'multipart') body = m.body.parts.map((p) => (p.file ? `${p.name}=@${p.file.filename};type=${p.file.contentType}\n${p.value}` : `${p.name}=${p.value}`)).join('\n--\n');
+  else if (m.body?.kind === 'raw') body = m.body.text;
   return { method: m.method, url: LOCAL_BASE_URL + m.target, headers, ...(body === undefined ? {} : { body }) };
 }
 
 describe('API reference samples against a local identity server', () => {
+  it('runs each sample after the one it depends on', () => {
+    for (const [later, first] of Object.entries(PREREQUISITES)) {
+      const at = (k: string) => operations.findIndex((o) => key(o) === k);
+      expect(at(later), later).toBeGreaterThan(at(first.split(' (')[0]!));
+      expect(at(first.split(' (')[0]!), first).toBeGreaterThanOrEqual(0);
+    }
+  });
+
   let local: LocalServer | undefined;
   let client: { client_id: string; client_secret: string };
   const tokens: string[] = [];
@@ -111,7 +131,8 @@ describe('API reference samples against a local identity server', () => {
     const res = await fetch(`${local.live.url}/oauth2/clients`, {
       method: 'POST',
       headers: { 'Keyway-OrgID': local.live.orgId, 'Keyway-API-Key': local.apiKey, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ client_name: 'samples', grant_types: ['client_credentials'], scopes: ['openid'] }),
+      // The confidential client a reader registers for machine-to-machine calls (the scope of the token example).
+      body: JSON.stringify({ client_name: 'samples', grant_types: ['client_credentials'], scopes: ['openid', 'invoices:read'] }),
     });
     client = ((await res.json()) as { result: typeof client }).result;
     tokens.length = 0;
@@ -128,10 +149,10 @@ describe('API reference samples against a local identity server', () => {
     for (const o of outcomes) {
       const op = operations.find((x) => x.slug === o.slug)!;
       const why = verdict(op, o.status, o.body);
-      if (why) r.failures.push(`${lang} ${key(op)}: ${why}`);
-      else r.passing++;
-      if (why && !KNOWN_BROKEN[key(op)]) unexpected.push(`${lang} ${key(op)}: ${why}`);
-      if (!why && KNOWN_BROKEN[key(op)]) unexpected.push(`${lang} ${key(op)} works now: remove it from KNOWN_BROKEN`);
+      if (why) {
+        r.failures.push(`${lang} ${key(op)}: ${why}`);
+        unexpected.push(`${lang} ${key(op)}: ${why}`);
+      } else r.passing++;
     }
     results.set(lang, r);
     return unexpected;
@@ -149,11 +170,14 @@ describe('API reference samples against a local identity server', () => {
         return `${exports}\n${here(code)} -sS -w '\\n%{http_code}' 2>&1\necho; echo '${SEP}'`;
       })
       .join('\n');
-    const child = spawn('sh', ['-s'], { stdio: ['pipe', 'pipe', 'inherit'] });
+    // In a directory of its own: the multipart samples write the file they upload, as a reader would have it on disk.
+    const cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'keyway-curl-samples-'));
+    const child = spawn('sh', ['-s'], { stdio: ['pipe', 'pipe', 'inherit'], cwd });
     let stdout = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stdin.end(script);
     await new Promise((resolve) => child.on('close', resolve));
+    fs.rmSync(cwd, { recursive: true, force: true });
     const parts = stdout.split(`\n${SEP}\n`);
     const outcomes: Outcome[] = operations.map((op, i) => {
       const out = (parts[i] ?? '').replace(/\n$/, '');
@@ -236,7 +260,7 @@ describe('API reference samples against a local identity server', () => {
     const lines = [...results].map(([lang, r]) => `  ${lang.padEnd(7)} found ${r.found}, run ${r.run}, passing ${r.passing}${lang === 'go' ? ` (not run: ${r.found - r.failures.length} send the curl sample's request)` : ''}`);
     const total = [...results.values()].reduce((t, r) => ({ found: t.found + r.found, run: t.run + r.run, passing: t.passing + r.passing }), { found: 0, run: 0, passing: 0 });
     const failing = [...results.values()].flatMap((r) => r.failures);
-    console.log(`API reference request samples against the local identity server: found ${total.found}, run ${total.run}, passing ${total.passing}\n${lines.join('\n')}\nnot working (KNOWN_BROKEN):\n  ${failing.join('\n  ')}`);
+    console.log(`API reference request samples against the local identity server: found ${total.found}, run ${total.run}, passing ${total.passing}\n${lines.join('\n')}\nnot working:\n  ${failing.join('\n  ') || '(none)'}`);
     expect(total.run).toBeGreaterThan(0);
   });
 });

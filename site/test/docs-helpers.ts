@@ -622,7 +622,10 @@ export async function startLocalServer(prefix: string, options: Record<string, u
 export async function runRunnableSamples(
   pages: Page[],
   local: LocalServer,
-  { extraVars = {}, lists = false }: { extraVars?: Record<string, string> | ((person: { token: string; personId: string }) => Record<string, string>); lists?: boolean } = {},
+  {
+    extraVars = {},
+    lists = false,
+  }: { extraVars?: Record<string, string> | ((person: { token: string; personId: string }) => Record<string, string> | Promise<Record<string, string>>); lists?: boolean } = {},
 ): Promise<{ ran: number; problems: string[] }> {
   const { live, apiKey } = local;
   const problems: string[] = [];
@@ -636,7 +639,7 @@ export async function runRunnableSamples(
       if (curls.length === 0) problems.push(`${p.rel}: a runnable block holds no request`);
       for (const c of curls) {
         const person = await anonymousPerson(live);
-        const vars = { ...(typeof extraVars === 'function' ? extraVars(person) : extraVars), KEYWAY_ORG_ID: live.orgId, KEYWAY_API_KEY: apiKey, TOKEN: person.token, PERSON_ID: person.personId };
+        const vars = { ...(typeof extraVars === 'function' ? await extraVars(person) : extraVars), KEYWAY_ORG_ID: live.orgId, KEYWAY_API_KEY: apiKey, TOKEN: person.token, PERSON_ID: person.personId };
         const res = await sendCurl(live, c, vars, p.rel);
         ran++;
         const where = `${p.rel}: ${c.method} ${c.url} answered ${res.status} ${res.text.slice(0, 300)}`;

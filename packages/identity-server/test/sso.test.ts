@@ -34,9 +34,11 @@ describe.each(BACKENDS)('OIDC SSO against a real OpenID Provider (%s)', (backend
       factor: { method: 'oidc', options: { provider: 'generic', ux_mode: 'redirect', redirect_target: `${ORIGIN}/login`, csrf_token: p.csrf, pkce_code_challenge: p.challenge } },
     }, { headers: { origin: ORIGIN } });
     expect(id.status).toBe(200);
-    const [ch] = id.body.result;
+    const [ch, then] = id.body.result;
     expect(ch.type).toBe('oidc');
     expect(ch.options.auth_code_url.startsWith(`${idp.issuer}/auth?`)).toBe(true);
+    // Followed by the proxy challenge a client polls for the token (the published client's sequence).
+    expect(then).toEqual({ id: ch.id, type: 'proxy', authentication_method: 'oidc', options: { challenge_id: ch.id } });
     expect((await call('GET', `/challenge/${ch.id}/v2`)).status).toBe(202);
 
     const callback = await browseUntil(ch.options.auth_code_url, `${t.server.url}/sso/oidc/callback`, 'ada-1');
@@ -46,6 +48,8 @@ describe.each(BACKENDS)('OIDC SSO against a real OpenID Provider (%s)', (backend
     expect(ret.origin + ret.pathname).toBe(`${ORIGIN}/login`);
     expect(ret.searchParams.get('sso_challenge_id')).toBe(ch.id);
     expect(ret.searchParams.get('csrf_token')).toBe(p.csrf);
+    // The challenge to complete, for clients that finish a return from the URL (the published client's getUserFromURL).
+    expect(JSON.parse(Buffer.from(ret.searchParams.get('challenges')!, 'base64url').toString())).toEqual([{ id: ch.id, type: 'proxy', authentication_method: 'oidc', options: { challenge_id: ch.id } }]);
     const code = ret.searchParams.get('sso_code')!;
 
     const wrongPkce = await call('POST', '/sso/resolve', { challenge_id: ch.id, code, pkce_code_verifier: randomBytes(32).toString('base64url') });
@@ -70,6 +74,10 @@ describe.each(BACKENDS)('OIDC SSO against a real OpenID Provider (%s)', (backend
     expect(posted[2]).toBe(ORIGIN);
     const msg = JSON.parse(posted[1]!);
     expect(msg).toMatchObject({ type: 'sso_challenge', challenge_id: ch.id, csrf_token: p.csrf });
+    // The published client's message, to the same origin only: type 5 with the return's query string.
+    const all = [...page.matchAll(/postMessage\((\{.*?\}), "([^"]+)"\)/g)];
+    expect(all.map((m) => m[2])).toEqual([ORIGIN, ORIGIN]);
+    expect(JSON.parse(all[1]![1]!)).toEqual({ type: 5, urlParams: `?${new URLSearchParams({ sso_challenge_id: ch.id, sso_code: msg.code, csrf_token: p.csrf })}` });
     expect((await t.call('POST', '/sso/resolve', { challenge_id: ch.id, code: msg.code, pkce_code_verifier: p.verifier })).status).toBe(204);
     const done = await t.call('GET', `/challenge/${ch.id}`);
     expect(decodeClaims(done.body.result).authentications[0].handle).toBe('ada@corp.example');

@@ -2,6 +2,8 @@
 // would use it: typing into its fields and pressing its buttons (jsdom).
 import { ConfigurationProvider, Form, LoggedIn, LoggedOut, SlashIDProvider } from '@slashid/react';
 import { cleanup, render, screen, waitFor } from '@testing-library/react';
+import { version as reactVersion } from 'react';
+import { version as reactDomVersion } from 'react-dom';
 import { userEvent } from '@testing-library/user-event';
 import { afterEach, describe, expect, it } from 'vitest';
 import { email, useInterop } from './harness.js';
@@ -28,6 +30,11 @@ function App({ factors }: { factors: Array<{ method: 'otp_via_email' | 'password
 }
 
 describe('published React <Form>', () => {
+  it('runs on the React 18 copy of this package (its bundled JSX runtime cannot run on React 19)', () => {
+    expect(reactVersion).toMatch(/^18\./);
+    expect(reactDomVersion).toMatch(/^18\./);
+  });
+
   it('signs in by e-mail code', async () => {
     const user = userEvent.setup();
     const to = email('form-otp');

@@ -1,81 +1,10 @@
-import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { SlashID, type User } from '@slashid/slashid';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { expectErrorCodesMatchStatus, expectMatchesSpec, expectRequestMatchesSpec } from '../../identity-server/test/contract.js';
 import { lastMessage, startTestServer, type TestServer } from '../../identity-server/test/helpers.js';
+import { startProxy, type Exchange } from './proxy.js';
 
-/** Request headers of the published client, renamed to ours; nothing else is touched. */
-const REQUEST_RENAMES: Record<string, string> = {
-  'slashid-orgid': 'keyway-orgid',
-  'slashid-sdkversion': 'keyway-sdkversion',
-  'slashid-sdkretrycount': 'keyway-sdkretrycount',
-};
-const RESPONSE_RENAMES: Record<string, string> = { 'keyway-correlation-id': 'slashid-correlation-id' };
-
-export interface Exchange {
-  method: string;
-  path: string;
-  /** Request headers as the published client sent them (before renaming). */
-  headers: IncomingHttpHeaders;
-  body: string;
-  status: number;
-  response: string;
-}
-
-function rename(headers: IncomingHttpHeaders, map: Record<string, string>): IncomingHttpHeaders {
-  const out: IncomingHttpHeaders = {};
-  for (const [name, value] of Object.entries(headers)) out[map[name.toLowerCase()] ?? name] = value;
-  return out;
-}
-
-/**
- * A loopback proxy in front of the identity server: renames the SDK's `SlashID-*` request headers to `Keyway-*` and
- * `Keyway-Correlation-ID` back on responses, and records every exchange so tests can check what went over the wire.
- */
-export async function startProxy(upstream: string): Promise<{ url: string; log: Exchange[]; close(): Promise<void> }> {
-  const target = new URL(upstream);
-  const log: Exchange[] = [];
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks);
-      const headers = rename(req.headers, REQUEST_RENAMES);
-      headers.host = target.host;
-      const up = httpRequest({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers }, (upRes) => {
-        const out: Buffer[] = [];
-        upRes.on('data', (c: Buffer) => out.push(c));
-        upRes.on('end', () => {
-          const payload = Buffer.concat(out);
-          log.push({
-            method: req.method ?? '',
-            path: req.url ?? '',
-            headers: req.headers,
-            body: body.toString('utf8'),
-            status: upRes.statusCode ?? 0,
-            response: payload.toString('utf8'),
-          });
-          if (process.env.INTEROP_DEBUG) console.error(`${req.method} ${req.url} ${body.toString('utf8').slice(0, 300)}\n  -> ${upRes.statusCode} ${payload.toString('utf8').slice(0, 300)}`);
-          res.writeHead(upRes.statusCode ?? 502, rename(upRes.headers, RESPONSE_RENAMES));
-          res.end(payload);
-        });
-      });
-      up.on('error', (err) => {
-        res.writeHead(502, { 'content-type': 'text/plain' });
-        res.end(String(err));
-      });
-      up.end(body);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    log,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
+export { startProxy, type Exchange };
 
 export interface Interop {
   server: TestServer;
@@ -120,18 +49,21 @@ export function useInterop(): Interop {
     if (!msg.link) throw new Error(`the last message to ${to} has no link`);
     return msg.link;
   };
-  t.checkContract = () => {
-    expect(t.log.length).toBeGreaterThan(0);
-    for (const e of t.log) {
-      const json = (text: string) => (text ? (JSON.parse(text) as unknown) : undefined);
-      if (!String(e.headers['content-type'] ?? '').startsWith('application/json') && e.body) continue;
-      expectRequestMatchesSpec(e.method, e.path, json(e.body));
-      expectMatchesSpec(e.method, e.path, e.status, json(e.response));
-      expectErrorCodesMatchStatus(e.method, e.path, e.status, json(e.response));
-    }
-  };
+  t.checkContract = () => checkContract(t.log);
   t.calls = (method, path, mark = 0) => t.log.slice(mark).filter((e) => e.method === method && e.path.split('?')[0] === path);
   return t;
+}
+
+/** Checks every exchange of `log` against api/openapi.yaml: request bodies, answers, `httpcode` equal to the status. */
+export function checkContract(log: Exchange[]): void {
+  expect(log.length).toBeGreaterThan(0);
+  for (const e of log) {
+    const json = (text: string) => (text ? (JSON.parse(text) as unknown) : undefined);
+    if (!String(e.headers['content-type'] ?? '').startsWith('application/json') && e.body) continue;
+    expectRequestMatchesSpec(e.method, e.path, json(e.body));
+    expectMatchesSpec(e.method, e.path, e.status, json(e.response));
+    expectErrorCodesMatchStatus(e.method, e.path, e.status, json(e.response));
+  }
 }
 
 /** Resolves with the first event of `name` the client emits. */

@@ -116,11 +116,19 @@ export const passwordVerify: ChallengeHandler = (flow, ch) =>
   );
 
 /**
+ * Challenges a flow already completed by polling them: an SSO challenge is followed by a `proxy` challenge naming it
+ * (for clients that poll only then), which this SDK has already polled when the SSO return was resolved.
+ */
+const polledChallenges = new WeakMap<Flow, Set<string>>();
+
+/**
  * `proxy`: polls `GET /challenge/{challenge_id}/v2` every second while the answer is 202
  * (for example until a magic link is opened). Cancelling the flow stops the polling.
  */
 export const proxy: ChallengeHandler = async (flow, ch) => {
-  const id = encodeURIComponent((ch as ProxyChallenge).options.challenge_id ?? ch.id);
+  const challengeId = (ch as ProxyChallenge).options.challenge_id ?? ch.id;
+  if (polledChallenges.get(flow)?.has(challengeId)) return undefined;
+  const id = encodeURIComponent(challengeId);
   for (;;) {
     flow.check();
     const r = await flow.client.call<ChallengesOrToken>('GET', `/challenge/${id}/v2`, {
@@ -134,6 +142,7 @@ export const proxy: ChallengeHandler = async (flow, ch) => {
       if (err) throw err;
       const list = challengesOf(r.body.result);
       if (!list) throw new UnexpectedError('no user token in attestation response');
+      polledChallenges.set(flow, (polledChallenges.get(flow) ?? new Set()).add(challengeId));
       return typeof list === 'string' ? list : flow.process(list);
     }
     await flow.wait(PROXY_POLL_MS);

@@ -61,7 +61,8 @@ export async function handleURL(
     if (present.length < 3)
       throw new InvalidKeywayURLParamsError('sso_challenge_id, sso_code and csrf_token are all needed to complete SSO');
     const ret = { challenge_id: p.get(P.ssoChallengeId)!, code: p.get(P.ssoCode)!, csrf_token: p.get(P.csrfToken)! };
-    strip(u, sso);
+    // `challenges` beside them names the same SSO challenge (for clients that poll it from the URL): completeSSO polls it.
+    strip(u, [...sso, P.challenges]);
     if (window.opener && window.opener !== window) {
       (window.opener as Window).postMessage({ type: HelperMessageType.SSOChallenge, ...ret }, location.origin);
       window.close();

@@ -27,7 +27,9 @@ describe('URL parameters', () => {
     const c = client();
     const fromURL = vi.fn();
     c.events.on('userAuthenticatedFromURL', fromURL);
-    const flow = (await handleURL(c, h, `${PAGE}?sso_challenge_id=ch1&sso_code=code1&csrf_token=csrf-1&keep=1`)) as Flow;
+    // The server also names the challenge to poll (`challenges`, for clients that complete returns from it): stripped too.
+    const challenges = Buffer.from(JSON.stringify([{ id: 'ch1', type: 'proxy', authentication_method: 'oidc', options: { challenge_id: 'ch1' } }])).toString('base64url');
+    const flow = (await handleURL(c, h, `${PAGE}?sso_challenge_id=ch1&sso_code=code1&csrf_token=csrf-1&challenges=${challenges}&keep=1`)) as Flow;
     await expect(flow.result).resolves.toBe(TOKEN);
     expect(resolve[0]!.body).toEqual({ challenge_id: 'ch1', code: 'code1', pkce_code_verifier: 'ver-1' });
     expect(replace).toHaveBeenCalledWith(null, '', `${PAGE}?keep=1`);

@@ -271,7 +271,7 @@ export function tryItProps(spec: ApiSpec, op: Operation): TryItOperation {
     security: op.security[0] ? Object.keys(op.security[0]) : [],
     parameters: op.parameters.map((p) => {
       const ex = p.example ?? (p.schema ? flatten(spec, p.schema, []).schema.example : undefined);
-      return { name: p.name, in: p.in as TryItOperation['parameters'][number]['in'], required: p.required ?? false, ...(ex !== undefined ? { example: typeof ex === 'string' ? ex : JSON.stringify(ex) } : {}) };
+      return { name: p.name, in: p.in as TryItOperation['parameters'][number]['in'], required: p.required ?? false, ...(ex !== undefined ? { example: typeof ex === 'string' ? ex : Array.isArray(ex) ? ex.join(',') : JSON.stringify(ex) } : {}) };
     }),
     ...(contentType
       ? { contentType, body: typeof example === 'string' ? example : contentType === 'application/x-www-form-urlencoded' && example && typeof example === 'object' ? new URLSearchParams(example as Record<string, string>).toString() : json(example) }

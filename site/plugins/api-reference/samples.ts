@@ -10,13 +10,35 @@ export const DEV_API_KEY = 'kw_dev_api_key_not_secret';
 /** A header value: literal text, or a secret the reader supplies (an environment variable in curl, Python and Go). */
 type Part = string | { variable: string; hint: string };
 
+/** What each variable a sample reads holds, as its comment tells the reader. */
+const HINTS: Record<string, string> = {
+  KEYWAY_USER_TOKEN: "the signed-in person's user token",
+  KEYWAY_ACCESS_TOKEN: 'an OAuth2 access token',
+  KEYWAY_CLIENT_ID: 'the OAuth2 client id',
+  KEYWAY_CLIENT_SECRET: 'the OAuth2 client secret',
+};
+
+/** One part of a multipart/form-data body: a plain field, or a file (name, content type, text). */
+export interface FormPart {
+  name: string;
+  value: string;
+  file?: { filename: string; contentType: string };
+}
+
+/** How a JSON body value stands for a variable the reader supplies (replaced by the variable in each language). */
+export const bodyVariable = (variable: string): string => `@@${variable}@@`;
+
 export interface RequestModel {
   method: string;
   /** Path with parameters filled in and the query string appended, without the base URL. */
   target: string;
   headers: { name: string; value: Part[] }[];
   basicAuth?: { user: string; password: string };
-  body?: { kind: 'json'; value: Json } | { kind: 'form'; fields: [string, string][] } | { kind: 'raw'; contentType: string; text: string };
+  body?:
+    | { kind: 'json'; value: Json; variables: string[] }
+    | { kind: 'form'; fields: [string, string][] }
+    | { kind: 'multipart'; parts: FormPart[] }
+    | { kind: 'raw'; contentType: string; text: string };
 }
 
 export interface Sample {
@@ -142,7 +164,7 @@ export function requestModel(spec: ApiSpec, op: Operation): RequestModel {
     } else {
       // Bearer schemes and OAuth2: the user token for SDK calls, an OAuth2 access token otherwise.
       const variable = name === 'UserToken' ? 'KEYWAY_USER_TOKEN' : 'KEYWAY_ACCESS_TOKEN';
-      headers.push({ name: 'Authorization', value: ['Bearer ', { variable, hint: name === 'UserToken' ? "the signed-in person's user token" : 'an OAuth2 access token' }] });
+      headers.push({ name: 'Authorization', value: ['Bearer ', { variable, hint: HINTS[variable]! }] });
     }
   }
   let target = op.path;
@@ -152,8 +174,11 @@ export function requestModel(spec: ApiSpec, op: Operation): RequestModel {
     if (p.in === 'path') {
       const filled = value === null || value === '' || value === 'string' ? p.name.toUpperCase() : scalar(value);
       target = target.replace(`{${p.name}}`, encodeURIComponent(filled).replace(/%3A/gi, ':'));
-    } else if (p.required && p.in === 'query') {
-      query.push(`${encodeURIComponent(p.name)}=${encodeURIComponent(scalar(value))}`);
+    } else if (p.in === 'query' && (p.required || p.example !== undefined)) {
+      // Optional query parameters are printed when the contract gives them an example (one of several alternatives
+      // that an operation needs, such as consent_levels or deleteAll). An array is sent form-exploded (name repeated).
+      const values = Array.isArray(value) ? (p.explode === false ? [value.map(scalar).join(',')] : value) : [value];
+      for (const v of values) query.push(`${encodeURIComponent(p.name)}=${encodeURIComponent(scalar(v))}`);
     } else if (p.required && p.in === 'header') {
       headers.push({ name: p.name, value: [scalar(value)] });
     }
@@ -165,7 +190,8 @@ export function requestModel(spec: ApiSpec, op: Operation): RequestModel {
   const [contentType, media] = Object.entries(content ?? {})[0] ?? [];
   if (contentType && media) {
     const example = mediaExample(spec, media);
-    if (contentType === 'application/json') body = { kind: 'json', value: example };
+    if (contentType === 'application/json') body = jsonBody(example, media, op);
+    else if (contentType === 'multipart/form-data') body = { kind: 'multipart', parts: formParts(spec, example, media, op) };
     else if (contentType === 'application/x-www-form-urlencoded' && example && typeof example === 'object' && !Array.isArray(example))
       body = { kind: 'form', fields: Object.entries(example).map(([k, v]) => [k, scalar(v)]) };
     else body = { kind: 'raw', contentType, text: typeof example === 'string' ? example : JSON.stringify(example) };
@@ -173,12 +199,52 @@ export function requestModel(spec: ApiSpec, op: Operation): RequestModel {
   return { method: op.method.toUpperCase(), target, headers, basicAuth, body };
 }
 
+/** A JSON body; the fields named by the media type's `x-sample-variables` hold the reader's variable instead of the example. */
+function jsonBody(example: Json, media: MediaType, op: Operation): RequestModel['body'] {
+  const wanted = Object.entries(media['x-sample-variables'] ?? {});
+  if (!wanted.length) return { kind: 'json', value: example, variables: [] };
+  if (!example || typeof example !== 'object' || Array.isArray(example))
+    throw new Error(`API reference: ${op.method.toUpperCase()} ${op.path} has x-sample-variables but its example is not an object`);
+  const value: JsonObject = { ...example };
+  for (const [field, variable] of wanted) {
+    if (!HINTS[variable]) throw new Error(`API reference: ${op.method.toUpperCase()} ${op.path}: x-sample-variables names ${variable}, not one of ${Object.keys(HINTS).join(', ')}`);
+    value[field] = bodyVariable(variable);
+  }
+  return { kind: 'json', value, variables: wanted.map(([, v]) => v) };
+}
+
+/**
+ * The parts of a multipart/form-data example: a property whose schema has a `contentMediaType` (or binary format) is a
+ * file, sent with that content type (or the one of the media type's `encoding`) and the name of `x-sample-filenames`.
+ */
+function formParts(spec: ApiSpec, example: Json, media: MediaType, op: Operation): FormPart[] {
+  if (!example || typeof example !== 'object' || Array.isArray(example))
+    throw new Error(`API reference: ${op.method.toUpperCase()} ${op.path}: a multipart/form-data example must be an object of fields`);
+  const schema = media.schema?.$ref ? spec.lookup<Schema>(media.schema.$ref) : media.schema;
+  return Object.entries(example).map(([name, v]) => {
+    const prop = schema?.properties?.[name];
+    const type = media.encoding?.[name]?.contentType ?? prop?.contentMediaType ?? (prop?.format === 'binary' ? 'application/octet-stream' : undefined);
+    if (!type) return { name, value: scalar(v) };
+    const filename = media['x-sample-filenames']?.[name] ?? `${name}.${type.split('/')[1]?.replace(/^octet-stream$/, 'bin') ?? 'bin'}`;
+    return { name, value: scalar(v), file: { filename, contentType: type } };
+  });
+}
+
 const variablesOf = (m: RequestModel): { variable: string; hint: string }[] => {
   const vars = m.headers.flatMap((h) => h.value.filter((p): p is { variable: string; hint: string } => typeof p !== 'string'));
   if (m.basicAuth)
-    vars.push({ variable: m.basicAuth.user, hint: 'the OAuth2 client id' }, { variable: m.basicAuth.password, hint: 'the OAuth2 client secret' });
-  return vars;
+    vars.push({ variable: m.basicAuth.user, hint: HINTS[m.basicAuth.user]! }, { variable: m.basicAuth.password, hint: HINTS[m.basicAuth.password]! });
+  for (const variable of m.body?.kind === 'json' ? m.body.variables : []) vars.push({ variable, hint: HINTS[variable]! });
+  return vars.filter((v, i) => vars.findIndex((w) => w.variable === v.variable) === i);
 };
+
+/** The JSON of a body, each variable's marker string (quotes included) replaced by `use(variable)`. */
+const withVariables = (text: string, variables: string[], use: (variable: string) => string): string =>
+  variables.reduce((t, v) => t.replaceAll(JSON.stringify(bodyVariable(v)), use(v)), text);
+
+/** The files of a multipart body, written by a shell here-document before the request (a reader has them on disk). */
+const heredocs = (parts: FormPart[]): string[] =>
+  parts.filter((p) => p.file).map((p) => `cat > ${p.file!.filename} <<'EOF'\n${p.value.replace(/\n$/, '')}\nEOF`);
 
 const shellSingle = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
 const shellDouble = (parts: Part[]): string =>
@@ -191,12 +257,16 @@ export function curlSample(m: RequestModel, base = LOCAL_BASE_URL): string {
     lines.push(`  -H ${dynamic ? shellDouble([`${h.name}: `, ...h.value]) : shellSingle(`${h.name}: ${h.value.join('')}`)}`);
   }
   if (m.basicAuth) lines.push(`  -u "$${m.basicAuth.user}:$${m.basicAuth.password}"`);
-  if (m.body?.kind === 'json') lines.push(`  -H 'Content-Type: application/json'`, `  --data ${shellSingle(JSON.stringify(m.body.value, null, 2))}`);
+  if (m.body?.kind === 'json')
+    lines.push(`  -H 'Content-Type: application/json'`, `  --data ${withVariables(shellSingle(JSON.stringify(m.body.value, null, 2)), m.body.variables, (v) => `"'"$${v}"'"`)}`);
+  if (m.body?.kind === 'multipart')
+    for (const p of m.body.parts) lines.push(`  -F ${shellSingle(p.file ? `${p.name}=@${p.file.filename};type=${p.file.contentType}` : `${p.name}=${p.value}`)}`);
   if (m.body?.kind === 'form') for (const [k, v] of m.body.fields) lines.push(`  --data-urlencode ${shellSingle(`${k}=${v}`)}`);
   if (m.body?.kind === 'raw') lines.push(`  -H ${shellSingle(`Content-Type: ${m.body.contentType}`)}`, `  --data-binary ${shellSingle(m.body.text)}`);
   const vars = variablesOf(m);
   const preface = vars.length ? vars.map((v) => `# ${v.variable}: ${v.hint}`).join('\n') + '\n' : '';
-  return preface + lines.join(' \\\n');
+  const files = m.body?.kind === 'multipart' ? heredocs(m.body.parts) : [];
+  return preface + files.map((f) => f + '\n').join('') + lines.join(' \\\n');
 }
 
 const jsString = (s: string): string => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'").replace(/\n/g, '\\n')}'`;
@@ -213,7 +283,17 @@ export function fetchSample(m: RequestModel, base = LOCAL_BASE_URL): string {
   let body = '';
   if (m.body?.kind === 'json') {
     headers.push(`    'Content-Type': 'application/json',`);
-    body = `  body: JSON.stringify(${JSON.stringify(m.body.value, null, 2).replace(/\n/g, '\n  ')}),`;
+    body = `  body: JSON.stringify(${withVariables(JSON.stringify(m.body.value, null, 2), m.body.variables, (v) => v).replace(/\n/g, '\n  ')}),`;
+  } else if (m.body?.kind === 'multipart') {
+    // No Content-Type header: fetch writes it with the multipart boundary.
+    out.push('const form = new FormData();');
+    for (const p of m.body.parts)
+      out.push(
+        p.file
+          ? `form.append(${jsString(p.name)}, new Blob([${jsString(p.value)}], { type: ${jsString(p.file.contentType)} }), ${jsString(p.file.filename)});`
+          : `form.append(${jsString(p.name)}, ${jsString(p.value)});`,
+      );
+    body = '  body: form,';
   } else if (m.body?.kind === 'form') {
     body = `  body: new URLSearchParams(${JSON.stringify(Object.fromEntries(m.body.fields), null, 2).replace(/\n/g, '\n  ')}),`;
   } else if (m.body?.kind === 'raw') {
@@ -269,7 +349,12 @@ export function pythonSample(m: RequestModel, base = LOCAL_BASE_URL): string {
     args.push(`headers={\n${hs.join('\n')}\n    }`);
   }
   if (m.basicAuth) args.push(`auth=(${m.basicAuth.user}, ${m.basicAuth.password})`);
-  if (m.body?.kind === 'json') args.push(`json=${pythonLiteral(m.body.value, '    ')}`);
+  if (m.body?.kind === 'json') args.push(`json=${withVariables(pythonLiteral(m.body.value, '    '), m.body.variables, (v) => v)}`);
+  if (m.body?.kind === 'multipart') {
+    // requests writes the multipart body and its Content-Type (with the boundary); a file is (name, content, type).
+    const fields = m.body.parts.map((p) => `        ${JSON.stringify(p.name)}: ${p.file ? `(${JSON.stringify(p.file.filename)}, ${JSON.stringify(p.value)}, ${JSON.stringify(p.file.contentType)})` : `(None, ${JSON.stringify(p.value)})`},`);
+    args.push(`files={\n${fields.join('\n')}\n    }`);
+  }
   if (m.body?.kind === 'form') args.push(`data=${pythonLiteral(Object.fromEntries(m.body.fields), '    ')}`);
   if (m.body?.kind === 'raw') args.push(`data=${JSON.stringify(m.body.text)}`);
   out.push(`response = requests.request(\n    "${m.method}",\n    ${args.join(',\n    ')},\n)`, 'print(response.status_code, response.text)');
@@ -283,10 +368,37 @@ export function goSample(m: RequestModel, base = LOCAL_BASE_URL): string {
   const imports = ['"fmt"', '"io"', '"net/http"'];
   if (vars.length) imports.push('"os"');
   let bodyExpr = 'nil';
-  const contentType =
-    m.body?.kind === 'json' ? 'application/json' : m.body?.kind === 'form' ? 'application/x-www-form-urlencoded' : m.body?.kind === 'raw' ? m.body.contentType : undefined;
+  let contentType =
+    m.body?.kind === 'json' ? '"application/json"' : m.body?.kind === 'form' ? '"application/x-www-form-urlencoded"' : m.body?.kind === 'raw' ? JSON.stringify(m.body.contentType) : undefined;
   const setup: string[] = [];
-  if (m.body) {
+  if (m.body?.kind === 'multipart') {
+    // mime/multipart writes the parts; a file part gets its own headers (CreateFormFile would send application/octet-stream).
+    if (m.body.parts.filter((p) => p.file).length > 1) throw new Error('API reference: the Go sample writes one file part at most');
+    imports.push('"bytes"', '"mime/multipart"');
+    setup.push('\tvar payload bytes.Buffer', '\tform := multipart.NewWriter(&payload)');
+    for (const p of m.body.parts) {
+      if (p.file) {
+        if (!imports.includes('"net/textproto"')) imports.push('"net/textproto"');
+        setup.push(
+          '\tpart := make(textproto.MIMEHeader)',
+          `\tpart.Set("Content-Disposition", ${goString(`form-data; name="${p.name}"; filename="${p.file.filename}"`)})`,
+          `\tpart.Set("Content-Type", ${JSON.stringify(p.file.contentType)})`,
+          '\tw, err := form.CreatePart(part)',
+          '\tif err != nil {',
+          '\t\tpanic(err)',
+          '\t}',
+          `\tif _, err := io.WriteString(w, ${goString(p.value)}); err != nil {`,
+          '\t\tpanic(err)',
+          '\t}',
+        );
+      } else {
+        setup.push(`\tif err := form.WriteField(${JSON.stringify(p.name)}, ${JSON.stringify(p.value)}); err != nil {`, '\t\tpanic(err)', '\t}');
+      }
+    }
+    setup.push('\tif err := form.Close(); err != nil {', '\t\tpanic(err)', '\t}');
+    bodyExpr = '&payload';
+    contentType = 'form.FormDataContentType()';
+  } else if (m.body) {
     imports.push('"strings"');
     if (m.body.kind === 'form') {
       imports.push('"net/url"');
@@ -294,7 +406,9 @@ export function goSample(m: RequestModel, base = LOCAL_BASE_URL): string {
       bodyExpr = 'strings.NewReader(form.Encode())';
     } else {
       const text = m.body.kind === 'json' ? JSON.stringify(m.body.value, null, 2) : m.body.text;
-      bodyExpr = `strings.NewReader(${goString(text)})`;
+      const variables = m.body.kind === 'json' ? m.body.variables : [];
+      bodyExpr = `strings.NewReader(${withVariables(goString(text), variables, (v) => `"\` + os.Getenv(${JSON.stringify(v)}) + \`"`)})`;
+      if (variables.length && !imports.includes('"os"')) imports.push('"os"');
     }
   }
   const goParts = (parts: Part[]): string =>
@@ -314,7 +428,7 @@ export function goSample(m: RequestModel, base = LOCAL_BASE_URL): string {
     '\t}',
     ...m.headers.map((h) => `\treq.Header.Set(${JSON.stringify(h.name)}, ${goParts(h.value)})`),
     ...(m.basicAuth ? [`\treq.SetBasicAuth(os.Getenv("${m.basicAuth.user}"), os.Getenv("${m.basicAuth.password}"))`] : []),
-    ...(contentType ? [`\treq.Header.Set("Content-Type", ${JSON.stringify(contentType)})`] : []),
+    ...(contentType ? [`\treq.Header.Set("Content-Type", ${contentType})`] : []),
     '\tres, err := http.DefaultClient.Do(req)',
     '\tif err != nil {',
     '\t\tpanic(err)',

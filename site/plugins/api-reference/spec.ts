@@ -49,12 +49,20 @@ export interface Parameter {
   schema?: Schema;
   example?: Json;
   deprecated?: boolean;
+  /** Query arrays: form-exploded (the name repeated) unless `explode: false` (one comma-joined value). */
+  explode?: boolean;
 }
 
 export interface MediaType {
   schema?: Schema;
   example?: Json;
   examples?: Record<string, { summary?: string; value?: Json; $ref?: string }>;
+  /** multipart/form-data: the content type of each part (OpenAPI's Encoding Object). */
+  encoding?: Record<string, { contentType?: string }>;
+  /** Samples only: top-level body fields the reader supplies, by field name, as the variable that holds them. */
+  'x-sample-variables'?: Record<string, string>;
+  /** Samples only: the file name a multipart sample gives each file part, by field name. */
+  'x-sample-filenames'?: Record<string, string>;
 }
 
 export interface Response {

@@ -63,6 +63,14 @@ function ssoCommon(ctx: Ctx, r: StartRequest): SsoReturnFields {
   };
 }
 
+/**
+ * The `proxy` challenge that follows an SSO challenge (in `/id/v2` answers and in a redirect return's `challenges`):
+ * the published client gets the token by polling it once the return is resolved.
+ */
+function ssoProxy(method: 'oidc' | 'saml', challengeId: string) {
+  return { id: challengeId, type: 'proxy' as const, authentication_method: method, options: { challenge_id: challengeId } };
+}
+
 const SSO_TTL_SECONDS = 600;
 const DEFAULT_OIDC_SCOPES = ['openid', 'email', 'profile'];
 const configs = new Map<string, Promise<oidc.Configuration>>();
@@ -122,7 +130,7 @@ factorHandlers.set('oidc', {
       code_challenge: await oidc.calculatePKCECodeChallenge(idpVerifier),
       code_challenge_method: 'S256',
     });
-    return [{ id: row.id, type: 'oidc', authentication_method: 'oidc', options: { auth_code_url: url.href } }];
+    return [{ id: row.id, type: 'oidc', authentication_method: 'oidc', options: { auth_code_url: url.href } }, ssoProxy('oidc', row.id)];
   },
 });
 
@@ -138,7 +146,7 @@ function ssoPage(reply: FastifyReply, status: number, title: string, text: strin
  * After the provider vouched for the person: binds the e-mail handle to the challenge and hands the browser a one-time
  * SSO code — posted to the opening page's origin (popup) or as URL parameters of redirect_target (redirect).
  */
-async function ssoReturn(ctx: Ctx, reply: FastifyReply, challengeId: string, d: SsoCommon, email: string | undefined, subject: string) {
+async function ssoReturn(ctx: Ctx, reply: FastifyReply, method: 'oidc' | 'saml', challengeId: string, d: SsoCommon, email: string | undefined, subject: string) {
   const handle = email ? parseHandle({ type: 'email_address', value: email }) : undefined;
   if (!handle) return ssoPage(reply, 400, 'Sign-in failed', 'The identity provider did not share a verified e-mail address.');
   const ssoCode = newSecret();
@@ -153,10 +161,17 @@ async function ssoReturn(ctx: Ctx, reply: FastifyReply, challengeId: string, d: 
   if (d.ux_mode === 'redirect') {
     const back = new URL(d.redirect_target!);
     for (const [k, v] of Object.entries(params)) back.searchParams.set(k, v);
+    // The published client completes a redirect return only when the URL also carries the challenges to complete
+    // (`challenges`, base64url JSON): the proxy challenge its token comes from, polled while /sso/resolve runs.
+    back.searchParams.set('challenges', Buffer.from(JSON.stringify([ssoProxy(method, challengeId)])).toString('base64url'));
     return reply.redirect(back.href, 303);
   }
+  // Two messages to the opening page's origin: @keyway/sdk's, and the published client's (`type` 5 with the return's
+  // query string; it accepts it only from its baseURL's origin, which is this page's).
   const message = JSON.stringify({ type: 'sso_challenge', challenge_id: challengeId, code: ssoCode, csrf_token: d.csrf_token }).replace(/</g, '\\u003c');
-  const script = `<script>window.opener && window.opener.postMessage(${message}, ${JSON.stringify(d.origin).replace(/</g, '\\u003c')});</script>`;
+  const published = JSON.stringify({ type: 5, urlParams: `?${new URLSearchParams(params)}` }).replace(/</g, '\\u003c');
+  const target = JSON.stringify(d.origin).replace(/</g, '\\u003c');
+  const script = `<script>if (window.opener) { window.opener.postMessage(${message}, ${target}); window.opener.postMessage(${published}, ${target}); }</script>`;
   return ssoPage(reply, 200, 'Signed in', 'You can close this window.', script);
 }
 
@@ -216,7 +231,7 @@ factorHandlers.set('saml', {
     const data: SamlData = { ...common, provider_credentials_id: provider.provider_credentials_id, request_id: requestId, request_instant: new Date().toISOString(), state_sha256: sha256(stateSecret) };
     const row = await createChallenge(ctx, { org: r.org, type: 'saml', method: 'saml', data, ttlSeconds: SSO_TTL_SECONDS });
     const url = await samlClient(ctx, provider, data).getAuthorizeUrlAsync(`${row.id}.${stateSecret}`, undefined, {});
-    return [{ id: row.id, type: 'saml', authentication_method: 'saml', options: { start_authentication_url: url } }];
+    return [{ id: row.id, type: 'saml', authentication_method: 'saml', options: { start_authentication_url: url } }, ssoProxy('saml', row.id)];
   },
 });
 
@@ -272,7 +287,7 @@ export function registerSsoRoutes(app: FastifyInstance, ctx: Ctx): void {
       req.log.warn({ err }, 'OIDC code exchange failed');
       return ssoPage(reply, 400, 'Sign-in failed', 'The answer of the identity provider could not be verified.');
     }
-    return ssoReturn(ctx, reply, row.id, { ...d, idp_tokens: idpTokens }, email, subject);
+    return ssoReturn(ctx, reply, 'oidc', row.id, { ...d, idp_tokens: idpTokens }, email, subject);
   });
 
   // SAML 2.0 assertion consumer service (HTTP-POST binding); RelayState names the challenge.
@@ -300,7 +315,7 @@ export function registerSsoRoutes(app: FastifyInstance, ctx: Ctx): void {
       const mapping = (provider as SamlProviderConfig & { attribute_mapping?: Record<string, string> }).attribute_mapping ?? {};
       const mapped: Record<string, unknown> = {};
       for (const [samlName, attr] of Object.entries(mapping)) if (profile?.[samlName] !== undefined) mapped[attr] = profile[samlName];
-      return ssoReturn(ctx, reply, row.id, Object.keys(mapped).length ? { ...d, sso_attributes: mapped } : d, email, profile?.nameID ?? '');
+      return ssoReturn(ctx, reply, 'saml', row.id, Object.keys(mapped).length ? { ...d, sso_attributes: mapped } : d, email, profile?.nameID ?? '');
     });
   });
 
