@@ -110,6 +110,19 @@ describe('try-it in a plain browser against the real identity server', () => {
     await page.close();
   });
 
+  it('a file upload (POST /persons/bulk-import, multipart/form-data) sends the CSV of the body field as a file and gets the import report', async () => {
+    const page = await context().newPage();
+    await openTryIt(page, '/docs/api/post-persons-bulk-import');
+    await page.getByLabel('Organization id (Keyway-OrgID)').fill(orgId);
+    await page.getByLabel('API key (Keyway-API-Key)').fill(apiKey);
+    const file = page.getByLabel(/^File persons\.csv/);
+    expect(await file.inputValue()).toMatch(/^handle_type,handle_value/);
+    await file.fill('handle_type,handle_value\nemail_address,tryit-upload@example.com\n');
+    await send(page, /^20[01] /);
+    expect(JSON.stringify(await bodyOf(page))).toMatch(/"imported":1,"failed":0/);
+    await page.close();
+  });
+
   it('explains bad input instead of sending it', async () => {
     const page = await context().newPage();
     await openTryIt(page, '/docs/api/get-persons-person-id');

@@ -295,6 +295,24 @@ describe('try-it request builder', () => {
     const h = built.init.headers as Headers;
     expect([h.get('Keyway-OrgID'), h.get('Keyway-API-Key')]).toEqual(['org_1', 'k']);
   });
+
+  it('sends a multipart operation\'s body text as the file part, and lets the browser write the boundary', async () => {
+    const upload: TryItOperation = {
+      method: 'POST',
+      path: '/persons/bulk-import',
+      security: [],
+      parameters: [],
+      contentType: 'multipart/form-data',
+      file: { field: 'file', filename: 'persons.csv', contentType: 'text/csv' },
+      fields: [],
+    };
+    expect(buildRequest(upload, 'http://localhost:8787', {}, {}, ' ')).toEqual({ error: 'Fill in the content of the file persons.csv.' });
+    const built = buildRequest(upload, 'http://localhost:8787', {}, {}, 'handle_type,handle_value\n');
+    if ('error' in built) throw new Error(built.error);
+    expect((built.init.headers as Headers).get('Content-Type')).toBeNull();
+    const file = (built.init.body as FormData).get('file') as File;
+    expect([file.name, file.type, await file.text()]).toEqual(['persons.csv', 'text/csv', 'handle_type,handle_value\n']);
+  });
 });
 
 describe('curl samples against a local identity server', () => {

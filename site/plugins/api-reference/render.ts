@@ -5,7 +5,7 @@ import { createSlugger } from '@docusaurus/utils';
 import MarkdownIt from 'markdown-it';
 import type { ReferenceBlock, ReferencePageData, TryItOperation } from '../../src/components/api/types';
 import { UMBRELLA_TAG, type ApiSpec, type Json, type MediaType, type Operation, type Parameter, type Response, type Schema } from './spec';
-import { mediaExample, samplesFor } from './samples';
+import { formParts, mediaExample, samplesFor } from './samples';
 
 export interface Category {
   id: string;
@@ -273,9 +273,22 @@ export function tryItProps(spec: ApiSpec, op: Operation): TryItOperation {
       const ex = p.example ?? (p.schema ? flatten(spec, p.schema, []).schema.example : undefined);
       return { name: p.name, in: p.in as TryItOperation['parameters'][number]['in'], required: p.required ?? false, ...(ex !== undefined ? { example: typeof ex === 'string' ? ex : Array.isArray(ex) ? ex.join(',') : JSON.stringify(ex) } : {}) };
     }),
-    ...(contentType
+    ...(contentType === 'multipart/form-data' && media ? multipartTryIt(spec, op, media, example) : {}),
+    ...(contentType && contentType !== 'multipart/form-data'
       ? { contentType, body: typeof example === 'string' ? example : contentType === 'application/x-www-form-urlencoded' && example && typeof example === 'object' ? new URLSearchParams(example as Record<string, string>).toString() : json(example) }
       : {}),
+  };
+}
+
+/** A multipart operation in the try-it panel: the body field edits the file part's text, other fields go beside it. */
+function multipartTryIt(spec: ApiSpec, op: Operation, media: MediaType, example: Json): Pick<TryItOperation, 'contentType' | 'body' | 'file' | 'fields'> {
+  const parts = formParts(spec, example, media, op);
+  const filePart = parts.find((p) => p.file);
+  return {
+    contentType: 'multipart/form-data',
+    body: filePart?.value ?? '',
+    ...(filePart?.file ? { file: { field: filePart.name, filename: filePart.file.filename, contentType: filePart.file.contentType } } : {}),
+    fields: parts.filter((p) => !p.file).map((p) => [p.name, p.value] as [string, string]),
   };
 }
 

@@ -217,7 +217,7 @@ function jsonBody(example: Json, media: MediaType, op: Operation): RequestModel[
  * The parts of a multipart/form-data example: a property whose schema has a `contentMediaType` (or binary format) is a
  * file, sent with that content type (or the one of the media type's `encoding`) and the name of `x-sample-filenames`.
  */
-function formParts(spec: ApiSpec, example: Json, media: MediaType, op: Operation): FormPart[] {
+export function formParts(spec: ApiSpec, example: Json, media: MediaType, op: Operation): FormPart[] {
   if (!example || typeof example !== 'object' || Array.isArray(example))
     throw new Error(`API reference: ${op.method.toUpperCase()} ${op.path}: a multipart/form-data example must be an object of fields`);
   const schema = media.schema?.$ref ? spec.lookup<Schema>(media.schema.$ref) : media.schema;

@@ -100,7 +100,16 @@ export function buildRequest(
     else if (scheme === 'ClientBasic') headers.set('Authorization', `Basic ${btoa(`${credentials.clientId!.trim()}:${credentials.clientSecret!.trim()}`)}`);
   }
   const init: RequestInit = { method: op.method, headers };
-  if (op.contentType && body.trim()) {
+  if (op.contentType === 'multipart/form-data') {
+    // The browser writes the multipart body and its Content-Type (with the boundary) itself.
+    const form = new FormData();
+    for (const [name, value] of op.fields ?? []) form.append(name, value);
+    if (op.file) {
+      if (!body.trim()) return { error: `Fill in the content of the file ${op.file.filename}.` };
+      form.append(op.file.field, new Blob([body], { type: op.file.contentType }), op.file.filename);
+    }
+    init.body = form;
+  } else if (op.contentType && body.trim()) {
     if (op.contentType === 'application/json') {
       try {
         JSON.parse(body);
@@ -313,7 +322,7 @@ export default function TryItPanel({ operation }: { operation: TryItOperation })
         <fieldset>
           <legend>Body</legend>
           <label htmlFor={`${id}-body`} className={styles.note}>
-            Request body ({operation.contentType})
+            {operation.file ? `File ${operation.file.filename} (${operation.file.contentType}), sent as multipart/form-data field "${operation.file.field}"` : `Request body (${operation.contentType})`}
           </label>
           <textarea id={`${id}-body`} value={body} spellCheck={false} onChange={(e) => setBody(e.target.value)} />
         </fieldset>

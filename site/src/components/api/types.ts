@@ -6,7 +6,11 @@ export interface TryItOperation {
   security: string[];
   parameters: { name: string; in: 'path' | 'query' | 'header' | 'cookie'; required: boolean; example?: string }[];
   contentType?: string;
+  /** The body text; for multipart/form-data, the content of the file part. */
   body?: string;
+  /** multipart/form-data: the part that carries the body text as a file, and the plain fields sent beside it. */
+  file?: { field: string; filename: string; contentType: string };
+  fields?: [string, string][];
 }
 
 /** One tab of the request samples. */
