@@ -1,4 +1,4 @@
-import React, { useEffect, useId, useState } from 'react';
+import React, { useEffect, useId, useRef, useState } from 'react';
 import { runtimeConfig } from '../login/session';
 import styles from './styles.module.css';
 import type { TryItOperation } from './types';
@@ -188,19 +188,25 @@ export default function TryItPanel({ operation }: { operation: TryItOperation })
   const [answer, setAnswer] = useState<Answer | undefined>();
   const [error, setError] = useState<string | undefined>();
   const [sending, setSending] = useState(false);
+  // Until the docs server's configuration has arrived, the default base URL may be one this page may not call: Send
+  // waits for it (a reader typing a base URL of their own ends the wait, and the configuration no longer replaces it).
+  const [configuring, setConfiguring] = useState(true);
+  const typedBaseUrl = useRef(false);
 
   useEffect(() => {
     setCredentials(readSession(CREDENTIALS_KEY, {}));
     const stored = readSession<string | null>(BASE_URL_KEY, null);
     if (stored !== null) {
       setBaseUrl(stored);
+      setConfiguring(false);
       return;
     }
     // By default, the API server the docs server is configured with (the one its CSP lets this page connect to).
     let cancelled = false;
     runtimeConfig()
-      .then((config) => !cancelled && config.identityUrl && setBaseUrl(config.identityUrl))
-      .catch(() => undefined);
+      .then((config) => !cancelled && !typedBaseUrl.current && config.identityUrl && setBaseUrl(config.identityUrl))
+      .catch(() => undefined)
+      .finally(() => !cancelled && setConfiguring(false));
     return () => {
       cancelled = true;
     };
@@ -266,6 +272,8 @@ export default function TryItPanel({ operation }: { operation: TryItOperation })
             type="url"
             value={baseUrl}
             onChange={(e) => {
+              typedBaseUrl.current = true;
+              setConfiguring(false);
               setBaseUrl(e.target.value);
               writeSession(BASE_URL_KEY, e.target.value);
             }}
@@ -328,7 +336,7 @@ export default function TryItPanel({ operation }: { operation: TryItOperation })
         </fieldset>
       )}
       <div className={styles.actions}>
-        <button type="submit" className="button button--primary" disabled={sending}>
+        <button type="submit" className="button button--primary" disabled={sending || configuring}>
           {sending ? 'Sending…' : 'Send request'}
         </button>
       </div>
