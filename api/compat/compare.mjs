@@ -195,6 +195,7 @@ export function compareOperation(documented, ours) {
     for (const [mediaType, schema] of Object.entries(documentedAnswer.content)) {
       const mine = pickContent(ourAnswer.content, mediaType);
       if (!mine) push({ kind: 'response', location: `(${mediaType})`, what: 'missing', detail: ourAnswer.content ? `ours answers ${Object.keys(ourAnswer.content).join(', ')}` : 'ours answers no body' });
+      else if (mine.fields?.result?.required && !['result', 'errors', 'meta'].some((name) => schema.fields?.[name])) push({ kind: 'response', location: '(body)', what: 'wrapped', detail: 'the document answers the bare object, ours wraps it in the envelope' });
       else compareResponseSchema(schema, mine, '', push);
     }
   }

@@ -84,6 +84,13 @@ describe('the comparator', () => {
     ]);
   });
 
+  it('reports an enveloped answer where the document answers the bare object', () => {
+    const bare = doc(ok('200', { type: 'object', additionalProperties: true }));
+    const wrapped = doc(ok('200', { type: 'object', required: ['result'], properties: { result: { type: 'object' }, errors: { type: 'array' } } }));
+    expect(compareOperation(bare, wrapped).map((drift: { id: string }) => drift.id)).toEqual(['response (body) wrapped']);
+    expect(compareOperation(wrapped, wrapped)).toEqual([]);
+  });
+
   it('reports an operation absent from our contract', () => {
     expect(compareOperation(documented, undefined).map((drift: { id: string }) => drift.id)).toEqual(['operation missing']);
   });
