@@ -1,13 +1,13 @@
 import { allowedRedirectURL } from '@keyway/sdk/redirect';
-import type { Sealer } from './sealed.js';
-import type { WebhookService } from './webhooks.js';
+import type { Sealer } from './crypto/sealed.js';
+import type { WebhookService } from './webhooks/service.js';
 import type { FastifyRequest } from 'fastify';
 import type { Db } from './db/index.js';
 import type { DialectName } from './db/migrations.js';
-import { ApiError, badRequest, forbidden, notFound, unauthorized } from './errors.js';
-import type { Mailer } from './mailer.js';
-import type { RateLimiter } from './ratelimit.js';
-import type { TokenService, UserTokenClaims } from './tokens.js';
+import { ApiError, badRequest, forbidden, notFound, unauthorized } from './http/errors.js';
+import type { Mailer } from './email/mailer.js';
+import type { RateLimiter } from './http/rate-limit.js';
+import type { TokenService, UserTokenClaims } from './tokens/token-service.js';
 
 export interface OrgSettings {
   /** Whether unknown handles may sign up by signing in (default true). */
@@ -23,7 +23,7 @@ export interface OrgSettings {
   /** Name of the organization's pricing tier (`free` when unset); reported by the quota endpoints, not enforced. */
   pricing_tier?: string;
   /** E-mail templates the organization replaced (see email-templates.ts). */
-  email_templates?: Partial<Record<import('./email-templates.js').TemplateName, import('./email-templates.js').EmailTemplate>>;
+  email_templates?: Partial<Record<import('./email/templates.js').TemplateName, import('./email/templates.js').EmailTemplate>>;
   /** Identity-verification settings (stored and served; no KYC provider is called by this server). */
   kyc?: { enabled: boolean; provider?: 'none' | 'document_check' | 'bank_id'; required_for_registration?: boolean; allowed_document_countries?: string[] };
   /** A factor a token must carry before a token of this organization is given (`/token`): else `authn_context_update`. */

@@ -4,16 +4,16 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import { reloadAllowedDomains, type Ctx, type Limits, type OrgSettings } from './context.js';
 import { openDatabase, type Db } from './db/index.js';
-import { purgeExpired } from './maintenance.js';
-import { Mailer, type SmtpOptions } from './mailer.js';
+import { purgeExpired } from './db/maintenance.js';
+import { Mailer, type SmtpOptions } from './email/mailer.js';
 import { DEFAULT_OPENAPI_PATH, OpenApiContract } from './openapi.js';
-import { RateLimiter } from './ratelimit.js';
-import { sha256 } from './secrets.js';
-import { RESERVED_CLAIMS, renderTokenTemplate } from './token-template.js';
-import { effectivePermissions, grantsOf } from './routes/rbac.js';
-import { WebhookService, type WebhookOptions } from './webhooks.js';
-import { Sealer } from './sealed.js';
-import { TokenService } from './tokens.js';
+import { RateLimiter } from './http/rate-limit.js';
+import { sha256 } from './crypto/secrets.js';
+import { RESERVED_CLAIMS, renderTokenTemplate } from './tokens/token-template.js';
+import { effectivePermissions, grantsOf } from './organizations/rbac.js';
+import { WebhookService, type WebhookOptions } from './webhooks/service.js';
+import { Sealer } from './crypto/sealed.js';
+import { TokenService } from './tokens/token-service.js';
 
 /** Default port of the Keyway identity server (`KEYWAY_API_PORT`). */
 export const DEFAULT_API_PORT = 8787;
@@ -204,6 +204,6 @@ export async function startIdentityServer(opts: IdentityServerOptions = {}): Pro
   }
 }
 
-export { ApiError } from './errors.js';
+export { ApiError } from './http/errors.js';
 export type { Limits, OrgSettings } from './context.js';
 export type { Db } from './db/index.js';
