@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Ctx } from '../context.js';
-import { escapeHtml } from '../email/mailer.js';
+import { escapeHtml } from '../http/html.js';
 
 /** The development mailbox: every email and SMS the server "sent", newest first. Only registered in dev mode. */
 export function registerDevRoutes(app: FastifyInstance, ctx: Ctx): void {

@@ -1,4 +1,4 @@
-import { escapeHtml } from './mailer.js';
+import { escapeHtml } from '../http/html.js';
 
 export const TEMPLATE_NAMES = ['email_link', 'otp_via_email', 'password_reset', 'welcome'] as const;
 export type TemplateName = (typeof TEMPLATE_NAMES)[number];

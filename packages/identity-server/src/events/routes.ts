@@ -1,8 +1,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Ctx, Org } from '../context.js';
-import { bearerToken, clientIp, loadOrg, nowIso, requireOrg } from '../context.js';
+import { nowIso } from '../context.js';
+import { loadOrg } from '../organizations/settings.js';
+import { bearerToken, clientIp, requireOrg } from '../http/guards.js';
 import { badRequest, notFound, page, unauthorized } from '../http/errors.js';
 import * as S from '../http/schemas.js';
+import { requireApiKey } from '../http/guards.js';
 import { sha256 } from '../crypto/secrets.js';
 
 interface AnalyticsEvent {
@@ -15,14 +18,6 @@ interface AnalyticsEvent {
   event_data?: Record<string, unknown>;
 }
 
-/** Management calls: `Keyway-OrgID` plus `Keyway-API-Key` matching the organization's key. */
-export async function requireApiKey(ctx: Ctx, req: FastifyRequest): Promise<Org> {
-  const org = await requireOrg(ctx, req);
-  const key = req.headers['keyway-api-key'];
-  if (typeof key !== 'string' || key.length === 0) throw unauthorized('missing Keyway-API-Key header');
-  if (!org.settings.api_key_sha256 || sha256(key) !== org.settings.api_key_sha256) throw unauthorized('Keyway-API-Key is not valid for this organization');
-  return org;
-}
 
 /** The event's name: beside `event_data` or inside it (the schema requires one of the two). */
 const eventName = (e: AnalyticsEvent): string => e.event_name ?? String(e.event_data?.event_name);

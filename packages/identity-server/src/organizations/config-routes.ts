@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Ctx, Org } from '../context.js';
-import { loadOrg, nowIso } from '../context.js';
+import { nowIso } from '../context.js';
+import { loadOrg } from './settings.js';
 import type { ExternalCredentialTable } from '../db/schema.js';
 import { badRequest, notFound } from '../http/errors.js';
 import { DEFAULT_TEMPLATES, REQUIRED_PLACEHOLDER, TEMPLATE_NAMES, type EmailTemplate, type TemplateName } from '../email/templates.js';
-import { requireApiKey } from '../events/routes.js';
-import { updateSettings } from '../management.js';
+import { requireApiKey } from '../http/guards.js';
+import { updateSettings } from './settings.js';
 
 type Fields = Record<string, string | number | boolean>;
 
@@ -32,8 +33,8 @@ const credentialOut = (c: ExternalCredentialTable) => ({
   created_at: c.created_at,
 });
 
-/** External credentials (secret fields sealed with AES-256-GCM, never returned) and the KYC configuration. */
-export function registerOrgConfigRoutes(app: FastifyInstance, ctx: Ctx): void {
+/** External credentials (secret fields sealed with AES-256-GCM, never returned). */
+export function registerExternalCredentialRoutes(app: FastifyInstance, ctx: Ctx): void {
   const admin = (req: FastifyRequest) => requireApiKey(ctx, req);
   const context = (c: { org_id: string; id: string }) => `external_credentials:${c.org_id}:${c.id}`;
   // Which secret fields are set, never their values.
@@ -84,8 +85,11 @@ export function registerOrgConfigRoutes(app: FastifyInstance, ctx: Ctx): void {
     await ctx.db.deleteFrom('external_credentials').where('id', '=', row.id).execute();
     return reply.code(204).send();
   });
+}
 
-  // Pricing tiers are reported (the organization's `pricing_tier` setting, default free); this server enforces none of their limits.
+/** Pricing tiers are reported (the organization's `pricing_tier` setting, default free); this server enforces none of their limits. */
+export function registerQuotaRoutes(app: FastifyInstance, ctx: Ctx): void {
+  const admin = (req: FastifyRequest) => requireApiKey(ctx, req);
   app.get('/organizations/quota/all-tiers', async (req) => {
     await admin(req);
     return { result: PRICING_TIERS };
@@ -118,7 +122,11 @@ export function registerOrgConfigRoutes(app: FastifyInstance, ctx: Ctx): void {
     const total = organizations.reduce((sum, o) => sum + o.monthly_active_persons, 0);
     return { result: { period_start: start.toISOString(), period_end: end.toISOString(), organizations, total_monthly_active_persons: total } };
   });
+}
 
+/** E-mail templates and the KYC configuration. */
+export function registerTemplateAndKycRoutes(app: FastifyInstance, ctx: Ctx): void {
+  const admin = (req: FastifyRequest) => requireApiKey(ctx, req);
   // E-mail templates: the organization's replacement, else the built-in one.
   const templateOut = (org: Org, name: TemplateName) => {
     const custom = org.settings.email_templates?.[name];

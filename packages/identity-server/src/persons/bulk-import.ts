@@ -6,9 +6,9 @@ import type { Ctx, Org } from '../context.js';
 import { nowIso } from '../context.js';
 import { ApiError, badRequest } from '../http/errors.js';
 import { parseHandle, type Handle } from './handles.js';
-import { BUCKETS } from './me.js';
+import { BUCKETS } from './attributes.js';
 import { rbacPool } from '../organizations/rbac.js';
-import { requireApiKey } from '../events/routes.js';
+import { requireApiKey } from '../http/guards.js';
 
 export const MAX_IMPORT_ROWS = 10_000;
 const REGIONS = ['us-central', 'eu-west', 'eu-north', 'ap-northeast', 'ap-southeast'];

@@ -1,145 +1,25 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import formbody from '@fastify/formbody';
-import { SAML, ValidateInResponseTo } from '@node-saml/node-saml';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import * as oidc from 'openid-client';
-import type { Ctx, Org } from '../context.js';
-import { loadOrg, requireOrg } from '../context.js';
-import { ApiError, badRequest, notFound, unauthorized } from '../http/errors.js';
-import { parseHandle } from '../persons/handles.js';
-import { escapeHtml } from '../email/mailer.js';
+import type { Ctx } from '../context.js';
+import { hashSecret, newSecret, sameDigest } from '../crypto/secrets.js';
+import { ApiError, notFound, unauthorized } from '../http/errors.js';
+import { requireOrg } from '../http/guards.js';
+import { sendMessagePage } from '../http/html.js';
 import * as S from '../http/schemas.js';
-import { hashSecret, newSecret, sameDigest, sha256 } from '../crypto/secrets.js';
+import { loadOrg } from '../organizations/settings.js';
+import { parseHandle } from '../persons/handles.js';
+import { challengeData } from '../signin/challenges.js';
 import { pendingIdpTokens, type PendingIdpTokens } from './idp-tokens.js';
-import { outboundFetch } from '../http/outbound.js';
-import { challengeData, createChallenge, factorHandlers, redirectTarget, type ChallengeData, type StartRequest } from '../signin/challenges.js';
+import { DEFAULT_OIDC_SCOPES, pickProvider, pickSamlProvider, providerConfig, samlClient, ssoCallbackUrl, type SamlProviderConfig } from './providers.js';
+import { openSsoChallenge, ssoProxy, type SamlData, type SsoCommon, type SsoData } from './sso-challenges.js';
 
-/** OIDC identity provider credentials of an organization (`settings.oidc_providers`). */
-export interface OidcProviderConfig {
-  provider: string;
-  client_id: string;
-  client_secret: string;
-  issuer: string;
-  scopes?: string[];
-}
-
-/** What every SSO challenge keeps: how to return to the SDK and what to check in /sso/resolve. */
-interface SsoReturnFields {
-  ux_mode: 'popup' | 'redirect';
-  origin?: string;
-  csrf_token?: string;
-  sdk_pkce: string;
-  redirect_target?: string;
-  previous?: ChallengeData['previous'];
-}
-
-interface SsoCommon extends ChallengeData, SsoReturnFields {
-  state_sha256: string;
-}
-
-interface SsoData extends SsoCommon {
-  provider: string;
-  client_id: string;
-  nonce: string;
-  idp_verifier: string;
-}
-
-/** The SDK-facing part of an OIDC or SAML factor: ux_mode, redirect target, the SDK's PKCE challenge and CSRF token. */
-function ssoCommon(ctx: Ctx, r: StartRequest): SsoReturnFields {
-  const uxMode = r.options.ux_mode === 'redirect' ? 'redirect' : 'popup';
-  const target = redirectTarget(ctx, r.org, r.options);
-  if (uxMode === 'redirect' && !target) throw badRequest('factor.options.redirect_target is required in redirect mode');
-  const sdkPkce = (r.options.pkce_code_challenge ?? r.metadata?.pkce_code_challenge) as string | undefined;
-  if (!sdkPkce) throw badRequest('factor.options.pkce_code_challenge is required');
-  const csrf = (r.options.csrf_token ?? r.metadata?.csrf_token) as string | undefined;
-  if (uxMode === 'popup' && !r.origin) throw badRequest('popup mode needs the Origin header of the page');
-  return {
-    ux_mode: uxMode,
-    sdk_pkce: sdkPkce,
-    ...(r.origin ? { origin: r.origin } : {}),
-    ...(csrf ? { csrf_token: csrf } : {}),
-    ...(target ? { redirect_target: target } : {}),
-    ...(r.previous ? { previous: r.previous } : {}),
-  };
-}
-
-/**
- * The `proxy` challenge that follows an SSO challenge (in `/id/v2` answers and in a redirect return's `challenges`):
- * the published client gets the token by polling it once the return is resolved.
- */
-function ssoProxy(method: 'oidc' | 'saml', challengeId: string) {
-  return { id: challengeId, type: 'proxy' as const, authentication_method: method, options: { challenge_id: challengeId } };
-}
-
-const SSO_TTL_SECONDS = 600;
-const DEFAULT_OIDC_SCOPES = ['openid', 'email', 'profile'];
-const configs = new Map<string, Promise<oidc.Configuration>>();
-
-/** Discovery document of the provider, fetched once per issuer, client and secret (plain http only in development). */
-export function providerConfig(ctx: Ctx, p: OidcProviderConfig): Promise<oidc.Configuration> {
-  // Keyed by the secret too: after a PATCH of client_secret the new secret is used at once.
-  const key = `${p.issuer}\u0000${p.client_id}\u0000${sha256(p.client_secret)}`;
-  let cfg = configs.get(key);
-  if (!cfg) {
-    const insecure = new URL(p.issuer).protocol === 'http:';
-    if (insecure && !ctx.devMode) return Promise.reject(badRequest(`OIDC issuer ${p.issuer} must use https`));
-    // Discovery and every later call to the provider go through the outbound guard (internal addresses refused in
-    // production, checked at connect time).
-    const guarded = outboundFetch(!ctx.devMode) as unknown as oidc.CustomFetch;
-    cfg = oidc.discovery(new URL(p.issuer), p.client_id, p.client_secret, undefined, {
-      ...(insecure ? { execute: [oidc.allowInsecureRequests] } : {}),
-      [oidc.customFetch]: guarded,
-    });
-    cfg.catch(() => configs.delete(key));
-    configs.set(key, cfg);
-  }
-  return cfg;
-}
-
-function ssoCallbackUrl(ctx: Ctx): string {
-  return `${ctx.publicUrl}/sso/oidc/callback`;
-}
-
-export function pickProvider(org: Org, options: Record<string, unknown>): OidcProviderConfig {
-  const list = (org.settings as { oidc_providers?: OidcProviderConfig[] }).oidc_providers ?? [];
-  const found = list.find((p) => (options.client_id ? p.client_id === options.client_id : p.provider === options.provider));
-  if (!found) {
-    throw badRequest(`no OIDC provider "${String(options.client_id ?? options.provider)}" is configured for organization "${org.id}"`);
-  }
-  return found;
-}
-
-factorHandlers.set('oidc', {
-  async start(ctx, r: StartRequest) {
-    if (r.handle) throw badRequest('oidc takes no handle: the identity provider names the person');
-    const provider = pickProvider(r.org, r.options);
-    const common = ssoCommon(ctx, r);
-    const config = await providerConfig(ctx, provider).catch((err: unknown) => {
-      throw err instanceof ApiError ? err : new ApiError(502, `OIDC provider ${provider.issuer} cannot be reached`);
-    });
-    const stateSecret = newSecret();
-    const nonce = newSecret();
-    const idpVerifier = oidc.randomPKCECodeVerifier();
-    const data: SsoData = { ...common, provider: provider.provider, client_id: provider.client_id, state_sha256: sha256(stateSecret), nonce, idp_verifier: idpVerifier };
-    const row = await createChallenge(ctx, { org: r.org, type: 'oidc', method: 'oidc', data, ttlSeconds: SSO_TTL_SECONDS });
-    const url = oidc.buildAuthorizationUrl(config, {
-      redirect_uri: ssoCallbackUrl(ctx),
-      scope: (provider.scopes ?? DEFAULT_OIDC_SCOPES).join(' '),
-      state: `${row.id}.${stateSecret}`,
-      nonce,
-      code_challenge: await oidc.calculatePKCECodeChallenge(idpVerifier),
-      code_challenge_method: 'S256',
-    });
-    return [{ id: row.id, type: 'oidc', authentication_method: 'oidc', options: { auth_code_url: url.href } }, ssoProxy('oidc', row.id)];
-  },
-});
+// The identity provider's return (OIDC callback, SAML assertion consumer service) and /sso/resolve, which turns the
+// one-time SSO code into a verified challenge the SDK then gets its token from.
 
 function ssoPage(reply: FastifyReply, status: number, title: string, text: string, script = '') {
-  return reply
-    .code(status)
-    .type('text/html; charset=utf-8')
-    .header('cache-control', 'no-store')
-    .send(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head><body style="font-family:system-ui;margin:3rem"><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p>${script}</body></html>`);
+  return sendMessagePage(reply.header('cache-control', 'no-store'), status, title, text, script);
 }
 
 /**
@@ -175,79 +55,11 @@ async function ssoReturn(ctx: Ctx, reply: FastifyReply, method: 'oidc' | 'saml',
   return ssoPage(reply, 200, 'Signed in', 'You can close this window.', script);
 }
 
-/** SAML identity provider credentials of an organization (`settings.saml_providers`). */
-export interface SamlProviderConfig {
-  provider_credentials_id: string;
-  /** Single sign-on URL of the identity provider (HTTP-Redirect binding). */
-  entry_point: string;
-  /** PEM certificate(s) the identity provider signs assertions with. */
-  idp_cert: string | string[];
-  /** Expected Issuer of the responses, when given. */
-  idp_issuer?: string;
-}
-
-interface SamlData extends SsoCommon {
-  provider_credentials_id: string;
-  request_id: string;
-  request_instant: string;
-}
-
-function pickSamlProvider(org: Org, id: unknown): SamlProviderConfig {
-  const list = (org.settings as { saml_providers?: SamlProviderConfig[] }).saml_providers ?? [];
-  const found = id === undefined && list.length === 1 ? list[0] : list.find((p) => p.provider_credentials_id === id);
-  if (!found) throw badRequest(`no SAML provider "${String(id)}" is configured for organization "${org.id}"`);
-  return found;
-}
-
-/** node-saml for one provider; the AuthnRequest id of the challenge is the only InResponseTo it accepts. */
-function samlClient(ctx: Ctx, p: SamlProviderConfig, request: { request_id: string; request_instant: string }) {
-  return new SAML({
-    callbackUrl: `${ctx.publicUrl}/sso/saml/acs`,
-    entryPoint: p.entry_point,
-    issuer: `${ctx.publicUrl}/sso/saml/metadata`,
-    audience: `${ctx.publicUrl}/sso/saml/metadata`,
-    idpCert: p.idp_cert,
-    ...(p.idp_issuer ? { idpIssuer: p.idp_issuer } : {}),
-    wantAssertionsSigned: true,
-    wantAuthnResponseSigned: false,
-    identifierFormat: 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress',
-    validateInResponseTo: ValidateInResponseTo.always,
-    generateUniqueId: () => request.request_id,
-    cacheProvider: {
-      saveAsync: async (key, value) => ({ value, createdAt: Date.now() }),
-      getAsync: async (key) => (key === request.request_id ? request.request_instant : null),
-      removeAsync: async (key) => key,
-    },
-  });
-}
-
-factorHandlers.set('saml', {
-  async start(ctx, r: StartRequest) {
-    if (r.handle) throw badRequest('saml takes no handle: the identity provider names the person');
-    const provider = pickSamlProvider(r.org, r.options.provider_credentials_id);
-    const common = ssoCommon(ctx, r);
-    const stateSecret = newSecret();
-    const requestId = `_${randomUUID()}`;
-    const data: SamlData = { ...common, provider_credentials_id: provider.provider_credentials_id, request_id: requestId, request_instant: new Date().toISOString(), state_sha256: sha256(stateSecret) };
-    const row = await createChallenge(ctx, { org: r.org, type: 'saml', method: 'saml', data, ttlSeconds: SSO_TTL_SECONDS });
-    const url = await samlClient(ctx, provider, data).getAuthorizeUrlAsync(`${row.id}.${stateSecret}`, undefined, {});
-    return [{ id: row.id, type: 'saml', authentication_method: 'saml', options: { start_authentication_url: url } }, ssoProxy('saml', row.id)];
-  },
-});
-
-/** The pending SSO challenge named by an OIDC `state` / SAML `RelayState` (`<challenge id>.<secret>`), or why not. */
-async function openSsoChallenge(ctx: Ctx, type: 'oidc' | 'saml', state: string) {
-  const [id, secret] = state.split('.', 2);
-  const row = id ? await ctx.db.selectFrom('challenges').selectAll().where('id', '=', id).executeTakeFirst() : undefined;
-  const data = row ? (challengeData(row) as SsoCommon) : undefined;
-  if (!row || !data || row.type !== type || !secret || !sameDigest(sha256(secret), data.state_sha256)) return 'This sign-in response does not belong to a sign-in started here.';
-  if (row.status !== 'pending' || Date.parse(row.expires_at) <= Date.now()) return 'This sign-in has expired or was already used. Start again.';
-  return { row, data };
-}
-
-export function registerSsoRoutes(app: FastifyInstance, ctx: Ctx): void {
-  // The identity provider sends the browser back here with a code; the code is exchanged and checked server-side, then
-  // the browser gets a one-time SSO code for /sso/resolve (posted to the opener in popup mode, URL parameters in redirect mode).
+/**
+ * The identity provider sends the browser back here with a code; the code is exchanged and checked server-side, then
+ * the browser gets a one-time SSO code for /sso/resolve (posted to the opener in popup mode, URL parameters in redirect mode).
+ */
+export function registerOidcCallbackRoute(app: FastifyInstance, ctx: Ctx): void {
   app.get<{ Querystring: Record<string, string> }>('/sso/oidc/callback', async (req, reply) => {
     const state = req.query.state ?? '';
     const found = await openSsoChallenge(ctx, 'oidc', state);
@@ -289,8 +101,10 @@ export function registerSsoRoutes(app: FastifyInstance, ctx: Ctx): void {
     }
     return ssoReturn(ctx, reply, 'oidc', row.id, { ...d, idp_tokens: idpTokens }, email, subject);
   });
+}
 
-  // SAML 2.0 assertion consumer service (HTTP-POST binding); RelayState names the challenge.
+/** SAML 2.0 assertion consumer service (HTTP-POST binding); RelayState names the challenge. */
+export function registerSamlAcsRoute(app: FastifyInstance, ctx: Ctx): void {
   app.register(async (scope) => {
     await scope.register(formbody, { bodyLimit: 512 * 1024 });
     scope.post<{ Body: Record<string, string> }>('/sso/saml/acs', async (req, reply) => {
@@ -318,7 +132,10 @@ export function registerSsoRoutes(app: FastifyInstance, ctx: Ctx): void {
       return ssoReturn(ctx, reply, 'saml', row.id, Object.keys(mapped).length ? { ...d, sso_attributes: mapped } : d, email, profile?.nameID ?? '');
     });
   });
+}
 
+/** `/sso/resolve`: the SDK proves it started the sign-in (SSO code + PKCE verifier); the challenge becomes verified. */
+export function registerSsoResolveRoute(app: FastifyInstance, ctx: Ctx): void {
   app.post<{ Body: { challenge_id: string; code: string; pkce_code_verifier: string } }>(
     '/sso/resolve',
     { schema: { body: S.ssoResolve } },

@@ -6,8 +6,8 @@ import type { SsoOidcTokenTable } from '../db/schema.js';
 import { ApiError, notFound, page } from '../http/errors.js';
 import { sha256 } from '../crypto/secrets.js';
 import { openIdpTokens, ssoTokenOut } from './idp-tokens.js';
-import { requireApiKey } from '../events/routes.js';
-import { providerConfig, type OidcProviderConfig } from './flows.js';
+import { requireApiKey } from '../http/guards.js';
+import { providerConfig, type OidcProviderConfig } from './providers.js';
 
 interface Selection {
   person_id: string;

@@ -4,7 +4,7 @@ import type { Ctx, Org } from '../context.js';
 import { nowIso } from '../context.js';
 import type { WebhookTable } from '../db/schema.js';
 import { ApiError, badRequest, notFound } from '../http/errors.js';
-import { requireApiKey } from '../events/routes.js';
+import { requireApiKey } from '../http/guards.js';
 import { assertPublicUrl } from '../http/outbound.js';
 import { SYNC_HOOKS } from './service.js';
 
@@ -34,39 +34,41 @@ const webhookOut = (w: WebhookTable) => ({
   created_at: w.created_at,
 });
 
-/** Webhooks of the organization, their triggers, the verification keys and `POST /test-events`. */
+/** 400 naming what is wrong with a webhook's target URL or custom headers. */
+function checkBody(ctx: Ctx, body: WebhookBody): void {
+  if (body.target_url) {
+    const url = new URL(body.target_url);
+    if (url.protocol !== 'https:' && !(ctx.devMode && url.protocol === 'http:' && LOOPBACK.has(url.hostname))) {
+      throw badRequest('target_url must be an https URL (plain http is accepted for localhost in development only)');
+    }
+    // In production an internal address written as an IP literal is refused here already; names are checked on the
+    // address they resolve to, at every delivery (src/http/outbound.ts).
+    if (!ctx.devMode) {
+      try {
+        assertPublicUrl(url);
+      } catch (err) {
+        throw badRequest(`target_url: ${(err as Error).message}`);
+      }
+    }
+  }
+  for (const name of Object.keys(body.custom_headers ?? {})) {
+    if (!/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,64}$/.test(name)) throw badRequest(`custom_headers: "${name}" is not a valid header name`);
+    if (OWN_HEADERS.has(name.toLowerCase())) throw badRequest(`custom_headers: "${name}" is set by Keyway and cannot be overridden`);
+  }
+  for (const [name, values] of Object.entries(body.custom_headers ?? {})) {
+    if (values.some((v) => /[\r\n\0]/.test(v))) throw badRequest(`custom_headers: a value of "${name}" contains a line break`);
+  }
+}
+
+async function hookOf(ctx: Ctx, org: Org, id: string) {
+  const row = await ctx.db.selectFrom('webhooks').selectAll().where('org_id', '=', org.id).where('id', '=', id).executeTakeFirst();
+  if (!row) throw notFound(`webhook "${id}" does not exist`);
+  return row;
+}
+
+/** Webhooks of the organization and the verification keys. */
 export function registerWebhookRoutes(app: FastifyInstance, ctx: Ctx): void {
   const admin = (req: FastifyRequest) => requireApiKey(ctx, req);
-  const checkBody = (body: WebhookBody) => {
-    if (body.target_url) {
-      const url = new URL(body.target_url);
-      if (url.protocol !== 'https:' && !(ctx.devMode && url.protocol === 'http:' && LOOPBACK.has(url.hostname))) {
-        throw badRequest('target_url must be an https URL (plain http is accepted for localhost in development only)');
-      }
-      // In production an internal address written as an IP literal is refused here already; names are checked on the
-      // address they resolve to, at every delivery (src/outbound.ts).
-      if (!ctx.devMode) {
-        try {
-          assertPublicUrl(url);
-        } catch (err) {
-          throw badRequest(`target_url: ${(err as Error).message}`);
-        }
-      }
-    }
-    for (const name of Object.keys(body.custom_headers ?? {})) {
-      if (!/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,64}$/.test(name)) throw badRequest(`custom_headers: "${name}" is not a valid header name`);
-      if (OWN_HEADERS.has(name.toLowerCase())) throw badRequest(`custom_headers: "${name}" is set by Keyway and cannot be overridden`);
-    }
-    for (const [name, values] of Object.entries(body.custom_headers ?? {})) {
-      if (values.some((v) => /[\r\n\0]/.test(v))) throw badRequest(`custom_headers: a value of "${name}" contains a line break`);
-    }
-  };
-  const hookOf = async (org: Org, id: string) => {
-    const row = await ctx.db.selectFrom('webhooks').selectAll().where('org_id', '=', org.id).where('id', '=', id).executeTakeFirst();
-    if (!row) throw notFound(`webhook "${id}" does not exist`);
-    return row;
-  };
-
   // Static path first: Fastify prefers it to /:webhook_id anyway, but keep the intent visible.
   app.get('/organizations/webhooks/verification-jwks', async (req) => {
     await admin(req);
@@ -75,7 +77,7 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: Ctx): void {
 
   app.post<{ Body: WebhookBody & { name: string; target_url: string } }>('/organizations/webhooks', async (req, reply) => {
     const org = await admin(req);
-    checkBody(req.body);
+    checkBody(ctx, req.body);
     const row: WebhookTable = {
       id: randomUUID(),
       org_id: org.id,
@@ -94,11 +96,11 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: Ctx): void {
     const org = await admin(req);
     return { result: (await ctx.db.selectFrom('webhooks').selectAll().where('org_id', '=', org.id).orderBy('created_at').orderBy('id').execute()).map(webhookOut) };
   });
-  app.get<{ Params: { webhook_id: string } }>('/organizations/webhooks/:webhook_id', async (req) => ({ result: webhookOut(await hookOf(await admin(req), req.params.webhook_id)) }));
+  app.get<{ Params: { webhook_id: string } }>('/organizations/webhooks/:webhook_id', async (req) => ({ result: webhookOut(await hookOf(ctx, await admin(req), req.params.webhook_id)) }));
   app.patch<{ Params: { webhook_id: string }; Body: WebhookBody }>('/organizations/webhooks/:webhook_id', async (req) => {
     const org = await admin(req);
-    const row = await hookOf(org, req.params.webhook_id);
-    checkBody(req.body);
+    const row = await hookOf(ctx, org, req.params.webhook_id);
+    checkBody(ctx, req.body);
     const next: WebhookTable = {
       ...row,
       ...(req.body.name !== undefined ? { name: req.body.name } : {}),
@@ -114,7 +116,7 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: Ctx): void {
   });
   app.delete<{ Params: { webhook_id: string } }>('/organizations/webhooks/:webhook_id', async (req, reply) => {
     const org = await admin(req);
-    const row = await hookOf(org, req.params.webhook_id);
+    const row = await hookOf(ctx, org, req.params.webhook_id);
     await ctx.db.transaction().execute(async (trx) => {
       await trx.deleteFrom('webhook_triggers').where('webhook_id', '=', row.id).execute();
       await trx.updateTable('webhook_deliveries').set({ status: 'failed', last_error: 'the webhook was deleted' }).where('webhook_id', '=', row.id).where('status', '=', 'pending').execute();
@@ -122,15 +124,19 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: Ctx): void {
     });
     return reply.code(204).send();
   });
+}
 
+/** A webhook's triggers, and `POST /test-events`. */
+export function registerWebhookTriggerRoutes(app: FastifyInstance, ctx: Ctx): void {
+  const admin = (req: FastifyRequest) => requireApiKey(ctx, req);
   const triggersOf = (id: string) =>
     ctx.db.selectFrom('webhook_triggers').select(['trigger_type', 'trigger_name']).where('webhook_id', '=', id).orderBy('trigger_type').orderBy('trigger_name').execute();
   app.get<{ Params: { webhook_id: string } }>('/organizations/webhooks/:webhook_id/triggers', async (req) => {
-    const row = await hookOf(await admin(req), req.params.webhook_id);
+    const row = await hookOf(ctx, await admin(req), req.params.webhook_id);
     return { result: await triggersOf(row.id) };
   });
   app.post<{ Params: { webhook_id: string }; Body: TriggerBody }>('/organizations/webhooks/:webhook_id/triggers', async (req, reply) => {
-    const row = await hookOf(await admin(req), req.params.webhook_id);
+    const row = await hookOf(ctx, await admin(req), req.params.webhook_id);
     const { trigger_type, trigger_name } = req.body;
     if (trigger_type === 'sync_hook' && !(SYNC_HOOKS as readonly string[]).includes(trigger_name)) {
       throw badRequest(`unknown sync hook "${trigger_name}": this server calls sync hooks at ${SYNC_HOOKS.join(', ')}`);
@@ -142,7 +148,7 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: Ctx): void {
     return { result: { trigger_type, trigger_name } };
   });
   app.delete<{ Params: { webhook_id: string }; Body: TriggerBody }>('/organizations/webhooks/:webhook_id/triggers', async (req, reply) => {
-    const row = await hookOf(await admin(req), req.params.webhook_id);
+    const row = await hookOf(ctx, await admin(req), req.params.webhook_id);
     const res = await ctx.db
       .deleteFrom('webhook_triggers')
       .where('webhook_id', '=', row.id)

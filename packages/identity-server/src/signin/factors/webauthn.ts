@@ -9,10 +9,11 @@ import {
   type RegistrationResponseJSON,
 } from '@simplewebauthn/server';
 import type { Ctx } from '../../context.js';
-import { nowIso, originAllowed } from '../../context.js';
+import { nowIso } from '../../context.js';
+import { originAllowed } from '../../http/origins.js';
 import { badRequest, forbidden } from '../../http/errors.js';
 import { findPersonByHandle, getPerson, issueToken, type PersonRow } from '../../persons/persons.js';
-import { attestationHandlers, challengeData, checkAnswer, createChallenge, factorHandlers, finishSignIn, resolveChallengePerson, rowHandle, type ChallengeData, type StartRequest } from '../challenges.js';
+import { challengeData, checkAnswer, createChallenge, finishSignIn, resolveChallengePerson, rowHandle, type AttestationHandler, type ChallengeData, type Factor, type FactorHandler, type StartRequest } from '../challenges.js';
 
 /** Server-side state of a passkey (public key, signature counter) kept in the credential's secret column. */
 interface PasskeySecret {
@@ -81,7 +82,7 @@ async function createOptions(ctx: Ctx, r: StartRequest, person: PersonRow | unde
   return [{ id: row.id, type: 'webauthn_create', authentication_method: 'webauthn', options: options as unknown as Record<string, unknown> }];
 }
 
-factorHandlers.set('webauthn', {
+const startWebauthn: FactorHandler = {
   async start(ctx, r) {
     const rp = relyingParty(ctx, r, r.origin);
     const prev = r.previous && r.previous.oid === r.org.id ? r.previous : undefined;
@@ -110,9 +111,9 @@ factorHandlers.set('webauthn', {
     const row = await createChallenge(ctx, { org: r.org, type: 'webauthn_get', method: 'webauthn', data, ttlSeconds: TIMEOUT_MS / 1000 });
     return [{ id: row.id, type: 'webauthn_get', authentication_method: 'webauthn', options: options as unknown as Record<string, unknown> }];
   },
-});
+};
 
-attestationHandlers.set('webauthn_create', async (ctx, row, body) => {
+const answerWebauthnCreate: AttestationHandler = async (ctx, row, body) => {
   const d = challengeData(row) as WebAuthnData;
   let verified;
   try {
@@ -155,9 +156,9 @@ attestationHandlers.set('webauthn_create', async (ctx, row, body) => {
     })
     .execute();
   return issueToken(ctx, resolved.person, { method: 'webauthn', handle: rowHandle(row)?.value }, { firstToken: resolved.created, previous: resolved.previous, oid: row.org_id });
-});
+};
 
-attestationHandlers.set('webauthn_get', async (ctx, row, body) => {
+const answerWebauthnGet: AttestationHandler = async (ctx, row, body) => {
   const d = challengeData(row) as WebAuthnData;
   const response = body as unknown as AuthenticationResponseJSON;
   const cred = await ctx.db.selectFrom('credentials').selectAll().where('id', '=', CREDENTIAL_PREFIX + String(response.id)).where('type', '=', 'public-key').executeTakeFirst();
@@ -196,4 +197,15 @@ attestationHandlers.set('webauthn_get', async (ctx, row, body) => {
     return finishSignIn(ctx, { ...row, person_id: owner!.id }, 'webauthn');
   }
   return finishSignIn(ctx, row, 'webauthn');
-});
+};
+
+/** Passkeys (WebAuthn): registration and sign-in. */
+export const webauthnFactor: Factor = {
+  methods: {
+    webauthn: startWebauthn,
+  },
+  attestations: {
+    webauthn_create: answerWebauthnCreate,
+    webauthn_get: answerWebauthnGet,
+  },
+};
