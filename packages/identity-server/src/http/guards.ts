@@ -3,7 +3,7 @@ import type { Ctx, Org } from '../context.js';
 import { sha256 } from '../crypto/secrets.js';
 import { loadOrg } from '../organizations/settings.js';
 import type { UserTokenClaims } from '../tokens/token-service.js';
-import { badRequest, forbidden, notFound, unauthorized } from './errors.js';
+import { answer, badRequest, forbidden, notFound, unauthorized } from './errors.js';
 
 // Who is calling: the organization header, the management API key, the bearer user token.
 
@@ -41,7 +41,7 @@ export async function requireUser(ctx: Ctx, req: FastifyRequest): Promise<UserTo
   if (!org) throw unauthorized('token organization no longer exists');
   const person = await ctx.db.selectFrom('persons').select(['active']).where('id', '=', res.claims.person_id).executeTakeFirst();
   if (!person) throw unauthorized('token person no longer exists');
-  if (!person.active) throw forbidden(`Person ${res.claims.person_id} is inactive`);
+  if (!person.active) throw answer('signInAwaitingApproval', { person_id: res.claims.person_id });
   return res.claims;
 }
 

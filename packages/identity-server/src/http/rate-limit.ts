@@ -1,4 +1,4 @@
-import { ApiError } from './errors.js';
+import { ApiError, answerMessage } from './errors.js';
 
 /** Fixed-window counters kept in memory (per process), keyed by scope and subject (IP address, handle). */
 export class RateLimiter {
@@ -21,7 +21,7 @@ export class RateLimiter {
     w.count += 1;
     if (w.count > limit) {
       const retryAfter = Math.ceil((w.start + this.windowMs - now) / 1000);
-      throw new RateLimitError(`rate limit exceeded: too many ${what}; retry in ${retryAfter} s`, retryAfter);
+      throw new RateLimitError(answerMessage('rateLimited', { what, seconds: retryAfter }), retryAfter);
     }
   }
 

@@ -2,7 +2,7 @@ import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Ctx, OAuthClient, Org } from '../context.js';
 import { hashSecret, sameDigest } from '../crypto/secrets.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError, answerMessage } from '../http/errors.js';
 import { getPerson } from '../persons/persons.js';
 import { challengeData } from '../signin/challenges.js';
 import type { UserTokenClaims } from '../tokens/token-service.js';
@@ -40,7 +40,7 @@ async function refreshTokenGrant(ctx: Ctx, caller: Caller, b: Form, reply: Fasti
   const outside = requested.filter((x) => !granted.includes(x));
   if (outside.length) return oauthError(400, 'invalid_scope', `scopes not granted by this refresh token: ${outside.join(' ')}`);
   const person = await getPerson(ctx, row.person_id);
-  if (!person || !person.active) return oauthError(400, 'invalid_grant', person ? `Person ${person.id} is inactive` : 'person no longer exists');
+  if (!person || !person.active) return oauthError(400, 'invalid_grant', person ? answerMessage('signInAwaitingApproval', { person_id: person.id }) : 'person no longer exists');
   // Of two concurrent uses only one wins; the other is a reuse.
   if (!(await consumeRefreshToken(ctx, row.id))) return reused();
   const scope = (requested.length ? requested : granted).join(' ');

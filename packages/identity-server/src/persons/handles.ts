@@ -1,4 +1,4 @@
-import { badRequest } from '../http/errors.js';
+import { answer, badRequest } from '../http/errors.js';
 
 export type HandleType = 'email_address' | 'phone_number' | 'username';
 export interface Handle {
@@ -33,12 +33,12 @@ export function parseHandle(input: unknown): Handle {
   switch (type) {
     case 'email_address': {
       const value = raw.toLowerCase();
-      if (!EMAIL.test(value)) throw badRequest(`malformed e-mail address: "${raw}"`);
+      if (!EMAIL.test(value)) throw answer('malformedEmail', { handle: raw });
       return { type, value };
     }
     case 'phone_number': {
       const value = raw.replace(/[\s().-]/g, '');
-      if (!PHONE.test(value)) throw badRequest('malformed phone number');
+      if (!PHONE.test(value)) throw answer('malformedPhone');
       return { type, value };
     }
     case 'username': {
@@ -54,5 +54,5 @@ export function parseHandle(input: unknown): Handle {
 
 /** Throws 400 `unreachable phone number` for numbers no message can be delivered to. */
 export function assertReachable(handle: Handle): void {
-  if (handle.type === 'phone_number' && UNREACHABLE_PHONE.test(handle.value)) throw badRequest('unreachable phone number');
+  if (handle.type === 'phone_number' && UNREACHABLE_PHONE.test(handle.value)) throw answer('unreachablePhone');
 }

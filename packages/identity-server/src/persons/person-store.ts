@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Ctx, Org } from '../context.js';
 import { nowIso } from '../context.js';
-import { badRequest, conflict, notFound } from '../http/errors.js';
+import { answer, badRequest, conflict, notFound } from '../http/errors.js';
 import { rbacPool, requireDefined, setGrants, grantsOf } from '../organizations/rbac.js';
 import { BUCKETS, writeBuckets } from './attributes.js';
 import { parseHandle, type Handle } from './handles.js';
@@ -47,7 +47,7 @@ export async function orgPerson(ctx: Ctx, org: Org, id: string): Promise<PersonR
 export async function assertHandlesFree(ctx: Ctx, org: Org, handles: Handle[], personId?: string): Promise<void> {
   for (const h of handles) {
     const owner = await ctx.db.selectFrom('handles').select('person_id').where('org_id', '=', org.id).where('type', '=', h.type).where('value', '=', h.value).executeTakeFirst();
-    if (owner && owner.person_id !== personId) throw conflict('person exists');
+    if (owner && owner.person_id !== personId) throw answer('personExists');
   }
 }
 

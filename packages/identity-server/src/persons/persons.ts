@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Ctx, Org } from '../context.js';
 import type { PersonTable } from '../db/schema.js';
 import { nowIso } from '../context.js';
-import { ApiError, forbidden } from '../http/errors.js';
+import { answer, ApiError, forbidden } from '../http/errors.js';
 import type { Handle } from './handles.js';
 import type { Authentication, UserTokenClaims } from '../tokens/token-service.js';
 
@@ -92,9 +92,9 @@ export async function resolveSignInPerson(
     }
   }
   if (!person && handle) {
-    if (org.settings.self_registration === false) throw forbidden('self-registration not allowed for this organization');
+    if (org.settings.self_registration === false) throw answer('selfRegistrationNotAllowed');
     const patterns = org.settings.handle_patterns ?? [];
-    if (patterns.length && !patterns.some((p) => new RegExp(p, 'u').test(handle.value))) throw forbidden('person cannot be registered');
+    if (patterns.length && !patterns.some((p) => new RegExp(p, 'u').test(handle.value))) throw answer('handlePatternNotAllowed');
     try {
       person = await createPerson(ctx, org, { type: 'regular', handle });
       created = true;
@@ -105,7 +105,7 @@ export async function resolveSignInPerson(
     }
   }
   if (!person) throw new ApiError(400, 'no person to sign in: a handle is required');
-  if (!person.active) throw forbidden(created ? 'person is not active' : `Person ${person.id} is inactive`);
+  if (!person.active) throw created ? answer('signUpAwaitingApproval') : answer('signInAwaitingApproval', { person_id: person.id });
   return { person, created, previous: prev && prev.person_id === person.id ? prev : undefined };
 }
 

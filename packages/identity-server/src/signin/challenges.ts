@@ -6,7 +6,7 @@ import { loadOrg } from '../organizations/settings.js';
 import { checkRedirect } from '../http/origins.js';
 import { bearerToken, clientIp, requireOrg } from '../http/guards.js';
 import type { ChallengeTable } from '../db/schema.js';
-import { ApiError, badRequest, forbidden, notFound, unauthorized } from '../http/errors.js';
+import { answer, ApiError, badRequest, forbidden, notFound, unauthorized } from '../http/errors.js';
 import { assertReachable, parseHandle, type Handle } from '../persons/handles.js';
 import { escapeHtml, sendMessagePage } from '../http/html.js';
 import { addHandle, createPerson, findPersonByHandle, getPerson, issueToken, resolveSignInPerson, type PersonRow } from '../persons/persons.js';
@@ -110,7 +110,7 @@ export async function loadOpenChallenge(ctx: Ctx, id: string): Promise<Challenge
   if (row.status === 'locked' || row.attempts >= ctx.limits.maxAttempts) {
     throw new ApiError(429, 'too many incorrect answers for this challenge: request a new code');
   }
-  if (Date.parse(row.expires_at) <= Date.now()) throw unauthorized('authentication has expired');
+  if (Date.parse(row.expires_at) <= Date.now()) throw answer('authenticationExpired');
   return row;
 }
 
@@ -154,7 +154,7 @@ export async function resolveChallengePerson(ctx: Ctx, row: ChallengeRow): Promi
   if (row.person_id) {
     const person = await getPerson(ctx, row.person_id);
     if (!person) throw notFound('person no longer exists');
-    if (!person.active) throw forbidden(`Person ${person.id} is inactive`);
+    if (!person.active) throw answer('signInAwaitingApproval', { person_id: person.id });
     return { person, created: false, previous: data.previous?.person_id === person.id ? data.previous : undefined };
   }
   if (data.recovery && handle && !(await findPersonByHandle(ctx, org.id, handle))) throw unauthorized('incorrect code');

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Ctx } from '../context.js';
+import { answerMessage } from '../http/errors.js';
 import { RateLimitError } from '../http/rate-limit.js';
 
 /**
@@ -41,10 +42,7 @@ export async function assertNotLocked(ctx: Ctx, key: string | undefined): Promis
   const left = Math.ceil((until - Date.now()) / 1000);
   if (left > 0) {
     const wait = left >= 120 ? `${Math.ceil(left / 60)} minutes` : `${left} s`;
-    throw new RateLimitError(
-      `too many failed attempts for this account with this factor: try again in ${wait}, or sign in with a link sent by e-mail (email_link) or recover the account`,
-      left,
-    );
+    throw new RateLimitError(answerMessage('factorLocked', { wait }), left);
   }
 }
 

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Ctx, Org } from '../context.js';
-import { badRequest, forbidden, notFound, unauthorized } from '../http/errors.js';
+import { answer, badRequest, forbidden, notFound, unauthorized } from '../http/errors.js';
 import { clientIp, requireApiKey, requireOrg, requireUser } from '../http/guards.js';
 import { checkRedirect } from '../http/origins.js';
 import * as S from '../http/schemas.js';
@@ -50,7 +50,7 @@ export function registerRecoveryRoutes(app: FastifyInstance, ctx: Ctx): void {
     async (req) => {
       const row = await ctx.db.selectFrom('challenges').selectAll().where('id', '=', req.params.challenge_pack_id).executeTakeFirst();
       if (!row || row.type !== 'challenge_pack') throw notFound(`challenge pack "${req.params.challenge_pack_id}" does not exist`);
-      if (Date.parse(row.expires_at) <= Date.now()) throw unauthorized('authentication has expired');
+      if (Date.parse(row.expires_at) <= Date.now()) throw answer('authenticationExpired');
       const orgHeader = req.headers['keyway-orgid'];
       if (typeof orgHeader === 'string' && orgHeader !== row.org_id) throw notFound(`challenge pack "${row.id}" does not exist`);
       return { result: challengeData(row).challenges as ChallengeOut[] };

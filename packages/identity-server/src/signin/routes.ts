@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Ctx } from '../context.js';
 import { hashSecret, sameDigest } from '../crypto/secrets.js';
-import { badRequest, notFound, unauthorized } from '../http/errors.js';
+import { answer, badRequest, notFound, unauthorized } from '../http/errors.js';
 import { clientIp, requireOrg } from '../http/guards.js';
 import { sendMessagePage } from '../http/html.js';
 import * as S from '../http/schemas.js';
@@ -66,7 +66,7 @@ export function registerChallengeRoutes(app: FastifyInstance, ctx: Ctx): void {
     if (!row) throw notFound(`challenge "${req.params.challenge_id}" does not exist`);
     if (!['proxy', 'oidc', 'saml'].includes(row.type)) throw badRequest(`challenge "${row.id}" is of type "${row.type}" and cannot be polled`);
     if (row.status === 'completed') throw unauthorized('challenge has already been answered');
-    if (Date.parse(row.expires_at) <= Date.now()) throw unauthorized('authentication has expired');
+    if (Date.parse(row.expires_at) <= Date.now()) throw answer('authenticationExpired');
     if (row.status !== 'verified') {
       reply.code(202);
       const waitingFor = row.type === 'proxy' ? 'the link to be opened' : 'the identity provider sign-in to complete';

@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import * as oidc from 'openid-client';
 import type { Ctx } from '../context.js';
 import { hashSecret, newSecret, sameDigest } from '../crypto/secrets.js';
-import { ApiError, notFound, unauthorized } from '../http/errors.js';
+import { answer, ApiError, notFound, unauthorized } from '../http/errors.js';
 import { requireOrg } from '../http/guards.js';
 import { sendMessagePage } from '../http/html.js';
 import * as S from '../http/schemas.js';
@@ -143,7 +143,7 @@ export function registerSsoResolveRoute(app: FastifyInstance, ctx: Ctx): void {
       const org = await requireOrg(ctx, req);
       const row = await ctx.db.selectFrom('challenges').selectAll().where('id', '=', req.body.challenge_id).executeTakeFirst();
       if (!row || (row.type !== 'oidc' && row.type !== 'saml') || row.org_id !== org.id) throw notFound(`challenge "${req.body.challenge_id}" does not exist`);
-      if (Date.parse(row.expires_at) <= Date.now()) throw unauthorized('authentication has expired');
+      if (Date.parse(row.expires_at) <= Date.now()) throw answer('authenticationExpired');
       if (row.status !== 'returned') throw unauthorized(row.status === 'pending' ? 'the identity provider has not answered yet' : 'challenge has already been answered');
       if (row.attempts >= ctx.limits.maxAttempts) throw new ApiError(429, 'too many incorrect answers for this challenge: start again');
       const d = challengeData(row) as SsoCommon;

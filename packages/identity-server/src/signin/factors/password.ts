@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Ctx, Org } from '../../context.js';
 import { nowIso } from '../../context.js';
-import { badRequest, forbidden, unauthorized } from '../../http/errors.js';
+import { answer, badRequest, forbidden, unauthorized } from '../../http/errors.js';
 import { loadOrg } from '../../organizations/settings.js';
 import { hashAlgorithm, issueToken } from '../../persons/persons.js';
 import { clearPersonFactor } from '../guessing.js';
@@ -34,7 +34,7 @@ const startPassword: FactorHandler = {
     // lets unknown handles register. Elsewhere an unknown handle gets exactly the answer of a known person without a
     // password, so the password factor does not reveal who has an account (README, "Guessing limits").
     const signUp = !person && (r.org.settings.self_registration !== false || !!r.previous);
-    if (!signUp) throw forbidden('no password set');
+    if (!signUp) throw answer('noPasswordSet');
     const row = await createChallenge(ctx, { org: r.org, type: 'password_set', method: 'password', handle: r.handle, data });
     return [{ id: row.id, type: 'password_set', authentication_method: 'password', options: passwordRulesOptions(r.org) }];
   },
@@ -76,7 +76,7 @@ const answerPasswordSet: AttestationHandler = async (ctx, row, data) => {
 const answerPasswordVerify: AttestationHandler = async (ctx, row, data) => {
   const password = passwordOf(data, false);
   const cred = row.person_id ? await credentialOf(ctx, row.person_id, 'password') : undefined;
-  if (!cred) throw forbidden('no password set');
+  if (!cred) throw answer('noPasswordSet');
   const secret = JSON.parse(cred.secret) as { hash: string; rotation_required?: boolean };
   const correct = await verifyPassword(password, secret.hash);
   await checkAnswer(ctx, row, correct, 'incorrect password');

@@ -11,7 +11,7 @@ import {
 import type { Ctx } from '../../context.js';
 import { nowIso } from '../../context.js';
 import { originAllowed } from '../../http/origins.js';
-import { badRequest, forbidden } from '../../http/errors.js';
+import { answer, badRequest, forbidden } from '../../http/errors.js';
 import { findPersonByHandle, getPerson, issueToken, type PersonRow } from '../../persons/persons.js';
 import { challengeData, checkAnswer, createChallenge, finishSignIn, resolveChallengePerson, rowHandle, type AttestationHandler, type ChallengeData, type Factor, type FactorHandler, type StartRequest } from '../challenges.js';
 
@@ -43,7 +43,7 @@ function relyingParty(ctx: Ctx, r: StartRequest, origin: string | undefined): { 
   const host = new URL(origin).hostname;
   const scope = r.options.scope === undefined ? host : r.options.scope;
   if (typeof scope !== 'string' || !(host === scope || host.endsWith(`.${scope}`)) || !scope.includes('.') && scope !== 'localhost') {
-    throw badRequest('passkey scope is not a registrable domain suffix of the origin');
+    throw answer('badPasskeyScope');
   }
   return { rpId: scope, origin };
 }
@@ -101,7 +101,7 @@ const startWebauthn: FactorHandler = {
     }
     if (r.handle) {
       // Sign-up with a passkey.
-      if (r.org.settings.self_registration === false) throw forbidden('self-registration not allowed for this organization');
+      if (r.org.settings.self_registration === false) throw answer('selfRegistrationNotAllowed');
       return createOptions(ctx, r, undefined, rp, r.handle.value);
     }
     // No handle: a discoverable passkey (the browser offers what it has for this scope, or the remembered ids).
