@@ -118,13 +118,16 @@ const id = await startProcess(['dist/cli.js'], { KEYWAY_API_PORT: '0', DATA_DIR:
 const orgHeaders = { 'keyway-orgid': process.env.KEYWAY_ORG_ID ?? 'org_keyway_dev' };
 const runId = Date.now().toString(36);
 
+// `/id` answers the challenge list as `result` (spec §7; older servers: `result.challenges`).
+const challengesOf = (res) => (Array.isArray(res.result) ? res.result : res.result.challenges);
+
 async function signIn(n) {
   const email = `bench-${runId}-${n}@example.com`;
   const idRes = await request(`${id.url}/id/v2`, { method: 'POST', headers: orgHeaders, body: { handle: email, factor: { method: 'otp_via_email' } } });
   const mail = await request(`${id.url}/dev/mailbox.json?to=${encodeURIComponent(email)}&limit=1`);
   const code = mail.result[0]?.code;
   if (!code) throw new Error(`no code for ${email}`);
-  const att = await request(`${id.url}/attestation/v3`, { method: 'POST', headers: orgHeaders, body: { challenge_id: idRes.result.challenges[0].id, challenge_type: 'otp', data: { otp: code } } });
+  const att = await request(`${id.url}/attestation/v3`, { method: 'POST', headers: orgHeaders, body: { challenge_id: challengesOf(idRes)[0].id, challenge_type: 'otp', data: { otp: code } } });
   if (!att.result?.token) throw new Error('no token');
   return att.result.token;
 }

@@ -2,18 +2,19 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
-import { reloadAllowedDomains, type Ctx, type Limits, type OrgSettings } from './context.js';
+import type { Ctx, Limits, OrgSettings } from './context.js';
+import { invalidate, reloadAllowedDomains } from './organizations/settings.js';
 import { openDatabase, type Db } from './db/index.js';
-import { purgeExpired } from './maintenance.js';
-import { Mailer, type SmtpOptions } from './mailer.js';
+import { purgeExpired } from './db/maintenance.js';
+import { Mailer, type SmtpOptions } from './email/mailer.js';
 import { DEFAULT_OPENAPI_PATH, OpenApiContract } from './openapi.js';
-import { RateLimiter } from './ratelimit.js';
-import { sha256 } from './secrets.js';
-import { RESERVED_CLAIMS, renderTokenTemplate } from './token-template.js';
-import { effectivePermissions, grantsOf } from './routes/rbac.js';
-import { WebhookService, type WebhookOptions } from './webhooks.js';
-import { Sealer } from './sealed.js';
-import { TokenService } from './tokens.js';
+import { RateLimiter } from './http/rate-limit.js';
+import { sha256 } from './crypto/secrets.js';
+import { RESERVED_CLAIMS, renderTokenTemplate } from './tokens/token-template.js';
+import { effectivePermissions, grantsOf } from './organizations/rbac.js';
+import { WebhookService, type WebhookOptions } from './webhooks/service.js';
+import { Sealer } from './crypto/sealed.js';
+import { TokenService } from './tokens/token-service.js';
 
 /** Default port of the Keyway identity server (`KEYWAY_API_PORT`). */
 export const DEFAULT_API_PORT = 8787;
@@ -92,7 +93,7 @@ async function seedOrg(ctx: Ctx, id: string, apiKey: string | undefined): Promis
       .onConflict((oc) => oc.column('id').doNothing())
       .execute();
   }
-  ctx.orgs.delete(id);
+  invalidate(ctx, id);
 }
 
 /** How long closing waits for requests in progress before it drops the connections still open. */
@@ -112,6 +113,34 @@ async function closeApp(app: FastifyInstance): Promise<void> {
   }
 }
 
+/**
+ * The token service: lifetimes, groups claim and template claims come from the organization's cached settings; sync
+ * hooks may add claims. `ctxOf` gives the server's context once it exists (the service is made before it).
+ */
+function newTokenService(db: Db, orgs: Ctx['orgs'], issuer: string, opts: IdentityServerOptions, ctxOf: () => Ctx): TokenService {
+  return new TokenService(db, {
+    issuer,
+    ttlSeconds: opts.tokenTtlSeconds ?? 3600,
+    rotationSeconds: opts.keyRotationSeconds ?? 7 * 24 * 3600,
+    groupsClaimFor: (oid) => orgs.get(oid)?.settings.groups_claim_name,
+    ttlFor: (oid) => orgs.get(oid)?.settings.token_duration_seconds,
+    templateClaimsFor: async (oid, personId) => {
+      const raw = orgs.get(oid)?.settings.token_template;
+      if (!raw) return {};
+      const rows = await db.selectFrom('attributes').select(['bucket', 'name', 'value']).where('person_id', '=', personId).execute();
+      const attributes: Record<string, Record<string, unknown>> = {};
+      for (const r of rows) (attributes[r.bucket] ??= {})[r.name] = JSON.parse(r.value) as unknown;
+      const org = orgs.get(oid)!;
+      const permissions = Object.keys(await effectivePermissions(ctxOf(), org, personId));
+      return renderTokenTemplate(JSON.parse(raw) as Record<string, unknown>, { attributes, roles: await grantsOf(db, personId, 'role'), permissions });
+    },
+    syncHookClaimsFor: (claims) => {
+      const groupsClaim = orgs.get(claims.oid)?.settings.groups_claim_name ?? 'groups';
+      return ctxOf().webhooks.callSyncHooks(claims.oid, 'token_minted', claims.person_id, { token: claims }, (c) => RESERVED_CLAIMS.has(c) || c === groupsClaim);
+    },
+  });
+}
+
 /** Starts the Keyway API server: opens and migrates the database, seeds the organization, listens. */
 export async function startIdentityServer(opts: IdentityServerOptions = {}): Promise<IdentityServer> {
   const devMode = opts.devMode ?? process.env.NODE_ENV !== 'production';
@@ -124,27 +153,7 @@ export async function startIdentityServer(opts: IdentityServerOptions = {}): Pro
     // The issuer must be known before listening; with port 0 it is fixed up after listen.
     const provisionalUrl = opts.publicUrl ?? `http://${host}:${opts.port ?? DEFAULT_API_PORT}`;
     const orgs: Ctx['orgs'] = new Map();
-    const tokens = new TokenService(db, {
-      issuer: provisionalUrl,
-      ttlSeconds: opts.tokenTtlSeconds ?? 3600,
-      rotationSeconds: opts.keyRotationSeconds ?? 7 * 24 * 3600,
-      groupsClaimFor: (oid) => orgs.get(oid)?.settings.groups_claim_name,
-      ttlFor: (oid) => orgs.get(oid)?.settings.token_duration_seconds,
-      templateClaimsFor: async (oid, personId) => {
-        const raw = orgs.get(oid)?.settings.token_template;
-        if (!raw) return {};
-        const rows = await db.selectFrom('attributes').select(['bucket', 'name', 'value']).where('person_id', '=', personId).execute();
-        const attributes: Record<string, Record<string, unknown>> = {};
-        for (const r of rows) (attributes[r.bucket] ??= {})[r.name] = JSON.parse(r.value) as unknown;
-        const org = orgs.get(oid)!;
-        const permissions = Object.keys(await effectivePermissions(ctx, org, personId));
-        return renderTokenTemplate(JSON.parse(raw) as Record<string, unknown>, { attributes, roles: await grantsOf(db, personId, 'role'), permissions });
-      },
-      syncHookClaimsFor: (claims) => {
-        const groupsClaim = orgs.get(claims.oid)?.settings.groups_claim_name ?? 'groups';
-        return ctx.webhooks.callSyncHooks(claims.oid, 'token_minted', claims.person_id, { token: claims }, (c) => RESERVED_CLAIMS.has(c) || c === groupsClaim);
-      },
-    });
+    const tokens = newTokenService(db, orgs, provisionalUrl, opts, () => ctx);
     const ctx: Ctx = {
       db,
       dialect,
@@ -184,7 +193,7 @@ export async function startIdentityServer(opts: IdentityServerOptions = {}): Pro
       app,
       db,
       reloadOrganizations: () => {
-        ctx.orgs.clear();
+        invalidate(ctx);
         void reloadAllowedDomains(ctx);
       },
       async close() {
@@ -204,6 +213,6 @@ export async function startIdentityServer(opts: IdentityServerOptions = {}): Pro
   }
 }
 
-export { ApiError } from './errors.js';
+export { ApiError } from './http/errors.js';
 export type { Limits, OrgSettings } from './context.js';
 export type { Db } from './db/index.js';

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isInternalAddress, outboundFetch } from '../src/outbound.js';
+import { isInternalAddress, outboundFetch } from '../src/http/outbound.js';
 import { api, BACKENDS, startTestServer, type TestServer } from './helpers.js';
 
 // An organization administrator (or whoever steals its API key) points the server's outbound calls at the server's

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../src/db/index.js';
-import { purgeExpired } from '../src/maintenance.js';
-import { TokenService } from '../src/tokens.js';
+import { purgeExpired } from '../src/db/maintenance.js';
+import { TokenService } from '../src/tokens/token-service.js';
 
 describe('signing key rotation and purging', () => {
   let db: Db | undefined;

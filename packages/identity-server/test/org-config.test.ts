@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Sealer } from '../src/sealed.js';
+import { Sealer } from '../src/crypto/sealed.js';
 import { contractApi } from './contract.js';
 import { BACKENDS, lastMessage, signInWithEmail, useTestServer } from './helpers.js';
 

@@ -276,7 +276,7 @@ export interface OAuthRefreshTokenTable {
   used_at: string | null;
 }
 
-/** Failed answers per organization, account and factor (account-level guessing defence, src/guessing.ts). */
+/** Failed answers per organization, account and factor (account-level guessing defence, src/signin/guessing.ts). */
 export interface GuessFailureTable {
   key: string;
   failures: number;

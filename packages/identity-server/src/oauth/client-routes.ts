@@ -1,0 +1,117 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Ctx, OAuthClient, UiConfiguration } from '../context.js';
+import { nowIso } from '../context.js';
+import { sha256 } from '../crypto/secrets.js';
+import { badRequest } from '../http/errors.js';
+import { requireApiKey } from '../http/guards.js';
+import { settingsCollection } from '../organizations/settings.js';
+import { orgPerson } from '../persons/person-store.js';
+import { revokeFamily } from './refresh-tokens.js';
+import { issueOAuthTokens } from './tokens.js';
+
+// Management API: the OAuth2 clients of the hosted login (kept in the organization's settings) and tokens minted for them.
+
+const clientsOf = (ctx: Ctx) => settingsCollection<OAuthClient>(ctx, 'oauth_clients', (c) => c.client_id, 'OAuth2 client');
+const clientOut = (c: OAuthClient) => ({
+  client_id: c.client_id,
+  client_name: c.name,
+  scopes: c.scopes ?? ['openid'],
+  grant_types: c.grant_types ?? ['authorization_code'],
+  response_types: ['code'],
+  redirect_uris: c.redirect_uris,
+  public: c.public ?? false,
+  access_token_duration: c.access_token_duration ?? 3600,
+  refresh_token_duration: c.refresh_token_duration ?? 0,
+  ...(c.secret_last4 ? { client_secret_last4: c.secret_last4 } : {}),
+});
+const unsupportedGrants = (grants: string[] | undefined, isPublic: boolean | undefined) => {
+  if (grants?.includes('refresh_token') && !grants.includes('authorization_code')) throw badRequest('grant_types: refresh_token needs authorization_code (refresh tokens are issued with the authorization code grant)');
+  if (isPublic && grants?.includes('client_credentials')) throw badRequest('grant_types: client_credentials needs a confidential client (public: false)');
+};
+
+/** `/oauth2/clients` and their secrets and hosted-login look. */
+export function registerOAuthClientRoutes(app: FastifyInstance, ctx: Ctx): void {
+  const admin = (req: FastifyRequest) => requireApiKey(ctx, req);
+  const clients = clientsOf(ctx);
+  app.get('/oauth2/clients', async (req) => ({ result: clients.list(await admin(req)).map(clientOut) }));
+  app.post<{ Body: { client_name: string; scopes: string[]; grant_types: string[]; redirect_uris?: string[]; public?: boolean; access_token_duration?: number; refresh_token_duration?: number } }>(
+    '/oauth2/clients',
+    async (req, reply) => {
+      const org = await admin(req);
+      const b = req.body;
+      unsupportedGrants(b.grant_types, b.public);
+      const secret = `kwcs_${randomBytes(24).toString('base64url')}`;
+      const client: OAuthClient = {
+        client_id: `kwc_${randomBytes(10).toString('hex')}`,
+        name: b.client_name,
+        redirect_uris: b.redirect_uris ?? [],
+        public: b.public ?? false,
+        scopes: b.scopes,
+        grant_types: b.grant_types,
+        access_token_duration: b.access_token_duration ?? 3600,
+        // Refresh tokens live 30 days unless told otherwise; 0 turns them off.
+        refresh_token_duration: b.refresh_token_duration ?? (b.grant_types.includes('refresh_token') ? 30 * 24 * 3600 : 0),
+        secret_sha256: sha256(secret),
+        secret_last4: secret.slice(-4),
+        created_at: nowIso(),
+      };
+      await clients.add(org, client);
+      reply.code(201);
+      return { result: { ...clientOut(client), client_secret: secret } };
+    },
+  );
+  app.get<{ Params: { oauth_client_id: string } }>('/oauth2/clients/:oauth_client_id', async (req) => ({ result: clientOut(clients.one(await admin(req), req.params.oauth_client_id)) }));
+  app.patch<{ Params: { oauth_client_id: string }; Body: { client_name?: string; scopes?: string[]; redirect_uris?: string[]; access_token_duration?: number; refresh_token_duration?: number } }>(
+    '/oauth2/clients/:oauth_client_id',
+    async (req) => {
+      const org = await admin(req);
+      const { client_name, ...rest } = req.body;
+      const current: OAuthClient = { ...clients.one(org, req.params.oauth_client_id), ...rest, ...(client_name ? { name: client_name } : {}) };
+      await clients.replace(org, current);
+      return { result: clientOut(current) };
+    },
+  );
+  app.delete<{ Params: { oauth_client_id: string } }>('/oauth2/clients/:oauth_client_id', async (req, reply) => {
+    const org = await admin(req);
+    await clients.remove(org, req.params.oauth_client_id);
+    const families = await ctx.db.selectFrom('oauth_refresh_tokens').select('family_id').distinct().where('org_id', '=', org.id).where('client_id', '=', req.params.oauth_client_id).where('status', '!=', 'revoked').execute();
+    for (const f of families) await revokeFamily(ctx, f.family_id);
+    return reply.code(204).send();
+  });
+  app.put<{ Params: { oauth_client_id: string } }>('/oauth2/clients/:oauth_client_id/secret', async (req) => {
+    const org = await admin(req);
+    const secret = `kwcs_${randomBytes(24).toString('base64url')}`;
+    const current: OAuthClient = { ...clients.one(org, req.params.oauth_client_id), secret_sha256: sha256(secret), secret_last4: secret.slice(-4) };
+    await clients.replace(org, current);
+    return { result: { ...clientOut(current), client_secret: secret } };
+  });
+}
+
+/** The hosted-login look of a client, and tokens minted for a person through a client. */
+export function registerOAuthClientExtraRoutes(app: FastifyInstance, ctx: Ctx): void {
+  const admin = (req: FastifyRequest) => requireApiKey(ctx, req);
+  const clients = clientsOf(ctx);
+  app.get<{ Params: { oauth_client_id: string } }>('/oauth2/clients/:oauth_client_id/ui-configuration', async (req) => {
+    const c = clients.one(await admin(req), req.params.oauth_client_id);
+    return { result: { logo_url: null, title: `Sign in to ${c.name}`, factors: ['otp_via_email'], show_keyway_branding: true, ...c.ui_configuration } };
+  });
+  app.put<{ Params: { oauth_client_id: string }; Body: UiConfiguration }>('/oauth2/clients/:oauth_client_id/ui-configuration', async (req) => {
+    const org = await admin(req);
+    const c = clients.one(org, req.params.oauth_client_id);
+    const allowed = org.settings.allowed_factors ?? [];
+    const refused = (req.body.factors ?? []).filter((f) => allowed.length && !allowed.includes(f));
+    if (refused.length) throw badRequest(`factors not allowed by the organization config (allowed_factors): ${refused.join(', ')}`);
+    await clients.replace(org, { ...c, ui_configuration: req.body });
+    return { result: req.body };
+  });
+  app.post<{ Body: { client_id: string; person_id: string; scopes?: string[]; include_id_token?: boolean } }>('/oauth2/tokens/mint', async (req) => {
+    const org = await admin(req);
+    const client = clients.one(org, req.body.client_id);
+    const person = await orgPerson(ctx, org, req.body.person_id);
+    const scopes = req.body.scopes ?? client.scopes ?? ['openid'];
+    const outside = scopes.filter((x) => !(client.scopes ?? ['openid']).includes(x));
+    if (outside.length) throw badRequest(`scopes not granted to client "${client.client_id}": ${outside.join(', ')}`);
+    return { result: await issueOAuthTokens(ctx, client, person, [{ method: 'api' }], { scope: scopes.join(' '), idToken: req.body.include_id_token !== false && scopes.includes('openid') }) };
+  });
+}

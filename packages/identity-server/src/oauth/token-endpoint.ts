@@ -1,0 +1,192 @@
+import formbody from '@fastify/formbody';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { Ctx, OAuthClient, Org } from '../context.js';
+import { hashSecret, sameDigest } from '../crypto/secrets.js';
+import { ApiError, answerMessage } from '../http/errors.js';
+import { getPerson } from '../persons/persons.js';
+import { challengeData } from '../signin/challenges.js';
+import type { UserTokenClaims } from '../tokens/token-service.js';
+import { authenticateClient, s256, str, type OAuthRequest } from './protocol.js';
+import { consumeRefreshToken, familyRevoked, findRefreshToken, refreshEnabled, revokeFamily } from './refresh-tokens.js';
+import { issueOAuthTokens } from './tokens.js';
+
+// The OAuth2 token endpoint (`/oauth2/tokens`: authorization code with PKCE, refresh token with rotation, client
+// credentials) and RFC 7662 introspection / RFC 7009 revocation.
+
+type Form = Record<string, string>;
+type Caller = { org: Org; client: OAuthClient };
+/** An OAuth error answer: RFC 6749 fields plus the Keyway envelope's errors. */
+type OAuthError = (status: number, error: string, description: string) => FastifyReply;
+
+/** RFC 6749 §6 with rotation (OAuth 2.0 Security BCP §4.14). */
+async function refreshTokenGrant(ctx: Ctx, caller: Caller, b: Form, reply: FastifyReply, oauthError: OAuthError) {
+  // RFC 6749 §6 with rotation (OAuth 2.0 Security BCP §4.14): each refresh token works once; using one again
+  // revokes its whole family, since either the client or an attacker holds a copy.
+  const { client, org } = caller;
+  if (!b.refresh_token) return oauthError(400, 'invalid_request', 'refresh_token is required');
+  const row = await findRefreshToken(ctx, b.refresh_token);
+  if (!row || row.org_id !== org.id) return oauthError(400, 'invalid_grant', 'refresh token is not valid');
+  if (row.client_id !== client.client_id) return oauthError(400, 'invalid_grant', 'refresh token was issued to another client');
+  if (row.status === 'revoked') return oauthError(400, 'invalid_grant', 'refresh token has been revoked');
+  const reused = async () => {
+    await revokeFamily(ctx, row.family_id);
+    return oauthError(400, 'invalid_grant', 'refresh token was already used: every token of this grant has been revoked');
+  };
+  if (row.status === 'used') return reused();
+  if (Date.parse(row.expires_at) <= Date.now()) return oauthError(400, 'invalid_grant', 'refresh token has expired');
+  if (!refreshEnabled(client)) return oauthError(400, 'unauthorized_client', 'this client is not allowed the refresh_token grant');
+  const granted = row.scope.split(' ').filter(Boolean);
+  const requested = (b.scope ?? '').split(' ').filter(Boolean);
+  const outside = requested.filter((x) => !granted.includes(x));
+  if (outside.length) return oauthError(400, 'invalid_scope', `scopes not granted by this refresh token: ${outside.join(' ')}`);
+  const person = await getPerson(ctx, row.person_id);
+  if (!person || !person.active) return oauthError(400, 'invalid_grant', person ? answerMessage('signInAwaitingApproval', { person_id: person.id }) : 'person no longer exists');
+  // Of two concurrent uses only one wins; the other is a reuse.
+  if (!(await consumeRefreshToken(ctx, row.id))) return reused();
+  const scope = (requested.length ? requested : granted).join(' ');
+  try {
+    const out = await issueOAuthTokens(ctx, client, person, JSON.parse(row.authentications) as UserTokenClaims['authentications'], {
+      scope,
+      idToken: scope.split(' ').includes('openid'),
+      refresh: { org, familyId: row.family_id, grantScope: row.scope },
+    });
+    // A reuse revoked the family while this rotation ran: the new tokens go with it.
+    if (await familyRevoked(ctx, row.family_id)) {
+      await revokeFamily(ctx, row.family_id);
+      return oauthError(400, 'invalid_grant', 'refresh token has been revoked');
+    }
+    reply.header('cache-control', 'no-store');
+    return out;
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 403) return oauthError(400, 'invalid_grant', err.message);
+    throw err;
+  }
+}
+
+/** Machine to machine (RFC 6749 §4.4). */
+async function clientCredentialsGrant(ctx: Ctx, caller: Caller, b: Form, reply: FastifyReply, oauthError: OAuthError) {
+  // Machine to machine: a confidential client that authenticated with its secret gets a token for itself.
+  const { client, org } = caller;
+  if (client.public || !client.secret_sha256) return oauthError(400, 'unauthorized_client', 'public clients cannot use client_credentials: they hold no secret');
+  if (!(client.grant_types ?? []).includes('client_credentials')) return oauthError(400, 'unauthorized_client', 'this client is not allowed the client_credentials grant');
+  const requested = (b.scope ?? '').split(' ').filter(Boolean);
+  const allowed = client.scopes ?? [];
+  const outside = requested.filter((x) => !allowed.includes(x));
+  if (outside.length) return oauthError(400, 'invalid_scope', `scopes not granted to this client: ${outside.join(' ')}`);
+  const scope = (requested.length ? requested : allowed).join(' ');
+  const ttl = client.access_token_duration ?? ctx.tokens.opts.ttlSeconds;
+  const access_token = await ctx.tokens.signJwt({ client_id: client.client_id, oid: org.id, scope }, { use: 'client', subject: client.client_id, audience: org.id, ttlSeconds: ttl });
+  reply.header('cache-control', 'no-store');
+  return { access_token, token_type: 'Bearer', expires_in: ttl, scope };
+}
+
+/** RFC 6749 §4.1.3 with PKCE (RFC 7636, S256 only). */
+async function authorizationCodeGrant(ctx: Ctx, caller: Caller, b: Form, reply: FastifyReply, oauthError: OAuthError) {
+  b.client_id = caller.client.client_id;
+  for (const f of ['code', 'code_verifier', 'redirect_uri'] as const) {
+    if (!b[f]) return oauthError(400, 'invalid_request', `${f} is required`);
+  }
+  const [id, secret] = b.code!.split('.', 2);
+  const row = id ? await ctx.db.selectFrom('challenges').selectAll().where('id', '=', id).executeTakeFirst() : undefined;
+  if (!row || row.type !== 'oauth_code' || !secret || row.secret_hash === null || !sameDigest(hashSecret(row.id, secret), row.secret_hash)) {
+    return oauthError(400, 'invalid_grant', 'authorization code is not valid');
+  }
+  const data = challengeData(row) as unknown as OAuthRequest & { authentications: UserTokenClaims['authentications'] };
+  if (row.status !== 'pending') return oauthError(400, 'invalid_grant', 'authorization code was already used');
+  if (Date.parse(row.expires_at) <= Date.now()) return oauthError(400, 'invalid_grant', 'authorization code has expired');
+  if (data.client_id !== b.client_id || data.redirect_uri !== b.redirect_uri) return oauthError(400, 'invalid_grant', 'client_id or redirect_uri does not match the authorization request');
+  if (!/^[A-Za-z0-9._~-]{43,128}$/.test(b.code_verifier!) || s256(b.code_verifier!) !== data.code_challenge) return oauthError(400, 'invalid_grant', 'code_verifier does not match the code_challenge');
+  const consumed = await ctx.db.updateTable('challenges').set({ status: 'completed' }).where('id', '=', row.id).where('status', '=', 'pending').executeTakeFirst();
+  if (Number(consumed.numUpdatedRows) !== 1) return oauthError(400, 'invalid_grant', 'authorization code was already used');
+  const person = await getPerson(ctx, row.person_id!);
+  if (!person) return oauthError(400, 'invalid_grant', 'person no longer exists');
+  reply.header('cache-control', 'no-store');
+  try {
+    return await issueOAuthTokens(ctx, caller.client, person, data.authentications, { scope: data.scope, nonce: data.nonce, idToken: true, refresh: { org: caller.org, grantScope: data.scope } });
+  } catch (err) {
+    // A sync hook refused the token.
+    if (err instanceof ApiError && err.status === 403) return oauthError(400, 'invalid_grant', err.message);
+    throw err;
+  }
+}
+
+/** Introspection, revocation, and the token endpoint (form-encoded posts). */
+export async function tokenEndpointRoutes(scope: FastifyInstance, { ctx }: { ctx: Ctx }): Promise<void> {
+  await scope.register(formbody, { bodyLimit: 16 * 1024 });
+  // RFC 7662 introspection and RFC 7009 revocation, for authenticated clients of the organization that issued the token.
+  const tokenForm = { type: 'object', additionalProperties: false, required: ['token'], properties: { token: { type: 'string', maxLength: 16384 }, token_type_hint: str, client_id: str, client_secret: str } };
+  scope.post<{ Body: Record<string, string> }>('/oauth2/tokens/introspect', { schema: { body: tokenForm } }, async (req, reply) => {
+    const caller = await authenticateClient(ctx, req, req.body);
+    if (!caller) return reply.code(401).header('www-authenticate', 'Basic').send({ error: 'invalid_client', error_description: 'client authentication failed' });
+    const refresh = await findRefreshToken(ctx, req.body.token!);
+    if (refresh) {
+      const active = refresh.status === 'active' && refresh.org_id === caller.org.id && Date.parse(refresh.expires_at) > Date.now();
+      if (!active) return { active: false };
+      return { active: true, sub: refresh.person_id, client_id: refresh.client_id, exp: Math.floor(Date.parse(refresh.expires_at) / 1000), iat: Math.floor(Date.parse(refresh.created_at) / 1000), iss: ctx.publicUrl, token_type: 'refresh_token', scope: refresh.scope };
+    }
+    const v = await ctx.tokens.validate(req.body.token!, 'introspect');
+    if (!v.valid || v.claims.oid !== caller.org.id) return { active: false };
+    const c = v.claims;
+    return { active: true, sub: c.sub, client_id: c.client_id ?? caller.client.client_id, exp: c.exp, iat: c.iat, iss: c.iss, token_type: 'Bearer', scope: c.scope ?? 'openid' };
+  });
+  scope.post<{ Body: Record<string, string> }>('/oauth2/tokens/revoke', { schema: { body: tokenForm } }, async (req, reply) => {
+    const caller = await authenticateClient(ctx, req, req.body);
+    if (!caller) return reply.code(401).header('www-authenticate', 'Basic').send({ error: 'invalid_client', error_description: 'client authentication failed' });
+    // A refresh token of this client: its whole family goes, with the access tokens issued alongside (RFC 7009 §2.1).
+    const refresh = await findRefreshToken(ctx, req.body.token!);
+    if (refresh) {
+      if (refresh.client_id === caller.client.client_id && refresh.org_id === caller.org.id) await revokeFamily(ctx, refresh.family_id);
+      return reply.code(200).send();
+    }
+    const v = await ctx.tokens.validate(req.body.token!, 'introspect');
+    // Unknown, expired or foreign tokens: nothing to do, and RFC 7009 answers 200 all the same.
+    if (v.valid && v.claims.oid === caller.org.id) await ctx.tokens.revoke(v.claims);
+    return reply.code(200).send();
+  });
+  // Every token this client holds for one subject (a person, or the client itself for client credentials tokens).
+  scope.post<{ Body: Record<string, string> }>(
+    '/oauth2/tokens/revoke-all',
+    { schema: { body: { type: 'object', additionalProperties: false, required: ['subject'], properties: { subject: str, client_id: str, client_secret: str } } } },
+    async (req, reply) => {
+      const caller = await authenticateClient(ctx, req, req.body);
+      if (!caller || caller.client.public || !caller.client.secret_sha256) {
+        return reply.code(401).header('www-authenticate', 'Basic').send({ error: 'invalid_client', error_description: 'client authentication failed (a confidential client with its secret is required)' });
+      }
+      await ctx.tokens.revokeAll(caller.client.client_id, req.body.subject!);
+      await ctx.db
+        .updateTable('oauth_refresh_tokens')
+        .set({ status: 'revoked' })
+        .where('org_id', '=', caller.org.id)
+        .where('client_id', '=', caller.client.client_id)
+        .where('person_id', '=', req.body.subject!)
+        .where('status', '=', 'active')
+        .execute();
+      return reply.code(200).send();
+    },
+  );
+  // RFC 6749 §4.1.3 with PKCE (RFC 7636, S256 only); answers in OAuth's shape plus the Keyway envelope's errors.
+  scope.post<{ Body: Form }>(
+    '/oauth2/tokens',
+    {
+      schema: {
+        body: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['grant_type'],
+          properties: { grant_type: str, code: str, code_verifier: str, client_id: str, client_secret: str, redirect_uri: str, scope: str, refresh_token: { type: 'string', maxLength: 4096 } },
+        },
+      },
+    },
+    async (req, reply) => {
+      const b = req.body;
+      const oauthError: OAuthError = (status, error, description) =>
+        reply.code(status).header('cache-control', 'no-store').send({ error, error_description: description, result: null, errors: [{ httpcode: status, message: description }] });
+      if (!['authorization_code', 'client_credentials', 'refresh_token'].includes(b.grant_type!)) return oauthError(400, 'unsupported_grant_type', 'grant_type must be authorization_code, client_credentials or refresh_token');
+      const caller = await authenticateClient(ctx, req, b);
+      if (!caller) return oauthError(401, 'invalid_client', 'client authentication failed');
+      if (b.grant_type === 'refresh_token') return refreshTokenGrant(ctx, caller, b, reply, oauthError);
+      if (b.grant_type === 'client_credentials') return clientCredentialsGrant(ctx, caller, b, reply, oauthError);
+      return authorizationCodeGrant(ctx, caller, b, reply, oauthError);
+    },
+  );
+}

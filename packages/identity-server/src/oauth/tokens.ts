@@ -1,0 +1,57 @@
+import type { Ctx, OAuthClient, Org } from '../context.js';
+import type { PersonRow } from '../persons/persons.js';
+import type { UserTokenClaims } from '../tokens/token-service.js';
+import { issueRefreshToken, refreshEnabled } from './refresh-tokens.js';
+
+/** Access token (a user token naming the client) and, when asked, an OpenID Connect id_token for the client. */
+export async function issueOAuthTokens(
+  ctx: Ctx,
+  client: OAuthClient,
+  person: PersonRow,
+  authentications: UserTokenClaims['authentications'],
+  opts: { scope: string; nonce?: string | undefined; idToken: boolean; refresh?: { org: Org; familyId?: string; grantScope: string } },
+) {
+  const methods = [...new Set(authentications.map((a) => a.method))];
+  const access_token = await ctx.tokens.sign(
+    {
+      token_use: 'access',
+      person_id: person.id,
+      oid: person.org_id,
+      first_token: false,
+      authenticated_methods: methods,
+      authentications,
+      person_type: person.person_type,
+      groups: JSON.parse(person.groups) as string[],
+      client_id: client.client_id,
+      scope: opts.scope,
+    },
+    client.access_token_duration,
+  );
+  const email = await ctx.db.selectFrom('handles').select('value').where('person_id', '=', person.id).where('type', '=', 'email_address').executeTakeFirst();
+  const id_token = opts.idToken
+    ? await ctx.tokens.signJwt(
+        {
+          auth_time: Math.floor(Date.now() / 1000),
+          amr: methods,
+          ...(opts.nonce ? { nonce: opts.nonce } : {}),
+          ...(email ? { email: email.value, email_verified: true } : {}),
+          person_id: person.id,
+          oid: person.org_id,
+          person_type: person.person_type,
+        },
+        { use: 'id', subject: person.id, audience: client.client_id },
+      )
+    : undefined;
+  const refresh_token =
+    opts.refresh && refreshEnabled(client)
+      ? await issueRefreshToken(ctx, { org: opts.refresh.org, client, personId: person.id, scope: opts.refresh.grantScope, authentications, accessToken: access_token, ...(opts.refresh.familyId ? { familyId: opts.refresh.familyId } : {}) })
+      : undefined;
+  return {
+    access_token,
+    ...(id_token ? { id_token } : {}),
+    ...(refresh_token ? { refresh_token } : {}),
+    token_type: 'Bearer',
+    expires_in: client.access_token_duration ?? ctx.tokens.opts.ttlSeconds,
+    scope: opts.scope,
+  };
+}

@@ -1,0 +1,168 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Ctx, Org } from '../context.js';
+import { nowIso } from '../context.js';
+import { loadOrg } from './settings.js';
+import type { ExternalCredentialTable } from '../db/schema.js';
+import { badRequest, notFound } from '../http/errors.js';
+import { DEFAULT_TEMPLATES, REQUIRED_PLACEHOLDER, TEMPLATE_NAMES, type EmailTemplate, type TemplateName } from '../email/templates.js';
+import { requireApiKey } from '../http/guards.js';
+import { updateSettings } from './settings.js';
+
+type Fields = Record<string, string | number | boolean>;
+
+/** The pricing tiers the quota endpoints report. */
+export const PRICING_TIERS = [
+  { name: 'free', monthly_active_persons: 1000, suborganizations: 0, api_calls_per_minute: 600, price_per_month_usd: 0 },
+  { name: 'growth', monthly_active_persons: 10_000, suborganizations: 10, api_calls_per_minute: 6000, price_per_month_usd: 240 },
+  { name: 'enterprise', monthly_active_persons: 1_000_000, suborganizations: 1000, api_calls_per_minute: 60_000, price_per_month_usd: 2400 },
+];
+
+export interface KycConfig {
+  enabled: boolean;
+  provider?: 'none' | 'document_check' | 'bank_id';
+  required_for_registration?: boolean;
+  allowed_document_countries?: string[];
+}
+
+const credentialOut = (c: ExternalCredentialTable) => ({
+  id: c.id,
+  label: c.label,
+  type: c.type,
+  public_fields: JSON.parse(c.public_fields) as Fields,
+  created_at: c.created_at,
+});
+
+/** External credentials (secret fields sealed with AES-256-GCM, never returned). */
+export function registerExternalCredentialRoutes(app: FastifyInstance, ctx: Ctx): void {
+  const admin = (req: FastifyRequest) => requireApiKey(ctx, req);
+  const context = (c: { org_id: string; id: string }) => `external_credentials:${c.org_id}:${c.id}`;
+  // Which secret fields are set, never their values.
+  const out = (c: ExternalCredentialTable) => ({ ...credentialOut(c), secret_field_names: Object.keys(ctx.sealer.open<Record<string, string>>(c.secret_fields, context(c))).sort() });
+  const one = async (org: Org, id: string) => {
+    const row = await ctx.db.selectFrom('external_credentials').selectAll().where('org_id', '=', org.id).where('id', '=', id).executeTakeFirst();
+    if (!row) throw notFound(`external credential "${id}" does not exist`);
+    return row;
+  };
+
+  app.get('/organizations/config/external-credentials', async (req) => {
+    const org = await admin(req);
+    return { result: (await ctx.db.selectFrom('external_credentials').selectAll().where('org_id', '=', org.id).orderBy('created_at').orderBy('id').execute()).map(out) };
+  });
+  app.post<{ Body: { label: string; type: string; public_fields?: Fields; secret_fields?: Record<string, string> } }>('/organizations/config/external-credentials', async (req, reply) => {
+    const org = await admin(req);
+    const id = randomUUID();
+    const row: ExternalCredentialTable = {
+      id,
+      org_id: org.id,
+      label: req.body.label,
+      type: req.body.type,
+      public_fields: JSON.stringify(req.body.public_fields ?? {}),
+      secret_fields: ctx.sealer.seal(req.body.secret_fields ?? {}, context({ org_id: org.id, id })),
+      created_at: nowIso(),
+    };
+    await ctx.db.insertInto('external_credentials').values(row).execute();
+    reply.code(201);
+    return { result: out(row) };
+  });
+  app.get<{ Params: { cred_id: string } }>('/organizations/config/external-credentials/:cred_id', async (req) => ({ result: out(await one(await admin(req), req.params.cred_id)) }));
+  app.patch<{ Params: { cred_id: string }; Body: { label?: string; public_fields?: Fields; secret_fields?: Record<string, string> } }>('/organizations/config/external-credentials/:cred_id', async (req) => {
+    const org = await admin(req);
+    const row = await one(org, req.params.cred_id);
+    const secrets = { ...ctx.sealer.open<Record<string, string>>(row.secret_fields, context(row)), ...req.body.secret_fields };
+    const next: ExternalCredentialTable = {
+      ...row,
+      ...(req.body.label !== undefined ? { label: req.body.label } : {}),
+      ...(req.body.public_fields !== undefined ? { public_fields: JSON.stringify(req.body.public_fields) } : {}),
+      secret_fields: ctx.sealer.seal(secrets, context(row)),
+    };
+    await ctx.db.updateTable('external_credentials').set({ label: next.label, public_fields: next.public_fields, secret_fields: next.secret_fields }).where('id', '=', row.id).execute();
+    return { result: out(next) };
+  });
+  app.delete<{ Querystring: { cred_id: string } }>('/organizations/config/external-credentials', async (req, reply) => {
+    const org = await admin(req);
+    const row = await one(org, req.query.cred_id);
+    await ctx.db.deleteFrom('external_credentials').where('id', '=', row.id).execute();
+    return reply.code(204).send();
+  });
+}
+
+/** Pricing tiers are reported (the organization's `pricing_tier` setting, default free); this server enforces none of their limits. */
+export function registerQuotaRoutes(app: FastifyInstance, ctx: Ctx): void {
+  const admin = (req: FastifyRequest) => requireApiKey(ctx, req);
+  app.get('/organizations/quota/all-tiers', async (req) => {
+    await admin(req);
+    return { result: PRICING_TIERS };
+  });
+  app.get('/organizations/quota/current-tier', async (req) => {
+    let org = await admin(req);
+    for (let parent = org.parent_id; parent; ) {
+      const up = await loadOrg(ctx, parent);
+      if (!up) break;
+      org = up;
+      parent = up.parent_id;
+    }
+    return { result: PRICING_TIERS.find((t) => t.name === org.settings.pricing_tier) ?? PRICING_TIERS[0]! };
+  });
+  app.get('/organizations/quota/usage', async (req) => {
+    const org = await admin(req);
+    const now = new Date();
+    const start = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
+    const end = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
+    const month = start.toISOString().slice(0, 7);
+    // The organization and every organization below it.
+    const ids = [org.id];
+    for (let i = 0; i < ids.length; i++) ids.push(...(await ctx.db.selectFrom('organizations').select('id').where('parent_id', '=', ids[i]!).execute()).map((r) => r.id));
+    const organizations = [];
+    for (const id of ids) {
+      const active = await ctx.db.selectFrom('monthly_active').select((eb) => eb.fn.countAll<number>().as('n')).where('org_id', '=', id).where('month', '=', month).executeTakeFirst();
+      const persons = await ctx.db.selectFrom('persons').select((eb) => eb.fn.countAll<number>().as('n')).where('org_id', '=', id).executeTakeFirst();
+      organizations.push({ id, monthly_active_persons: Number(active?.n ?? 0), persons: Number(persons?.n ?? 0) });
+    }
+    const total = organizations.reduce((sum, o) => sum + o.monthly_active_persons, 0);
+    return { result: { period_start: start.toISOString(), period_end: end.toISOString(), organizations, total_monthly_active_persons: total } };
+  });
+}
+
+/** E-mail templates and the KYC configuration. */
+export function registerTemplateAndKycRoutes(app: FastifyInstance, ctx: Ctx): void {
+  const admin = (req: FastifyRequest) => requireApiKey(ctx, req);
+  // E-mail templates: the organization's replacement, else the built-in one.
+  const templateOut = (org: Org, name: TemplateName) => {
+    const custom = org.settings.email_templates?.[name];
+    return { name, ...(custom ?? DEFAULT_TEMPLATES[name]), customized: custom !== undefined };
+  };
+  const templateName = (raw: string): TemplateName => {
+    if (!(TEMPLATE_NAMES as readonly string[]).includes(raw)) throw notFound(`template "${raw}" does not exist (use one of ${TEMPLATE_NAMES.join(', ')})`);
+    return raw as TemplateName;
+  };
+  app.get('/organizations/config/templates', async (req) => {
+    const org = await admin(req);
+    return { result: TEMPLATE_NAMES.map((n) => templateOut(org, n)) };
+  });
+  app.get<{ Params: { template_name: string } }>('/organizations/config/templates/:template_name', async (req) => ({ result: templateOut(await admin(req), templateName(req.params.template_name)) }));
+  app.put<{ Params: { template_name: string }; Body: EmailTemplate }>('/organizations/config/templates/:template_name', async (req) => {
+    const org = await admin(req);
+    const name = templateName(req.params.template_name);
+    const needed = REQUIRED_PLACEHOLDER[name];
+    const has = (s: string | undefined) => s === undefined || new RegExp(`\\{\\{\\s*${needed}\\s*\\}\\}`).test(s);
+    if (needed && !has(req.body.html_body)) throw badRequest(`html_body of the ${name} template must contain {{ ${needed} }}`);
+    if (needed && !has(req.body.text_body)) throw badRequest(`text_body of the ${name} template must contain {{ ${needed} }}`);
+    const stored: EmailTemplate = { subject: req.body.subject, html_body: req.body.html_body, ...(req.body.text_body !== undefined ? { text_body: req.body.text_body } : {}), updated_at: nowIso() };
+    await updateSettings(ctx, org, (s) => {
+      s.email_templates = { ...s.email_templates, [name]: stored };
+    });
+    return { result: { name, ...stored, customized: true } };
+  });
+
+  const kycOut = (org: Org): Required<KycConfig> => ({ enabled: false, provider: 'none', required_for_registration: false, allowed_document_countries: [], ...org.settings.kyc });
+  app.get('/organizations/config/kyc', async (req) => ({ result: kycOut(await admin(req)) }));
+  app.patch<{ Body: Partial<KycConfig> }>('/organizations/config/kyc', async (req) => {
+    const org = await admin(req);
+    const next = { ...kycOut(org), ...req.body };
+    await updateSettings(ctx, org, (s) => {
+      s.kyc = next;
+    });
+    return { result: next };
+  });
+}

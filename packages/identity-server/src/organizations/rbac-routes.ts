@@ -1,0 +1,146 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Ctx, Org } from '../context.js';
+import { nowIso } from '../context.js';
+import { ApiError, badRequest, notFound } from '../http/errors.js';
+import { requireApiKey } from '../http/guards.js';
+import { orgPerson } from '../persons/person-store.js';
+import { describe, effectivePermissions, grantsOf, permissionsOf, rbacPool, requireDefined, roleOut, rolesOf, setGrants } from './rbac.js';
+
+// RBAC of the management API: permissions and roles of the organization (inherited by suborganizations created with
+// `inherits_rbac_pools`), a person's roles, additional and effective permissions, and `POST /rbac/check`.
+
+/** 409 when the organization already has a permission or role of this name. */
+async function assertNew(ctx: Ctx, table: 'rbac_permissions' | 'rbac_roles', org: Org, name: string): Promise<void> {
+  const taken = await ctx.db.selectFrom(table).select('name').where('org_id', '=', org.id).where('name', '=', name).executeTakeFirst();
+  if (taken) throw new ApiError(409, `${table === 'rbac_roles' ? 'role' : 'permission'} "${name}" already exists`);
+}
+
+/** `/rbac/permissions`. */
+export function registerPermissionRoutes(app: FastifyInstance, ctx: Ctx): void {
+  const admin = (req: FastifyRequest) => requireApiKey(ctx, req);
+  const ownPermission = async (org: Org, name: string) => {
+    const row = await ctx.db.selectFrom('rbac_permissions').selectAll().where('org_id', '=', org.id).where('name', '=', name).executeTakeFirst();
+    if (!row) throw notFound(`permission "${name}" does not exist in this organization`);
+    return row;
+  };
+  app.post<{ Body: { name: string; description?: string } }>('/rbac/permissions', async (req, reply) => {
+    const org = await admin(req);
+    await assertNew(ctx, 'rbac_permissions', org, req.body.name);
+    const row = { org_id: org.id, name: req.body.name, description: req.body.description ?? null, created_at: nowIso() };
+    await ctx.db.insertInto('rbac_permissions').values(row).execute();
+    reply.code(201);
+    return { result: describe(row) };
+  });
+  app.get('/rbac/permissions', async (req) => {
+    const org = await admin(req);
+    return { result: (await permissionsOf(ctx.db, await rbacPool(ctx, org))).map(describe) };
+  });
+  app.get<{ Params: { permission_name: string } }>('/rbac/permissions/:permission_name', async (req) => {
+    const org = await admin(req);
+    const row = (await permissionsOf(ctx.db, await rbacPool(ctx, org))).find((p) => p.name === req.params.permission_name);
+    if (!row) throw notFound(`permission "${req.params.permission_name}" does not exist`);
+    return { result: describe(row) };
+  });
+  app.patch<{ Params: { permission_name: string }; Body: { description: string } }>('/rbac/permissions/:permission_name', async (req) => {
+    const org = await admin(req);
+    const row = await ownPermission(org, req.params.permission_name);
+    await ctx.db.updateTable('rbac_permissions').set({ description: req.body.description }).where('org_id', '=', org.id).where('name', '=', row.name).execute();
+    return { result: describe({ ...row, description: req.body.description }) };
+  });
+  app.delete<{ Params: { permission_name: string } }>('/rbac/permissions/:permission_name', async (req, reply) => {
+    const org = await admin(req);
+    const { name } = await ownPermission(org, req.params.permission_name);
+    await ctx.db.transaction().execute(async (trx) => {
+      for (const role of await trx.selectFrom('rbac_roles').selectAll().where('org_id', '=', org.id).execute()) {
+        const permissions = JSON.parse(role.permissions) as string[];
+        if (permissions.includes(name)) {
+          await trx.updateTable('rbac_roles').set({ permissions: JSON.stringify(permissions.filter((p) => p !== name)) }).where('org_id', '=', org.id).where('name', '=', role.name).execute();
+        }
+      }
+      const holders = trx.selectFrom('persons').select('id').where('org_id', '=', org.id);
+      await trx.deleteFrom('person_grants').where('kind', '=', 'permission').where('name', '=', name).where('person_id', 'in', holders).execute();
+      await trx.deleteFrom('rbac_permissions').where('org_id', '=', org.id).where('name', '=', name).execute();
+    });
+    return reply.code(204).send();
+  });
+}
+
+/** `/rbac/roles`. */
+export function registerRoleRoutes(app: FastifyInstance, ctx: Ctx): void {
+  const admin = (req: FastifyRequest) => requireApiKey(ctx, req);
+  const ownRole = async (org: Org, name: string) => {
+    const row = await ctx.db.selectFrom('rbac_roles').selectAll().where('org_id', '=', org.id).where('name', '=', name).executeTakeFirst();
+    if (!row) throw notFound(`role "${name}" does not exist in this organization`);
+    return row;
+  };
+  app.post<{ Body: { name: string; description?: string; permissions?: string[] } }>('/rbac/roles', async (req, reply) => {
+    const org = await admin(req);
+    await assertNew(ctx, 'rbac_roles', org, req.body.name);
+    const permissions = req.body.permissions ?? [];
+    await requireDefined(ctx.db, await rbacPool(ctx, org), 'permission', permissions);
+    const row = { org_id: org.id, name: req.body.name, description: req.body.description ?? null, permissions: JSON.stringify(permissions), created_at: nowIso() };
+    await ctx.db.insertInto('rbac_roles').values(row).execute();
+    reply.code(201);
+    return { result: roleOut(row) };
+  });
+  app.get('/rbac/roles', async (req) => {
+    const org = await admin(req);
+    return { result: (await rolesOf(ctx.db, await rbacPool(ctx, org))).map(roleOut) };
+  });
+  app.get<{ Params: { role_name: string } }>('/rbac/roles/:role_name', async (req) => {
+    const org = await admin(req);
+    const row = (await rolesOf(ctx.db, await rbacPool(ctx, org))).find((r) => r.name === req.params.role_name);
+    if (!row) throw notFound(`role "${req.params.role_name}" does not exist`);
+    return { result: roleOut(row) };
+  });
+  app.patch<{ Params: { role_name: string }; Body: { description?: string; permissions?: string[] } }>('/rbac/roles/:role_name', async (req) => {
+    const org = await admin(req);
+    const row = await ownRole(org, req.params.role_name);
+    if (req.body.permissions) await requireDefined(ctx.db, await rbacPool(ctx, org), 'permission', req.body.permissions);
+    const next = {
+      ...row,
+      ...(req.body.description !== undefined ? { description: req.body.description } : {}),
+      ...(req.body.permissions ? { permissions: JSON.stringify(req.body.permissions) } : {}),
+    };
+    await ctx.db.updateTable('rbac_roles').set({ description: next.description, permissions: next.permissions }).where('org_id', '=', org.id).where('name', '=', row.name).execute();
+    return { result: roleOut(next) };
+  });
+  app.delete<{ Params: { role_name: string } }>('/rbac/roles/:role_name', async (req, reply) => {
+    const org = await admin(req);
+    const { name } = await ownRole(org, req.params.role_name);
+    await ctx.db.transaction().execute(async (trx) => {
+      const holders = trx.selectFrom('persons').select('id').where('org_id', '=', org.id);
+      await trx.deleteFrom('person_grants').where('kind', '=', 'role').where('name', '=', name).where('person_id', 'in', holders).execute();
+      await trx.deleteFrom('rbac_roles').where('org_id', '=', org.id).where('name', '=', name).execute();
+    });
+    return reply.code(204).send();
+  });
+}
+
+/** A person's roles, additional and effective permissions, and `/rbac/check`. */
+export function registerPersonGrantRoutes(app: FastifyInstance, ctx: Ctx): void {
+  const admin = (req: FastifyRequest) => requireApiKey(ctx, req);
+  const person = (org: Org, id: string) => orgPerson(ctx, org, id);
+  for (const [path, kind, field] of [['roles', 'role', 'roles'], ['additional-permissions', 'permission', 'permissions']] as const) {
+    app.get<{ Params: { person_id: string } }>(`/persons/:person_id/${path}`, async (req) => {
+      const org = await admin(req);
+      return { result: await grantsOf(ctx.db, (await person(org, req.params.person_id)).id, kind) };
+    });
+    app.put<{ Params: { person_id: string }; Body: Record<typeof field, string[]> }>(`/persons/:person_id/${path}`, async (req) => {
+      const org = await admin(req);
+      const p = await person(org, req.params.person_id);
+      return { result: await setGrants(ctx, org, p.id, kind, req.body[field]) };
+    });
+  }
+  app.get<{ Params: { person_id: string } }>('/persons/:person_id/permissions', async (req) => {
+    const org = await admin(req);
+    const sources = await effectivePermissions(ctx, org, (await person(org, req.params.person_id)).id);
+    return { result: { permissions: Object.keys(sources), sources } };
+  });
+  app.post<{ Body: { person_id: string; permission: string } }>('/rbac/check', async (req) => {
+    const org = await admin(req);
+    const sources = await effectivePermissions(ctx, org, (await person(org, req.body.person_id)).id);
+    const grantedBy = sources[req.body.permission] ?? [];
+    return { result: { allowed: grantedBy.length > 0, granted_by: grantedBy } };
+  });
+}

@@ -1,0 +1,153 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Ctx, Org, OrgSettings } from '../context.js';
+import { nowIso } from '../context.js';
+import { sha256 } from '../crypto/secrets.js';
+import { badRequest, conflict } from '../http/errors.js';
+import { requireApiKey } from '../http/guards.js';
+import { BUCKETS } from '../persons/attributes.js';
+import type { PasswordRule } from '../signin/factors/password-hashing.js';
+import { checkTokenTemplate } from '../tokens/token-template.js';
+import { invalidate, reloadAllowedDomains, updateSettings } from './settings.js';
+
+// Management API: the organization itself, its suborganizations (the tree), and its settings (allowed domains, token
+// template, API key, sign-in configuration).
+
+const configOut = (s: OrgSettings) => ({
+  allow_self_registration: s.self_registration !== false,
+  require_approval_for_new_persons: s.auto_activate === false,
+  handle_patterns: s.handle_patterns ?? [],
+  token_duration_seconds: s.token_duration_seconds ?? 3600,
+  allowed_factors: s.allowed_factors ?? [],
+  password_validation_rules: s.password_validation_rules ?? [],
+  groups_claim_name: s.groups_claim_name ?? 'groups',
+});
+
+/** `/organizations` and `/organizations/suborganizations`. */
+export function registerOrganizationTreeRoutes(app: FastifyInstance, ctx: Ctx): void {
+  const admin = (req: FastifyRequest) => requireApiKey(ctx, req);
+  const orgOut = (o: Org) => ({ id: o.id, parent_id: o.parent_id, org_name: o.org_name, tenant_name: o.tenant_name });
+  const children = async (id: string) => (await ctx.db.selectFrom('organizations').selectAll().where('parent_id', '=', id).orderBy('created_at').execute()).map((r) => ({ id: r.id, parent_id: r.parent_id, org_name: r.org_name, tenant_name: r.tenant_name }));
+  app.get('/organizations', async (req) => {
+    const org = await admin(req);
+    return { result: { ...orgOut(org), managed_organizations: await children(org.id) } };
+  });
+  // Deletes the organization and everything stored for it; its API key stops working with it.
+  app.delete('/organizations', async (req, reply) => {
+    const org = await admin(req);
+    const subs = await children(org.id);
+    if (subs.length) throw conflict(`organization "${org.id}" has ${subs.length} suborganization${subs.length > 1 ? 's' : ''} (${subs.map((x) => x.id).join(', ')}): delete them first`);
+    await ctx.db.transaction().execute(async (trx) => {
+      const persons = trx.selectFrom('persons').select('id').where('org_id', '=', org.id);
+      for (const t of ['credentials', 'attributes', 'consents', 'person_grants', 'sso_oidc_tokens', 'oauth_refresh_tokens'] as const) await trx.deleteFrom(t).where('person_id', 'in', persons).execute();
+      await trx.deleteFrom('webhook_triggers').where('webhook_id', 'in', trx.selectFrom('webhooks').select('id').where('org_id', '=', org.id)).execute();
+      for (const t of ['handles', 'persons', 'groups', 'rbac_permissions', 'rbac_roles', 'org_attributes', 'webhooks', 'webhook_deliveries', 'external_credentials', 'monthly_active', 'challenges', 'events', 'mailbox', 'sso_oidc_tokens', 'oauth_refresh_tokens'] as const) {
+        await trx.deleteFrom(t).where('org_id', '=', org.id).execute();
+      }
+      await trx.deleteFrom('organizations').where('id', '=', org.id).execute();
+    });
+    invalidate(ctx, org.id);
+    await reloadAllowedDomains(ctx);
+    return reply.code(204).send();
+  });
+  app.get('/organizations/suborganizations', async (req) => {
+    const org = await admin(req);
+    return { result: await children(org.id) };
+  });
+  app.post<{ Body: { org_name: string; tenant_name?: string; share_person_pool?: boolean; share_group_pool?: boolean; inherits_rbac_pools?: boolean } }>(
+    '/organizations/suborganizations',
+    async (req, reply) => {
+      const parent = await admin(req);
+      const apiKey = `kw_${randomBytes(24).toString('base64url')}`;
+      const id = `org_${randomBytes(10).toString('hex')}`;
+      const settings: OrgSettings = {
+        self_registration: parent.settings.self_registration,
+        auto_activate: parent.settings.auto_activate,
+        api_key_sha256: sha256(apiKey),
+        ...(req.body.share_person_pool ? { person_pool_orgs_ids: [parent.id] } : {}),
+        ...(req.body.inherits_rbac_pools ? { rbac_pool_org_id: parent.id } : {}),
+      };
+      const tenant = req.body.tenant_name ?? req.body.org_name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+      await ctx.db.insertInto('organizations').values({ id, parent_id: parent.id, org_name: req.body.org_name, tenant_name: tenant || id, settings: JSON.stringify(settings), created_at: nowIso() }).execute();
+      reply.code(201);
+      return { result: { id, parent_id: parent.id, org_name: req.body.org_name, tenant_name: tenant || id, api_key: apiKey } };
+    },
+  );
+}
+
+/** Allowed domains, token template, API key, attribute buckets, sign-in configuration. */
+export function registerOrganizationSettingsRoutes(app: FastifyInstance, ctx: Ctx): void {
+  const admin = (req: FastifyRequest) => requireApiKey(ctx, req);
+  // Allowed domains: redirect targets, passkey origins and CORS for this organization.
+  app.get('/organizations/config/domains', async (req) => ({ result: { domains: (await admin(req)).settings.allowed_domains ?? [] } }));
+  const changeDomains = (add: boolean) => async (req: FastifyRequest<{ Body: { domains: string[] } }>) => {
+    const org = await admin(req);
+    const settings = await updateSettings(ctx, org, (s) => {
+      const current = new Set(s.allowed_domains ?? []);
+      for (const d of req.body.domains) {
+        if (add) current.add(d.toLowerCase());
+        else current.delete(d.toLowerCase());
+      }
+      s.allowed_domains = [...current].sort();
+    });
+    await reloadAllowedDomains(ctx);
+    return { result: { domains: settings.allowed_domains ?? [] } };
+  };
+  app.post('/organizations/config/domains', changeDomains(true));
+  app.delete('/organizations/config/domains', changeDomains(false));
+
+  app.get('/organizations/config/token-template', async (req) => ({ result: { content: (await admin(req)).settings.token_template ?? '{}' } }));
+  app.put<{ Body: { content: string } }>('/organizations/config/token-template', async (req) => {
+    const org = await admin(req);
+    checkTokenTemplate(req.body.content, org.settings.groups_claim_name);
+    await updateSettings(ctx, org, (s) => {
+      s.token_template = req.body.content;
+    });
+    return { result: { content: req.body.content } };
+  });
+
+  app.put('/organizations/api-keys', async (req) => {
+    const org = await admin(req);
+    const apiKey = `kw_${randomBytes(24).toString('base64url')}`;
+    await updateSettings(ctx, org, (s) => {
+      s.api_key_sha256 = sha256(apiKey);
+    });
+    return { result: { api_key: apiKey, created_at: nowIso() } };
+  });
+  app.get('/organizations/attribute-buckets', async (req) => {
+    await admin(req);
+    return {
+      result: BUCKETS.map((name) => ({
+        name,
+        end_user_access: name.endsWith('read_write') ? 'read_write' : name.endsWith('read_only') ? 'read_only' : 'no_access',
+        shared_with_person_pool: name.startsWith('person_pool-'),
+      })),
+    };
+  });
+
+  app.get('/organizations/config', async (req) => ({ result: configOut((await admin(req)).settings) }));
+  app.patch<{ Body: { allow_self_registration?: boolean; require_approval_for_new_persons?: boolean; handle_patterns?: string[]; token_duration_seconds?: number; allowed_factors?: string[]; password_validation_rules?: PasswordRule[]; groups_claim_name?: string } }>(
+    '/organizations/config',
+    async (req) => {
+      const org = await admin(req);
+      const b = req.body;
+      for (const p of [...(b.handle_patterns ?? []), ...(b.password_validation_rules ?? []).map((r) => r.pattern)]) {
+        try {
+          new RegExp(p, 'u');
+        } catch {
+          throw badRequest(`pattern ${JSON.stringify(p)} is not a valid regular expression`);
+        }
+      }
+      const settings = await updateSettings(ctx, org, (s) => {
+        if (b.allow_self_registration !== undefined) s.self_registration = b.allow_self_registration;
+        if (b.require_approval_for_new_persons !== undefined) s.auto_activate = !b.require_approval_for_new_persons;
+        if (b.handle_patterns !== undefined) s.handle_patterns = b.handle_patterns;
+        if (b.token_duration_seconds !== undefined) s.token_duration_seconds = b.token_duration_seconds;
+        if (b.allowed_factors !== undefined) s.allowed_factors = b.allowed_factors;
+        if (b.password_validation_rules !== undefined) s.password_validation_rules = b.password_validation_rules;
+        if (b.groups_claim_name !== undefined) s.groups_claim_name = b.groups_claim_name;
+      });
+      return { result: configOut(settings) };
+    },
+  );
+}

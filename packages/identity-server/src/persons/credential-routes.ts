@@ -1,0 +1,153 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Ctx, Org } from '../context.js';
+import { nowIso } from '../context.js';
+import { badRequest, notFound } from '../http/errors.js';
+import { requireApiKey } from '../http/guards.js';
+import { checkRedirect } from '../http/origins.js';
+import { directIdFor, sendPasswordResetLink } from '../signin/one-time-sign-in.js';
+import { rulesOf, setPassword } from '../signin/factors/password.js';
+import { failedRules } from '../signin/factors/password-hashing.js';
+import { RESERVED_CLAIMS } from '../tokens/token-template.js';
+import { parseHandle } from './handles.js';
+import { credentialOut, type PersonRow } from './persons.js';
+import { orgPerson } from './person-store.js';
+
+// Management API: a person's credentials (list, remove, set or import a password or TOTP secret, force a password
+// change, send a reset link) and tokens made for them (direct-id links, minted tokens).
+
+/** Listing, removing and setting credentials. */
+export function registerCredentialRoutes(app: FastifyInstance, ctx: Ctx): void {
+  const admin = (req: FastifyRequest) => requireApiKey(ctx, req);
+  app.get<{ Params: { person_id: string } }>('/persons/:person_id/credentials', async (req) => {
+    const p = await orgPerson(ctx, await admin(req), req.params.person_id);
+    const creds = await ctx.db.selectFrom('credentials').selectAll().where('person_id', '=', p.id).orderBy('created_at').execute();
+    return { result: creds.map(credentialOut) };
+  });
+  app.delete<{ Params: { person_id: string; credential_id: string } }>('/persons/:person_id/credentials/:credential_id', async (req, reply) => {
+    const p = await orgPerson(ctx, await admin(req), req.params.person_id);
+    const res = await ctx.db.deleteFrom('credentials').where('person_id', '=', p.id).where('id', '=', req.params.credential_id).executeTakeFirst();
+    if (Number(res.numDeletedRows) !== 1) throw notFound(`person "${p.id}" has no credential "${req.params.credential_id}"`);
+    return reply.code(204).send();
+  });
+  app.delete<{ Params: { person_id: string } }>('/persons/:person_id/credentials', async (req, reply) => {
+    const p = await orgPerson(ctx, await admin(req), req.params.person_id);
+    await ctx.db.deleteFrom('credentials').where('person_id', '=', p.id).execute();
+    return reply.code(204).send();
+  });
+  app.put<{ Params: { person_id: string }; Body: { password: string; skip_validation?: boolean } }>('/persons/:person_id/credentials/password', async (req) => {
+    const org = await admin(req);
+    const p = await orgPerson(ctx, org, req.params.person_id);
+    if (!req.body.skip_validation) {
+      const failed = failedRules(req.body.password, rulesOf(org));
+      if (failed.length) throw badRequest(`password does not satisfy the validation rules: ${failed.join(', ')}`);
+    }
+    await setPassword(ctx, p.id, req.body.password);
+    const cred = await ctx.db.selectFrom('credentials').selectAll().where('person_id', '=', p.id).where('type', '=', 'password').executeTakeFirstOrThrow();
+    return { result: credentialOut(cred) };
+  });
+  // Imports a password (hashed here) or a TOTP secret, e.g. when migrating from another system.
+  app.post<{ Params: { person_id: string }; Body: { type: 'password'; label?: string; password: string } | { type: 'totp'; label?: string; secret: string } }>(
+    '/persons/:person_id/credentials',
+    async (req, reply) => {
+      const p = await orgPerson(ctx, await admin(req), req.params.person_id);
+      const body = req.body;
+      if (body.type === 'password') {
+        await setPassword(ctx, p.id, body.password, body.label ?? 'Password');
+      } else {
+        const now = nowIso();
+        await ctx.db.transaction().execute(async (trx) => {
+          await trx.deleteFrom('credentials').where('person_id', '=', p.id).where('type', '=', 'totp').execute();
+          await trx
+            .insertInto('credentials')
+            .values({
+              id: randomUUID(), person_id: p.id, type: 'totp', label: body.label ?? 'Authenticator app',
+              params: JSON.stringify({ recovery_codes_total: 0, recovery_codes_unused: 0 }),
+              secret: JSON.stringify({ secret: body.secret.replace(/=+$/, ''), last_time_step: 0, recovery_hashes: [] }),
+              created_at: now, last_used: null,
+            })
+            .execute();
+        });
+      }
+      const cred = await ctx.db.selectFrom('credentials').selectAll().where('person_id', '=', p.id).where('type', '=', body.type).executeTakeFirstOrThrow();
+      reply.code(201);
+      return { result: credentialOut(cred) };
+    },
+  );
+}
+
+/** Password rotation and reset links. */
+export function registerPasswordResetRoutes(app: FastifyInstance, ctx: Ctx): void {
+  const admin = (req: FastifyRequest) => requireApiKey(ctx, req);
+  // Marks the password compromised: password sign-ins are refused until a new one is set; with a handle, a reset link goes out now.
+  app.post<{ Params: { person_id: string }; Body: { handle?: { type: string; value: string }; reason?: string; redirect_target?: string } | null }>(
+    '/persons/:person_id/credentials/password-rotate',
+    async (req) => {
+      const org = await admin(req);
+      const p = await orgPerson(ctx, org, req.params.person_id);
+      const cred = await ctx.db.selectFrom('credentials').selectAll().where('person_id', '=', p.id).where('type', '=', 'password').executeTakeFirst();
+      if (!cred) throw notFound(`person "${p.id}" has no password`);
+      const reset = req.body?.handle ? await ownedResetHandle(org, p, req.body.handle, req.body.redirect_target) : undefined;
+      const secret = { ...(JSON.parse(cred.secret) as Record<string, unknown>), rotation_required: true, rotation_reason: req.body?.reason ?? null };
+      await ctx.db.updateTable('credentials').set({ secret: JSON.stringify(secret) }).where('id', '=', cred.id).execute();
+      if (reset) await sendPasswordResetLink(ctx, org, p.id, reset.handle, reset.target);
+      return { result: { rotation_required: true } };
+    },
+  );
+  /** A handle of the person that can receive a reset link, with the page that completes the reset. */
+  const ownedResetHandle = async (org: Org, p: PersonRow, raw: { type: string; value: string }, redirectTarget: string | undefined) => {
+    const handle = parseHandle(raw);
+    if (handle.type === 'username') throw badRequest('a password reset link goes to an email address or phone number');
+    const owns = await ctx.db.selectFrom('handles').select('id').where('person_id', '=', p.id).where('type', '=', handle.type).where('value', '=', handle.value).executeTakeFirst();
+    if (!owns) throw notFound(`person "${p.id}" has no handle ${handle.type}:${handle.value}`);
+    if (!redirectTarget) throw badRequest('redirect_target is required: the page of your application that completes the reset with the SDK');
+    return { handle, target: checkRedirect(ctx, org, redirectTarget, 'redirect_target') };
+  };
+  app.post<{ Params: { person_id: string }; Body: { handle: { type: string; value: string }; redirect_target?: string } }>(
+    '/persons/:person_id/credentials/password-reset',
+    async (req, reply) => {
+      const org = await admin(req);
+      const p = await orgPerson(ctx, org, req.params.person_id);
+      const { handle, target } = await ownedResetHandle(org, p, req.body.handle, req.body.redirect_target);
+      await sendPasswordResetLink(ctx, org, p.id, handle, target);
+      reply.code(202);
+      return { result: { sent_to: handle } };
+    },
+  );
+}
+
+/** Direct-id links and tokens minted for a person. */
+export function registerPersonTokenRoutes(app: FastifyInstance, ctx: Ctx): void {
+  const admin = (req: FastifyRequest) => requireApiKey(ctx, req);
+  app.post<{ Params: { person_id: string } }>('/persons/:person_id/direct-id', async (req) => {
+    const org = await admin(req);
+    const p = await orgPerson(ctx, org, req.params.person_id);
+    return { result: { direct_id: await directIdFor(ctx, org, p.id) } };
+  });
+
+  app.post<{ Params: { person_id: string }; Body: { authenticated_methods?: string[]; custom_claims?: Record<string, unknown>; expiry_seconds?: number } | null }>(
+    '/persons/:person_id/mint-token',
+    async (req) => {
+      const org = await admin(req);
+      const p = await orgPerson(ctx, org, req.params.person_id);
+      const custom = req.body?.custom_claims ?? {};
+      const reserved = Object.keys(custom).filter((k) => RESERVED_CLAIMS.has(k) || k === (org.settings.groups_claim_name ?? 'groups'));
+      if (reserved.length) throw badRequest(`custom_claims may not set reserved claims: ${reserved.join(', ')}`);
+      const methods = req.body?.authenticated_methods ?? ['api'];
+      const token = await ctx.tokens.sign(
+        {
+          ...custom,
+          person_id: p.id,
+          oid: org.id,
+          first_token: false,
+          authenticated_methods: methods,
+          authentications: methods.map((method) => ({ method })),
+          person_type: p.person_type,
+          groups: JSON.parse(p.groups) as string[],
+        },
+        req.body?.expiry_seconds,
+      );
+      return { result: { token } };
+    },
+  );
+}

@@ -1,0 +1,72 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Ctx, Org } from '../context.js';
+import { nowIso } from '../context.js';
+import { conflict, notFound, page } from '../http/errors.js';
+import { requireApiKey } from '../http/guards.js';
+import { orgPerson, personOut } from './person-store.js';
+
+/** Management API: groups of the organization; memberships live on the persons (and go into their tokens). */
+export function registerGroupRoutes(app: FastifyInstance, ctx: Ctx): void {
+  const admin = (req: FastifyRequest) => requireApiKey(ctx, req);
+  const groupOut = (g: { name: string; description: string | null; created_at: string }) => ({ name: g.name, ...(g.description ? { description: g.description } : {}), created_at: g.created_at });
+  const groupRow = async (org: Org, name: string) => {
+    const g = await ctx.db.selectFrom('groups').selectAll().where('org_id', '=', org.id).where('name', '=', name).executeTakeFirst();
+    if (!g) throw notFound(`group "${name}" does not exist`);
+    return g;
+  };
+  const members = async (org: Org, name: string) =>
+    (await ctx.db.selectFrom('persons').selectAll().where('org_id', '=', org.id).orderBy('created_at').orderBy('id').execute()).filter((p) => (JSON.parse(p.groups) as string[]).includes(name));
+  const setGroups = (id: string, groups: string[]) => ctx.db.updateTable('persons').set({ groups: JSON.stringify(groups) }).where('id', '=', id).execute();
+
+  app.post<{ Body: { name: string; description?: string } }>('/groups', async (req, reply) => {
+    const org = await admin(req);
+    const exists = await ctx.db.selectFrom('groups').select('name').where('org_id', '=', org.id).where('name', '=', req.body.name).executeTakeFirst();
+    if (exists) throw conflict(`group "${req.body.name}" already exists`);
+    const row = { org_id: org.id, name: req.body.name, description: req.body.description ?? null, created_at: nowIso() };
+    await ctx.db.insertInto('groups').values(row).execute();
+    reply.code(201);
+    return { result: groupOut(row) };
+  });
+  app.get<{ Querystring: { limit?: number; offset?: number } }>('/groups', async (req) => {
+    const org = await admin(req);
+    const limit = Number(req.query.limit ?? 100);
+    const offset = Number(req.query.offset ?? 0);
+    const all = await ctx.db.selectFrom('groups').selectAll().where('org_id', '=', org.id).orderBy('name').execute();
+    return page(all.slice(offset, offset + limit).map(groupOut), limit, offset, all.length);
+  });
+  app.get<{ Params: { group_name: string } }>('/groups/:group_name', async (req) => ({ result: groupOut(await groupRow(await admin(req), req.params.group_name)) }));
+  app.delete<{ Params: { group_name: string } }>('/groups/:group_name', async (req, reply) => {
+    const org = await admin(req);
+    await groupRow(org, req.params.group_name);
+    for (const p of await members(org, req.params.group_name)) await setGroups(p.id, (JSON.parse(p.groups) as string[]).filter((g) => g !== req.params.group_name));
+    await ctx.db.deleteFrom('groups').where('org_id', '=', org.id).where('name', '=', req.params.group_name).execute();
+    return reply.code(204).send();
+  });
+  app.post<{ Params: { group_name: string }; Body: { persons: string[] } }>('/groups/:group_name/persons', async (req, reply) => {
+    const org = await admin(req);
+    await groupRow(org, req.params.group_name);
+    const persons = await Promise.all(req.body.persons.map((id) => orgPerson(ctx, org, id)));
+    for (const p of persons) {
+      const groups = JSON.parse(p.groups) as string[];
+      if (!groups.includes(req.params.group_name)) await setGroups(p.id, [...groups, req.params.group_name]);
+    }
+    return reply.code(204).send();
+  });
+  app.get<{ Params: { group_name: string }; Querystring: { limit?: number; offset?: number } }>('/groups/:group_name/persons', async (req) => {
+    const org = await admin(req);
+    await groupRow(org, req.params.group_name);
+    const limit = Number(req.query.limit ?? 100);
+    const offset = Number(req.query.offset ?? 0);
+    const all = await members(org, req.params.group_name);
+    return page(await Promise.all(all.slice(offset, offset + limit).map((p) => personOut(ctx, p))), limit, offset, all.length);
+  });
+  app.delete<{ Params: { group_name: string; person_id: string } }>('/groups/:group_name/persons/:person_id', async (req, reply) => {
+    const org = await admin(req);
+    await groupRow(org, req.params.group_name);
+    const p = await orgPerson(ctx, org, req.params.person_id);
+    const groups = JSON.parse(p.groups) as string[];
+    if (!groups.includes(req.params.group_name)) throw notFound(`person "${p.id}" is not in group "${req.params.group_name}"`);
+    await setGroups(p.id, groups.filter((g) => g !== req.params.group_name));
+    return reply.code(204).send();
+  });
+}

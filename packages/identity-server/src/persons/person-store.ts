@@ -1,0 +1,114 @@
+import { randomUUID } from 'node:crypto';
+import type { Ctx, Org } from '../context.js';
+import { nowIso } from '../context.js';
+import { answer, badRequest, conflict, notFound } from '../http/errors.js';
+import { rbacPool, requireDefined, setGrants, grantsOf } from '../organizations/rbac.js';
+import { BUCKETS, writeBuckets } from './attributes.js';
+import { parseHandle, type Handle } from './handles.js';
+import { getPerson, type PersonRow } from './persons.js';
+
+// Persons as the management API writes them: a whole person (handles, groups, roles, attributes) at once.
+
+export interface PersonBody {
+  active?: boolean;
+  region?: string;
+  handles: Array<{ type: string; value: string }>;
+  groups?: string[];
+  roles?: string[];
+  attributes?: Record<string, Record<string, unknown>>;
+}
+
+/** Makes sure every named group exists in the organization's group list. */
+export async function registerGroups(ctx: Ctx, org: Org, names: string[]): Promise<void> {
+  const now = nowIso();
+  for (const name of names) {
+    await ctx.db.insertInto('groups').values({ org_id: org.id, name, description: null, created_at: now }).onConflict((oc) => oc.columns(['org_id', 'name']).doNothing()).execute();
+  }
+}
+
+/** A person as the management API shows it. */
+export async function personOut(ctx: Ctx, p: PersonRow) {
+  const handles = await ctx.db.selectFrom('handles').select(['type', 'value']).where('person_id', '=', p.id).orderBy('created_at').execute();
+  const attrs = await ctx.db.selectFrom('attributes').select(['bucket', 'name', 'value']).where('person_id', '=', p.id).execute();
+  const attributes: Record<string, Record<string, unknown>> = {};
+  for (const a of attrs) (attributes[a.bucket] ??= {})[a.name] = JSON.parse(a.value) as unknown;
+  const roles = await grantsOf(ctx.db, p.id, 'role');
+  return { person_id: p.id, active: p.active === 1, person_type: p.person_type, region: p.region, handles, groups: JSON.parse(p.groups) as string[], roles, attributes };
+}
+
+/** A person of this organization; 404 otherwise. */
+export async function orgPerson(ctx: Ctx, org: Org, id: string): Promise<PersonRow> {
+  const p = await getPerson(ctx, id);
+  if (!p || p.org_id !== org.id) throw notFound(`person "${id}" does not exist`);
+  return p;
+}
+
+/** 409 `person exists` when a handle belongs to another person of the organization. */
+export async function assertHandlesFree(ctx: Ctx, org: Org, handles: Handle[], personId?: string): Promise<void> {
+  for (const h of handles) {
+    const owner = await ctx.db.selectFrom('handles').select('person_id').where('org_id', '=', org.id).where('type', '=', h.type).where('value', '=', h.value).executeTakeFirst();
+    if (owner && owner.person_id !== personId) throw answer('personExists');
+  }
+}
+
+/** Checks a person body (buckets, roles) before anything is written. */
+export async function checkPersonBody(ctx: Ctx, org: Org, body: PersonBody): Promise<Handle[]> {
+  for (const b of Object.keys(body.attributes ?? {})) if (!(BUCKETS as readonly string[]).includes(b)) throw badRequest(`unknown attribute bucket "${b}"`);
+  if (body.roles?.length) await requireDefined(ctx.db, await rbacPool(ctx, org), 'role', body.roles);
+  return body.handles.map((h) => parseHandle(h));
+}
+/** Creates a person from a checked body; 409 when a handle is taken (also when another request took it meanwhile). */
+export async function createPersonFrom(ctx: Ctx, org: Org, body: PersonBody, handles: Handle[]): Promise<PersonRow> {
+  await assertHandlesFree(ctx, org, handles);
+  await registerGroups(ctx, org, body.groups ?? []);
+  const now = nowIso();
+  const person: PersonRow = { id: `pid:${randomUUID()}`, org_id: org.id, person_type: 'regular', active: body.active === false ? 0 : 1, region: body.region ?? 'eu-west', groups: JSON.stringify(body.groups ?? []), created_at: now };
+  try {
+    await ctx.db.transaction().execute(async (trx) => {
+      await trx.insertInto('persons').values(person).execute();
+      for (const h of handles) await trx.insertInto('handles').values({ id: randomUUID(), org_id: org.id, person_id: person.id, type: h.type, value: h.value, created_at: now }).execute();
+      for (const [bucket, attrs] of Object.entries(body.attributes ?? {})) {
+        for (const [name, value] of Object.entries(attrs)) await trx.insertInto('attributes').values({ person_id: person.id, bucket, name, value: JSON.stringify(value), updated_at: now }).execute();
+      }
+      for (const role of new Set(body.roles ?? [])) await trx.insertInto('person_grants').values({ person_id: person.id, kind: 'role', name: role }).execute();
+    });
+  } catch (err) {
+    if (await ctx.db.selectFrom('persons').select('id').where('id', '=', person.id).executeTakeFirst()) throw err;
+    await assertHandlesFree(ctx, org, handles);
+    throw err;
+  }
+  await ctx.webhooks.emit(org.id, 'PersonCreated_v1', { person_id: person.id, person_type: person.person_type, source: 'management' });
+  return person;
+}
+
+/**
+ * Idempotent create-or-update keyed by the handles: none known → created; all known ones on one person → that person
+ * updated; handles of several persons → 409.
+ */
+export async function upsertPerson(ctx: Ctx, org: Org, body: PersonBody): Promise<PersonRow> {
+  const handles = await checkPersonBody(ctx, org, body);
+  const owners = new Set<string>();
+  for (const h of handles) {
+    const row = await ctx.db.selectFrom('handles').select('person_id').where('org_id', '=', org.id).where('type', '=', h.type).where('value', '=', h.value).executeTakeFirst();
+    if (row) owners.add(row.person_id);
+  }
+  if (owners.size > 1) throw conflict(`the handles belong to ${owners.size} different persons: ${[...owners].join(', ')}`);
+  const [ownerId] = [...owners];
+  if (!ownerId) return createPersonFrom(ctx, org, body, handles);
+  const p = await orgPerson(ctx, org, ownerId);
+  const now = nowIso();
+  await registerGroups(ctx, org, body.groups ?? []);
+  await ctx.db.transaction().execute(async (trx) => {
+    for (const h of handles) {
+      await trx.insertInto('handles').values({ id: randomUUID(), org_id: org.id, person_id: p.id, type: h.type, value: h.value, created_at: now }).onConflict((oc) => oc.columns(['org_id', 'type', 'value']).doNothing()).execute();
+    }
+    const set: Partial<PersonRow> = {};
+    if (body.active !== undefined) set.active = body.active ? 1 : 0;
+    if (body.region !== undefined) set.region = body.region;
+    if (body.groups !== undefined) set.groups = JSON.stringify(body.groups);
+    if (Object.keys(set).length) await trx.updateTable('persons').set(set).where('id', '=', p.id).execute();
+  });
+  if (body.roles !== undefined) await setGrants(ctx, org, p.id, 'role', body.roles);
+  if (body.attributes) await writeBuckets(ctx, p.id, body.attributes, false, 'admin');
+  return (await getPerson(ctx, p.id))!;
+}

@@ -1,0 +1,215 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Ctx, Org } from '../context.js';
+import { nowIso } from '../context.js';
+import { loadOrg } from '../organizations/settings.js';
+import { checkRedirect } from '../http/origins.js';
+import { bearerToken, clientIp, requireOrg } from '../http/guards.js';
+import type { ChallengeTable } from '../db/schema.js';
+import { answer, ApiError, badRequest, forbidden, notFound, unauthorized } from '../http/errors.js';
+import { assertReachable, parseHandle, type Handle } from '../persons/handles.js';
+import { escapeHtml, sendMessagePage } from '../http/html.js';
+import { addHandle, createPerson, findPersonByHandle, getPerson, issueToken, resolveSignInPerson, type PersonRow } from '../persons/persons.js';
+import * as S from '../http/schemas.js';
+import { writeBuckets } from '../persons/attributes.js';
+import { storeIdpTokens, type PendingIdpTokens } from '../sso/idp-tokens.js';
+import { hashSecret, newOtpCode, newSecret, sameDigest } from '../crypto/secrets.js';
+import { assertNotLocked, clearFailures, guessKey, recordFailure } from './guessing.js';
+import type { UserTokenClaims } from '../tokens/token-service.js';
+
+export type ChallengeRow = ChallengeTable;
+
+/** What the client sees of a challenge. */
+export interface ChallengeOut {
+  id: string;
+  type: string;
+  authentication_method: string;
+  options: Record<string, unknown>;
+}
+
+export interface ChallengeData {
+  previous?: UserTokenClaims;
+  redirect_target?: string;
+  /** Recovery challenges never create persons. */
+  recovery?: boolean;
+  [key: string]: unknown;
+}
+
+export interface IdBody {
+  handle?: unknown;
+  factor: { method: string; options?: Record<string, unknown> };
+  metadata?: { csrf_token?: string; pkce_code_challenge?: string };
+}
+
+/** A sign-in factor: builds the challenges of an ID request and checks their answers. */
+export interface FactorHandler {
+  start(ctx: Ctx, req: StartRequest): Promise<ChallengeOut[]>;
+}
+
+export interface StartRequest {
+  org: Org;
+  handle: Handle | undefined;
+  method: string;
+  options: Record<string, unknown>;
+  previous: UserTokenClaims | undefined;
+  metadata: IdBody['metadata'];
+  /** Account recovery (`/recover`): no person is created and nothing is sent to unknown handles. */
+  recovery?: boolean;
+  /** `Origin` header of the request (passkeys are bound to it). */
+  origin?: string | undefined;
+}
+
+/**
+ * A sign-in factor: the `/id` methods it starts (`factor.method` → handler) and the challenge types it answers through
+ * `/attestation`. Every factor is listed in signin/factors/index.ts.
+ */
+export interface Factor {
+  methods: Record<string, FactorHandler>;
+  attestations: Record<string, AttestationHandler>;
+}
+
+/** Inserts a pending challenge and returns its row. */
+export async function createChallenge(
+  ctx: Ctx,
+  fields: { org: Org; type: string; method: string; handle?: Handle | undefined; personId?: string | undefined; secret?: string | undefined; data?: ChallengeData; ttlSeconds?: number },
+): Promise<ChallengeRow> {
+  const id = randomUUID();
+  const now = Date.now();
+  const row: ChallengeRow = {
+    id,
+    org_id: fields.org.id,
+    type: fields.type,
+    method: fields.method,
+    handle_type: fields.handle?.type ?? null,
+    handle_value: fields.handle?.value ?? null,
+    person_id: fields.personId ?? null,
+    secret_hash: fields.secret === undefined ? null : hashSecret(id, fields.secret),
+    attempts: 0,
+    status: 'pending',
+    data: JSON.stringify(fields.data ?? {}),
+    expires_at: new Date(now + (fields.ttlSeconds ?? ctx.limits.codeTtlSeconds) * 1000).toISOString(),
+    created_at: new Date(now).toISOString(),
+  };
+  await ctx.db.insertInto('challenges').values(row).execute();
+  return row;
+}
+
+export function challengeData(row: ChallengeRow): ChallengeData {
+  return JSON.parse(row.data) as ChallengeData;
+}
+
+export function rowHandle(row: ChallengeRow): Handle | undefined {
+  return row.handle_type && row.handle_value ? ({ type: row.handle_type, value: row.handle_value } as Handle) : undefined;
+}
+
+/** Loads a challenge that can still be answered: 404 unknown, 401 used or expired. */
+export async function loadOpenChallenge(ctx: Ctx, id: string): Promise<ChallengeRow> {
+  const row = await ctx.db.selectFrom('challenges').selectAll().where('id', '=', id).executeTakeFirst();
+  if (!row) throw notFound(`challenge "${id}" does not exist`);
+  if (row.status === 'completed') throw unauthorized('challenge has already been answered');
+  if (row.status === 'locked' || row.attempts >= ctx.limits.maxAttempts) {
+    throw new ApiError(429, 'too many incorrect answers for this challenge: request a new code');
+  }
+  if (Date.parse(row.expires_at) <= Date.now()) throw answer('authenticationExpired');
+  return row;
+}
+
+/**
+ * Counts one answer against the challenge's attempt budget (atomically; 429 once the budget is spent) and, when
+ * `correct`, consumes the challenge so it can be used only once. Failures also count against the account and factor
+ * (src/signin/guessing.ts): while that factor is locked every answer is refused with 429, right or wrong.
+ */
+export async function checkAnswer(ctx: Ctx, row: ChallengeRow, correct: boolean, wrongMessage: string): Promise<void> {
+  const account = guessKey(row, challengeData(row).recovery === true);
+  await assertNotLocked(ctx, account);
+  if (correct) {
+    const res = await ctx.db
+      .updateTable('challenges')
+      .set({ status: 'completed' })
+      .where('id', '=', row.id)
+      .where('status', 'in', ['pending', 'verified'])
+      .executeTakeFirst();
+    if (Number(res.numUpdatedRows) !== 1) throw unauthorized('challenge has already been answered');
+    await clearFailures(ctx, account);
+    return;
+  }
+  const res = await ctx.db
+    .updateTable('challenges')
+    .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
+    .where('id', '=', row.id)
+    .where('status', '=', 'pending')
+    .where('attempts', '<', ctx.limits.maxAttempts)
+    .executeTakeFirst();
+  if (Number(res.numUpdatedRows) !== 1) throw new ApiError(429, 'too many incorrect answers for this challenge: request a new code');
+  await recordFailure(ctx, account);
+  throw unauthorized(wrongMessage);
+}
+
+/** Who a completed challenge signs in (see {@link resolveSignInPerson}); challenges bound to a person use it. */
+export async function resolveChallengePerson(ctx: Ctx, row: ChallengeRow): Promise<{ person: PersonRow; created: boolean; previous: UserTokenClaims | undefined }> {
+  const org = await loadOrg(ctx, row.org_id);
+  if (!org) throw notFound(`organization "${row.org_id}" does not exist`);
+  const data = challengeData(row);
+  const handle = rowHandle(row);
+  if (row.person_id) {
+    const person = await getPerson(ctx, row.person_id);
+    if (!person) throw notFound('person no longer exists');
+    if (!person.active) throw answer('signInAwaitingApproval', { person_id: person.id });
+    return { person, created: false, previous: data.previous?.person_id === person.id ? data.previous : undefined };
+  }
+  if (data.recovery && handle && !(await findPersonByHandle(ctx, org.id, handle))) throw unauthorized('incorrect code');
+  return resolveSignInPerson(ctx, org, handle, data.previous);
+}
+
+/** Signs the person of a completed challenge in and returns the token. */
+export async function finishSignIn(ctx: Ctx, row: ChallengeRow, method: string): Promise<string> {
+  const resolved = await resolveChallengePerson(ctx, row);
+  const data = challengeData(row);
+  const fromProvider = data.sso_attributes;
+  if (fromProvider && typeof fromProvider === 'object') {
+    await writeBuckets(ctx, resolved.person.id, { end_user_read_only: fromProvider as Record<string, unknown> }, false, 'admin');
+  }
+  const token = await issueToken(ctx, resolved.person, { method, handle: rowHandle(row)?.value }, { firstToken: resolved.created, previous: resolved.previous, oid: row.org_id });
+  // Tokens the OIDC provider issued at this sign-in: kept for the person (GET /sso/oidc/tokens).
+  if (data.idp_tokens) await storeIdpTokens(ctx, row.org_id, row.id, resolved.person.id, data.idp_tokens as PendingIdpTokens);
+  return token;
+}
+
+export function requireHandleType(handle: Handle | undefined, method: string, type: Handle['type']): Handle {
+  const label = type === 'email_address' ? 'an email address' : 'a phone number';
+  if (!handle) throw badRequest(`${method} needs a handle: ${label}`);
+  const got = { email_address: 'an email address', phone_number: 'a phone number', username: 'a username' }[handle.type];
+  if (handle.type !== type) throw badRequest(`${method} needs ${label} as handle, not ${got}`);
+  return handle;
+}
+
+/**
+ * The http(s) redirect target of a link or SSO factor. When the organization lists allowed domains, the target must be
+ * on one of them (or on a configured CORS origin).
+ */
+export function redirectTarget(ctx: Ctx, org: Org, options: Record<string, unknown>): string | undefined {
+  const t = options.redirect_target;
+  return t === undefined ? undefined : checkRedirect(ctx, org, t, 'factor.options.redirect_target');
+}
+
+/** Answer checkers per challenge type; each returns the token. */
+export type AttestationHandler = (ctx: Ctx, row: ChallengeRow, data: Record<string, unknown>) => Promise<string>;
+
+/**
+ * The options of a factor without the copy of `method` the published client repeats inside them
+ * (`{method, options: {method, …}}`); a copy that names another method is refused.
+ */
+export function factorOptions(factor: { method: string; options?: Record<string, unknown> }): Record<string, unknown> {
+  const { method, ...options } = factor.options ?? {};
+  if (method !== undefined && method !== factor.method) throw badRequest(`factor.options.method must be "${factor.method}" (the factor's method) when given`);
+  return options;
+}
+
+/** The previous token of an ID request (MFA, step-up, anonymous upgrade); 401 when present but invalid. */
+export async function previousToken(ctx: Ctx, req: FastifyRequest): Promise<UserTokenClaims | undefined> {
+  const token = bearerToken(req);
+  if (!token) return undefined;
+  const res = await ctx.tokens.validate(token, 'person');
+  if (!res.valid) throw unauthorized(`previous token: ${res.invalidity_reason}`);
+  return res.claims;
+}

@@ -1,0 +1,121 @@
+import { randomUUID } from 'node:crypto';
+import type { Ctx } from '../../context.js';
+import { sameDigest, sha256 } from '../../crypto/secrets.js';
+import { nowIso } from '../../context.js';
+import { badRequest, forbidden } from '../../http/errors.js';
+import { challengeData, checkAnswer, createChallenge, finishSignIn, resolveChallengePerson, type AttestationHandler, type ChallengeData, type Factor, type FactorHandler, type StartRequest } from '../challenges.js';
+import { checkTotp, newTotpRegistration, RECOVERY_CODE_COUNT } from './totp-codes.js';
+import { credentialOf, subjectOf } from './subject.js';
+
+// The `totp` factor: register an authenticator app (with recovery codes), then verify its codes.
+
+const startTotp: FactorHandler = {
+  async start(ctx, r) {
+    const { person, signedIn } = await subjectOf(ctx, r);
+    if (!person) throw forbidden('TOTP is not set up for this person: sign in with another factor first, then register TOTP');
+    const data: ChallengeData = r.previous ? { previous: r.previous } : {};
+    const cred = await credentialOf(ctx, person.id, 'totp');
+    if (cred) {
+      const row = await createChallenge(ctx, { org: r.org, type: 'totp_verify', method: 'totp', handle: r.handle, personId: person.id, data });
+      return [{ id: row.id, type: 'totp_verify', authentication_method: 'totp', options: {} }];
+    }
+    if (!signedIn) throw forbidden('TOTP is not set up for this person: sign in with another factor first, then register TOTP');
+    const handles = await ctx.db.selectFrom('handles').select('value').where('person_id', '=', person.id).orderBy('created_at').execute();
+    const reg = await newTotpRegistration(r.org.org_name, handles[0]?.value ?? person.id);
+    data.totp_secret = reg.secret;
+    data.recovery_hashes = reg.recovery_codes.map(sha256);
+    const row = await createChallenge(ctx, { org: r.org, type: 'totp_register', method: 'totp', personId: person.id, data });
+    return [
+      {
+        id: row.id,
+        type: 'totp_register',
+        authentication_method: 'totp',
+        options: { key_uri: reg.key_uri, qr_code_data_b64: reg.qr_code_data_b64, recovery_codes: reg.recovery_codes },
+      },
+    ];
+  },
+};
+
+function totpCodeOf(data: Record<string, unknown>): string {
+  const otp = data.otp;
+  if (typeof otp !== 'string' || otp.trim().length === 0) throw badRequest('no TOTP code provided');
+  if (otp.length > 32) throw badRequest('TOTP code is longer than 32 characters');
+  return otp.trim();
+}
+
+interface TotpSecret {
+  secret: string;
+  last_time_step: number;
+  recovery_hashes: string[];
+}
+
+const answerTotpRegister: AttestationHandler = async (ctx, row, data) => {
+  const code = totpCodeOf(data);
+  const d = challengeData(row) as ChallengeData & { totp_secret: string; recovery_hashes: string[] };
+  const step = await checkTotp(d.totp_secret, code, 0);
+  await checkAnswer(ctx, row, step !== undefined, 'incorrect code');
+  const secret: TotpSecret = { secret: d.totp_secret, last_time_step: step!, recovery_hashes: d.recovery_hashes };
+  const now = nowIso();
+  await ctx.db.transaction().execute(async (trx) => {
+    await trx.deleteFrom('credentials').where('person_id', '=', row.person_id!).where('type', '=', 'totp').execute();
+    await trx
+      .insertInto('credentials')
+      .values({
+        id: randomUUID(),
+        person_id: row.person_id!,
+        type: 'totp',
+        label: 'Authenticator app',
+        params: JSON.stringify({ recovery_codes_total: RECOVERY_CODE_COUNT, recovery_codes_unused: RECOVERY_CODE_COUNT }),
+        secret: JSON.stringify(secret),
+        created_at: now,
+        last_used: now,
+      })
+      .execute();
+  });
+  return finishSignIn(ctx, row, 'totp');
+};
+
+const answerTotpVerify: AttestationHandler = async (ctx, row, data) => {
+  const code = totpCodeOf(data);
+  const cred = row.person_id ? await credentialOf(ctx, row.person_id, 'totp') : undefined;
+  if (!cred) throw forbidden('TOTP is not set up for this person');
+  const secret = JSON.parse(cred.secret) as TotpSecret;
+  let correct = false;
+  if (/^\d{6}$/.test(code)) {
+    const step = await checkTotp(secret.secret, code, secret.last_time_step);
+    if (step !== undefined) {
+      secret.last_time_step = step;
+      correct = true;
+    }
+  } else {
+    // A recovery code (shown once at registration) works once instead of a TOTP code.
+    const digest = sha256(code.toLowerCase());
+    const idx = secret.recovery_hashes.findIndex((h) => sameDigest(h, digest));
+    if (idx >= 0) {
+      secret.recovery_hashes.splice(idx, 1);
+      correct = true;
+    }
+  }
+  await checkAnswer(ctx, row, correct, 'incorrect code');
+  await ctx.db
+    .updateTable('credentials')
+    .set({
+      secret: JSON.stringify(secret),
+      params: JSON.stringify({ recovery_codes_total: RECOVERY_CODE_COUNT, recovery_codes_unused: secret.recovery_hashes.length }),
+      last_used: nowIso(),
+    })
+    .where('id', '=', cred.id)
+    .execute();
+  return finishSignIn(ctx, row, 'totp');
+};
+
+/** Authenticator apps (TOTP). */
+export const totpFactor: Factor = {
+  methods: {
+    totp: startTotp,
+  },
+  attestations: {
+    totp_register: answerTotpRegister,
+    totp_verify: answerTotpVerify,
+  },
+};

@@ -1,0 +1,211 @@
+import { randomBytes } from 'node:crypto';
+import {
+  generateAuthenticationOptions,
+  generateRegistrationOptions,
+  verifyAuthenticationResponse,
+  verifyRegistrationResponse,
+  type AuthenticationResponseJSON,
+  type AuthenticatorTransportFuture,
+  type RegistrationResponseJSON,
+} from '@simplewebauthn/server';
+import type { Ctx } from '../../context.js';
+import { nowIso } from '../../context.js';
+import { originAllowed } from '../../http/origins.js';
+import { answer, badRequest, forbidden } from '../../http/errors.js';
+import { findPersonByHandle, getPerson, issueToken, type PersonRow } from '../../persons/persons.js';
+import { challengeData, checkAnswer, createChallenge, finishSignIn, resolveChallengePerson, rowHandle, type AttestationHandler, type ChallengeData, type Factor, type FactorHandler, type StartRequest } from '../challenges.js';
+
+/** Server-side state of a passkey (public key, signature counter) kept in the credential's secret column. */
+interface PasskeySecret {
+  public_key: string;
+  counter: number;
+  transports: AuthenticatorTransportFuture[];
+  rp_id: string;
+}
+
+interface WebAuthnData extends ChallengeData {
+  webauthn_challenge: string;
+  rp_id: string;
+  origin: string;
+  user_id?: string;
+}
+
+const CREDENTIAL_PREFIX = 'passkey:';
+const TIMEOUT_MS = 120_000;
+
+/**
+ * The relying party id (`scope`, default: the page's hostname) and the page origin. The origin must be one the server
+ * allows (CORS origins, its own URL) and the scope must be that origin's host or a parent domain of it.
+ */
+function relyingParty(ctx: Ctx, r: StartRequest, origin: string | undefined): { rpId: string; origin: string } {
+  if (!origin) throw badRequest('passkeys need the Origin header of the page (send the ID request from a browser)');
+  if (!originAllowed(ctx, origin, r.org)) throw badRequest(`origin ${origin} is not allowed to use passkeys with this server`);
+  const host = new URL(origin).hostname;
+  const scope = r.options.scope === undefined ? host : r.options.scope;
+  if (typeof scope !== 'string' || !(host === scope || host.endsWith(`.${scope}`)) || !scope.includes('.') && scope !== 'localhost') {
+    throw answer('badPasskeyScope');
+  }
+  return { rpId: scope, origin };
+}
+
+async function passkeysOf(ctx: Ctx, personId: string, rpId: string) {
+  const rows = await ctx.db.selectFrom('credentials').select(['id', 'secret']).where('person_id', '=', personId).where('type', '=', 'public-key').execute();
+  return rows
+    .map((r) => ({ id: r.id.slice(CREDENTIAL_PREFIX.length), secret: JSON.parse(r.secret) as PasskeySecret }))
+    .filter((c) => c.secret.rp_id === rpId);
+}
+
+function option<T extends string>(value: unknown, allowed: readonly T[], fallback: T): T {
+  return typeof value === 'string' && (allowed as readonly string[]).includes(value) ? (value as T) : fallback;
+}
+
+async function createOptions(ctx: Ctx, r: StartRequest, person: PersonRow | undefined, rp: { rpId: string; origin: string }, userName: string) {
+  const userId = person ? Buffer.from(person.id) : randomBytes(16);
+  const existing = person ? await passkeysOf(ctx, person.id, rp.rpId) : [];
+  const options = await generateRegistrationOptions({
+    rpName: r.org.org_name,
+    rpID: rp.rpId,
+    userName,
+    userID: new Uint8Array(userId),
+    timeout: TIMEOUT_MS,
+    attestationType: 'none',
+    excludeCredentials: existing.map((c) => ({ id: c.id, transports: c.secret.transports })),
+    authenticatorSelection: {
+      residentKey: option(r.options.resident_key, ['required', 'preferred', 'discouraged'] as const, 'preferred'),
+      userVerification: option(r.options.user_verification, ['required', 'preferred', 'discouraged'] as const, 'preferred'),
+      ...(r.options.attachment === 'platform' ? { authenticatorAttachment: 'platform' as const } : {}),
+    },
+  });
+  const data: WebAuthnData = { webauthn_challenge: options.challenge, rp_id: rp.rpId, origin: rp.origin, user_id: userId.toString('base64url') };
+  if (r.previous) data.previous = r.previous;
+  const row = await createChallenge(ctx, { org: r.org, type: 'webauthn_create', method: 'webauthn', handle: r.handle, personId: person?.id, data, ttlSeconds: TIMEOUT_MS / 1000 });
+  return [{ id: row.id, type: 'webauthn_create', authentication_method: 'webauthn', options: options as unknown as Record<string, unknown> }];
+}
+
+const startWebauthn: FactorHandler = {
+  async start(ctx, r) {
+    const rp = relyingParty(ctx, r, r.origin);
+    const prev = r.previous && r.previous.oid === r.org.id ? r.previous : undefined;
+    const person = r.handle ? await findPersonByHandle(ctx, r.org.id, r.handle) : prev ? await getPerson(ctx, prev.person_id) : undefined;
+    const signedIn = !!person && prev?.person_id === person.id;
+    const userVerification = option(r.options.user_verification, ['required', 'preferred', 'discouraged'] as const, 'preferred');
+    if (person) {
+      const keys = await passkeysOf(ctx, person.id, rp.rpId);
+      // A signed-in person without a handle in the request adds a passkey; otherwise an existing passkey signs in.
+      if (signedIn && (!r.handle || keys.length === 0)) return createOptions(ctx, r, person, rp, r.handle?.value ?? person.id);
+      if (keys.length === 0) throw forbidden('no passkey registered for this person in this scope');
+      const options = await generateAuthenticationOptions({ rpID: rp.rpId, timeout: TIMEOUT_MS, userVerification, allowCredentials: keys.map((k) => ({ id: k.id, transports: k.secret.transports })) });
+      const data: WebAuthnData = { webauthn_challenge: options.challenge, rp_id: rp.rpId, origin: rp.origin, ...(r.previous ? { previous: r.previous } : {}) };
+      const row = await createChallenge(ctx, { org: r.org, type: 'webauthn_get', method: 'webauthn', handle: r.handle, personId: person.id, data, ttlSeconds: TIMEOUT_MS / 1000 });
+      return [{ id: row.id, type: 'webauthn_get', authentication_method: 'webauthn', options: options as unknown as Record<string, unknown> }];
+    }
+    if (r.handle) {
+      // Sign-up with a passkey.
+      if (r.org.settings.self_registration === false) throw answer('selfRegistrationNotAllowed');
+      return createOptions(ctx, r, undefined, rp, r.handle.value);
+    }
+    // No handle: a discoverable passkey (the browser offers what it has for this scope, or the remembered ids).
+    const ids = Array.isArray(r.options.available_credential_ids) ? (r.options.available_credential_ids as string[]) : [];
+    const options = await generateAuthenticationOptions({ rpID: rp.rpId, timeout: TIMEOUT_MS, userVerification, allowCredentials: ids.map((id) => ({ id })) });
+    const data: WebAuthnData = { webauthn_challenge: options.challenge, rp_id: rp.rpId, origin: rp.origin };
+    const row = await createChallenge(ctx, { org: r.org, type: 'webauthn_get', method: 'webauthn', data, ttlSeconds: TIMEOUT_MS / 1000 });
+    return [{ id: row.id, type: 'webauthn_get', authentication_method: 'webauthn', options: options as unknown as Record<string, unknown> }];
+  },
+};
+
+const answerWebauthnCreate: AttestationHandler = async (ctx, row, body) => {
+  const d = challengeData(row) as WebAuthnData;
+  let verified;
+  try {
+    verified = await verifyRegistrationResponse({
+      response: body as unknown as RegistrationResponseJSON,
+      expectedChallenge: d.webauthn_challenge,
+      expectedOrigin: d.origin,
+      expectedRPID: d.rp_id,
+      requireUserVerification: false,
+    });
+  } catch (err) {
+    verified = { verified: false as const, reason: (err as Error).message };
+  }
+  await checkAnswer(ctx, row, verified.verified, `passkey could not be verified${'reason' in verified ? `: ${verified.reason}` : ''}`);
+  const info = verified.registrationInfo!;
+  const resolved = await resolveChallengePerson(ctx, row);
+  const secret: PasskeySecret = {
+    public_key: Buffer.from(info.credential.publicKey).toString('base64url'),
+    counter: info.credential.counter,
+    transports: info.credential.transports ?? [],
+    rp_id: d.rp_id,
+  };
+  const now = nowIso();
+  await ctx.db
+    .insertInto('credentials')
+    .values({
+      id: CREDENTIAL_PREFIX + info.credential.id,
+      person_id: resolved.person.id,
+      type: 'public-key',
+      label: `Passkey (${d.rp_id})`,
+      params: JSON.stringify({
+        webauthn_credential_id: info.credential.id,
+        public_key: secret.public_key,
+        attestation_type: info.fmt,
+        authenticator: { aaguid: info.aaguid, sign_count: info.credential.counter, clone_warning: false },
+      }),
+      secret: JSON.stringify(secret),
+      created_at: now,
+      last_used: now,
+    })
+    .execute();
+  return issueToken(ctx, resolved.person, { method: 'webauthn', handle: rowHandle(row)?.value }, { firstToken: resolved.created, previous: resolved.previous, oid: row.org_id });
+};
+
+const answerWebauthnGet: AttestationHandler = async (ctx, row, body) => {
+  const d = challengeData(row) as WebAuthnData;
+  const response = body as unknown as AuthenticationResponseJSON;
+  const cred = await ctx.db.selectFrom('credentials').selectAll().where('id', '=', CREDENTIAL_PREFIX + String(response.id)).where('type', '=', 'public-key').executeTakeFirst();
+  const owner = cred ? await getPerson(ctx, cred.person_id) : undefined;
+  if (!cred || !owner || owner.org_id !== row.org_id || (row.person_id && row.person_id !== cred.person_id)) {
+    await checkAnswer(ctx, row, false, 'passkey is not registered');
+  }
+  const secret = JSON.parse(cred!.secret) as PasskeySecret;
+  let ok = false;
+  let newCounter = secret.counter;
+  let reason = '';
+  try {
+    const res = await verifyAuthenticationResponse({
+      response,
+      expectedChallenge: d.webauthn_challenge,
+      expectedOrigin: d.origin,
+      expectedRPID: d.rp_id,
+      credential: { id: cred!.id.slice(CREDENTIAL_PREFIX.length), publicKey: new Uint8Array(Buffer.from(secret.public_key, 'base64url')), counter: secret.counter, transports: secret.transports },
+      requireUserVerification: false,
+    });
+    ok = res.verified;
+    newCounter = res.authenticationInfo.newCounter;
+  } catch (err) {
+    reason = (err as Error).message;
+  }
+  await checkAnswer(ctx, row, ok, `passkey could not be verified${reason ? `: ${reason}` : ''}`);
+  const params = JSON.parse(cred!.params) as { authenticator: { sign_count: number; clone_warning: boolean } };
+  params.authenticator.sign_count = newCounter;
+  await ctx.db
+    .updateTable('credentials')
+    .set({ secret: JSON.stringify({ ...secret, counter: newCounter }), params: JSON.stringify(params), last_used: nowIso() })
+    .where('id', '=', cred!.id)
+    .execute();
+  if (!row.person_id) {
+    // Discoverable sign-in: the passkey names the person.
+    return finishSignIn(ctx, { ...row, person_id: owner!.id }, 'webauthn');
+  }
+  return finishSignIn(ctx, row, 'webauthn');
+};
+
+/** Passkeys (WebAuthn): registration and sign-in. */
+export const webauthnFactor: Factor = {
+  methods: {
+    webauthn: startWebauthn,
+  },
+  attestations: {
+    webauthn_create: answerWebauthnCreate,
+    webauthn_get: answerWebauthnGet,
+  },
+};

@@ -1,0 +1,135 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Ctx } from '../context.js';
+import { hashSecret, sameDigest } from '../crypto/secrets.js';
+import { answer, badRequest, notFound, unauthorized } from '../http/errors.js';
+import { clientIp, requireOrg } from '../http/guards.js';
+import { sendMessagePage } from '../http/html.js';
+import * as S from '../http/schemas.js';
+import { parseHandle } from '../persons/handles.js';
+import { createPerson, issueToken } from '../persons/persons.js';
+import { challengeData, checkAnswer, factorOptions, finishSignIn, loadOpenChallenge, previousToken, type IdBody } from './challenges.js';
+import type { FactorRegistry } from './factors/index.js';
+
+// The sign-in protocol of spec §7: `/id` starts a factor, `/attestation` answers a challenge, proxy challenges are
+// polled, and tokens are checked and revoked.
+
+/** `/id` (start a factor) and `/attestation` (answer a challenge), served by the listed factors. */
+export function registerIdRoutes(app: FastifyInstance, ctx: Ctx, factors: FactorRegistry): void {
+  const idHandler = async (req: FastifyRequest<{ Body: IdBody }>, reply: FastifyReply) => {
+    const org = await requireOrg(ctx, req);
+    const body = req.body;
+    ctx.limiter.hit('id-ip', clientIp(req), ctx.limits.perIpPerMinute, 'sign-in attempts from this address');
+    const handle = body.handle === undefined ? undefined : parseHandle(body.handle);
+    if (handle) ctx.limiter.hit('id-handle', `${org.id}:${handle.type}:${handle.value}`, ctx.limits.perHandlePerMinute, 'sign-in attempts for this handle');
+    const allowed = org.settings.allowed_factors;
+    if (allowed?.length && !allowed.includes(body.factor.method)) {
+      throw badRequest(`authentication method "${body.factor.method}" is not allowed for this organization`);
+    }
+    const factor = factors.method(body.factor.method);
+    if (!factor) throw badRequest(`authentication method "${body.factor.method}" is not available on this server`);
+    const previous = await previousToken(ctx, req);
+    const challenges = await factor.start(ctx, {
+      org,
+      handle,
+      method: body.factor.method,
+      options: factorOptions(body.factor),
+      previous,
+      metadata: body.metadata,
+      origin: req.headers.origin,
+    });
+    reply.header('cache-control', 'no-cache, no-store');
+    // The challenge list itself (spec §7 "returns a challenge list"; the published client reads `result` as the array).
+    return { result: challenges };
+  };
+  app.post('/id', { schema: { body: S.idRequest } }, idHandler);
+  app.post('/id/v2', { schema: { body: S.idRequest } }, idHandler);
+
+  const attest = async (req: FastifyRequest<{ Body: { challenge_id: string; challenge_type: string; data: Record<string, unknown> } }>) => {
+    const body = req.body;
+    const row = await loadOpenChallenge(ctx, body.challenge_id);
+    if (row.type !== body.challenge_type) {
+      throw badRequest(`challenge_type "${body.challenge_type}" does not match the challenge, which is of type "${row.type}"`);
+    }
+    const handler = factors.attestation(row.type);
+    if (!handler) throw badRequest(`challenges of type "${row.type}" are not answered through /attestation`);
+    const token = await handler(ctx, row, body.data);
+    return { result: { token } };
+  };
+  for (const path of ['/attestation', '/attestation/v2', '/attestation/v3']) app.post(path, { schema: { body: S.attestation } }, attest);
+}
+
+/** Polling of proxy and SSO challenges, and the landing page of sign-in links. */
+export function registerChallengeRoutes(app: FastifyInstance, ctx: Ctx): void {
+  // Proxy challenges (email_link / sms_link): the SDK polls; 202 until the link is opened, then the token once.
+  const poll = async (req: FastifyRequest<{ Params: { challenge_id: string } }>, reply: FastifyReply) => {
+    const row = await ctx.db.selectFrom('challenges').selectAll().where('id', '=', req.params.challenge_id).executeTakeFirst();
+    if (!row) throw notFound(`challenge "${req.params.challenge_id}" does not exist`);
+    if (!['proxy', 'oidc', 'saml'].includes(row.type)) throw badRequest(`challenge "${row.id}" is of type "${row.type}" and cannot be polled`);
+    if (row.status === 'completed') throw unauthorized('challenge has already been answered');
+    if (Date.parse(row.expires_at) <= Date.now()) throw answer('authenticationExpired');
+    if (row.status !== 'verified') {
+      reply.code(202);
+      const waitingFor = row.type === 'proxy' ? 'the link to be opened' : 'the identity provider sign-in to complete';
+      return { result: null, errors: [{ httpcode: 202, message: `waiting for ${waitingFor}` }] };
+    }
+    await checkAnswer(ctx, row, true, '');
+    const token = await finishSignIn(ctx, row, row.method);
+    // The token itself, as the published client reads it (`result` is the token string).
+    return { result: token };
+  };
+  app.get('/challenge/:challenge_id', { schema: { params: S.challengeParams } }, poll);
+  app.get('/challenge/:challenge_id/v2', { schema: { params: S.challengeParams } }, poll);
+
+  // The link in the email or SMS: marks the proxy challenge verified; the polling tab then receives the token.
+  app.get<{ Params: { challenge_id: string }; Querystring: { secret?: string } }>(
+    '/challenge/:challenge_id/verify',
+    { schema: { params: S.challengeParams, querystring: { type: 'object', properties: { secret: { type: 'string', maxLength: 256 } } } } },
+    async (req, reply) => {
+      const page = (status: number, title: string, text: string) => sendMessagePage(reply, status, title, text);
+      const row = await ctx.db.selectFrom('challenges').selectAll().where('id', '=', req.params.challenge_id).executeTakeFirst();
+      const secret = req.query.secret ?? '';
+      if (!row || row.type !== 'proxy' || row.secret_hash === null || !sameDigest(hashSecret(row.id, secret), row.secret_hash)) {
+        return page(404, 'Link not valid', 'This sign-in link is not valid. Request a new one.');
+      }
+      if (Date.parse(row.expires_at) <= Date.now()) return page(410, 'Link expired', 'This sign-in link has expired. Request a new one.');
+      if (row.status === 'pending') {
+        await ctx.db.updateTable('challenges').set({ status: 'verified' }).where('id', '=', row.id).where('status', '=', 'pending').execute();
+      }
+      const target = challengeData(row).redirect_target;
+      if (target) return reply.redirect(target, 303);
+      return page(200, 'You are signed in', 'Go back to the tab where you started signing in; it continues by itself.');
+    },
+  );
+}
+
+/** Anonymous persons, token validation and revocation. */
+export function registerTokenRoutes(app: FastifyInstance, ctx: Ctx): void {
+  app.post<{ Body: { region?: string } | null }>('/persons/anonymous', { schema: { body: S.anonymousRequest } }, async (req) => {
+    const org = await requireOrg(ctx, req);
+    ctx.limiter.hit('id-ip', clientIp(req), ctx.limits.perIpPerMinute, 'sign-in attempts from this address');
+    const person = await createPerson(ctx, org, { type: 'anonymous', region: req.body?.region });
+    const token = await issueToken(ctx, person, { method: 'anonymous' }, { firstToken: true });
+    // Spec §7: "result: anonymous token" (the token string).
+    return { result: token };
+  });
+
+  app.post<{ Body: { token: string } }>('/token/validate', { schema: { body: S.tokenBody } }, async (req) => {
+    const res = await ctx.tokens.validate(req.body.token, 'validate');
+    if (!res.valid) return { result: { valid: false, invalidity_reason: res.invalidity_reason } };
+    const orgHeader = req.headers['keyway-orgid'];
+    if (typeof orgHeader === 'string' && orgHeader !== res.claims.oid) {
+      return { result: { valid: false, invalidity_reason: 'token belongs to another organization' } };
+    }
+    return { result: { valid: true, expires_in_seconds: res.expires_in_seconds, expires_at: res.expires_at } };
+  });
+
+  app.post<{ Body: { token: string } }>('/token/revoke', { schema: { body: S.tokenBody } }, async (req) => {
+    const res = await ctx.tokens.validate(req.body.token, 'revoke');
+    if (res.valid) {
+      await ctx.tokens.revoke(res.claims);
+      return { result: { revoked: true } };
+    }
+    if (res.invalidity_reason === 'token has been revoked' || res.invalidity_reason === 'token has expired') return { result: { revoked: true } };
+    throw badRequest(`cannot revoke: ${res.invalidity_reason}`);
+  });
+}

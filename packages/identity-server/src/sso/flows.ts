@@ -1,0 +1,160 @@
+import { createHash } from 'node:crypto';
+import formbody from '@fastify/formbody';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import * as oidc from 'openid-client';
+import type { Ctx } from '../context.js';
+import { hashSecret, newSecret, sameDigest } from '../crypto/secrets.js';
+import { answer, ApiError, notFound, unauthorized } from '../http/errors.js';
+import { requireOrg } from '../http/guards.js';
+import { sendMessagePage } from '../http/html.js';
+import * as S from '../http/schemas.js';
+import { loadOrg } from '../organizations/settings.js';
+import { parseHandle } from '../persons/handles.js';
+import { challengeData } from '../signin/challenges.js';
+import { pendingIdpTokens, type PendingIdpTokens } from './idp-tokens.js';
+import { DEFAULT_OIDC_SCOPES, pickProvider, pickSamlProvider, providerConfig, samlClient, ssoCallbackUrl, type SamlProviderConfig } from './providers.js';
+import { openSsoChallenge, ssoProxy, type SamlData, type SsoCommon, type SsoData } from './sso-challenges.js';
+
+// The identity provider's return (OIDC callback, SAML assertion consumer service) and /sso/resolve, which turns the
+// one-time SSO code into a verified challenge the SDK then gets its token from.
+
+function ssoPage(reply: FastifyReply, status: number, title: string, text: string, script = '') {
+  return sendMessagePage(reply.header('cache-control', 'no-store'), status, title, text, script);
+}
+
+/**
+ * After the provider vouched for the person: binds the e-mail handle to the challenge and hands the browser a one-time
+ * SSO code — posted to the opening page's origin (popup) or as URL parameters of redirect_target (redirect).
+ */
+async function ssoReturn(ctx: Ctx, reply: FastifyReply, method: 'oidc' | 'saml', challengeId: string, d: SsoCommon, email: string | undefined, subject: string) {
+  const handle = email ? parseHandle({ type: 'email_address', value: email }) : undefined;
+  if (!handle) return ssoPage(reply, 400, 'Sign-in failed', 'The identity provider did not share a verified e-mail address.');
+  const ssoCode = newSecret();
+  const res = await ctx.db
+    .updateTable('challenges')
+    .set({ status: 'returned', handle_type: handle.type, handle_value: handle.value, secret_hash: hashSecret(challengeId, ssoCode), data: JSON.stringify({ ...d, sso_subject: subject }) })
+    .where('id', '=', challengeId)
+    .where('status', '=', 'pending')
+    .executeTakeFirst();
+  if (Number(res.numUpdatedRows) !== 1) return ssoPage(reply, 400, 'Sign-in failed', 'This sign-in was already used. Start again.');
+  const params = { sso_challenge_id: challengeId, sso_code: ssoCode, ...(d.csrf_token ? { csrf_token: d.csrf_token } : {}) };
+  if (d.ux_mode === 'redirect') {
+    const back = new URL(d.redirect_target!);
+    for (const [k, v] of Object.entries(params)) back.searchParams.set(k, v);
+    // The published client completes a redirect return only when the URL also carries the challenges to complete
+    // (`challenges`, base64url JSON): the proxy challenge its token comes from, polled while /sso/resolve runs.
+    back.searchParams.set('challenges', Buffer.from(JSON.stringify([ssoProxy(method, challengeId)])).toString('base64url'));
+    return reply.redirect(back.href, 303);
+  }
+  // Two messages to the opening page's origin: @keyway/sdk's, and the published client's (`type` 5 with the return's
+  // query string; it accepts it only from its baseURL's origin, which is this page's).
+  const message = JSON.stringify({ type: 'sso_challenge', challenge_id: challengeId, code: ssoCode, csrf_token: d.csrf_token }).replace(/</g, '\\u003c');
+  const published = JSON.stringify({ type: 5, urlParams: `?${new URLSearchParams(params)}` }).replace(/</g, '\\u003c');
+  const target = JSON.stringify(d.origin).replace(/</g, '\\u003c');
+  const script = `<script>if (window.opener) { window.opener.postMessage(${message}, ${target}); window.opener.postMessage(${published}, ${target}); }</script>`;
+  return ssoPage(reply, 200, 'Signed in', 'You can close this window.', script);
+}
+
+/**
+ * The identity provider sends the browser back here with a code; the code is exchanged and checked server-side, then
+ * the browser gets a one-time SSO code for /sso/resolve (posted to the opener in popup mode, URL parameters in redirect mode).
+ */
+export function registerOidcCallbackRoute(app: FastifyInstance, ctx: Ctx): void {
+  app.get<{ Querystring: Record<string, string> }>('/sso/oidc/callback', async (req, reply) => {
+    const state = req.query.state ?? '';
+    const found = await openSsoChallenge(ctx, 'oidc', state);
+    if (typeof found === 'string') return ssoPage(reply, 400, 'Sign-in failed', found);
+    const { row } = found;
+    const d = found.data as SsoData;
+    if (req.query.error) return ssoPage(reply, 400, 'Sign-in failed', `The identity provider answered: ${req.query.error_description ?? req.query.error}`);
+    const org = await loadOrg(ctx, row.org_id);
+    const provider = org && pickProvider(org, { client_id: d.client_id });
+    let email: string | undefined;
+    let subject: string;
+    let idpTokens: PendingIdpTokens;
+    try {
+      const config = await providerConfig(ctx, provider!);
+      const tokens = await oidc.authorizationCodeGrant(config, new URL(`${ssoCallbackUrl(ctx)}?${new URLSearchParams(req.query)}`), {
+        pkceCodeVerifier: d.idp_verifier,
+        expectedState: state,
+        expectedNonce: d.nonce,
+        idTokenExpected: true,
+      });
+      const claims = tokens.claims()!;
+      subject = claims.sub;
+      let profile: Record<string, unknown> = claims;
+      // Providers may keep scope claims out of the ID token; then they come from the userinfo endpoint.
+      if (typeof claims.email !== 'string') profile = await oidc.fetchUserInfo(config, tokens.access_token, subject);
+      if (typeof profile.email === 'string' && profile.email_verified !== false) email = profile.email;
+      // Kept sealed in the challenge until the sign-in completes, then stored for the person (GET /sso/oidc/tokens).
+      idpTokens = pendingIdpTokens(ctx, row.id, { provider: d.provider, client_id: d.client_id, issuer: provider!.issuer, subject }, {
+        access_token: tokens.access_token,
+        refresh_token: tokens.refresh_token,
+        id_token: tokens.id_token,
+        token_type: tokens.token_type,
+        expires_in: tokens.expires_in,
+        scopes: (tokens.scope ?? (provider!.scopes ?? DEFAULT_OIDC_SCOPES).join(' ')).split(' ').filter(Boolean),
+      });
+    } catch (err) {
+      req.log.warn({ err }, 'OIDC code exchange failed');
+      return ssoPage(reply, 400, 'Sign-in failed', 'The answer of the identity provider could not be verified.');
+    }
+    return ssoReturn(ctx, reply, 'oidc', row.id, { ...d, idp_tokens: idpTokens }, email, subject);
+  });
+}
+
+/** SAML 2.0 assertion consumer service (HTTP-POST binding); RelayState names the challenge. */
+export function registerSamlAcsRoute(app: FastifyInstance, ctx: Ctx): void {
+  app.register(async (scope) => {
+    await scope.register(formbody, { bodyLimit: 512 * 1024 });
+    scope.post<{ Body: Record<string, string> }>('/sso/saml/acs', async (req, reply) => {
+      const found = await openSsoChallenge(ctx, 'saml', req.body?.RelayState ?? '');
+      if (typeof found === 'string') return ssoPage(reply, 400, 'Sign-in failed', found);
+      const { row } = found;
+      const d = found.data as SamlData;
+      const org = await loadOrg(ctx, row.org_id);
+      const provider = org && pickSamlProvider(org, d.provider_credentials_id);
+      let profile;
+      try {
+        const saml = samlClient(ctx, provider!, { request_id: d.request_id, request_instant: d.request_instant });
+        profile = (await saml.validatePostResponseAsync({ SAMLResponse: req.body.SAMLResponse ?? '' })).profile;
+      } catch (err) {
+        req.log.warn({ err }, 'SAML response rejected');
+        return ssoPage(reply, 400, 'Sign-in failed', 'The answer of the identity provider could not be verified.');
+      }
+      const email = [profile?.email, profile?.mail, profile?.['urn:oid:0.9.2342.19200300.100.1.3'], profile?.nameIDFormat?.endsWith('emailAddress') ? profile.nameID : undefined].find(
+        (v): v is string => typeof v === 'string' && v.includes('@'),
+      );
+      // attribute_mapping: SAML attribute → person attribute, stored read-only for the person at sign-in.
+      const mapping = (provider as SamlProviderConfig & { attribute_mapping?: Record<string, string> }).attribute_mapping ?? {};
+      const mapped: Record<string, unknown> = {};
+      for (const [samlName, attr] of Object.entries(mapping)) if (profile?.[samlName] !== undefined) mapped[attr] = profile[samlName];
+      return ssoReturn(ctx, reply, 'saml', row.id, Object.keys(mapped).length ? { ...d, sso_attributes: mapped } : d, email, profile?.nameID ?? '');
+    });
+  });
+}
+
+/** `/sso/resolve`: the SDK proves it started the sign-in (SSO code + PKCE verifier); the challenge becomes verified. */
+export function registerSsoResolveRoute(app: FastifyInstance, ctx: Ctx): void {
+  app.post<{ Body: { challenge_id: string; code: string; pkce_code_verifier: string } }>(
+    '/sso/resolve',
+    { schema: { body: S.ssoResolve } },
+    async (req, reply) => {
+      const org = await requireOrg(ctx, req);
+      const row = await ctx.db.selectFrom('challenges').selectAll().where('id', '=', req.body.challenge_id).executeTakeFirst();
+      if (!row || (row.type !== 'oidc' && row.type !== 'saml') || row.org_id !== org.id) throw notFound(`challenge "${req.body.challenge_id}" does not exist`);
+      if (Date.parse(row.expires_at) <= Date.now()) throw answer('authenticationExpired');
+      if (row.status !== 'returned') throw unauthorized(row.status === 'pending' ? 'the identity provider has not answered yet' : 'challenge has already been answered');
+      if (row.attempts >= ctx.limits.maxAttempts) throw new ApiError(429, 'too many incorrect answers for this challenge: start again');
+      const d = challengeData(row) as SsoCommon;
+      const codeOk = row.secret_hash !== null && sameDigest(hashSecret(row.id, req.body.code), row.secret_hash);
+      const pkceOk = createHash('sha256').update(req.body.pkce_code_verifier).digest('base64url') === d.sdk_pkce;
+      if (!codeOk || !pkceOk) {
+        await ctx.db.updateTable('challenges').set((eb) => ({ attempts: eb('attempts', '+', 1) })).where('id', '=', row.id).execute();
+        throw unauthorized(codeOk ? 'PKCE code verifier does not match the code challenge' : 'SSO code is not valid');
+      }
+      await ctx.db.updateTable('challenges').set({ status: 'verified' }).where('id', '=', row.id).where('status', '=', 'returned').execute();
+      return reply.code(204).send();
+    },
+  );
+}

@@ -1,0 +1,142 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Ctx } from '../context.js';
+import { nowIso } from '../context.js';
+import { badRequest, conflict } from '../http/errors.js';
+import { requireApiKey } from '../http/guards.js';
+import { isOutboundRefused, outboundFetch } from '../http/outbound.js';
+import { settingsCollection } from '../organizations/settings.js';
+import type { OidcProviderConfig, SamlProviderConfig } from './providers.js';
+import { parseIdpMetadata } from './saml-metadata.js';
+
+// Management API: the identity providers of the `oidc` and `saml` sign-in factors, kept in the organization's settings.
+
+/** Well-known issuers of providers that speak OpenID Connect. */
+const KNOWN_ISSUERS: Record<string, string> = {
+  google: 'https://accounts.google.com',
+  apple: 'https://appleid.apple.com',
+  gitlab: 'https://gitlab.com',
+  line: 'https://access.line.me',
+};
+
+const oidcOut = (p: OidcProviderConfig & { label?: string; created_at?: string }) => ({
+  client_id: p.client_id,
+  label: p.label ?? p.client_id,
+  provider: p.provider,
+  issuer: p.issuer,
+  ...(p.scopes ? { scopes: p.scopes } : {}),
+  ...(p.created_at ? { created_at: p.created_at } : {}),
+});
+
+/** SAML identity providers used by the `saml` factor, configured from their metadata. */
+export function registerSamlProviderRoutes(app: FastifyInstance, ctx: Ctx): void {
+  const admin = (req: FastifyRequest) => requireApiKey(ctx, req);
+  type StoredSaml = SamlProviderConfig & { label: string; idp_metadata_url?: string; attribute_mapping?: Record<string, string>; created_at: string };
+  const saml = settingsCollection<StoredSaml>(ctx, 'saml_providers', (p) => p.provider_credentials_id, 'SAML provider credentials');
+  const samlOut = (p: StoredSaml) => ({
+    id: p.provider_credentials_id,
+    label: p.label,
+    ...(p.idp_metadata_url ? { idp_metadata_url: p.idp_metadata_url } : {}),
+    idp_entity_id: p.idp_issuer ?? '',
+    sp_entity_id: `${ctx.publicUrl}/sso/saml/metadata`,
+    sp_acs_url: `${ctx.publicUrl}/sso/saml/acs`,
+    attribute_mapping: p.attribute_mapping ?? {},
+    created_at: p.created_at,
+  });
+  /** Metadata from the request: inline XML, or fetched from its URL (plain http only in development). */
+  const metadataOf = async (b: { idp_metadata_url?: string; idp_metadata_xml?: string }) => {
+    if (b.idp_metadata_xml) return parseIdpMetadata(b.idp_metadata_xml);
+    if (!b.idp_metadata_url) throw badRequest('give idp_metadata_xml or idp_metadata_url');
+    if (new URL(b.idp_metadata_url).protocol !== 'https:' && !ctx.devMode) throw badRequest('idp_metadata_url must use https');
+    // Internal addresses are refused in production (checked at connect time); the error never repeats what an
+    // address answered.
+    const res = await outboundFetch(!ctx.devMode)(b.idp_metadata_url, { signal: AbortSignal.timeout(10_000) }).catch((err: unknown) => {
+      if (isOutboundRefused(err)) throw badRequest(`idp_metadata_url: ${(err as Error).message}`);
+      return undefined;
+    });
+    if (!res?.ok) throw badRequest(`IdP metadata could not be fetched from ${b.idp_metadata_url}`);
+    return parseIdpMetadata(await res.text());
+  };
+  app.get('/organizations/sso/saml/provider-credentials', async (req) => ({ result: saml.list(await admin(req)).map(samlOut) }));
+  app.post<{ Body: { label: string; idp_metadata_url?: string; idp_metadata_xml?: string; attribute_mapping?: Record<string, string> } }>(
+    '/organizations/sso/saml/provider-credentials',
+    async (req, reply) => {
+      const org = await admin(req);
+      const md = await metadataOf(req.body);
+      const entry: StoredSaml = {
+        provider_credentials_id: `saml_${randomBytes(8).toString('hex')}`,
+        entry_point: md.ssoUrl,
+        idp_cert: md.certificates,
+        idp_issuer: md.entityId,
+        label: req.body.label,
+        created_at: nowIso(),
+        ...(req.body.idp_metadata_url ? { idp_metadata_url: req.body.idp_metadata_url } : {}),
+        ...(req.body.attribute_mapping ? { attribute_mapping: req.body.attribute_mapping } : {}),
+      };
+      await saml.add(org, entry);
+      reply.code(201);
+      return { result: samlOut(entry) };
+    },
+  );
+  app.get<{ Params: { saml_provider_credentials_id: string } }>('/organizations/sso/saml/provider-credentials/:saml_provider_credentials_id', async (req) => ({
+    result: samlOut(saml.one(await admin(req), req.params.saml_provider_credentials_id)),
+  }));
+  app.patch<{ Params: { saml_provider_credentials_id: string }; Body: { label?: string; idp_metadata_url?: string; idp_metadata_xml?: string; attribute_mapping?: Record<string, string> } }>(
+    '/organizations/sso/saml/provider-credentials/:saml_provider_credentials_id',
+    async (req) => {
+      const org = await admin(req);
+      const current: StoredSaml = { ...saml.one(org, req.params.saml_provider_credentials_id) };
+      if (req.body.idp_metadata_xml || req.body.idp_metadata_url) {
+        const md = await metadataOf(req.body);
+        Object.assign(current, { entry_point: md.ssoUrl, idp_cert: md.certificates, idp_issuer: md.entityId });
+        if (req.body.idp_metadata_url) current.idp_metadata_url = req.body.idp_metadata_url;
+      }
+      if (req.body.label) current.label = req.body.label;
+      if (req.body.attribute_mapping) current.attribute_mapping = req.body.attribute_mapping;
+      await saml.replace(org, current);
+      return { result: samlOut(current) };
+    },
+  );
+  app.delete<{ Params: { saml_provider_credentials_id: string } }>('/organizations/sso/saml/provider-credentials/:saml_provider_credentials_id', async (req, reply) => {
+    await saml.remove(await admin(req), req.params.saml_provider_credentials_id);
+    return reply.code(204).send();
+  });
+}
+
+/** OIDC provider credentials used by the `oidc` factor. */
+export function registerOidcProviderRoutes(app: FastifyInstance, ctx: Ctx): void {
+  const admin = (req: FastifyRequest) => requireApiKey(ctx, req);
+  type StoredOidc = OidcProviderConfig & { label?: string; created_at?: string };
+  const oidc = settingsCollection<StoredOidc>(ctx, 'oidc_providers', (p) => p.client_id, 'OIDC provider credentials');
+  app.get('/organizations/sso/oidc/provider-credentials', async (req) => ({ result: oidc.list(await admin(req)).map(oidcOut) }));
+  app.post<{ Body: { client_id: string; client_secret: string; label: string; provider: string; issuer?: string; scopes?: string[] } }>(
+    '/organizations/sso/oidc/provider-credentials',
+    async (req, reply) => {
+      const org = await admin(req);
+      const b = req.body;
+      const issuer = b.issuer ?? KNOWN_ISSUERS[b.provider];
+      if (!issuer) throw badRequest(`issuer is required for provider "${b.provider}"`);
+      if (oidc.list(org).some((p) => p.client_id === b.client_id)) throw conflict(`OIDC provider credentials "${b.client_id}" already exist`);
+      const entry: StoredOidc = { provider: b.provider, client_id: b.client_id, client_secret: b.client_secret, issuer, label: b.label, created_at: nowIso(), ...(b.scopes ? { scopes: b.scopes } : {}) };
+      await oidc.add(org, entry);
+      reply.code(201);
+      return { result: oidcOut(entry) };
+    },
+  );
+  app.get<{ Params: { oauth_client_id: string } }>('/organizations/sso/oidc/provider-credentials/:oauth_client_id', async (req) => ({
+    result: oidcOut(oidc.one(await admin(req), req.params.oauth_client_id)),
+  }));
+  app.patch<{ Params: { oauth_client_id: string }; Body: { client_secret?: string; label?: string; scopes?: string[] } }>(
+    '/organizations/sso/oidc/provider-credentials/:oauth_client_id',
+    async (req) => {
+      const org = await admin(req);
+      const current = { ...oidc.one(org, req.params.oauth_client_id), ...req.body };
+      await oidc.replace(org, current);
+      return { result: oidcOut(current) };
+    },
+  );
+  app.delete<{ Params: { oauth_client_id: string } }>('/organizations/sso/oidc/provider-credentials/:oauth_client_id', async (req, reply) => {
+    await oidc.remove(await admin(req), req.params.oauth_client_id);
+    return reply.code(204).send();
+  });
+}

@@ -1,0 +1,10 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { FeatureOptions } from '../context.js';
+import { registerWebhookRoutes, registerWebhookTriggerRoutes } from './routes.js';
+
+/** Webhooks (management API): endpoints and their triggers. Delivery and sync hooks: service.ts. */
+export const webhooks: FastifyPluginAsync<FeatureOptions> = async (app, { ctx, management }) => {
+  if (!management) return;
+  registerWebhookRoutes(app, ctx);
+  registerWebhookTriggerRoutes(app, ctx);
+};

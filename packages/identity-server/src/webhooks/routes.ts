@@ -1,0 +1,176 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Ctx, Org } from '../context.js';
+import { nowIso } from '../context.js';
+import type { WebhookTable } from '../db/schema.js';
+import { ApiError, badRequest, notFound } from '../http/errors.js';
+import { requireApiKey } from '../http/guards.js';
+import { assertPublicUrl } from '../http/outbound.js';
+import { SYNC_HOOKS } from './service.js';
+
+interface WebhookBody {
+  name?: string;
+  description?: string;
+  target_url?: string;
+  custom_headers?: Record<string, string[]>;
+  timeout?: number;
+}
+interface TriggerBody {
+  trigger_type: 'event' | 'sync_hook';
+  trigger_name: string;
+}
+
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+/** Headers the delivery sets itself. */
+const OWN_HEADERS = new Set(['content-type', 'content-length', 'host', 'keyway-webhook-id', 'keyway-delivery-id', 'keyway-event-type', 'keyway-sync-hook']);
+
+const webhookOut = (w: WebhookTable) => ({
+  id: w.id,
+  name: w.name,
+  ...(w.description ? { description: w.description } : {}),
+  target_url: w.target_url,
+  custom_headers: JSON.parse(w.custom_headers) as Record<string, string[]>,
+  timeout: w.timeout,
+  created_at: w.created_at,
+});
+
+/** 400 naming what is wrong with a webhook's target URL or custom headers. */
+function checkBody(ctx: Ctx, body: WebhookBody): void {
+  if (body.target_url) {
+    const url = new URL(body.target_url);
+    if (url.protocol !== 'https:' && !(ctx.devMode && url.protocol === 'http:' && LOOPBACK.has(url.hostname))) {
+      throw badRequest('target_url must be an https URL (plain http is accepted for localhost in development only)');
+    }
+    // In production an internal address written as an IP literal is refused here already; names are checked on the
+    // address they resolve to, at every delivery (src/http/outbound.ts).
+    if (!ctx.devMode) {
+      try {
+        assertPublicUrl(url);
+      } catch (err) {
+        throw badRequest(`target_url: ${(err as Error).message}`);
+      }
+    }
+  }
+  for (const name of Object.keys(body.custom_headers ?? {})) {
+    if (!/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,64}$/.test(name)) throw badRequest(`custom_headers: "${name}" is not a valid header name`);
+    if (OWN_HEADERS.has(name.toLowerCase())) throw badRequest(`custom_headers: "${name}" is set by Keyway and cannot be overridden`);
+  }
+  for (const [name, values] of Object.entries(body.custom_headers ?? {})) {
+    if (values.some((v) => /[\r\n\0]/.test(v))) throw badRequest(`custom_headers: a value of "${name}" contains a line break`);
+  }
+}
+
+async function hookOf(ctx: Ctx, org: Org, id: string) {
+  const row = await ctx.db.selectFrom('webhooks').selectAll().where('org_id', '=', org.id).where('id', '=', id).executeTakeFirst();
+  if (!row) throw notFound(`webhook "${id}" does not exist`);
+  return row;
+}
+
+/** Webhooks of the organization and the verification keys. */
+export function registerWebhookRoutes(app: FastifyInstance, ctx: Ctx): void {
+  const admin = (req: FastifyRequest) => requireApiKey(ctx, req);
+  // Static path first: Fastify prefers it to /:webhook_id anyway, but keep the intent visible.
+  app.get('/organizations/webhooks/verification-jwks', async (req) => {
+    await admin(req);
+    return { result: await ctx.webhooks.jwks() };
+  });
+
+  app.post<{ Body: WebhookBody & { name: string; target_url: string } }>('/organizations/webhooks', async (req, reply) => {
+    const org = await admin(req);
+    checkBody(ctx, req.body);
+    const row: WebhookTable = {
+      id: randomUUID(),
+      org_id: org.id,
+      name: req.body.name,
+      description: req.body.description ?? null,
+      target_url: req.body.target_url,
+      custom_headers: JSON.stringify(req.body.custom_headers ?? {}),
+      timeout: req.body.timeout ?? 10,
+      created_at: nowIso(),
+    };
+    await ctx.db.insertInto('webhooks').values(row).execute();
+    reply.code(201);
+    return { result: webhookOut(row) };
+  });
+  app.get('/organizations/webhooks', async (req) => {
+    const org = await admin(req);
+    return { result: (await ctx.db.selectFrom('webhooks').selectAll().where('org_id', '=', org.id).orderBy('created_at').orderBy('id').execute()).map(webhookOut) };
+  });
+  app.get<{ Params: { webhook_id: string } }>('/organizations/webhooks/:webhook_id', async (req) => ({ result: webhookOut(await hookOf(ctx, await admin(req), req.params.webhook_id)) }));
+  app.patch<{ Params: { webhook_id: string }; Body: WebhookBody }>('/organizations/webhooks/:webhook_id', async (req) => {
+    const org = await admin(req);
+    const row = await hookOf(ctx, org, req.params.webhook_id);
+    checkBody(ctx, req.body);
+    const next: WebhookTable = {
+      ...row,
+      ...(req.body.name !== undefined ? { name: req.body.name } : {}),
+      ...(req.body.description !== undefined ? { description: req.body.description } : {}),
+      ...(req.body.target_url !== undefined ? { target_url: req.body.target_url } : {}),
+      ...(req.body.custom_headers !== undefined ? { custom_headers: JSON.stringify(req.body.custom_headers) } : {}),
+      ...(req.body.timeout !== undefined ? { timeout: req.body.timeout } : {}),
+    };
+    const { id, org_id, created_at, ...changes } = next;
+    await ctx.db.updateTable('webhooks').set(changes).where('id', '=', id).where('org_id', '=', org_id).execute();
+    void created_at;
+    return { result: webhookOut(next) };
+  });
+  app.delete<{ Params: { webhook_id: string } }>('/organizations/webhooks/:webhook_id', async (req, reply) => {
+    const org = await admin(req);
+    const row = await hookOf(ctx, org, req.params.webhook_id);
+    await ctx.db.transaction().execute(async (trx) => {
+      await trx.deleteFrom('webhook_triggers').where('webhook_id', '=', row.id).execute();
+      await trx.updateTable('webhook_deliveries').set({ status: 'failed', last_error: 'the webhook was deleted' }).where('webhook_id', '=', row.id).where('status', '=', 'pending').execute();
+      await trx.deleteFrom('webhooks').where('id', '=', row.id).execute();
+    });
+    return reply.code(204).send();
+  });
+}
+
+/** A webhook's triggers, and `POST /test-events`. */
+export function registerWebhookTriggerRoutes(app: FastifyInstance, ctx: Ctx): void {
+  const admin = (req: FastifyRequest) => requireApiKey(ctx, req);
+  const triggersOf = (id: string) =>
+    ctx.db.selectFrom('webhook_triggers').select(['trigger_type', 'trigger_name']).where('webhook_id', '=', id).orderBy('trigger_type').orderBy('trigger_name').execute();
+  app.get<{ Params: { webhook_id: string } }>('/organizations/webhooks/:webhook_id/triggers', async (req) => {
+    const row = await hookOf(ctx, await admin(req), req.params.webhook_id);
+    return { result: await triggersOf(row.id) };
+  });
+  app.post<{ Params: { webhook_id: string }; Body: TriggerBody }>('/organizations/webhooks/:webhook_id/triggers', async (req, reply) => {
+    const row = await hookOf(ctx, await admin(req), req.params.webhook_id);
+    const { trigger_type, trigger_name } = req.body;
+    if (trigger_type === 'sync_hook' && !(SYNC_HOOKS as readonly string[]).includes(trigger_name)) {
+      throw badRequest(`unknown sync hook "${trigger_name}": this server calls sync hooks at ${SYNC_HOOKS.join(', ')}`);
+    }
+    const exists = (await triggersOf(row.id)).some((t) => t.trigger_type === trigger_type && t.trigger_name === trigger_name);
+    if (exists) throw new ApiError(409, `webhook "${row.id}" already has the ${trigger_type} trigger "${trigger_name}"`);
+    await ctx.db.insertInto('webhook_triggers').values({ webhook_id: row.id, trigger_type, trigger_name, created_at: nowIso() }).execute();
+    reply.code(201);
+    return { result: { trigger_type, trigger_name } };
+  });
+  app.delete<{ Params: { webhook_id: string }; Body: TriggerBody }>('/organizations/webhooks/:webhook_id/triggers', async (req, reply) => {
+    const row = await hookOf(ctx, await admin(req), req.params.webhook_id);
+    const res = await ctx.db
+      .deleteFrom('webhook_triggers')
+      .where('webhook_id', '=', row.id)
+      .where('trigger_type', '=', req.body.trigger_type)
+      .where('trigger_name', '=', req.body.trigger_name)
+      .executeTakeFirst();
+    if (Number(res.numDeletedRows) !== 1) throw notFound(`webhook "${row.id}" has no ${req.body.trigger_type} trigger "${req.body.trigger_name}"`);
+    return reply.code(204).send();
+  });
+
+  app.post<{ Body: { events: Array<{ event_type: string; count?: number }> } }>('/test-events', async (req, reply) => {
+    const org = await admin(req);
+    let generated = 0;
+    for (const { event_type, count = 1 } of req.body.events) {
+      for (let i = 0; i < count; i++) {
+        const data = { test: true, sequence: i + 1 };
+        await ctx.db.insertInto('events').values({ org_id: org.id, source: 'test', name: event_type, person_id: null, payload: JSON.stringify(data), created_at: nowIso() }).execute();
+        await ctx.webhooks.emit(org.id, event_type, data, { test: true });
+        generated++;
+      }
+    }
+    reply.code(202);
+    return { result: { generated } };
+  });
+}

@@ -1,0 +1,282 @@
+import { randomUUID } from 'node:crypto';
+import { SignJWT, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
+import type { Db } from '../db/index.js';
+import { isOutboundRefused, outboundFetch } from '../http/outbound.js';
+import { forbidden } from '../http/errors.js';
+
+export interface WebhookOptions {
+  /** Delay before the first retry; each further retry doubles it (capped at one hour). Default 10 s. */
+  retryBaseMs?: number;
+  /** Attempts before a delivery is recorded as failed. Default 8. */
+  maxAttempts?: number;
+  /** How often due deliveries are looked for (retries, and deliveries queued by other processes). Default 1 s. */
+  pollMs?: number;
+  /** Refuse internal addresses (loopback, private, link-local, metadata) at connect time; on in production. */
+  refuseInternal?: boolean;
+}
+
+export interface WebhookEvent {
+  id: string;
+  type: string;
+  org_id: string;
+  created_at: string;
+  test: boolean;
+  data: Record<string, unknown>;
+}
+
+/** Points of a flow where `sync_hook` triggers are called. */
+export const SYNC_HOOKS = ['token_minted'] as const;
+export type SyncHookName = (typeof SYNC_HOOKS)[number];
+
+/** What a sync hook may answer (200, JSON): claims to add, or `allow: false` to refuse the operation. */
+interface SyncHookAnswer {
+  allow?: unknown;
+  reason?: unknown;
+  claims?: unknown;
+}
+
+const SIGNING_ALG = 'ES256';
+const MAX_BACKOFF_MS = 3600_000;
+
+/**
+ * Webhook deliveries: every event an organization's webhooks are triggered by becomes one stored delivery per webhook,
+ * sent as a JWT (ES256, keys published at `/organizations/webhooks/verification-jwks`) and retried with exponential
+ * backoff until the receiver answers 2xx or the attempts run out. Deliveries live in the database, so nothing queued
+ * is lost when the process stops; a delivery interrupted mid-send becomes due again after its timeout.
+ */
+/** What a delivery that got no answer records: the timeout, a refused internal address, or the connection error code. */
+function failureText(err: unknown, timeout: number): string {
+  if (isOutboundRefused(err)) return 'not called: the target resolves to a loopback, private, link-local or metadata address';
+  if ((err as Error).name === 'TimeoutError') return `no answer within ${timeout} s`;
+  const cause = (err as { cause?: { code?: string } }).cause?.code;
+  return `could not connect${cause ? ` (${cause})` : ''}`;
+}
+
+export class WebhookService {
+  private key?: Promise<{ kid: string; privateKey: CryptoKey }>;
+  private running?: Promise<void>;
+  readonly retryBaseMs: number;
+  readonly maxAttempts: number;
+  readonly pollMs: number;
+  private readonly send: ReturnType<typeof outboundFetch>;
+
+  constructor(
+    private readonly db: Db,
+    private readonly issuer: () => string,
+    opts: WebhookOptions = {},
+  ) {
+    this.retryBaseMs = opts.retryBaseMs ?? 10_000;
+    this.maxAttempts = opts.maxAttempts ?? 8;
+    this.pollMs = opts.pollMs ?? 1000;
+    this.send = outboundFetch(opts.refuseInternal ?? false);
+  }
+
+  /** The newest signing key, created on first use. */
+  private signingKey(): Promise<{ kid: string; privateKey: CryptoKey }> {
+    this.key ??= (async () => {
+      let row = await this.db.selectFrom('webhook_signing_keys').selectAll().orderBy('created_at', 'desc').executeTakeFirst();
+      if (!row) {
+        const { privateKey, publicKey } = await generateKeyPair(SIGNING_ALG, { extractable: true });
+        const kid = `wh-${randomUUID()}`;
+        row = { kid, private_jwk: JSON.stringify(await exportJWK(privateKey)), public_jwk: JSON.stringify({ ...(await exportJWK(publicKey)), kid, alg: SIGNING_ALG, use: 'sig' }), created_at: new Date().toISOString() };
+        await this.db.insertInto('webhook_signing_keys').values(row).onConflict((oc) => oc.column('kid').doNothing()).execute();
+      }
+      return { kid: row.kid, privateKey: (await importJWK(JSON.parse(row.private_jwk) as JWK, SIGNING_ALG)) as CryptoKey };
+    })();
+    return this.key;
+  }
+
+  async jwks(): Promise<{ keys: JWK[] }> {
+    await this.signingKey();
+    const rows = await this.db.selectFrom('webhook_signing_keys').select('public_jwk').orderBy('created_at', 'desc').execute();
+    return { keys: rows.map((r) => JSON.parse(r.public_jwk) as JWK) };
+  }
+
+  /** Queues the event for every webhook of the organization that has an `event` trigger of that name. Returns how many. */
+  emit(orgId: string, type: string, data: Record<string, unknown>, opts: { test?: boolean } = {}): Promise<number> {
+    return this.emitMany(orgId, type, [data], opts);
+  }
+
+  /** Queues one event per data object (same type), looking the triggered webhooks up once. Returns the deliveries queued. */
+  async emitMany(orgId: string, type: string, datas: Array<Record<string, unknown>>, opts: { test?: boolean } = {}): Promise<number> {
+    if (!datas.length) return 0;
+    const hooks = await this.db
+      .selectFrom('webhooks')
+      .innerJoin('webhook_triggers', 'webhook_triggers.webhook_id', 'webhooks.id')
+      .select('webhooks.id')
+      .where('webhooks.org_id', '=', orgId)
+      .where('webhook_triggers.trigger_type', '=', 'event')
+      .where('webhook_triggers.trigger_name', '=', type)
+      .execute();
+    if (!hooks.length) return 0;
+    const now = new Date().toISOString();
+    const rows = datas.flatMap((data) => {
+      const event: WebhookEvent = { id: randomUUID(), type, org_id: orgId, created_at: now, test: opts.test === true, data };
+      return hooks.map((h) => ({ id: randomUUID(), webhook_id: h.id, org_id: orgId, event_type: type, event: JSON.stringify(event), status: 'pending', attempts: 0, next_attempt_at: now, last_error: null, last_status: null, created_at: now, delivered_at: null }));
+    });
+    for (let i = 0; i < rows.length; i += 500) await this.db.insertInto('webhook_deliveries').values(rows.slice(i, i + 500)).execute();
+    this.kick();
+    return rows.length;
+  }
+
+  /**
+   * Calls the organization's webhooks that have a `sync_hook` trigger of that name, all at once, and waits for them (at
+   * most each webhook's timeout). Each call is a POST of a signed JWT (the same keys as deliveries; `aud` = target URL)
+   * carrying `trigger_name`, `person_id` and the operation's `data`. A 200 JSON answer `{"claims": {...}}` adds claims
+   * (names in `reserved` are dropped; later webhooks win over earlier ones on the same name); `{"allow": false, "reason"}`
+   * refuses the operation with 403. Anything else (error status, timeout, not JSON) is ignored: the operation goes on
+   * without that hook's claims. Every call is recorded in `webhook_deliveries` (event type `sync_hook:<name>`).
+   */
+  async callSyncHooks(orgId: string, name: SyncHookName, personId: string, data: Record<string, unknown>, reserved: (claim: string) => boolean): Promise<Record<string, unknown>> {
+    const hooks = await this.db
+      .selectFrom('webhooks')
+      .innerJoin('webhook_triggers', 'webhook_triggers.webhook_id', 'webhooks.id')
+      .select(['webhooks.id', 'webhooks.name', 'webhooks.target_url', 'webhooks.custom_headers', 'webhooks.timeout'])
+      .where('webhooks.org_id', '=', orgId)
+      .where('webhook_triggers.trigger_type', '=', 'sync_hook')
+      .where('webhook_triggers.trigger_name', '=', name)
+      .orderBy('webhooks.created_at')
+      .orderBy('webhooks.id')
+      .execute();
+    if (!hooks.length) return {};
+    const key = await this.signingKey();
+    const outcomes = await Promise.all(
+      hooks.map(async (hook) => {
+        const callId = randomUUID();
+        const startedAt = new Date().toISOString();
+        const jwt = await new SignJWT({ webhook_id: hook.id, trigger_type: 'sync_hook', trigger_name: name, org_id: orgId, person_id: personId, data })
+          .setProtectedHeader({ alg: SIGNING_ALG, kid: key.kid, typ: 'JWT' })
+          .setIssuer(this.issuer())
+          .setAudience(hook.target_url)
+          .setIssuedAt()
+          .setJti(callId)
+          .setExpirationTime(`${hook.timeout + 60}s`)
+          .sign(key.privateKey);
+        const headers: Record<string, string> = {};
+        for (const [h, values] of Object.entries(JSON.parse(hook.custom_headers) as Record<string, string[]>)) headers[h] = values.join(', ');
+        Object.assign(headers, { 'content-type': 'application/jwt', 'keyway-webhook-id': hook.id, 'keyway-delivery-id': callId, 'keyway-sync-hook': name });
+        let status: number | null = null;
+        let note: string | null = null;
+        let claims: Record<string, unknown> = {};
+        let denied: string | undefined;
+        try {
+          const res = await this.send(hook.target_url, { method: 'POST', headers, body: jwt, redirect: 'manual', signal: AbortSignal.timeout(hook.timeout * 1000) });
+          status = res.status;
+          const text = res.status >= 200 && res.status <= 299 ? await res.text() : (await res.body?.cancel(), '');
+          if (status < 200 || status > 299) note = `receiver answered ${status}: answer ignored`;
+          else {
+            let answer: SyncHookAnswer | undefined;
+            try {
+              answer = JSON.parse(text) as SyncHookAnswer;
+            } catch {
+              answer = undefined;
+            }
+            if (!answer || typeof answer !== 'object' || Array.isArray(answer)) note = 'answer is not a JSON object: ignored';
+            else if (answer.allow === false) {
+              denied = typeof answer.reason === 'string' && answer.reason.trim() ? answer.reason.trim().slice(0, 200) : 'no reason given';
+              note = `refused: ${denied}`;
+            } else if (answer.claims !== undefined && (!answer.claims || typeof answer.claims !== 'object' || Array.isArray(answer.claims))) {
+              note = '"claims" is not a JSON object: ignored';
+            } else {
+              const given = (answer.claims ?? {}) as Record<string, unknown>;
+              const dropped = Object.keys(given).filter(reserved);
+              claims = Object.fromEntries(Object.entries(given).filter(([k]) => !reserved(k)));
+              if (dropped.length) note = `reserved claims ignored: ${dropped.join(', ')}`;
+            }
+          }
+        } catch (err) {
+          note = `${failureText(err, hook.timeout)}: ignored`;
+        }
+        const ok = status !== null && status >= 200 && status <= 299 && (!note || note.startsWith('reserved') || note.startsWith('refused'));
+        await this.db
+          .insertInto('webhook_deliveries')
+          .values({
+            id: callId, webhook_id: hook.id, org_id: orgId, event_type: `sync_hook:${name}`, event: JSON.stringify({ trigger_name: name, person_id: personId, data }),
+            status: ok ? 'delivered' : 'failed', attempts: 1, next_attempt_at: startedAt, last_status: status, last_error: note, created_at: startedAt, delivered_at: ok ? new Date().toISOString() : null,
+          })
+          .execute();
+        return { hook, claims, denied };
+      }),
+    );
+    const refusal = outcomes.find((o) => o.denied !== undefined);
+    if (refusal) throw forbidden(`refused by the sync hook "${refusal.hook.name}": ${refusal.denied}`);
+    return Object.assign({}, ...outcomes.map((o) => o.claims)) as Record<string, unknown>;
+  }
+
+  /** Starts a delivery round unless one is running. */
+  kick(): void {
+    this.running ??= this.deliverDue()
+      .catch(() => undefined)
+      .finally(() => {
+        this.running = undefined;
+      });
+  }
+
+  /** Waits for the round in progress (tests, shutdown). */
+  async idle(): Promise<void> {
+    await this.running;
+  }
+
+  /** Sends every due delivery once (in parallel, at most 16 at a time). */
+  async deliverDue(): Promise<void> {
+    for (;;) {
+      const due = await this.db.selectFrom('webhook_deliveries').selectAll().where('status', '=', 'pending').where('next_attempt_at', '<=', new Date().toISOString()).orderBy('next_attempt_at').limit(16).execute();
+      if (!due.length) return;
+      await Promise.all(due.map((d) => this.attempt(d.id, d.attempts)));
+    }
+  }
+
+  private async attempt(id: string, attempts: number): Promise<void> {
+    const hook = await this.db
+      .selectFrom('webhook_deliveries')
+      .innerJoin('webhooks', 'webhooks.id', 'webhook_deliveries.webhook_id')
+      .select(['webhooks.id as webhook_id', 'webhooks.target_url', 'webhooks.custom_headers', 'webhooks.timeout', 'webhook_deliveries.event'])
+      .where('webhook_deliveries.id', '=', id)
+      .executeTakeFirst();
+    if (!hook) {
+      await this.db.updateTable('webhook_deliveries').set({ status: 'failed', last_error: 'the webhook was deleted' }).where('id', '=', id).execute();
+      return;
+    }
+    // Claim it: only the process whose update sees the old attempt count sends it; if this process dies mid-send the
+    // delivery is due again once the timeout (plus a margin) has passed.
+    const claimUntil = new Date(Date.now() + (hook.timeout + 30) * 1000).toISOString();
+    const claimed = await this.db.updateTable('webhook_deliveries').set({ attempts: attempts + 1, next_attempt_at: claimUntil }).where('id', '=', id).where('attempts', '=', attempts).where('status', '=', 'pending').executeTakeFirst();
+    if (Number(claimed.numUpdatedRows) !== 1) return;
+
+    const event = JSON.parse(hook.event) as WebhookEvent;
+    const key = await this.signingKey();
+    const jwt = await new SignJWT({ webhook_id: hook.webhook_id, delivery_id: id, attempt: attempts + 1, event })
+      .setProtectedHeader({ alg: SIGNING_ALG, kid: key.kid, typ: 'JWT' })
+      .setIssuer(this.issuer())
+      .setAudience(hook.target_url)
+      .setIssuedAt()
+      .setJti(id)
+      .setExpirationTime('1h')
+      .sign(key.privateKey);
+    const headers: Record<string, string> = {};
+    for (const [name, values] of Object.entries(JSON.parse(hook.custom_headers) as Record<string, string[]>)) headers[name] = values.join(', ');
+    Object.assign(headers, { 'content-type': 'application/jwt', 'keyway-webhook-id': hook.webhook_id, 'keyway-delivery-id': id, 'keyway-event-type': event.type });
+    let error: string | undefined;
+    let status: number | null = null;
+    try {
+      const res = await this.send(hook.target_url, { method: 'POST', headers, body: jwt, redirect: 'manual', signal: AbortSignal.timeout(hook.timeout * 1000) });
+      status = res.status;
+      await res.body?.cancel();
+      if (res.status < 200 || res.status > 299) error = `receiver answered ${res.status}`;
+    } catch (err) {
+      error = failureText(err, hook.timeout);
+    }
+    const now = new Date();
+    if (!error) {
+      await this.db.updateTable('webhook_deliveries').set({ status: 'delivered', delivered_at: now.toISOString(), last_status: status, last_error: null }).where('id', '=', id).execute();
+      return;
+    }
+    const failed = attempts + 1 >= this.maxAttempts;
+    const backoff = Math.min(this.retryBaseMs * 2 ** attempts, MAX_BACKOFF_MS);
+    await this.db
+      .updateTable('webhook_deliveries')
+      .set({ status: failed ? 'failed' : 'pending', next_attempt_at: new Date(now.getTime() + backoff).toISOString(), last_status: status, last_error: error })
+      .where('id', '=', id)
+      .execute();
+  }
+}
