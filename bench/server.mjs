@@ -300,6 +300,13 @@ async function replicasPart() {
       const balancer = await startProcess(['--input-type=module', '-e', BALANCER], { UPSTREAMS: JSON.stringify(upstreams) });
       children.push(balancer.child);
       const token = await signIn(balancer.url, `replicas-${n}`);
+      if (n === 1) {
+        // The same server without the balancer: what the extra hop costs.
+        const direct = validator(first.url, token);
+        await load(direct, WARMUP_SECONDS);
+        const d = await load(direct, SECONDS);
+        console.log(`  1 replica, no balancer: token validations ${fmt(d.perSecond).padStart(7)} /s (p50 ${fmt(d.p50, 1)} ms)`);
+      }
       const validate = validator(balancer.url, token);
       await load(validate, WARMUP_SECONDS);
       const v = await load(validate, SECONDS);
