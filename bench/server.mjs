@@ -3,9 +3,17 @@
 // token validations per second, and complete email-OTP sign-ins per second (ID request → code from the dev
 // mailbox → attestation) on SQLite. Each server runs in its own process; this process generates the load.
 //
+// With PostgreSQL (BENCH_DATABASE_URL, else TEST_DATABASE_URL) two more parts run, each in a fresh schema:
+//   scale     seeds 10³ and 10⁶ persons and prints p50/p95 of a sign-in, /me, a handle filter on GET /persons and a
+//             page of GET /persons at both sizes, with the ratio large/small (target ≤ 1.2×);
+//   replicas  token validations and sign-ins per second through the round-robin balancer of
+//             `npm run start:cluster` (scripts/balancer.mjs) in front of 1, then 3 identity-server processes.
+//
 //   npm run bench:server              (builds the server first when dist/ is missing)
 //   BENCH_SECONDS=10 BENCH_CONCURRENCY=32 npm run bench:server
+//   BENCH_PARTS=scale BENCH_SCALE_SIZES=1000,100000 npm run bench:server     (a subset: sqlite, scale, replicas)
 import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
@@ -17,6 +25,11 @@ const serverPkg = join(root, 'packages/identity-server');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const WARMUP_SECONDS = 1;
+const PG_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
+const PARTS = new Set((process.env.BENCH_PARTS ?? 'sqlite,scale,replicas').split(',').map((p) => p.trim()));
+const SCALE_SIZES = (process.env.BENCH_SCALE_SIZES ?? '1000,1000000').split(',').map(Number);
+/** Latency target of the scale part: the large size at most this many times the small one. */
+const SCALE_TARGET = 1.2;
 
 if (!existsSync(join(serverPkg, 'dist/cli.js'))) {
   const r = spawnSync('npm', ['run', 'build', '-w', '@keyway/identity-server'], { cwd: root, stdio: 'inherit' });
@@ -43,15 +56,18 @@ function request(url, { method = 'GET', headers = {}, body } = {}) {
   });
 }
 
-/** Runs `op` from CONCURRENCY loops for `seconds`; returns ops/s and latency percentiles (ms). */
-async function load(op, seconds) {
+/**
+ * Runs `op` from `concurrency` loops for `seconds` (and until `minCount` operations are done, for slow ones);
+ * returns ops/s and latency percentiles (ms).
+ */
+async function load(op, seconds, { concurrency = CONCURRENCY, minCount = 0 } = {}) {
   const latencies = [];
   let errors = 0;
   let firstError;
   const deadline = performance.now() + seconds * 1000;
   let seq = 0;
   const worker = async () => {
-    while (performance.now() < deadline) {
+    while (performance.now() < deadline || latencies.length + errors < minCount) {
       const t0 = performance.now();
       try {
         await op(seq++);
@@ -59,16 +75,17 @@ async function load(op, seconds) {
       } catch (err) {
         errors++;
         firstError ??= err;
+        if (errors > 20 && !latencies.length) break;
       }
     }
   };
   const started = performance.now();
-  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  await Promise.all(Array.from({ length: concurrency }, worker));
   const elapsed = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
   const pct = (p) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? NaN;
   if (firstError) console.error(`  ${errors} errors, first: ${firstError.message}`);
-  return { perSecond: latencies.length / elapsed, p50: pct(50), p99: pct(99), count: latencies.length, errors };
+  return { perSecond: latencies.length / elapsed, p50: pct(50), p95: pct(95), p99: pct(99), count: latencies.length, errors };
 }
 
 function startProcess(args, env) {
@@ -103,6 +120,50 @@ function report(name, r, baseline) {
   console.log(`${name.padEnd(34)} ${fmt(r.perSecond).padStart(8)} /s  p50 ${fmt(r.p50, 2)} ms  p99 ${fmt(r.p99, 2)} ms${ratio}`);
 }
 
+const orgId = process.env.KEYWAY_ORG_ID ?? 'org_keyway_dev';
+const orgHeaders = { 'keyway-orgid': orgId };
+const adminHeaders = { ...orgHeaders, 'keyway-api-key': 'kw_dev_api_key_not_secret' };
+const runId = Date.now().toString(36);
+/** Identity-server environment of every part: dev mode, no per-IP or per-handle limit (the load comes from one IP). */
+const serverEnv = { KEYWAY_API_PORT: '0', KEYWAY_API_HOST: '127.0.0.1', NODE_ENV: 'development', KEYWAY_RATE_LIMIT_PER_IP: '0', KEYWAY_RATE_LIMIT_PER_HANDLE: '0' };
+
+/** A complete email-OTP sign-in through `base` (3 calls and a mailbox read); answers the token. */
+async function signIn(base, n) {
+  const email = `bench-${runId}-${n}@example.com`;
+  const idRes = await request(`${base}/id/v2`, { method: 'POST', headers: orgHeaders, body: { handle: email, factor: { method: 'otp_via_email' } } });
+  const mail = await request(`${base}/dev/mailbox.json?to=${encodeURIComponent(email)}&limit=1`);
+  const code = mail.result[0]?.code;
+  if (!code) throw new Error(`no code for ${email}`);
+  const att = await request(`${base}/attestation/v3`, { method: 'POST', headers: orgHeaders, body: { challenge_id: idRes.result[0].id, challenge_type: 'otp', data: { otp: code } } });
+  if (!att.result?.token) throw new Error('no token');
+  return att.result.token;
+}
+
+const validator = (base, token) => () =>
+  request(`${base}/token/validate`, { method: 'POST', headers: orgHeaders, body: { token } }).then((r) => {
+    if (!r.result.valid) throw new Error(`token invalid: ${r.result.invalidity_reason}`);
+  });
+
+/** A fresh schema of the PostgreSQL database, its URL (search_path pinned to it) and `drop()`. */
+async function freshSchema(pg) {
+  const schema = `bench_${runId}_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: PG_URL });
+  await admin.connect();
+  await admin.query(`create schema ${schema}`);
+  await admin.end();
+  const url = new URL(PG_URL);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  return {
+    url: url.toString(),
+    async drop() {
+      const c = new pg.Client({ connectionString: PG_URL });
+      await c.connect();
+      await c.query(`drop schema ${schema} cascade`);
+      await c.end();
+    },
+  };
+}
+
 console.log(`Keyway identity server benchmark: ${SECONDS} s per measure, ${CONCURRENCY} concurrent clients, Node ${process.version}\n`);
 
 // 1. Baseline: bare Fastify hello-world.
@@ -112,45 +173,156 @@ const baseline = await load(() => request(`${hello.url}/`), SECONDS);
 await stop(hello.child);
 report('hello-world (Fastify baseline)', baseline);
 
-// 2. The identity server on a fresh SQLite file.
-const dataDir = mkdtempSync(join(tmpdir(), 'keyway-bench-'));
-const id = await startProcess(['dist/cli.js'], { KEYWAY_API_PORT: '0', DATA_DIR: dataDir, NODE_ENV: 'development', KEYWAY_RATE_LIMIT_PER_IP: '0', KEYWAY_RATE_LIMIT_PER_HANDLE: '0', DATABASE_URL: '' });
-const orgHeaders = { 'keyway-orgid': process.env.KEYWAY_ORG_ID ?? 'org_keyway_dev' };
-const runId = Date.now().toString(36);
-
-// `/id` answers the challenge list as `result` (spec §7; older servers: `result.challenges`).
-const challengesOf = (res) => (Array.isArray(res.result) ? res.result : res.result.challenges);
-
-async function signIn(n) {
-  const email = `bench-${runId}-${n}@example.com`;
-  const idRes = await request(`${id.url}/id/v2`, { method: 'POST', headers: orgHeaders, body: { handle: email, factor: { method: 'otp_via_email' } } });
-  const mail = await request(`${id.url}/dev/mailbox.json?to=${encodeURIComponent(email)}&limit=1`);
-  const code = mail.result[0]?.code;
-  if (!code) throw new Error(`no code for ${email}`);
-  const att = await request(`${id.url}/attestation/v3`, { method: 'POST', headers: orgHeaders, body: { challenge_id: challengesOf(idRes)[0].id, challenge_type: 'otp', data: { otp: code } } });
-  if (!att.result?.token) throw new Error('no token');
-  return att.result.token;
+try {
+  if (PARTS.has('sqlite')) await sqlitePart();
+  if ((PARTS.has('scale') || PARTS.has('replicas')) && !PG_URL) console.log('\n(scale and replicas parts skipped: set BENCH_DATABASE_URL or TEST_DATABASE_URL to a PostgreSQL database)');
+  if (PG_URL && PARTS.has('scale')) await scalePart();
+  if (PG_URL && PARTS.has('replicas')) await replicasPart();
+} finally {
+  agent.destroy();
 }
 
-try {
-  const token = await signIn('seed');
-  const validate = () =>
-    request(`${id.url}/token/validate`, { method: 'POST', headers: orgHeaders, body: { token } }).then((r) => {
-      if (!r.result.valid) throw new Error(`token invalid: ${r.result.invalidity_reason}`);
-    });
-  await load(validate, WARMUP_SECONDS);
-  report('token validations', await load(validate, SECONDS), baseline.perSecond);
+// 2. The identity server on a fresh SQLite file.
+async function sqlitePart() {
+  const dataDir = mkdtempSync(join(tmpdir(), 'keyway-bench-'));
+  const id = await startProcess(['dist/cli.js'], { ...serverEnv, DATA_DIR: dataDir, DATABASE_URL: '' });
+  try {
+    const token = await signIn(id.url, 'seed');
+    const validate = validator(id.url, token);
+    await load(validate, WARMUP_SECONDS);
+    report('token validations', await load(validate, SECONDS), baseline.perSecond);
 
-  await load((n) => signIn(`warm-${n}`), WARMUP_SECONDS);
-  const signIns = await load((n) => signIn(n), SECONDS);
-  report('email-OTP sign-ins (3 calls each)', signIns, baseline.perSecond);
+    await load((n) => signIn(id.url, `warm-${n}`), WARMUP_SECONDS);
+    const signIns = await load((n) => signIn(id.url, n), SECONDS);
+    report('email-OTP sign-ins (3 calls each)', signIns, baseline.perSecond);
 
-  console.log('\nTargets: token validation ≥ 50 % of hello-world; ≥ 300 complete OTP sign-ins/s on 2 cores with SQLite.');
-  const v = results.find((r) => r.name === 'token validations');
-  console.log(`  token validation: ${fmt((v.perSecond / baseline.perSecond) * 100, 1)} % ${v.perSecond / baseline.perSecond >= 0.5 ? 'meets' : 'MISSES'} the target`);
-  console.log(`  sign-ins: ${fmt(signIns.perSecond)} /s ${signIns.perSecond >= 300 ? 'meets' : 'MISSES'} the target`);
-} finally {
-  await stop(id.child);
-  rmSync(dataDir, { recursive: true, force: true });
-  agent.destroy();
+    console.log('\nTargets: token validation ≥ 50 % of hello-world; ≥ 300 complete OTP sign-ins/s on 2 cores with SQLite.');
+    const v = results.find((r) => r.name === 'token validations');
+    console.log(`  token validation: ${fmt((v.perSecond / baseline.perSecond) * 100, 1)} % ${v.perSecond / baseline.perSecond >= 0.5 ? 'meets' : 'MISSES'} the target`);
+    console.log(`  sign-ins: ${fmt(signIns.perSecond)} /s ${signIns.perSecond >= 300 ? 'meets' : 'MISSES'} the target`);
+  } finally {
+    await stop(id.child);
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+// 3. Scale: the same calls with few and with many persons in the organization (PostgreSQL).
+async function scalePart() {
+  const pg = (await import('pg')).default;
+  const { seedPersons, seeded } = await import('../packages/identity-server/test/seed.mjs');
+  console.log(`\nScale (PostgreSQL): latency with ${SCALE_SIZES.map((n) => fmt(n)).join(' and ')} persons; listing measures run one request at a time`);
+  const measures = {};
+  for (const size of SCALE_SIZES) {
+    const schema = await freshSchema(pg);
+    const dataDir = mkdtempSync(join(tmpdir(), 'keyway-bench-'));
+    let id;
+    try {
+      // The server creates the tables; then the persons are seeded straight into them.
+      id = await startProcess(['dist/cli.js'], { ...serverEnv, DATA_DIR: dataDir, DATABASE_URL: schema.url });
+      const seedStart = performance.now();
+      const client = new pg.Client({ connectionString: schema.url });
+      await client.connect();
+      await seedPersons((statement) => client.query(statement), 'postgres', { orgId, count: size });
+      await client.end();
+      console.log(`  ${fmt(size)} persons seeded in ${fmt((performance.now() - seedStart) / 1000, 1)} s`);
+      const token = await signIn(id.url, `scale-${size}`);
+      const pick = () => 1 + Math.floor(Math.random() * size);
+      const ops = {
+        'sign-in (3 calls)': { op: (n) => signIn(id.url, `scale-${size}-${n}`), concurrency: 4 },
+        '/me': { op: () => request(`${id.url}/me`, { headers: { ...orgHeaders, authorization: `Bearer ${token}` } }), concurrency: 4 },
+        'GET /persons?filter=handles.value eq': {
+          op: async () => {
+            const email = seeded(pick()).email;
+            const r = await request(`${id.url}/persons?filter=${encodeURIComponent(`handles.value eq "${email}"`)}`, { headers: adminHeaders });
+            if (r.result.length !== 1) throw new Error(`filter on ${email} found ${r.result.length} persons`);
+          },
+          concurrency: 1,
+        },
+        'GET /persons?limit=20&offset=…': {
+          op: async () => {
+            const r = await request(`${id.url}/persons?limit=20&offset=${Math.max(0, pick() - 20)}`, { headers: adminHeaders });
+            if (r.result.length !== 20) throw new Error(`a page had ${r.result.length} persons`);
+          },
+          concurrency: 1,
+        },
+      };
+      for (const [name, { op, concurrency }] of Object.entries(ops)) {
+        await load(op, Math.min(WARMUP_SECONDS, SECONDS), { concurrency, minCount: 1 });
+        const r = await load(op, SECONDS, { concurrency, minCount: 3 });
+        (measures[name] ??= {})[size] = r;
+        console.log(`  ${fmt(size).padStart(9)}  ${name.padEnd(38)} p50 ${fmt(r.p50, 1).padStart(8)} ms  p95 ${fmt(r.p95, 1).padStart(8)} ms  (${r.count} requests${r.errors ? `, ${r.errors} errors` : ''})`);
+      }
+    } catch (error) {
+      console.log(`  ${fmt(size)} persons: ${error instanceof Error ? error.message : error}`);
+    } finally {
+      if (id) await stop(id.child);
+      rmSync(dataDir, { recursive: true, force: true });
+      await schema.drop();
+    }
+  }
+  const [small, large] = [SCALE_SIZES[0], SCALE_SIZES[SCALE_SIZES.length - 1]];
+  console.log(`\n  Ratio ${fmt(large)} / ${fmt(small)} persons (target ≤ ${SCALE_TARGET}×):`);
+  for (const [name, bySize] of Object.entries(measures)) {
+    const a = bySize[small];
+    const b = bySize[large];
+    if (!a || !b) {
+      console.log(`  ${name.padEnd(38)} not measured at both sizes`);
+      continue;
+    }
+    const r50 = b.p50 / a.p50;
+    const r95 = b.p95 / a.p95;
+    console.log(`  ${name.padEnd(38)} p50 ${fmt(r50, 2).padStart(8)}×  p95 ${fmt(r95, 2).padStart(8)}×  ${Math.max(r50, r95) <= SCALE_TARGET ? 'meets' : 'MISSES'} the target`);
+  }
+}
+
+// 4. Replicas: throughput through the balancer of `npm run start:cluster`, in front of 1 then 3 servers on one database.
+async function replicasPart() {
+  const pg = (await import('pg')).default;
+  const BALANCER = `
+    import { startBalancer } from ${JSON.stringify(join(root, 'scripts/balancer.mjs'))};
+    const b = await startBalancer({ upstreams: JSON.parse(process.env.UPSTREAMS) });
+    console.log('listening on ' + b.url);
+    process.on('SIGTERM', () => b.close().then(() => process.exit(0)));
+  `;
+  console.log(`\nReplicas (PostgreSQL, round-robin balancer in its own process, ${CONCURRENCY} clients)`);
+  const perSecond = {};
+  for (const n of [1, 3]) {
+    const schema = await freshSchema(pg);
+    const dataDir = mkdtempSync(join(tmpdir(), 'keyway-bench-'));
+    const children = [];
+    try {
+      const env = { ...serverEnv, DATA_DIR: dataDir, DATABASE_URL: schema.url, KEYWAY_SECRETS_KEY: randomBytes(32).toString('hex'), KEYWAY_PUBLIC_URL: 'http://keyway-bench.invalid' };
+      const first = await startProcess(['dist/cli.js'], env);
+      children.push(first.child);
+      const rest = await Promise.all(Array.from({ length: n - 1 }, () => startProcess(['dist/cli.js'], env)));
+      children.push(...rest.map((r) => r.child));
+      const upstreams = [first, ...rest].map((r) => r.url);
+      const balancer = await startProcess(['--input-type=module', '-e', BALANCER], { UPSTREAMS: JSON.stringify(upstreams) });
+      children.push(balancer.child);
+      const token = await signIn(balancer.url, `replicas-${n}`);
+      if (n === 1) {
+        // The same server without the balancer: what the extra hop costs.
+        const direct = validator(first.url, token);
+        await load(direct, WARMUP_SECONDS);
+        const d = await load(direct, SECONDS);
+        console.log(`  1 replica, no balancer: token validations ${fmt(d.perSecond).padStart(7)} /s (p50 ${fmt(d.p50, 1)} ms)`);
+      }
+      const validate = validator(balancer.url, token);
+      await load(validate, WARMUP_SECONDS);
+      const v = await load(validate, SECONDS);
+      await load((k) => signIn(balancer.url, `replicas-${n}-warm-${k}`), WARMUP_SECONDS);
+      const s = await load((k) => signIn(balancer.url, `replicas-${n}-${k}`), SECONDS);
+      perSecond[n] = { v, s };
+      console.log(`  ${n} replica${n === 1 ? ' ' : 's'}  token validations ${fmt(v.perSecond).padStart(7)} /s (p50 ${fmt(v.p50, 1)} ms)   sign-ins ${fmt(s.perSecond).padStart(6)} /s (p50 ${fmt(s.p50, 1)} ms)`);
+    } finally {
+      for (const c of children.reverse()) await stop(c);
+      rmSync(dataDir, { recursive: true, force: true });
+      await schema.drop();
+    }
+  }
+  if (perSecond[1] && perSecond[3]) {
+    console.log(`  3 / 1 replicas: token validations ${fmt(perSecond[3].v.perSecond / perSecond[1].v.perSecond, 2)}×, sign-ins ${fmt(perSecond[3].s.perSecond / perSecond[1].s.perSecond, 2)}×`);
+    console.log('  (on 2 cores the load generator, the balancer, PostgreSQL and the replicas share the CPUs: this ratio shows the');
+    console.log('   cost of the extra processes, not a speed-up; replicas scale when each has cores of its own)');
+  }
 }
