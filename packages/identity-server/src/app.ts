@@ -197,7 +197,7 @@ export async function buildApp(ctx: Ctx, opts: AppOptions): Promise<FastifyInsta
 
   // What browsers may send and read comes from the contract (every header and method it declares), so try-it and any
   // client the contract describes work from an allowed origin; without a contract file, only what needs no declaring.
-  const declared = (contract ?? OpenApiContract.load())?.cors() ?? {
+  const declared = contract?.cors() ?? {
     methods: ['DELETE', 'GET', 'PATCH', 'POST', 'PUT'],
     allowedHeaders: ['Authorization', 'Content-Type'],
     exposedHeaders: [CORRELATION_ID_HEADER],
