@@ -16,7 +16,7 @@ let base: string;
 let context: BrowserContext;
 
 beforeAll(async () => {
-  portal = await startGatedPortal('redirect');
+  portal = await startGatedPortal();
   ({ base, identity } = portal);
   browser = await launchBrowser();
   context = await isolatedContext(browser, { viewport: { width: 1280, height: 900 } });

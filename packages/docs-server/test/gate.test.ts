@@ -1,9 +1,8 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { startIdentityServer } from '@keyway/identity-server';
+import { startTestIdentityServer } from '@keyway/identity-server/testing';
 import { createDocsServer } from '../src/server.js';
 import { readCookie, sessionCookie, SESSION_COOKIE } from '../src/gate/cookie.js';
 import { TokenValidator } from '../src/gate/validator.js';
@@ -33,8 +32,7 @@ const fixture: Record<string, string> = {
 };
 
 let dir: string;
-let dataDir: string;
-let identity: Awaited<ReturnType<typeof startIdentityServer>>;
+let identity: Awaited<ReturnType<typeof startTestIdentityServer>>;
 let app: FastifyInstance;
 
 const signIn = (email: string, orgId = identity.orgId) => signInAt(identity, email, orgId);
@@ -52,15 +50,13 @@ async function docsServer(gate: Parameters<typeof createDocsServer>[0]['gate']):
 
 beforeAll(async () => {
   dir = writeSite('docs-gate-', fixture);
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'docs-gate-id-'));
-  identity = await startIdentityServer({ port: 0, dataDir, devMode: true });
+  identity = await startTestIdentityServer();
   app = await docsServer({ identityUrl: identity.url, orgId: identity.orgId, revalidateSeconds: 0 });
 });
 afterAll(async () => {
   await app?.close();
-  await identity?.close();
+  await identity?.stop();
   fs.rmSync(dir, { recursive: true, force: true });
-  fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
 describe('without a session', () => {
