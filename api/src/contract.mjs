@@ -17,8 +17,11 @@ import { fileURLToPath } from 'node:url';
  * @property {OpenApiDocument} doc the parsed document; `$ref`s stay references (every one points into the document)
  */
 
-/** Absolute path of `api/openapi.yaml`, the contract this package ships. */
-export const CONTRACT_PATH = fileURLToPath(new URL('../openapi.yaml', import.meta.url));
+/**
+ * Absolute path of `api/openapi.yaml`, the contract this package ships. (Resolved without `new URL`: under a DOM test
+ * environment the global URL is the DOM's, which Node's fileURLToPath refuses.)
+ */
+export const CONTRACT_PATH = resolve(dirname(fileURLToPath(import.meta.url)), '../openapi.yaml');
 
 /** Raised when the contract file does not exist or does not parse: a caller cannot work without it. */
 export class ContractError extends Error {
