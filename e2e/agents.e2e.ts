@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page, Request } from 'playwright-core';
 import { startDocsServer, type StartedDocsServer } from '@keyway/docs-server';
-import { startTestIdentityServer } from '@keyway/identity-server/testing';
+import { signInAt, startTestIdentityServer } from '@keyway/identity-server/testing';
 import fs from 'node:fs';
 import path from 'node:path';
 import { hydrated, isolatedContext, launchBrowser } from './browser';
 import { siteBuild } from './paths';
-import { signInAt } from '../packages/docs-server/test/gate-fixture';
 
 // The copy-page menu of doc and API pages in Chromium (clipboard permissions granted, nothing of our servers
 // intercepted), and the Markdown twins of the real build behind the docs server with sign-in.

@@ -1,11 +1,12 @@
 // Test support of every package's tests (`@keyway/identity-server/testing`): a real identity server on a fresh store,
 // its development mailbox, and the checks of real requests and answers against the REST contract. Used by the tests of
-// this package, the SDK, React, the docs server, interop, the site and e2e; never by the server itself.
+// this package, the SDK, React, the docs server, interop, the site and e2e (also outside a test runner: e2e's global
+// setup; failed checks throw node:assert errors); never by the server itself.
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { expect } from 'vitest';
+import assert from 'node:assert/strict';
 import { startIdentityServer, type IdentityServer, type IdentityServerOptions } from './index.js';
 import { OpenApiContract, SPEC_ID } from './openapi.js';
 
@@ -102,6 +103,28 @@ export async function lastMessage(server: { url: string }, to: string): Promise<
   return msg;
 }
 
+/** A full email-code sign-in at a real identity server (code read from its dev mailbox); returns the user token. */
+export async function signInAt(identity: { url: string; orgId: string }, email: string, orgId = identity.orgId): Promise<string> {
+  const headers = { 'content-type': 'application/json', 'keyway-orgid': orgId };
+  const id = await fetch(`${identity.url}/id/v2`, { method: 'POST', headers, body: JSON.stringify({ handle: email, factor: { method: 'otp_via_email' } }) });
+  const challenge = ((await id.json()) as { result: { id: string }[] }).result[0]!;
+  const mail = await fetch(`${identity.url}/dev/mailbox.json?to=${encodeURIComponent(email)}&limit=1`);
+  const { code } = ((await mail.json()) as { result: { code: string }[] }).result[0]!;
+  const att = await fetch(`${identity.url}/attestation/v3`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ challenge_id: challenge.id, challenge_type: 'otp', data: { otp: code } }),
+  });
+  return ((await att.json()) as { result: { token: string } }).result.token;
+}
+
+/** The token of a new anonymous person (a visitor who never signed in): `POST /persons/anonymous` answers it as `result`. */
+export async function anonymousTokenAt(identity: { url: string; orgId: string }): Promise<string> {
+  const res = await fetch(`${identity.url}/persons/anonymous`, { method: 'POST', headers: { 'content-type': 'application/json', 'keyway-orgid': identity.orgId }, body: '{}' });
+  if (!res.ok) throw new Error(`POST /persons/anonymous answered ${res.status}: ${await res.text()}`);
+  return ((await res.json()) as { result: string }).result;
+}
+
 // ---------- checks against the REST contract ----------
 
 let loaded: { contract: OpenApiContract; templates: Array<{ template: string; re: RegExp }> } | undefined;
@@ -134,17 +157,17 @@ export const covered = new Set<string>();
 export function expectMatchesSpec(method: string, path: string, status: number, body: unknown, contentType = 'application/json'): void {
   const { contract } = spec();
   const template = specPath(path, method);
-  expect(template, `${method} ${path} is not in api/openapi.yaml`).toBeDefined();
+  assert.ok(template !== undefined, `${method} ${path} is not in api/openapi.yaml`);
   const op = contract.doc.paths[template!]![method.toLowerCase()] as { responses?: Record<string, { content?: Record<string, { schema?: unknown }> }> } | undefined;
-  expect(op, `${method} ${template} is not in api/openapi.yaml`).toBeDefined();
+  assert.ok(op !== undefined, `${method} ${template} is not in api/openapi.yaml`);
   const response = op!.responses?.[String(status)] ?? op!.responses?.[`${String(status)[0]}XX`] ?? op!.responses?.default;
-  expect(response, `${method} ${template} answered ${status}, which the spec does not list`).toBeDefined();
+  assert.ok(response !== undefined, `${method} ${template} answered ${status}, which the spec does not list`);
   const media = response!.content?.[contentType] ? contentType : Object.keys(response!.content ?? {})[0];
   if (media) {
     const pointer = `${SPEC_ID}#/paths/${template!.replace(/~/g, '~0').replace(/\//g, '~1')}/${method.toLowerCase()}/responses/${status in (op!.responses ?? {}) ? status : 'default'}/content/${media.replace(/\//g, '~1')}/schema`;
     const validate = contract.bodyAjv.getSchema(pointer) ?? contract.bodyAjv.compile({ $ref: pointer });
     const ok = validate(body);
-    expect(ok, `${method} ${path} → ${status} does not match the spec: ${JSON.stringify(validate.errors?.slice(0, 3))}\n${JSON.stringify(body).slice(0, 400)}`).toBe(true);
+    assert.ok(ok === true, `${method} ${path} → ${status} does not match the spec: ${JSON.stringify(validate.errors?.slice(0, 3))}\n${JSON.stringify(body).slice(0, 400)}`);
   }
   covered.add(`${method.toUpperCase()} ${template} ${status}`);
 }
@@ -153,19 +176,19 @@ export function expectMatchesSpec(method: string, path: string, status: number, 
 export function expectErrorCodesMatchStatus(method: string, path: string, status: number, body: unknown): void {
   const errors = (body as { errors?: Array<{ httpcode?: unknown }> } | undefined)?.errors;
   if (status < 300 || !Array.isArray(errors)) return;
-  for (const e of errors) expect(e.httpcode, `${method} ${path} answered ${status} with an error whose httpcode is ${String(e.httpcode)}`).toBe(status);
+  for (const e of errors) assert.equal(e.httpcode, status, `${method} ${path} answered ${status} with an error whose httpcode is ${String(e.httpcode)}`);
 }
 
 /** Checks a JSON request body against the request schema the spec gives for the operation. */
 export function expectRequestMatchesSpec(method: string, path: string, body: unknown): void {
   const { contract } = spec();
   const template = specPath(path, method);
-  expect(template, `${method} ${path} is not in api/openapi.yaml`).toBeDefined();
+  assert.ok(template !== undefined, `${method} ${path} is not in api/openapi.yaml`);
   const op = contract.doc.paths[template!]![method.toLowerCase()] as { requestBody?: { content?: Record<string, unknown> } } | undefined;
-  expect(op, `${method} ${template} is not in api/openapi.yaml`).toBeDefined();
+  assert.ok(op !== undefined, `${method} ${template} is not in api/openapi.yaml`);
   if (body === undefined) return;
-  expect(op!.requestBody?.content?.['application/json'], `${method} ${template} takes no JSON body in the spec`).toBeDefined();
+  assert.ok(op!.requestBody?.content?.['application/json'] !== undefined, `${method} ${template} takes no JSON body in the spec`);
   const pointer = `${SPEC_ID}#/paths/${template!.replace(/~/g, '~0').replace(/\//g, '~1')}/${method.toLowerCase()}/requestBody/content/application~1json/schema`;
   const validate = contract.bodyAjv.getSchema(pointer) ?? contract.bodyAjv.compile({ $ref: pointer });
-  expect(validate(body), `${method} ${path}: the request does not match the spec: ${JSON.stringify(validate.errors?.slice(0, 3))}\n${JSON.stringify(body).slice(0, 400)}`).toBe(true);
+  assert.ok(validate(body) === true, `${method} ${path}: the request does not match the spec: ${JSON.stringify(validate.errors?.slice(0, 3))}\n${JSON.stringify(body).slice(0, 400)}`);
 }

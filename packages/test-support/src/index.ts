@@ -37,3 +37,4 @@ export function launchChromium(extraArgs: string[] = []): Promise<Browser> {
   });
 }
 export { browseUntil, startOidcIdp } from './oidc-idp.js';
+export { EVIL_HOST, OFFSITE_PAYLOADS, ONSITE_PAYLOADS } from './redirect-payloads.js';
