@@ -1,5 +1,5 @@
 import type { components } from '@keyway/api/types';
-import { createLocalJWKSet, jwtVerify, errors as joseErrors, type JSONWebKeySet } from 'jose';
+import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, errors as joseErrors, type JSONWebKeySet } from 'jose';
 
 // The wire shapes of `POST /token/validate`, generated from the contract (api/openapi.yaml).
 type TokenRequest = components['schemas']['TokenRequest'];
@@ -65,11 +65,9 @@ export function gateRefusal(claims: Claims, orgId: string): string | undefined {
 
 /** Unverified claims of a JWT (the identity server verifies the signature; these only select and describe it). */
 export function tokenClaims(token: string): Claims | undefined {
-  const payload = token.split('.')[1];
-  if (!payload || token.split('.').length !== 3) return undefined;
+  if (token.split('.').length !== 3) return undefined;
   try {
-    const claims: unknown = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
-    return claims && typeof claims === 'object' ? (claims as Claims) : undefined;
+    return decodeJwt(token) as Claims;
   } catch {
     return undefined;
   }
@@ -161,7 +159,7 @@ export class TokenValidator {
   private async verified(token: string): Promise<{ claims: Claims } | { reason: string }> {
     let kid: string | undefined;
     try {
-      kid = JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString('utf8')).kid as string | undefined;
+      kid = decodeProtectedHeader(token).kid;
     } catch {
       return { reason: 'the token is not a Keyway user token' };
     }
