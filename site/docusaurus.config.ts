@@ -5,6 +5,7 @@ import { accessibleGithub } from './src/prismTheme';
 import { announcementFromEnv, announcementResetPlugin } from './plugins/announcement';
 import analyticsPlugin from './plugins/analytics';
 import postBuildPlugin from './plugins/postbuild';
+import { CONTRACT_PATH } from '@keyway/api';
 import { apiReferencePlugins, writeApiReference } from './plugins/api-reference';
 import { gatePlugins, gatedSitemapIgnore, publicDocsExclude } from './plugins/gate';
 
@@ -13,7 +14,7 @@ import { gatePlugins, gatedSitemapIgnore, publicDocsExclude } from './plugins/ga
 const env = process.env;
 
 // The REST API reference (a page per operation and per tag) is generated from the contract before the docs are read.
-writeApiReference(path.join(__dirname, '../api/openapi.yaml'), path.join(__dirname, 'docs/api'));
+writeApiReference(CONTRACT_PATH, path.join(__dirname, 'docs/api'));
 
 const config: Config = {
   title: 'Keyway Docs',
