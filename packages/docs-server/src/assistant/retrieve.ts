@@ -108,6 +108,14 @@ export function variantsOf(question: string, own: readonly string[], vocabulary:
   return [...found];
 }
 
+const SAID = new WeakMap<Passage, Set<string>>();
+/** The processed words a passage says (title, heading, prose, keywords: not its code), computed once per passage. */
+function saidWords(p: Passage): Set<string> {
+  let words = SAID.get(p);
+  if (!words) SAID.set(p, (words = new Set(tokenize(`${p.title} ${p.heading} ${p.prose} ${p.keywords ?? ''}`).map((w) => processTerm(w)))));
+  return words;
+}
+
 /** Levenshtein distance, giving up (returning max + 1) as soon as it exceeds `max`. */
 export function editDistance(a: string, b: string, max: number): number {
   if (Math.abs(a.length - b.length) > max) return max + 1;
@@ -219,9 +227,8 @@ export function retrieve(docs: DocsIndex, question: string, options: RetrieveOpt
   const said = (r: (typeof results)[number]) => {
     const p = docs.passages[r.id as number];
     if (!p) return 0;
-    const words = new Set(tokenize(`${p.title} ${p.heading} ${p.prose} ${p.keywords ?? ''}`).map((w) => processTerm(w)));
-    const list = [...words];
-    return asked.filter((q) => words.has(q) || list.some((w) => w.startsWith(q) || (q.length >= 6 && editDistance(q, w, 2) <= 2))).length;
+    const words = saidWords(p);
+    return asked.filter((q) => words.has(q) || r.terms.some((t) => words.has(t) && (t.startsWith(q) || (q.length >= 6 && editDistance(q, t, 2) <= 2)))).length;
   };
   if (Math.max(...results.slice(0, 5).map(said)) < Math.min(2, asked.length)) return { terms, passages: [] };
   // With embeddings, the lexical ranking and the passages nearest in meaning are fused (reciprocal rank fusion); the
