@@ -5,6 +5,7 @@ import { accessibleGithub } from './src/prismTheme';
 import { announcementFromEnv, announcementResetPlugin } from './plugins/announcement';
 import analyticsPlugin from './plugins/analytics';
 import postBuildPlugin from './plugins/postbuild';
+import sourceMapsPlugin from './plugins/sourceMaps';
 import { apiReferencePlugins, writeApiReference } from './plugins/api-reference';
 import { gatePlugins, gatedSitemapIgnore, publicDocsExclude } from './plugins/gate';
 
@@ -96,6 +97,7 @@ const config: Config = {
     analyticsPlugin,
     announcementResetPlugin,
     postBuildPlugin,
+    sourceMapsPlugin,
     ...apiReferencePlugins(),
     ...gatePlugins(),
     [
