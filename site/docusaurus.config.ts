@@ -6,6 +6,7 @@ import { announcementFromEnv, announcementResetPlugin } from './plugins/announce
 import analyticsPlugin from './plugins/analytics';
 import postBuildPlugin from './plugins/postbuild';
 import sourceMapsPlugin from './plugins/sourceMaps';
+import clientBundlePlugin from './plugins/clientBundle';
 import { apiReferencePlugins, writeApiReference } from './plugins/api-reference';
 import { gatePlugins, gatedSitemapIgnore, publicDocsExclude } from './plugins/gate';
 
@@ -98,6 +99,7 @@ const config: Config = {
     announcementResetPlugin,
     postBuildPlugin,
     sourceMapsPlugin,
+    clientBundlePlugin,
     ...apiReferencePlugins(),
     ...gatePlugins(),
     [
