@@ -99,7 +99,8 @@ const config: Config = {
     announcementResetPlugin,
     postBuildPlugin,
     sourceMapsPlugin,
-    clientBundlePlugin,
+    // Opt-in (#19): the browser bundle on preact/compat. Off by default: one browser test failed with it (see the README).
+    ...(env.KEYWAY_PREACT === '1' ? [clientBundlePlugin] : []),
     ...apiReferencePlugins(),
     ...gatePlugins(),
     [
