@@ -22,6 +22,7 @@ export const SITE_BUILD_ENV = [
   'KEYWAY_ANNOUNCEMENT_CLOSEABLE',
   'KEYWAY_API_URL',
   'KEYWAY_ORG_ID',
+  'KEYWAY_PREACT',
 ];
 
 /** Packages built before the site, in dependency order. */

@@ -6,6 +6,8 @@ import { announcementFromEnv, announcementResetPlugin } from './plugins/announce
 import analyticsPlugin from './plugins/analytics';
 import postBuildPlugin from './plugins/postbuild';
 import { CONTRACT_PATH } from '@keyway/api';
+import sourceMapsPlugin from './plugins/sourceMaps';
+import clientBundlePlugin from './plugins/clientBundle';
 import { apiReferencePlugins, writeApiReference } from './plugins/api-reference';
 import { gatePlugins, gatedSitemapIgnore, publicDocsExclude } from './plugins/gate';
 
@@ -97,6 +99,9 @@ const config: Config = {
     analyticsPlugin,
     announcementResetPlugin,
     postBuildPlugin,
+    sourceMapsPlugin,
+    // Opt-in (#19): the browser bundle on preact/compat. Off by default: one browser test failed with it (see the README).
+    ...(env.KEYWAY_PREACT === '1' ? [clientBundlePlugin] : []),
     ...apiReferencePlugins(),
     ...gatePlugins(),
     [
