@@ -11,7 +11,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API_HOST, docsDir, parseCurls, readPage, sendCurl, serverEntry, startLocalServer, type Curl, type LiveServer, type LocalServer, type Page } from './docs-helpers';
+import { API_HOST, docsDir, parseCurls, readPage, sendCurl, startLocalServer, type Curl, type LiveServer, type LocalServer, type Page } from './docs-helpers';
 
 const accessDir = path.join(docsDir, 'access');
 const GUIDE = path.join(accessDir, 'guides', 'webhooks', 'custom-claims.md');
@@ -85,7 +85,9 @@ async function freePort(): Promise<number> {
 
 /** Runs SQL on the server's own database, through the server's own query builder. */
 async function query(live: LiveServer, text: string): Promise<Row[]> {
-  const kysely = createRequire(serverEntry).resolve('kysely');
+  // kysely as the identity server resolves it (the same copy as the server's `db`).
+  const require = createRequire(path.join(docsDir, '..', 'package.json'));
+  const kysely = createRequire(require.resolve('@keyway/identity-server')).resolve('kysely');
   const { sql } = (await import(/* @vite-ignore */ pathToFileURL(kysely).href)) as { sql: { raw(s: string): { execute(db: unknown): Promise<{ rows: Row[] }> } } };
   return (await sql.raw(text).execute((live as ServerWithDb).db)).rows;
 }
