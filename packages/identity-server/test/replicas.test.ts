@@ -150,7 +150,8 @@ describe.skipIf(REPLICAS_SKIP_REASON !== undefined)(`replicas on one PostgreSQL 
           const v = await call('POST', '/token/validate', { token });
           expect(v.body.result, `replica ${i}`).toMatchObject({ valid: true });
         }
-        const published = (await r.calls[0]!('GET', '/.well-known/jwks.json')).body.keys.map((k: { kid: string }) => k.kid);
+        const jwks = (await (await fetch(`${r.servers[0]!.url}/.well-known/jwks.json`)).json()) as { keys: Array<{ kid: string }> };
+        const published = jwks.keys.map((k) => k.kid);
         expect(published).toContain(JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString()).kid);
       } finally {
         await late.close();
