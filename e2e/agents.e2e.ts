@@ -1,32 +1,27 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page, Request } from 'playwright-core';
 import { startDocsServer, type StartedDocsServer } from '@keyway/docs-server';
-import { startIdentityServer } from '@keyway/identity-server';
+import { signInAt, startTestIdentityServer } from '@keyway/identity-server/testing';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { hydrated, isolatedContext, launchBrowser } from './browser';
 import { siteBuild } from './paths';
-import { signInAt } from '../packages/docs-server/test/gate-fixture';
 
 // The copy-page menu of doc and API pages in Chromium (clipboard permissions granted, nothing of our servers
 // intercepted), and the Markdown twins of the real build behind the docs server with sign-in.
 let browser: Browser;
-let identity: Awaited<ReturnType<typeof startIdentityServer>>;
+let identity: Awaited<ReturnType<typeof startTestIdentityServer>>;
 let docs: StartedDocsServer;
-let dataDir: string;
 
 beforeAll(async () => {
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'keyway-agents-e2e-'));
-  identity = await startIdentityServer({ port: 0, dataDir, devMode: true });
+  identity = await startTestIdentityServer();
   docs = await startDocsServer({ siteDir: siteBuild, port: 0, gate: { identityUrl: identity.url, orgId: identity.orgId } });
   browser = await launchBrowser();
 }, 60_000);
 afterAll(async () => {
   await browser?.close();
   await docs?.close();
-  await identity?.close();
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  await identity?.stop();
 });
 
 async function openWithClipboard(url: string): Promise<{ page: Page; scripts: Request[]; close: () => Promise<void> }> {

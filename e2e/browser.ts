@@ -1,27 +1,13 @@
 import { afterAll, beforeAll } from 'vitest';
-import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
-import { LOOPBACK_ONLY_ARGS } from './offline';
-
-const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+import { type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
+import { launchChromium } from '@keyway/test-support';
 
 /**
- * Debian's Chromium, headless, with the flags this closed network needs; it resolves only the loopback hosts, so no
- * page can reach the network (see offline.ts), and nothing is intercepted.
+ * Debian's Chromium, headless, resolving only the loopback hosts, so no page can reach the network, and nothing is
+ * intercepted (`launchChromium` of `@keyway/test-support`, shared with every package's browser tests).
  */
 export function launchBrowser(): Promise<Browser> {
-  return chromium.launch({
-    executablePath,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      ...LOOPBACK_ONLY_ARGS,
-    ],
-  });
+  return launchChromium();
 }
 
 /**

@@ -24,7 +24,7 @@ let page: Page;
 let consoleErrors: string[];
 
 beforeAll(async () => {
-  portal = await startGatedPortal('gate');
+  portal = await startGatedPortal();
   ({ base, identity } = portal);
   browser = await launchBrowser();
 });

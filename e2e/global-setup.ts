@@ -1,10 +1,10 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { startDocsServer } from '@keyway/docs-server';
-import { DEFAULT_DEV_API_KEY, startIdentityServer } from '@keyway/identity-server';
+import { DEFAULT_DEV_API_KEY } from '@keyway/identity-server';
+import { startTestIdentityServer } from '@keyway/identity-server/testing';
 import { freePort } from './net';
 import { repoRoot, siteBuild } from './paths';
 import { siteFingerprint } from '../scripts/lib.mjs';
@@ -63,11 +63,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
 
   const [docsPort, apiPort] = await Promise.all([freePort(), freePort()]);
   const docsOrigin = `http://127.0.0.1:${docsPort}`;
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'keyway-e2e-data-'));
-  const identity = await startIdentityServer({
+  const identity = await startTestIdentityServer({
     port: apiPort,
-    dataDir,
-    devMode: true,
     apiKey: DEFAULT_DEV_API_KEY,
     corsOrigins: [docsOrigin, `http://localhost:${docsPort}`],
   });
@@ -78,7 +75,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     gate: { identityUrl: identity.url, orgId: identity.orgId },
   });
   const variant = await startDocsServer({ siteDir: variantDir, port: 0 });
-  servers.push(main, variant, identity);
+  servers.push(main, variant, { close: () => identity.stop() });
   project.provide('docsUrl', main.url);
   project.provide('variantUrl', variant.url);
   project.provide('apiUrl', identity.url);
@@ -86,6 +83,5 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('apiKey', DEFAULT_DEV_API_KEY);
   return async () => {
     await Promise.all(servers.map((s) => s.close()));
-    fs.rmSync(dataDir, { recursive: true, force: true });
   };
 }

@@ -4,6 +4,7 @@ import { describe, expect, inject, it } from 'vitest';
 import { parse } from 'yaml';
 import { useSharedContext, openPage } from './browser';
 import { repoRoot } from './paths';
+import { loadContract } from '@keyway/api';
 
 // Ways forward for a lost reader, and the mobile layout around the assistant's button.
 const base = inject('docsUrl');
@@ -167,7 +168,7 @@ describe('API reference layout', () => {
       expect(await link.getAttribute('download'), name).toBeTruthy();
     }
     const yamlText = await (await fetch(`${base}/openapi.yaml`)).text();
-    expect(yamlText).toBe(fs.readFileSync(path.join(repoRoot, 'api', 'openapi.yaml'), 'utf8'));
+    expect(yamlText).toBe(loadContract().text);
     const json = (await (await fetch(`${base}/openapi.json`)).json()) as unknown;
     expect(json).toEqual(parse(yamlText));
     await page.close();

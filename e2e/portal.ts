@@ -1,8 +1,5 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { startDocsServer, type StartedDocsServer } from '@keyway/docs-server';
-import { startIdentityServer, type IdentityServer } from '@keyway/identity-server';
+import { startTestIdentityServer, type TestServer } from '@keyway/identity-server/testing';
 import { freePort } from './net';
 import { siteBuild } from './paths';
 
@@ -10,7 +7,7 @@ import { siteBuild } from './paths';
 export interface GatedPortal {
   /** The docs server's origin (`http://127.0.0.1:<port>`), allowed by the identity server's CORS. */
   base: string;
-  identity: IdentityServer;
+  identity: TestServer;
   docs: StartedDocsServer;
   close(): Promise<void>;
 }
@@ -19,11 +16,10 @@ export interface GatedPortal {
  * Starts an identity server on a fresh database (SQLite in a temp folder) and a docs server gated by it, on free ports.
  * GATE_E2E_SITE_DIR points it at another build of the site.
  */
-export async function startGatedPortal(tag: string): Promise<GatedPortal> {
+export async function startGatedPortal(): Promise<GatedPortal> {
   const docsPort = await freePort();
   const base = `http://127.0.0.1:${docsPort}`;
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `keyway-${tag}-e2e-`));
-  const identity = await startIdentityServer({ port: 0, dataDir, devMode: true, corsOrigins: [base] });
+  const identity = await startTestIdentityServer({ corsOrigins: [base] });
   const siteDir = process.env.GATE_E2E_SITE_DIR ?? siteBuild;
   const docs = await startDocsServer({ siteDir, port: docsPort, gate: { identityUrl: identity.url, orgId: identity.orgId } });
   return {
@@ -33,8 +29,7 @@ export async function startGatedPortal(tag: string): Promise<GatedPortal> {
     async close() {
       await docs.close();
       // A suite may already have stopped the identity server (an outage test).
-      await identity.close().catch(() => undefined);
-      fs.rmSync(dataDir, { recursive: true, force: true });
+      await identity.stop().catch(() => undefined);
     },
   };
 }

@@ -3,7 +3,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { hydrated, isolatedContext, launchBrowser } from './browser';
 import { signInOnLoginPage } from './signin';
 import { startGatedPortal, type GatedPortal } from './portal';
-import { OFFSITE_PAYLOADS } from '../packages/sdk/test/redirect-payloads';
+import { OFFSITE_PAYLOADS } from '@keyway/test-support';
 
 // The open-redirect payload family against the real /login in Chromium: after a real sign-in (e-mailed code from the
 // dev mailbox), and on a later visit that resumes the stored token, /login sends the visitor on to redirect_to. No
@@ -16,7 +16,7 @@ let base: string;
 let context: BrowserContext;
 
 beforeAll(async () => {
-  portal = await startGatedPortal('redirect');
+  portal = await startGatedPortal();
   ({ base, identity } = portal);
   browser = await launchBrowser();
   context = await isolatedContext(browser, { viewport: { width: 1280, height: 900 } });

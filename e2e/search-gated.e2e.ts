@@ -1,10 +1,9 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startDocsServer, type StartedDocsServer } from '@keyway/docs-server';
-import { startIdentityServer } from '@keyway/identity-server';
+import { startTestIdentityServer } from '@keyway/identity-server/testing';
 import { hydrated, isolatedContext, launchBrowser, openPage } from './browser';
 import { freePort } from './net';
 import { siteBuild } from './paths';
@@ -17,10 +16,9 @@ const siteDir = process.env.KEYWAY_E2E_SITE_DIR ?? siteBuild;
 const GATED = /\/docs\/identity-protection\/(detections|queries)(\/|#|$)/;
 
 let browser: Browser;
-let identity: Awaited<ReturnType<typeof startIdentityServer>>;
+let identity: Awaited<ReturnType<typeof startTestIdentityServer>>;
 let docs: StartedDocsServer;
 let base: string;
-let dataDir: string;
 
 /**
  * A word of a gated page that no public page has (not in the build's public search index), with the titles of the
@@ -50,8 +48,7 @@ function gatedOnlyWord(): { word: string; titles: string[] } {
 beforeAll(async () => {
   const docsPort = await freePort();
   base = `http://127.0.0.1:${docsPort}`;
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'keyway-search-gated-e2e-'));
-  identity = await startIdentityServer({ port: 0, dataDir, devMode: true, corsOrigins: [base] });
+  identity = await startTestIdentityServer({ corsOrigins: [base] });
   docs = await startDocsServer({ siteDir, port: docsPort, gate: { identityUrl: identity.url, orgId: identity.orgId } });
   await fetch(`${base}/api/search?q=warm`); // the server indexes the build in the background when it starts
   browser = await launchBrowser();
@@ -59,8 +56,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await docs?.close();
-  await identity?.close().catch(() => undefined);
-  if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+  await identity?.stop().catch(() => undefined);
 });
 
 /** A fresh context, and the search requests its pages send to the docs server. */

@@ -22,10 +22,11 @@ export const SITE_BUILD_ENV = [
   'KEYWAY_ANNOUNCEMENT_CLOSEABLE',
   'KEYWAY_API_URL',
   'KEYWAY_ORG_ID',
+  'KEYWAY_PREACT',
 ];
 
 /** Packages built before the site, in dependency order. */
-export const PACKAGES = ['@keyway/sdk', '@keyway/react', '@keyway/identity-server', '@keyway/docs-server'];
+export const PACKAGES = ['@keyway/api', '@keyway/sdk', '@keyway/react', '@keyway/identity-server', '@keyway/docs-server'];
 
 export function log(message) {
   console.log(`\x1b[36m[keyway]\x1b[0m ${message}`);
@@ -49,7 +50,7 @@ function mtime(file) {
 /** Runs `npm install` when node_modules is missing or older than the lockfile or any package.json. */
 export function ensureInstalled() {
   const installed = mtime(path.join(root, 'node_modules', '.package-lock.json'));
-  const manifests = ['package.json', 'package-lock.json', 'api/package.json', 'site/package.json', ...PACKAGES.map((p) => `packages/${p.split('/')[1]}/package.json`)];
+  const manifests = ['package.json', 'package-lock.json', 'api/package.json', 'site/package.json', 'packages/test-support/package.json', ...PACKAGES.filter((p) => p !== '@keyway/api').map((p) => `packages/${p.split('/')[1]}/package.json`)];
   const newest = Math.max(...manifests.map((m) => mtime(path.join(root, m))));
   if (installed && installed >= newest) return;
   log(installed ? 'dependencies changed: npm ci' : 'first run: installing dependencies (about 2 minutes)');

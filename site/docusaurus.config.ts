@@ -5,6 +5,9 @@ import { accessibleGithub } from './src/prismTheme';
 import { announcementFromEnv, announcementResetPlugin } from './plugins/announcement';
 import analyticsPlugin from './plugins/analytics';
 import postBuildPlugin from './plugins/postbuild';
+import { CONTRACT_PATH } from '@keyway/api';
+import sourceMapsPlugin from './plugins/sourceMaps';
+import clientBundlePlugin from './plugins/clientBundle';
 import { apiReferencePlugins, writeApiReference } from './plugins/api-reference';
 import { gatePlugins, gatedSitemapIgnore, publicDocsExclude } from './plugins/gate';
 
@@ -13,7 +16,7 @@ import { gatePlugins, gatedSitemapIgnore, publicDocsExclude } from './plugins/ga
 const env = process.env;
 
 // The REST API reference (a page per operation and per tag) is generated from the contract before the docs are read.
-writeApiReference(path.join(__dirname, '../api/openapi.yaml'), path.join(__dirname, 'docs/api'));
+writeApiReference(CONTRACT_PATH, path.join(__dirname, 'docs/api'));
 
 const config: Config = {
   title: 'Keyway Docs',
@@ -96,6 +99,9 @@ const config: Config = {
     analyticsPlugin,
     announcementResetPlugin,
     postBuildPlugin,
+    sourceMapsPlugin,
+    // Opt-in (#19): the browser bundle on preact/compat. Off by default: one browser test failed with it (see the README).
+    ...(env.KEYWAY_PREACT === '1' ? [clientBundlePlugin] : []),
     ...apiReferencePlugins(),
     ...gatePlugins(),
     [

@@ -1,4 +1,5 @@
-// Builds api/openapi.yaml from the sources in api/src. Run `npm run build -w api` after editing them;
+// @ts-check
+// Builds api/openapi.yaml from the sources in api/src. Run `npm run contract -w @keyway/api` after editing them;
 // a test fails when the committed file differs from the build.
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -14,6 +15,7 @@ import { personOperations } from './ops-persons.mjs';
 import { attributeOperationsList } from './ops-attributes.mjs';
 import { organizationOperations } from './ops-organizations.mjs';
 import { accessOperations } from './ops-access.mjs';
+import { renderTypes, TYPES_OUTPUT } from './types.mjs';
 
 export const OUTPUT = fileURLToPath(new URL('../openapi.yaml', import.meta.url));
 
@@ -84,11 +86,14 @@ Writes accept \`Keyway-Required-Consistency\` (\`local_region\` or \`all_regions
 }
 
 export function renderYaml() {
-  const header = '# GENERATED from api/src by `npm run build -w api` — edit the sources, not this file.\n';
+  const header = '# GENERATED from api/src by `npm run contract -w @keyway/api` — edit the sources, not this file.\n';
   return header + stringify(buildDocument(), { aliasDuplicateObjects: false, lineWidth: 0 });
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  writeFileSync(OUTPUT, renderYaml());
+  const yamlText = renderYaml();
+  writeFileSync(OUTPUT, yamlText);
   console.log(`wrote ${OUTPUT}`);
+  writeFileSync(TYPES_OUTPUT, await renderTypes(yamlText));
+  console.log(`wrote ${TYPES_OUTPUT}`);
 }

@@ -1,6 +1,8 @@
+// @ts-check
 // Reusable parameters, error answers and security schemes.
 import { ref, str, int } from './lib.mjs';
 
+/** @param {string} name @param {unknown} schema @param {string} description @param {unknown} [example] */
 const pathParam = (name, schema, description, example = undefined) => ({ name, in: 'path', required: true, description, schema, ...(example === undefined ? {} : { example }) });
 
 export const parameters = {
@@ -55,9 +57,13 @@ export const parameters = {
   },
 };
 
+/** @param {number} httpcode @param {string} message */
 const err = (httpcode, message) => ({ value: { errors: [{ httpcode, message }] } });
 
-/** An error answer with named examples: { name: [httpcode, message, summary] }. */
+/**
+ * An error answer with named examples: { name: [httpcode, message, summary] }.
+ * @param {string} description @param {Record<string, [number, string, string?]>} examples
+ */
 function errorResponse(description, examples) {
   return {
     description,
@@ -144,7 +150,10 @@ export const responses = {
   },
 };
 
-/** RFC 6749 error answers of the OAuth2 protocol endpoints (not enveloped). */
+/**
+ * RFC 6749 error answers of the OAuth2 protocol endpoints (not enveloped).
+ * @param {string} description @param {Record<string, [string, string, string?]>} examples
+ */
 function oauthError(description, examples) {
   return {
     description,

@@ -1,3 +1,4 @@
+// @ts-check
 // Builder for the list / create / get / modify / delete family shared by several configuration objects.
 import { ref, arrayOf } from './lib.mjs';
 

@@ -1,3 +1,4 @@
+// @ts-check
 // Example values shared by several operations, so that the same person, organization and token
 // appear consistently across the reference.
 export const ORG_ID = '3f6a0c1e-5b7d-4e2a-9c41-0d2e7f8a9b10';

@@ -1,3 +1,4 @@
+// @ts-check
 // Schemas of the management API: groups, RBAC, OAuth2 clients, organization configuration, webhooks, SSO.
 import { ref, closed, open, arrayOf, str, int, bool, dateTime, nullable } from './lib.mjs';
 

@@ -1,3 +1,4 @@
+// @ts-check
 // The operation builder: one call per REST operation, with the envelope, shared parameters,
 // security and error answers filled in the same way everywhere.
 import { ref, paramRef, responseRef } from './lib.mjs';
@@ -23,7 +24,7 @@ const MUTATING = new Set(['post', 'put', 'patch', 'delete']);
 
 /**
  * @typedef {object} OkSpec
- * @property {number} [status] 2xx status (default 200, or 204 without schema)
+ * @property {number} [status] a 2xx status (default 200, or 204 when there is no schema)
  * @property {object} [schema] schema of `result` (or of the whole body when raw)
  * @property {unknown} [example] example of `result` (or of the whole body when raw)
  * @property {string} [description]
@@ -52,6 +53,7 @@ const MUTATING = new Set(['post', 'put', 'patch', 'delete']);
  * @property {boolean} [deprecated]
  */
 
+/** @param {OkSpec} ok @returns {[string, import('./lib.mjs').Json]} */
 function successResponse(ok) {
   const status = String(ok.status ?? (ok.schema ? 200 : 204));
   if (!ok.schema) return [status, { description: ok.description ?? 'Done; no content.', ...(ok.headers ? { headers: ok.headers } : {}) }];
@@ -68,6 +70,7 @@ function successResponse(ok) {
   }];
 }
 
+/** @param {unknown} example */
 function paginationOf(example) {
   const count = Array.isArray(example) ? example.length : 1;
   return { limit: 100, offset: 0, total_count: count };

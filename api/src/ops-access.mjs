@@ -1,3 +1,4 @@
+// @ts-check
 // RBAC (permissions, roles, checks), OAuth2 client management and SSO provider tokens.
 import { ref, arrayOf, open } from './lib.mjs';
 import { crudOperations } from './crud.mjs';

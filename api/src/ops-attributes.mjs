@@ -1,3 +1,4 @@
+// @ts-check
 // Attribute operations for a person (management) and for the organization itself. Both stores have the same
 // shape: buckets of named JSON values, read and written several buckets at once or one bucket at a time.
 import { ref } from './lib.mjs';
@@ -12,6 +13,7 @@ const SINGLE_EXAMPLE = { risk_score: 12, reviewed: true };
 function attributeOperations({ base, owner, tags, params, idPrefix, notes }) {
   const common = { security: /** @type {const} */ ('management'), tags };
   const bucketParams = [...params, 'BucketNamePath'];
+  /** @param {'put' | 'patch'} method @param {boolean} multi @returns {import('./operation.mjs').OpSpec} */
   const write = (method, multi) => ({
     ...common, method, path: multi ? `${base}/attributes` : `${base}/attributes/{bucket_name}`,
     id: `${method === 'put' ? 'put' : 'patch'}${idPrefix}${multi ? 'Attributes' : 'BucketAttributes'}`,
@@ -54,6 +56,7 @@ function attributeOperations({ base, owner, tags, params, idPrefix, notes }) {
   ];
 }
 
+/** @type {import('./operation.mjs').OpSpec[]} */
 export const attributeOperationsList = [
   ...attributeOperations({
     base: '/persons/{person_id}', owner: 'a person', tags: ['person-attributes'], params: ['PersonIdPath'], idPrefix: 'Person',

@@ -1,3 +1,4 @@
+// @ts-check
 // Management operations on the organization: hierarchy, configuration, API keys, quotas, allowed domains,
 // e-mail templates, external credentials, KYC, SSO providers, token template and webhooks.
 import { ref, str, open, arrayOf, int } from './lib.mjs';

@@ -1,3 +1,4 @@
+// @ts-check
 // Management operations on persons: persons, handles, credentials, consents, attributes, groups, bulk import.
 import { ref, str, open, arrayOf, closed } from './lib.mjs';
 import {

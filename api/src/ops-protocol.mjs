@@ -1,8 +1,10 @@
+// @ts-check
 // OAuth 2.0 / OpenID Connect protocol endpoints: hosted login, token endpoint family, userinfo and discovery.
 import { ref, str } from './lib.mjs';
 import { USER_TOKEN, PERSON_ID } from './examples.mjs';
 
 const FORM = 'application/x-www-form-urlencoded';
+/** @param {string} name @param {unknown} schema @param {string} description @param {boolean} [required] @param {unknown} [example] */
 const q = (name, schema, description, required = true, example = undefined) => ({ name, in: 'query', required, description, schema, ...(example === undefined ? {} : { example }) });
 const ISSUER = 'https://api.keyway.dev';
 const userInfoExample = { sub: PERSON_ID, email: 'ada@example.com', email_verified: true, groups: ['editors'] };
@@ -90,7 +92,7 @@ its grant with it. Unknown or already revoked tokens also answer 200, so the cal
     },
     errors: protocolErrors,
   },
-  ...['get', 'post'].map((method) => ({
+  ...['get', 'post'].map(/** @returns {import('./operation.mjs').OpSpec} */ (method) => ({
     method, path: '/oauth2/userinfo', id: method === 'get' ? 'getOAuth2Userinfo' : 'postOAuth2Userinfo', tags: ['o-auth-2'], security: 'accessToken',
     summary: method === 'get' ? "Get a person's profile" : "Get a person's profile (POST)",
     description: `Returns the OpenID Connect claims of the person the access token was issued for, limited to the granted scopes.${method === 'post' ? ' Same as GET, for clients that cannot send GET.' : ''}`,

@@ -1,3 +1,4 @@
+// @ts-check
 // SDK-facing operations (product-spec.md §7): sign-in, challenges, the signed-in person, tokens,
 // self-service attributes and consents, analytics ingestion.
 import { ref, str, int, open } from './lib.mjs';
@@ -21,6 +22,7 @@ const attestationBody = {
   example: { challenge_id: CHALLENGE_ID, challenge_type: 'otp', data: { otp: '482913' } },
 };
 
+/** @param {string} extra */
 const idDescription = (extra) => `
 Starts an authentication (or a sign-up, when the handle is new and the organization allows self-registration) for
 the handle with the chosen factor. The answer (\`result\`) is the list of challenges the client must complete in order; each
@@ -155,7 +157,7 @@ call \`GET /token/v2\` with the chosen organization id.`,
       },
     },
   },
-  ...['', '/v2'].map((suffix) => ({
+  ...['', '/v2'].map(/** @returns {import('./operation.mjs').OpSpec} */ (suffix) => ({
     method: 'get', path: `/token${suffix}`, id: suffix ? 'getTokenV2' : 'getToken', tags: ['tokens'], sdk: true, security: 'userWithOrg',
     ...(suffix ? {} : { deprecated: true }),
     summary: suffix ? 'Get a token for another organization' : 'Get a token for another organization (first version)',
@@ -256,7 +258,7 @@ buckets are shared by every organization of the person pool.`,
     ok: { schema: ref('AttributesByBucket'), example: { end_user_read_write: { theme: 'dark' }, end_user_read_only: { plan: 'pro' } } },
     errors: ['Forbidden'],
   },
-  ...['put', 'patch'].map((method) => ({
+  ...['put', 'patch'].map(/** @returns {import('./operation.mjs').OpSpec} */ (method) => ({
     method, path: '/attributes', id: method === 'put' ? 'putMyAttributes' : 'patchMyAttributes', tags: ['person-attributes'], sdk: true, security: 'user',
     summary: `${method === 'put' ? 'Set' : 'Merge'} attributes of the signed-in person in several buckets`,
     description: method === 'put'
@@ -277,7 +279,7 @@ Only writable buckets are accepted; others answer 403 and nothing is written.`,
     ok: { schema: ref('Attributes'), example: { theme: 'dark', newsletter: true } },
     errors: ['Forbidden'],
   },
-  ...['put', 'patch'].map((method) => ({
+  ...['put', 'patch'].map(/** @returns {import('./operation.mjs').OpSpec} */ (method) => ({
     method, path: '/attributes/{bucket_name}', id: method === 'put' ? 'putMyBucketAttributes' : 'patchMyBucketAttributes', tags: ['person-attributes'], sdk: true, security: 'user',
     params: ['BucketNamePath'],
     summary: `${method === 'put' ? 'Set' : 'Merge'} attributes of the signed-in person in one bucket`,

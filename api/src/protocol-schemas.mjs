@@ -1,3 +1,4 @@
+// @ts-check
 // Schemas of the standard protocol endpoints (OAuth 2.0, OpenID Connect discovery, JWKS). These answers follow
 // the RFCs and are not wrapped in the Keyway envelope.
 import { ref, closed, open, arrayOf, str, int, bool } from './lib.mjs';

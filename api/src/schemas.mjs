@@ -1,3 +1,4 @@
+// @ts-check
 // Component schemas: the entities of product-spec.md §3 and the shapes of the management API.
 import { ref, closed, open, arrayOf, str, int, bool, dateTime, nullable } from './lib.mjs';
 
@@ -23,12 +24,16 @@ const publicKeyCredentialDescriptor = closed({
   transports: arrayOf(str({ enum: ['usb', 'nfc', 'ble', 'internal', 'hybrid', 'smart-card', 'cable'] })),
 }, ['id', 'type']);
 
-/** One variant of a union keyed by a constant property (challenge type, factor method, attestation type, grant type). */
+/**
+ * One variant of a union keyed by a constant property (challenge type, factor method, attestation type, grant type).
+ * @param {string} key @param {string} value @param {Record<string, unknown>} properties @param {string[]} [required] @param {boolean} [isClosed]
+ */
 function variant(key, value, properties, required = [], isClosed = true) {
   const make = isClosed ? closed : open;
   return make({ [key]: str({ const: value }), ...properties }, [key, ...required], { title: value });
 }
 
+/** @param {string} type @param {string[]} methods @param {unknown} optionsSchema */
 function challengeVariant(type, methods, optionsSchema) {
   return variant('type', type, {
     id: ref('ChallengeId'),
@@ -42,6 +47,7 @@ const emptyOptions = open({}, [], { description: 'This challenge type carries no
 /**
  * Factor options may repeat the factor's method (`{method, options: {method, …}}`, as the published client sends
  * them); the copy must name the same method.
+ * @param {string} method @param {import('./lib.mjs').Json & { properties?: Record<string, unknown> }} options
  */
 function withMethod(method, options) {
   // Referenced option schemas declare the copy themselves (see methodCopy).
@@ -49,6 +55,7 @@ function withMethod(method, options) {
   return { ...options, properties: { method: methodCopy(method), ...options.properties } };
 }
 
+/** @param {string} method */
 const methodCopy = (method) => str({ const: method, description: 'Copy of the factor\'s method (optional).' });
 
 export const schemas = {

@@ -1,14 +1,13 @@
 // Test helpers: load the committed OpenAPI document, parse the operations list of the spec, and compile the
 // document's schemas with Ajv (JSON Schema 2020-12, formats on).
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { parse } from 'yaml';
+import { CONTRACT_PATH, loadContract } from '@keyway/api';
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import type { ValidateFunction } from 'ajv';
 
 export const API_DIR = fileURLToPath(new URL('..', import.meta.url));
-export const OPENAPI_PATH = `${API_DIR}openapi.yaml`;
+export const OPENAPI_PATH = CONTRACT_PATH;
 /** The repository's copy of the spec (spec/, kept equal to ../shared/spec by site/test/spec-copy.test.ts). */
 export const OPERATIONS_MD = process.env.KEYWAY_API_OPERATIONS_MD ?? fileURLToPath(new URL('../../spec/api-operations.md', import.meta.url));
 
@@ -29,7 +28,7 @@ export interface Doc { paths: Record<string, Record<string, Operation>>; compone
 export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];
 
 export function loadDoc(): Doc {
-  return parse(readFileSync(OPENAPI_PATH, 'utf8')) as Doc;
+  return loadContract().doc as unknown as Doc;
 }
 
 export function operationsOf(doc: Doc): { method: string; path: string; op: Operation }[] {

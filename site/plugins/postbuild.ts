@@ -1,3 +1,4 @@
+import { CONTRACT_PATH } from '@keyway/api';
 import path from 'node:path';
 import type { LoadContext, Plugin } from '@docusaurus/types';
 import { writeSearchIndex } from './search-index';
@@ -13,7 +14,7 @@ export default function postBuildPlugin(context: LoadContext): Plugin {
     name: 'keyway-postbuild',
     async postBuild({ outDir, routesPaths }) {
       const sections = await writeSearchIndex(outDir, routesPaths);
-      const agents = await writeAgentDocs(outDir, routesPaths, context.siteConfig.url, path.resolve(context.siteDir, '../api/openapi.yaml'));
+      const agents = await writeAgentDocs(outDir, routesPaths, context.siteConfig.url, CONTRACT_PATH);
       console.log(`[keyway] docs for agents: ${agents.publicPages} public and ${agents.gatedPages} gated Markdown twins, llms.txt, llms-full.txt`);
       const c = await precompress(outDir);
       console.log(

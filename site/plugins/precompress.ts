@@ -5,7 +5,8 @@ import zlib from 'node:zlib';
 
 const brotli = promisify(zlib.brotliCompress);
 const gzip = promisify(zlib.gzip);
-const COMPRESSIBLE = /\.(html|js|css|json|svg|xml|txt|map|webmanifest)$/;
+// Not `.map`: source maps (written only for `bench:site`) are never fetched by a browser.
+const COMPRESSIBLE = /\.(html|js|css|json|svg|xml|txt|webmanifest)$/;
 const MIN_BYTES = 1024;
 
 async function* files(dir: string): AsyncGenerator<string> {

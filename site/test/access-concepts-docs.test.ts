@@ -401,7 +401,7 @@ describe('runnable samples against the local identity server', () => {
 
   beforeAll(async () => {
     try {
-      local = await startLocalServer('keyway-concepts-');
+      local = await startLocalServer();
       const res = await fetch(`${local.live.url}/organizations/suborganizations`, {
         method: 'POST',
         headers: { 'Keyway-OrgID': local.live.orgId, 'Keyway-API-Key': local.apiKey, 'Content-Type': 'application/json' },

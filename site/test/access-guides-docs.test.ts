@@ -363,7 +363,7 @@ describe('runnable samples against the local identity server', () => {
 
   beforeAll(async () => {
     try {
-      local = await startLocalServer('keyway-guides-');
+      local = await startLocalServer();
       const { live, apiKey } = local;
       const res = await fetch(`${live.url}/organizations/suborganizations`, {
         method: 'POST',
@@ -473,7 +473,7 @@ describe('token-verifying samples against real tokens', () => {
   const samplesDir = path.resolve(docsDir, '..', '..', 'node_modules', '.cache', 'keyway-guide-samples');
 
   beforeAll(async () => {
-    local = await startLocalServer('keyway-guides-ts-');
+    local = await startLocalServer();
     fs.mkdirSync(samplesDir, { recursive: true });
   }, 60_000);
 

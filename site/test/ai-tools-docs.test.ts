@@ -19,7 +19,7 @@ let docs: StartedDocsServer;
 
 beforeAll(async () => {
   page = await readPage(path.join(docsDir, 'ai-tools.md'), docsDir);
-  local = await startLocalServer('keyway-ai-tools-');
+  local = await startLocalServer();
   docs = await startDocsServer({ siteDir: siteBuild, port: 0, gate: { identityUrl: local.live.url, orgId: local.live.orgId } });
 }, 60_000);
 afterAll(async () => {

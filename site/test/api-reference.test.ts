@@ -17,12 +17,14 @@ import sidebars from '../sidebars';
 import { SDK_CALLS, samplesFor } from '../plugins/api-reference/samples';
 import { buildRequest } from '../src/components/api/TryItPanel';
 import type { ReferenceBlock, ReferencePageData, TryItOperation } from '../src/components/api/types';
+import { CONTRACT_PATH } from '@keyway/api';
+import type { TestServer } from '@keyway/identity-server/testing';
 
 const run = promisify(execFile);
 const here = path.dirname(fileURLToPath(import.meta.url));
 const siteDir = path.resolve(here, '..');
 const repoRoot = path.resolve(siteDir, '..');
-const openapiFile = path.join(repoRoot, 'api', 'openapi.yaml');
+const openapiFile = CONTRACT_PATH;
 const operationsMd = path.join(repoRoot, 'spec', 'api-operations.md');
 const routesTxt = path.join(repoRoot, 'spec', 'routes.txt');
 
@@ -316,15 +318,14 @@ describe('try-it request builder', () => {
 });
 
 describe('curl samples against a local identity server', () => {
-  let server: { url: string; close(): Promise<void> } | undefined;
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'keyway-api-reference-data-'));
+  let server: TestServer | undefined;
   beforeAll(async () => {
-    const { startIdentityServer, DEFAULT_DEV_API_KEY } = await import('@keyway/identity-server');
-    server = await startIdentityServer({ port: 0, dataDir, devMode: true, apiKey: DEFAULT_DEV_API_KEY, corsOrigins: [] });
+    const { DEFAULT_DEV_API_KEY } = await import('@keyway/identity-server');
+    const { startTestIdentityServer } = await import('@keyway/identity-server/testing');
+    server = await startTestIdentityServer({ apiKey: DEFAULT_DEV_API_KEY, corsOrigins: [] });
   }, 60_000);
   afterAll(async () => {
-    await server?.close();
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    await server?.stop();
   });
 
   /** Runs the curl block of a page as a reader would paste it, against the test server; answers status and body. */

@@ -127,7 +127,7 @@ describe('API reference samples against a local identity server', () => {
   async function fresh(): Promise<void> {
     await local?.close();
     // A reader runs one sample at a time; this runs hundreds in a minute, so the per-IP abuse limit is raised.
-    local = await startLocalServer('keyway-api-samples-', { limits: { perIpPerMinute: 1_000_000 } });
+    local = await startLocalServer({ limits: { perIpPerMinute: 1_000_000 } });
     const res = await fetch(`${local.live.url}/oauth2/clients`, {
       method: 'POST',
       headers: { 'Keyway-OrgID': local.live.orgId, 'Keyway-API-Key': local.apiKey, 'Content-Type': 'application/json' },

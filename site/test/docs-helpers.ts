@@ -14,7 +14,9 @@ import remarkDirective from 'remark-directive';
 import remarkGfm from 'remark-gfm';
 import ts from 'typescript';
 import { visit } from 'unist-util-visit';
-import { parse as parseYaml } from 'yaml';
+import { CONTRACT_PATH, loadContract } from '@keyway/api';
+import { DEFAULT_DEV_API_KEY } from '@keyway/identity-server';
+import { startTestIdentityServer, type TestServerOptions } from '@keyway/identity-server/testing';
 
 // ---------------------------------------------------------------------------------------------
 // Locations and the spec
@@ -147,10 +149,10 @@ export type OpenApiOperation = {
 };
 export type OpenApi = { paths?: Record<string, Record<string, OpenApiOperation>>; components?: Record<string, Record<string, unknown>> };
 
-export const openapiFile = path.resolve(siteDir, '..', 'api', 'openapi.yaml');
+export const openapiFile = CONTRACT_PATH;
 export function loadOpenApi(): OpenApi | undefined {
   try {
-    return parseYaml(fs.readFileSync(openapiFile, 'utf8')) as OpenApi;
+    return loadContract().doc as unknown as OpenApi;
   } catch (err) {
     console.warn(`api/openapi.yaml not usable, schema checks skipped: ${(err as Error).message}`);
     return undefined;
@@ -446,8 +448,6 @@ export function typeCheck(blocks: { name: string; source: string }[], { docusaur
 // The local identity server, started in-process by the runnable-sample tests
 // ---------------------------------------------------------------------------------------------
 export type LiveServer = { url: string; orgId: string; close(): Promise<void> };
-export type ServerModule = { startIdentityServer(o: Record<string, unknown>): Promise<LiveServer>; DEFAULT_DEV_API_KEY: string };
-export const serverEntry = path.resolve(siteDir, '..', 'packages', 'identity-server', 'src', 'index.ts');
 
 // ---------------------------------------------------------------------------------------------
 // Page checks shared by the docs tests; each returns the problems it found (empty when all is well)
@@ -594,23 +594,9 @@ export interface LocalServer {
   close(): Promise<void>;
 }
 
-export async function startLocalServer(prefix: string, options: Record<string, unknown> = {}): Promise<LocalServer> {
-  const mod = (await import(/* @vite-ignore */ serverEntry)) as ServerModule;
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-  try {
-    const live = await mod.startIdentityServer({ port: 0, dataDir, devMode: true, logger: false, ...options });
-    return {
-      live,
-      apiKey: mod.DEFAULT_DEV_API_KEY,
-      close: async () => {
-        await live.close();
-        fs.rmSync(dataDir, { recursive: true, force: true });
-      },
-    };
-  } catch (err) {
-    fs.rmSync(dataDir, { recursive: true, force: true });
-    throw err;
-  }
+export async function startLocalServer(options: TestServerOptions = {}): Promise<LocalServer> {
+  const live = await startTestIdentityServer({ logger: false, ...options });
+  return { live, apiKey: DEFAULT_DEV_API_KEY, close: () => live.stop() };
 }
 
 /**

@@ -573,7 +573,7 @@ describe('the Gate pages against the tokens the identity server issues', () => {
   };
 
   beforeAll(async () => {
-    local = await startLocalServer('keyway-gate-docs-');
+    local = await startLocalServer();
     const res = await management('/oauth2/clients', {
       method: 'POST',
       body: JSON.stringify({ client_name: 'gate docs', grant_types: ['client_credentials'], scopes: ['orders:read', 'orders:write', 'billing:read', 'reports:read'] }),

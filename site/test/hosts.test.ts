@@ -5,9 +5,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { resolveConfig } from '@keyway/sdk';
-import { parse as parseYaml } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { findOperations, siteDir } from './docs-helpers';
+import { loadContract } from '@keyway/api';
 
 const repo = path.resolve(siteDir, '..');
 const environments = (['production', 'sandbox'] as const).map((environment) => resolveConfig({ environment, analytics: false }));
@@ -85,7 +85,7 @@ describe('Keyway hosts across the site', () => {
   });
 
   it('are the servers of the API contract', () => {
-    const spec = parseYaml(fs.readFileSync(path.join(repo, 'api', 'openapi.yaml'), 'utf8')) as { servers: { url: string }[] };
+    const spec = loadContract().doc as { servers: { url: string }[] };
     const servers = spec.servers.map((s) => new URL(s.url).host);
     expect(servers.filter((h) => !LOCAL.test(h)).sort()).toEqual([...API_HOSTS].sort());
   });

@@ -23,7 +23,7 @@ export function shapeOf(v: unknown): unknown {
 describe('the landing page example', () => {
   let local: LocalServer;
   beforeAll(async () => {
-    local = await startLocalServer('keyway-landing-');
+    local = await startLocalServer();
   }, 60_000);
   afterAll(async () => {
     await local?.close();

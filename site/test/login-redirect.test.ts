@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { safeRedirect } from '../src/components/login/storage';
-import { OFFSITE_PAYLOADS, ONSITE_PAYLOADS } from '../../packages/sdk/test/redirect-payloads';
+import { OFFSITE_PAYLOADS, ONSITE_PAYLOADS } from '@keyway/test-support';
 
 const ORIGIN = 'http://localhost:3000';
 

@@ -5,11 +5,11 @@
 // (organization id, dev mailbox, CORS of KEYWAY_CORS_ORIGINS) are checked against the server started in-process.
 import { createHmac } from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_DEV_ORG_ID } from '@keyway/identity-server';
 import {
   allRoutes,
   API_HOST,
@@ -21,7 +21,8 @@ import {
   here,
   linkProblems,
   readPage,
-  serverEntry,
+  startLocalServer,
+  type LocalServer,
   typeCheck,
   walk,
   wordingProblems,
@@ -239,22 +240,17 @@ function totpCode(base32: string, at = Date.now()): string {
 }
 
 describe('the quickstart against the local identity server', () => {
+  let local: LocalServer | undefined;
   let live: LiveServer | undefined;
-  let dataDir = '';
   const vite = 'http://localhost:5173';
 
   beforeAll(async () => {
-    const mod = (await import(/* @vite-ignore */ serverEntry)) as {
-      startIdentityServer(o: Record<string, unknown>): Promise<LiveServer>;
-      DEFAULT_DEV_ORG_ID: string;
-    };
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'react-guides-'));
-    live = await mod.startIdentityServer({ port: 0, dataDir, devMode: true, logger: false, corsOrigins: ['http://localhost:3000', vite] });
-    expect(mod.DEFAULT_DEV_ORG_ID).toBe('org_keyway_dev');
+    local = await startLocalServer({ corsOrigins: ['http://localhost:3000', vite] });
+    live = local.live;
+    expect(DEFAULT_DEV_ORG_ID).toBe('org_keyway_dev');
   }, 60_000);
   afterAll(async () => {
-    await live?.close();
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    await local?.close();
   });
 
   it('uses the development organization the pages name', () => {

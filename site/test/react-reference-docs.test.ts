@@ -430,7 +430,7 @@ describe('samples rendered on the server, as the pages promise', () => {
 describe('loginMiddleware with tokens of the local identity server', () => {
   let local: LocalServer | undefined;
   beforeAll(async () => {
-    local = await startLocalServer('keyway-react-reference-');
+    local = await startLocalServer();
   }, 60_000);
   afterAll(async () => {
     await local?.close();

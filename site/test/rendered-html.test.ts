@@ -58,9 +58,9 @@ const MERMAID_MARK = 'docusaurus-mermaid-container';
 describe.skipIf(!built)('diagrams in Chromium', () => {
   it('render on the pages that have them; a page without one loads no diagram code', async () => {
     const { startDocsServer } = await import('@keyway/docs-server');
-    const { chromium } = await import('playwright-core');
+    const { launchChromium } = await import('@keyway/test-support');
     const server = await startDocsServer({ siteDir: buildDir, port: 0 });
-    const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu'] });
+    const browser = await launchChromium();
     try {
       for (const route of DIAGRAM_PAGES) {
         const html = fs.readFileSync(path.join(buildDir, `${route.slice(1)}.html`), 'utf8');

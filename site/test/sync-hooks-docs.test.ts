@@ -30,7 +30,7 @@ const servers: Server[] = [];
 
 beforeAll(async () => {
   [guide, concept] = await Promise.all([readPage(GUIDE, accessDir), readPage(CONCEPT, accessDir)]);
-  local = await startLocalServer('keyway-sync-hooks-');
+  local = await startLocalServer();
   fs.mkdirSync(samplesDir, { recursive: true });
 }, 60_000);
 

@@ -1,9 +1,8 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { startIdentityServer } from '@keyway/identity-server';
+import { startTestIdentityServer } from '@keyway/identity-server/testing';
 import { createDocsServer } from '../src/server.js';
 import { SESSION_COOKIE } from '../src/gate/cookie.js';
 import { signInAt, writeSite } from './gate-fixture.js';
@@ -26,8 +25,7 @@ const fixture: Record<string, string> = {
 const API_KEY = 'kw_dev_api_key_not_secret';
 
 let dir: string;
-let dataDir: string;
-let identity: Awaited<ReturnType<typeof startIdentityServer>>;
+let identity: Awaited<ReturnType<typeof startTestIdentityServer>>;
 let app: FastifyInstance;
 
 async function id(method: string, route: string, body?: unknown, headers: Record<string, string> = {}): Promise<any> {
@@ -47,15 +45,13 @@ const gated = (token: string, url = '/docs/identity-protection/detections') => a
 
 beforeAll(async () => {
   dir = writeSite('docs-adv-', fixture);
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'docs-adv-id-'));
-  identity = await startIdentityServer({ port: 0, dataDir, devMode: true });
+  identity = await startTestIdentityServer();
   app = await createDocsServer({ siteDir: dir, gate: { identityUrl: identity.url, orgId: identity.orgId, revalidateSeconds: 0 }, assistant: false } as Parameters<typeof createDocsServer>[0]);
 });
 afterAll(async () => {
   await app?.close();
-  await identity?.close();
+  await identity?.stop();
   fs.rmSync(dir, { recursive: true, force: true });
-  fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
 describe('adversarial: the gate against every token an outsider can get', () => {

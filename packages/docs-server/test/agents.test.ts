@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { startIdentityServer } from '@keyway/identity-server';
+import { startTestIdentityServer } from '@keyway/identity-server/testing';
 import { startDocsServer, type StartedDocsServer } from '../src/server.js';
 import type { AgentOperation, AgentPage } from '../src/agents/pages.js';
 import { anonymousTokenAt, signInAt } from './gate-fixture.js';
@@ -53,8 +53,7 @@ const fixture: Record<string, string> = {
 };
 
 let dir: string;
-let dataDir: string;
-let identity: Awaited<ReturnType<typeof startIdentityServer>>;
+let identity: Awaited<ReturnType<typeof startTestIdentityServer>>;
 let docs: StartedDocsServer;
 let token: string;
 let anonymous: string;
@@ -66,8 +65,7 @@ beforeAll(async () => {
     fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
     fs.writeFileSync(path.join(dir, rel), body);
   }
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'docs-agents-id-'));
-  identity = await startIdentityServer({ port: 0, dataDir, devMode: true });
+  identity = await startTestIdentityServer();
   docs = await startDocsServer({ siteDir: dir, port: 0, gate: { identityUrl: identity.url, orgId: identity.orgId, revalidateSeconds: 0 } });
   token = await signInAt(identity, 'agent.reader@example.com');
   anonymous = await anonymousTokenAt(identity);
@@ -77,9 +75,8 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => {
   await docs?.close();
-  await identity?.close();
+  await identity?.stop();
   fs.rmSync(dir, { recursive: true, force: true });
-  fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
 describe('pages as Markdown', () => {

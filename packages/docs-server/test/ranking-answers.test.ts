@@ -3,7 +3,7 @@ import { indexPassages } from '../src/search/site-index.js';
 import { extractPage } from '../src/search/extract.js';
 import { groupByPage, namedIdentifier, runSearch } from '../src/search/engine.js';
 import { buildSynonyms, withSynonyms } from '../src/search/synonyms.js';
-import { retrieve } from '../src/assistant/retrieve.js';
+import { retrieve, variantsOf } from '../src/assistant/retrieve.js';
 import { classify, extractiveAnswer } from '../src/assistant/extractive.js';
 import { streamPieces } from '../src/assistant/plugin.js';
 import { chat, fakeLlm, startFixtureServer } from './assistant-fixture.js';
@@ -43,6 +43,28 @@ const PAGES: [string, string][] = [
       'Plugin: pii-detection',
       `<p>The plugin finds email addresses and card numbers in bodies passing through the gateway.</p><h2 id="options">Options</h2><table><tr><th>Option</th><th>Default</th></tr><tr><td>fields</td><td>all</td></tr></table>`,
       '<meta data-rh=true name=keywords content="PII, personal data">',
+    ),
+  ],
+  [
+    '/docs/gate/plugins/ratelimit',
+    html(
+      'Plugin: ratelimit',
+      `<p>The ratelimit plugin caps how many calls each client makes.</p><h2 id="counting">How counting works</h2><p>Each client key has a window; calls over the cap are refused with 429.</p>
+       <h2 id="choosing">Choosing limits</h2><p>Start with a generous cap and lower it while limiting what abusive clients can do.</p>`,
+    ),
+  ],
+  [
+    '/docs/gate/monitoring',
+    html(
+      'Monitoring',
+      `<p>Gate exports metrics about requests.</p><h2 id="metrics">Metrics</h2><p>Requests per route, latency, and the requests refused because of a rate limit.</p>`,
+    ),
+  ],
+  [
+    '/docs/access/integrations/symfony',
+    html(
+      'Symfony integration',
+      `<p>Put the Keyway bundle at the center of your Symfony security setup.</p><h2 id="firewall">Configure the firewall</h2><p>Static files skip the firewall.</p>${code('yaml', ['dev:', '  pattern: ^/(css|images|js)/', '  template: "&lt;div id=app&gt;&lt;/div&gt;"'])}`,
     ),
   ],
   [
@@ -87,6 +109,29 @@ describe('search ranking', () => {
     expect(table.forms.size).toBe(0);
     const forms = buildSynonyms(docs.passages).forms;
     expect([...(forms.get('pii') ?? [])]).toEqual(expect.arrayContaining(['personally identifiable information', 'personal data']));
+  });
+});
+
+describe('assistant retrieval', () => {
+  const docs = docsIndex();
+  const pages = (q: string) => [...new Set(retrieve(docs, q, { signedIn: false }).passages.map((p) => p.passage.url.split('#')[0]))];
+
+  it('reads other forms of the question words that the docs use (inflections, words joined or split)', () => {
+    const vocabulary = new Set(['ratelimit', 'limiting', 'react', 'sdk', 'setup', 'move']);
+    expect(variantsOf('rate limit', ['rate', 'limit'], vocabulary).sort()).toEqual(['limiting', 'ratelimit']);
+    expect(variantsOf('reactsdk setup', ['reactsdk', 'setup'], vocabulary).sort()).toEqual(['react', 'sdk']);
+    expect(variantsOf('moving users', ['moving', 'user'], vocabulary)).toEqual(['move']);
+  });
+
+  it('ranks the page about the question as a whole before a page that mentions its words in passing', () => {
+    expect(pages('How do I rate limit requests?')[0]).toBe('/docs/gate/plugins/ratelimit');
+  });
+
+  it('does not answer from words met only in code: a question about something else ends in contact-us', () => {
+    // "css" and "div" are only in the Symfony page's YAML; "center" is in its prose.
+    expect(pages('how do I center a div in css')).toEqual([]);
+    // The page still answers what it is about.
+    expect(pages('symfony firewall static files')[0]).toBe('/docs/access/integrations/symfony');
   });
 });
 

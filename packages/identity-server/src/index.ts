@@ -61,8 +61,11 @@ export interface IdentityServerOptions {
   logger?: boolean;
   /** Send emails by SMTP (besides recording them in the mailbox). */
   smtp?: SmtpOptions;
-  /** OpenAPI document whose request schemas validate the routes (default `api/openapi.yaml` of the repository; `false` uses the built-in schemas only). */
-  openapiPath?: string | false;
+  /**
+   * The REST contract whose schemas validate the requests and that declares the CORS headers (default: `openapi.yaml` of
+   * `@keyway/api`). A missing or unreadable document stops the start with an error naming it.
+   */
+  openapiPath?: string;
   /** Webhook delivery timing (retry backoff, attempts, polling); see {@link WebhookOptions}. */
   webhooks?: WebhookOptions;
   /** AES-256 key of secrets stored in the database (64 hex characters or base64); default `KEYWAY_SECRETS_KEY`, else `<dataDir>/secrets.key`. */
@@ -150,6 +153,12 @@ export async function startIdentityServer(opts: IdentityServerOptions = {}): Pro
   const devMode = opts.devMode ?? process.env.NODE_ENV !== 'production';
   const host = opts.host ?? '127.0.0.1';
   const orgId = opts.orgId ?? DEFAULT_DEV_ORG_ID;
+  let contract: OpenApiContract;
+  try {
+    contract = OpenApiContract.load(opts.openapiPath ?? DEFAULT_OPENAPI_PATH);
+  } catch (err) {
+    throw new Error(`Keyway identity server cannot start: ${(err as Error).message}. Its management API and request validation come from this document (KEYWAY_OPENAPI_PATH or the openapiPath option names another one).`, { cause: err });
+  }
   const { db, dialect } = await openDatabase({ dataDir: opts.dataDir ?? DEFAULT_DATA_DIR, databaseUrl: opts.databaseUrl });
   let app: FastifyInstance | undefined;
   const timers: NodeJS.Timeout[] = [];
@@ -175,8 +184,6 @@ export async function startIdentityServer(opts: IdentityServerOptions = {}): Pro
     await tokens.init();
     await seedOrg(ctx, orgId, opts.apiKey ?? (devMode ? DEFAULT_DEV_API_KEY : undefined));
     await pollSettingsVersion(ctx);
-    const contract = opts.openapiPath === false ? undefined : OpenApiContract.load(opts.openapiPath ?? DEFAULT_OPENAPI_PATH);
-    if (!contract && opts.openapiPath) throw new Error(`OpenAPI document not found: ${opts.openapiPath}`);
     app = await buildApp(ctx, { corsOrigins: ctx.corsOrigins, contract, logger: opts.logger ?? false });
     await app.listen({ port: opts.port ?? DEFAULT_API_PORT, host });
     const addr = app.server.address();

@@ -1,19 +1,14 @@
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { CONTRACT_PATH, loadContract } from '@keyway/api';
 import Ajv2020Module from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { parse } from 'yaml';
 
 // CommonJS modules whose default export sits on `.default` under NodeNext.
 const Ajv2020 = Ajv2020Module.default;
 const addFormats = addFormatsModule.default;
 type Ajv = InstanceType<typeof Ajv2020>;
 
-/** `api/openapi.yaml` of the repository (the single source of truth of the REST contract). */
-export const DEFAULT_OPENAPI_PATH = resolve(dirname(fileURLToPath(import.meta.url)), '../../../api/openapi.yaml');
+/** `openapi.yaml` of `@keyway/api` (the single source of truth of the REST contract). */
+export const DEFAULT_OPENAPI_PATH = CONTRACT_PATH;
 export const SPEC_ID = 'keyway-openapi';
 /** Marks a body schema whose operation declares the request body optional. */
 export const OPTIONAL_BODY = 'x-keyway-optional-body';
@@ -77,16 +72,19 @@ export class OpenApiContract {
   }
 
   private readonly routeCache = new Map<string, ReturnType<OpenApiContract['routeSchemas']>>();
-  private static readonly loaded = new Map<string, { mtimeMs: number; contract: OpenApiContract }>();
+  private static readonly loaded = new Map<string, { text: string; contract: OpenApiContract }>();
 
-  /** Loads (once per file version and process: compiled validators are shared between servers) the spec at `path`. */
-  static load(path: string = DEFAULT_OPENAPI_PATH): OpenApiContract | undefined {
-    if (!existsSync(path)) return undefined;
-    const mtimeMs = statSync(path).mtimeMs;
-    const hit = OpenApiContract.loaded.get(path);
-    if (hit && hit.mtimeMs === mtimeMs) return hit.contract;
-    const contract = new OpenApiContract(inlineRefs(parseCached(readFileSync(path, 'utf8'))));
-    OpenApiContract.loaded.set(path, { mtimeMs, contract });
+  /**
+   * Loads the contract at `path` with `@keyway/api`'s loader (compiled validators are shared by every server of the
+   * process while the document is unchanged).
+   * @throws {ContractError} of `@keyway/api` when the document is missing or unreadable: there is no server without it.
+   */
+  static load(path: string = DEFAULT_OPENAPI_PATH): OpenApiContract {
+    const { path: file, text, doc } = loadContract(path);
+    const hit = OpenApiContract.loaded.get(file);
+    if (hit && hit.text === text) return hit.contract;
+    const contract = new OpenApiContract(inlineRefs(doc as unknown as OpenApiDoc));
+    OpenApiContract.loaded.set(file, { text, contract });
     return contract;
   }
 
@@ -186,28 +184,6 @@ export class OpenApiContract {
 
 /** A list query parameter: one comma-joined string, or the parameter repeated. */
 const LIST_PARAM = { anyOf: [{ type: 'string', maxLength: 4096 }, { type: 'array', maxItems: 100, items: { type: 'string', maxLength: 4096 } }] };
-
-/**
- * Parses the YAML, reusing a JSON copy in the temp directory keyed by the document's SHA-256 (parsing the YAML takes
- * about a second; every server start and every test file would pay it).
- */
-function parseCached(yamlText: string): OpenApiDoc {
-  const file = join(tmpdir(), 'keyway-openapi-cache', `${createHash('sha256').update(yamlText).digest('hex')}.json`);
-  try {
-    return JSON.parse(readFileSync(file, 'utf8')) as OpenApiDoc;
-  } catch {
-    const doc = parse(yamlText) as OpenApiDoc;
-    try {
-      mkdirSync(dirname(file), { recursive: true });
-      const tmp = `${file}.${process.pid}.tmp`;
-      writeFileSync(tmp, JSON.stringify(doc));
-      renameSync(tmp, file);
-    } catch {
-      // A read-only temp directory only costs the cache.
-    }
-    return doc;
-  }
-}
 
 /**
  * Replaces local `$ref`s by the objects they point to (recursive ones stay references). With every schema inline,

@@ -1,66 +1,12 @@
 import { afterAll, beforeAll } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { randomUUID } from 'node:crypto';
-import { startIdentityServer, type IdentityServerOptions, type IdentityServer } from '../src/index.js';
+import type { IdentityServerOptions } from '../src/index.js';
+import { lastMessage, startTestIdentityServer, type Backend, type TestServer, type TestStorage } from '../src/testing.js';
 
-/** Storage backends every suite runs on: SQLite always, PostgreSQL when TEST_DATABASE_URL is set. */
-export const BACKENDS: Array<'sqlite' | 'postgres'> = process.env.TEST_DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite'];
+export { BACKENDS, freshStorage, lastMessage, type TestServer, type TestStorage } from '../src/testing.js';
 
-export interface TestStorage {
-  dataDir: string;
-  databaseUrl?: string;
-  cleanup(): Promise<void>;
-}
-
-/** A fresh, isolated store: a temp directory for SQLite, or a new schema in the test PostgreSQL database. */
-export async function freshStorage(backend: 'sqlite' | 'postgres'): Promise<TestStorage> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'keyway-id-'));
-  if (backend === 'sqlite') return { dataDir, cleanup: async () => rmSync(dataDir, { recursive: true, force: true }) };
-  const base = process.env.TEST_DATABASE_URL!;
-  const schema = `t_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
-  const pg = (await import('pg')).default;
-  const admin = new pg.Client({ connectionString: base });
-  await admin.connect();
-  await admin.query(`CREATE SCHEMA ${schema}`);
-  await admin.end();
-  const url = new URL(base);
-  url.searchParams.set('options', `-c search_path=${schema}`);
-  return {
-    dataDir,
-    databaseUrl: url.toString(),
-    cleanup: async () => {
-      const c = new pg.Client({ connectionString: base });
-      await c.connect();
-      await c.query(`DROP SCHEMA ${schema} CASCADE`);
-      await c.end();
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
-}
-
-export interface TestServer extends IdentityServer {
-  storage: TestStorage;
-  stop(): Promise<void>;
-}
-
-export async function startTestServer(backend: 'sqlite' | 'postgres', opts: IdentityServerOptions = {}, storage?: TestStorage): Promise<TestServer> {
-  const st = storage ?? (await freshStorage(backend));
-  const server = await startIdentityServer({
-    port: 0,
-    dataDir: st.dataDir,
-    ...(st.databaseUrl ? { databaseUrl: st.databaseUrl } : {}),
-    devMode: true,
-    ...opts,
-  });
-  return Object.assign(server, {
-    storage: st,
-    async stop() {
-      await server.close();
-      await st.cleanup();
-    },
-  });
+/** A test server of this package's suites (see `startTestIdentityServer` of `@keyway/identity-server/testing`). */
+export function startTestServer(backend: Backend, opts: IdentityServerOptions = {}, storage?: TestStorage): Promise<TestServer> {
+  return startTestIdentityServer({ backend, ...opts, ...(storage ? { storage } : {}) });
 }
 
 export interface Answer<T = any> {
@@ -95,15 +41,6 @@ export function api(server: { url: string; orgId: string }) {
     }
     return { status: res.status, body: parsed, headers: res.headers };
   };
-}
-
-/** Newest dev-mailbox message to `to`. */
-export async function lastMessage(server: { url: string }, to: string) {
-  const res = await fetch(`${server.url}/dev/mailbox.json?to=${encodeURIComponent(to)}&limit=1`);
-  const body = (await res.json()) as { result: Array<{ code: string | null; link: string | null; subject: string; text: string; html: string; to: string; created_at: string }> };
-  const msg = body.result[0];
-  if (!msg) throw new Error(`no message for ${to}`);
-  return msg;
 }
 
 /** Full email-OTP sign-in: ID request, code from the mailbox, attestation. Returns the token. */

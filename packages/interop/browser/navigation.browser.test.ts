@@ -7,15 +7,14 @@
 import { build } from 'esbuild';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOOPBACK_ONLY_ARGS } from '../../../e2e/offline.ts';
-import { startOidcIdp } from '../../identity-server/test/oidc-idp.ts';
-import { lastMessage, startTestServer, type TestServer } from '../../identity-server/test/helpers.js';
+import { lastMessage, startTestIdentityServer, type TestServer } from '@keyway/identity-server/testing';
+import { launchChromium } from '@keyway/test-support';
+import { startOidcIdp } from '@keyway/test-support';
 import { BACKEND, checkContract } from '../test/harness.js';
 import { startProxy, type Exchange } from '../test/proxy.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const KEY = 'kw_dev_api_key_not_secret';
 
 let server: TestServer;
@@ -40,12 +39,12 @@ beforeAll(async () => {
   // The proxy is the server's public address (the client's baseURL): the OIDC callback and the hosted login are
   // reached through it, as they would be on the server's own host.
   proxy = await startProxy();
-  server = await startTestServer(BACKEND, { corsOrigins: [origin], publicUrl: proxy.url, limits: { perHandlePerMinute: 1000, perIpPerMinute: 10_000 } });
+  server = await startTestIdentityServer({ backend: BACKEND, corsOrigins: [origin], publicUrl: proxy.url, limits: { perHandlePerMinute: 1000, perIpPerMinute: 10_000 } });
   proxy.setUpstream(server.url);
   idp = await startOidcIdp(`${proxy.url}/sso/oidc/callback`, { sub: 'ada-1', email: 'Ada@Corp.example' });
   const created = await manage('POST', '/organizations/sso/oidc/provider-credentials', { provider: 'generic', label: 'Corp', client_id: idp.client_id, client_secret: idp.client_secret, issuer: idp.issuer });
   expect(created.status).toBe(201);
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', ...LOOPBACK_ONLY_ARGS] });
+  browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();

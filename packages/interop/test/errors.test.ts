@@ -1,6 +1,6 @@
 // Spec §8: the server's error answers, as the published client classifies them (its error `name`).
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_DEV_API_KEY } from '../../identity-server/src/index.js';
+import { DEFAULT_DEV_API_KEY } from '@keyway/identity-server';
 import { email, reply, sdkFor, signInByCode, useInterop } from './harness.js';
 
 const t = useInterop();

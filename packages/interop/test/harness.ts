@@ -1,7 +1,6 @@
 import { SlashID, type User } from '@slashid/slashid';
 import { afterAll, beforeAll, expect } from 'vitest';
-import { expectErrorCodesMatchStatus, expectMatchesSpec, expectRequestMatchesSpec } from '../../identity-server/test/contract.js';
-import { lastMessage, startTestServer, type TestServer } from '../../identity-server/test/helpers.js';
+import { expectErrorCodesMatchStatus, expectMatchesSpec, expectRequestMatchesSpec, lastMessage, startTestIdentityServer, type TestServer } from '@keyway/identity-server/testing';
 import { startProxy, type Exchange } from './proxy.js';
 
 export { startProxy, type Exchange };
@@ -29,7 +28,7 @@ export function useInterop(): Interop {
   const t = {} as Interop;
   let proxy: Awaited<ReturnType<typeof startProxy>>;
   beforeAll(async () => {
-    t.server = await startTestServer(BACKEND, { corsOrigins: ['http://app.interop.test'] });
+    t.server = await startTestIdentityServer({ backend: BACKEND, corsOrigins: ['http://app.interop.test'] });
     proxy = await startProxy(t.server.url);
     t.baseURL = proxy.url;
     t.oid = t.server.orgId;

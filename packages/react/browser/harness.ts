@@ -7,13 +7,12 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { LOOPBACK_ONLY_ARGS } from '../../../e2e/offline.ts';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import type { IdentityServer } from '../../identity-server/src/index.ts';
+import type { Browser, Page } from 'playwright-core';
+import type { IdentityServer } from '@keyway/identity-server';
+import { launchChromium } from '@keyway/test-support';
 import { startServer } from '../test/api.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 export interface Harness {
   api: IdentityServer;
@@ -49,7 +48,7 @@ export async function startHarness(): Promise<Harness> {
   const server = await startServer([origin]);
   const api = server.api;
   // Only loopback hosts resolve: the page reaches our servers unchanged and nothing else (no interception).
-  const browser: Browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', ...LOOPBACK_ONLY_ARGS] });
+  const browser: Browser = await launchChromium();
   return {
     api,
     origin,

@@ -2,7 +2,7 @@ import { generateSync } from 'otplib';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mailbox, manage, newEmail } from '../test/api.js';
-import { startOidcIdp } from '../../identity-server/test/oidc-idp.ts';
+import { startOidcIdp } from '@keyway/test-support';
 import { startHarness, type Harness } from './harness.js';
 
 let h: Harness;

@@ -1,8 +1,6 @@
 /** Identity-server helpers without any DOM: usable by the component and the Chromium tests. */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { startIdentityServer, type IdentityServer } from '../../identity-server/src/index.ts';
+import type { IdentityServer } from '@keyway/identity-server';
+import { startTestIdentityServer } from '@keyway/identity-server/testing';
 
 export interface TestServer {
   api: IdentityServer;
@@ -11,21 +9,8 @@ export interface TestServer {
 
 /** The identity server in-process with a temporary database, in dev mode (mailbox), allowing `origins`. */
 export async function startServer(origins = ['http://localhost:3000']): Promise<TestServer> {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'keyway-react-'));
-  const api = await startIdentityServer({
-    port: 0,
-    dataDir,
-    devMode: true,
-    corsOrigins: origins,
-    limits: { perHandlePerMinute: 1000, perIpPerMinute: 10_000 },
-  });
-  return {
-    api,
-    async close() {
-      await api.close();
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
+  const api = await startTestIdentityServer({ corsOrigins: origins, limits: { perHandlePerMinute: 1000, perIpPerMinute: 10_000 } });
+  return { api, close: () => api.stop() };
 }
 
 /** Retries `read` every 50 ms until it returns a value (at most `tries` times). */

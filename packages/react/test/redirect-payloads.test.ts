@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { safeRedirect } from '../src/index.js';
-import { OFFSITE_PAYLOADS } from '../../sdk/test/redirect-payloads.js';
+import { OFFSITE_PAYLOADS } from '@keyway/test-support';
 
 const ORIGIN = 'https://docs.example';
 

@@ -4,21 +4,18 @@
  */
 import { build } from 'esbuild';
 import { createHmac } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { LOOPBACK_ONLY_ARGS } from '../../../e2e/offline.ts';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { startIdentityServer, type IdentityServer } from '../../identity-server/src/index.ts';
+import { type Browser, type Page } from 'playwright-core';
+import { startTestIdentityServer, type TestServer } from '@keyway/identity-server/testing';
+import { launchChromium } from '@keyway/test-support';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 export interface Harness {
-  api: IdentityServer;
+  api: TestServer;
   origin: string;
   browser: Browser;
   newPage(): Promise<Page>;
@@ -26,7 +23,7 @@ export interface Harness {
 }
 
 /** Newest dev-mailbox entry for `to` that arrived after `after` (ISO time). */
-export async function mailbox(api: IdentityServer, to: string, after = ''): Promise<{ code?: string; link?: string; created_at: string }> {
+export async function mailbox(api: { url: string }, to: string, after = ''): Promise<{ code?: string; link?: string; created_at: string }> {
   for (let i = 0; i < 100; i++) {
     const r = (await (await fetch(`${api.url}/dev/mailbox.json?to=${encodeURIComponent(to)}`)).json()) as {
       result: Array<{ code?: string; link?: string; created_at: string }>;
@@ -75,10 +72,9 @@ if (location.pathname === '/sso-return') K.handleURL(new K.KeywayClient({ baseUR
   });
   await new Promise<void>((r) => web.listen(0, '127.0.0.1', r));
   const origin = `http://localhost:${(web.address() as AddressInfo).port}`;
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'keyway-sdk-browser-'));
-  const api = await startIdentityServer({ port: 0, dataDir, devMode: true, corsOrigins: [origin], limits: { perHandlePerMinute: 1000, perIpPerMinute: 10_000 } });
+  const api = await startTestIdentityServer({ corsOrigins: [origin], limits: { perHandlePerMinute: 1000, perIpPerMinute: 10_000 } });
   // Only loopback hosts resolve: the page reaches our servers unchanged and nothing else (no interception).
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', ...LOOPBACK_ONLY_ARGS] });
+  const browser = await launchChromium();
   return {
     api,
     origin,
@@ -92,9 +88,8 @@ if (location.pathname === '/sso-return') K.handleURL(new K.KeywayClient({ baseUR
     },
     async close() {
       await browser.close();
-      await api.close();
       await new Promise((r) => web.close(r));
-      rmSync(dataDir, { recursive: true, force: true });
+      await api.stop();
     },
   };
 }

@@ -5,7 +5,7 @@
 // posts the SSO return to the opener; the SDK resolves it with PKCE and polls for the token. Nothing is intercepted.
 import type { Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startOidcIdp } from '../../identity-server/test/oidc-idp.ts';
+import { startOidcIdp } from '@keyway/test-support';
 import { startHarness, type Harness } from './harness.js';
 
 let h: Harness;

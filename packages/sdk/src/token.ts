@@ -1,10 +1,6 @@
 import { InvalidActionError, UnexpectedError } from './errors.js';
+import { jwtClaims } from './jwt.js';
 import type { UserTokenClaims } from './types.js';
-
-function b64urlDecode(s: string): string {
-  const bin = atob(s.replace(/-/g, '+').replace(/_/g, '/').padEnd(Math.ceil(s.length / 4) * 4, '='));
-  return new TextDecoder().decode(Uint8Array.from(bin, (c) => c.charCodeAt(0)));
-}
 
 /**
  * Normalizes a token: JSON-quoted strings (`"\"eyJ…\""`) are unwrapped.
@@ -33,13 +29,8 @@ export function normalizeToken(token: unknown): string {
 export function decodeToken(token: unknown, groupsClaimName = 'groups'): UserTokenClaims & { token: string } {
   let t = normalizeToken(token);
   for (let depth = 0; depth < 3; depth++) {
-    let claims: Record<string, unknown>;
-    try {
-      claims = JSON.parse(b64urlDecode(t.split('.')[1] ?? ''));
-      if (!claims || typeof claims !== 'object') throw 0;
-    } catch {
-      throw new UnexpectedError('token could not be decoded: it is not a JWT');
-    }
+    const claims = jwtClaims(t);
+    if (!claims) throw new UnexpectedError('token could not be decoded: it is not a JWT');
     if (typeof claims.user_token === 'string') {
       t = claims.user_token;
       continue;

@@ -422,8 +422,8 @@ export interface OrganizationsResponse {
 export interface Credential {
   /** Credential id. */
   id: string;
-  /** Last use (ISO 8601). */
-  last_used?: string;
+  /** Last use (ISO 8601); `null` when it was never used. */
+  last_used?: string | null;
   /** Credential kind. */
   type: 'password' | 'public-key' | 'totp';
   /** Label shown to the person. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { allowedRedirectURL, sameOriginPath } from '../src/redirect.js';
-import { EVIL_HOST, OFFSITE_PAYLOADS, ONSITE_PAYLOADS } from './redirect-payloads.js';
+import { EVIL_HOST, OFFSITE_PAYLOADS, ONSITE_PAYLOADS } from '@keyway/test-support';
 
 const ORIGIN = 'http://localhost:3000';
 

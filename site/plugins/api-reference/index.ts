@@ -21,6 +21,7 @@ import type { Configuration } from 'webpack';
 import { pageDataUrl } from '../../src/components/api/dataUrl';
 import type { ReferencePageData, ReferenceSidebarItem } from '../../src/components/api/types';
 import categoryList from '../../src/data/api-categories.json';
+import { CONTRACT_PATH, loadContract } from '@keyway/api';
 import { ApiSpec, UMBRELLA_TAG, type Operation } from './spec';
 import { categoryHref, categoryPage, operationHref, operationPage, type Category } from './render';
 
@@ -28,7 +29,8 @@ export { ApiSpec, operationSlug, UMBRELLA_TAG, type Operation } from './spec';
 export const API_INSTANCE_ID = 'api';
 export const REFERENCE_DIR = '_generated';
 export const OVERVIEW_SOURCE = '_overview.mdx';
-export const DEFAULT_OPENAPI_FILE = path.resolve(__dirname, '../../../api/openapi.yaml');
+/** The contract the reference is generated from: `openapi.yaml` of `@keyway/api`. */
+export const DEFAULT_OPENAPI_FILE = CONTRACT_PATH;
 const siteDir = path.resolve(__dirname, '../..');
 
 /** The categories of api-categories.json, checked against the tags of the contract in both directions. */
@@ -174,9 +176,10 @@ export function foldClientRoutes(routesJs: string, chunkNames: Record<string, un
  * from, as it is) and `/openapi.json` (the same document as JSON).
  */
 export function contractFiles(openapiFile = DEFAULT_OPENAPI_FILE): Record<string, string> {
+  const contract = loadContract(openapiFile);
   return {
-    'openapi.yaml': fs.readFileSync(openapiFile, 'utf8'),
-    'openapi.json': `${JSON.stringify(ApiSpec.load(openapiFile).doc, null, 2)}\n`,
+    'openapi.yaml': contract.text,
+    'openapi.json': `${JSON.stringify(contract.doc, null, 2)}\n`,
   };
 }
 

@@ -1,6 +1,5 @@
 // Reading api/openapi.yaml for the reference: the operations in document order, their slugs and tags, and $ref lookup.
-import fs from 'node:fs';
-import { parse } from 'yaml';
+import { CONTRACT_PATH, loadContract } from '@keyway/api';
 
 export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head'] as const;
 /** The umbrella tag: its category lists every management operation, the sidebar files operations under their own tag. */
@@ -145,16 +144,13 @@ export function operationSlug(method: string, apiPath: string): string {
 export class ApiSpec {
   constructor(readonly doc: OpenApiDocument) {}
 
-  static load(file: string): ApiSpec {
-    let text: string;
+  /** The contract at `file` (default: `@keyway/api`'s `openapi.yaml`), read with `@keyway/api`'s loader. */
+  static load(file: string = CONTRACT_PATH): ApiSpec {
     try {
-      text = fs.readFileSync(file, 'utf8');
+      return new ApiSpec(loadContract(file).doc as unknown as OpenApiDocument);
     } catch (e) {
-      throw new Error(`API reference: cannot read the OpenAPI document ${file}: ${(e as Error).message}`);
+      throw new Error(`API reference: ${(e as Error).message}`);
     }
-    const doc = parse(text) as OpenApiDocument | null;
-    if (!doc || typeof doc !== 'object' || !doc.paths) throw new Error(`API reference: ${file} has no "paths"; is it an OpenAPI document?`);
-    return new ApiSpec(doc);
   }
 
   /** Follows a local `#/components/...` reference. */

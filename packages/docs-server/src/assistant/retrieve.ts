@@ -1,10 +1,12 @@
 import type { Passage } from '../search/extract.js';
-import { contentTerms, isStopWord, namedIdentifier, resultWeight, tokenize } from '../search/engine.js';
+import { contentTerms, isStopWord, namedIdentifier, processTerm, resultWeight, tokenize } from '../search/engine.js';
 import type { DocsIndex } from '../search/site-index.js';
 
 const STOP = { has: isStopWord };
 /** How much a page's second and third best passages add to its score. */
 const PAGE_SUPPORT = [0.3, 0.15] as const;
+/** How much the page-level ranking (title, headings, keywords of the whole page) weighs against the passages'. */
+const WHOLE_PAGE_WEIGHT = 0.5;
 
 export interface Retrieved {
   passage: Passage;
@@ -59,6 +61,61 @@ export function acronymsOf(question: string, vocabulary: Set<string>): string[] 
   return [...found];
 }
 
+const VOWEL = /[aeiouy]/;
+
+/** Other inflections of a word (verb and noun endings): "limit" → "limiting", "moving" → "move", "encrypted" → "encrypt". */
+function inflections(t: string): string[] {
+  const out = [`${t}ing`, `${t}ed`, `${t}ion`, `${t}er`];
+  if (t.endsWith('e')) out.push(`${t.slice(0, -1)}ing`, `${t.slice(0, -1)}ion`, `${t}d`, `${t}r`);
+  for (const end of ['ing', 'ed', 'ion', 'er']) {
+    if (!t.endsWith(end) || t.length < end.length + 3) continue;
+    const base = t.slice(0, -end.length);
+    if (!VOWEL.test(base)) continue;
+    out.push(base, `${base}e`);
+    if (/([b-df-hj-np-tv-z])\1$/.test(base)) out.push(base.slice(0, -1));
+  }
+  return out;
+}
+
+/**
+ * Forms of the question's words that the docs use instead: other inflections, two adjacent words written as one
+ * ("rate limit" → "ratelimit"), and a word the docs do not know split into two they do ("reactsdk" → "react", "sdk").
+ * Only words of the docs' vocabulary are returned.
+ */
+export function variantsOf(question: string, own: readonly string[], vocabulary: Set<string>): string[] {
+  const found = new Set<string>();
+  for (const t of own) {
+    if (t.length < 4 || /\d/.test(t)) continue;
+    for (const v of inflections(t)) if (vocabulary.has(v)) found.add(v);
+    if (!vocabulary.has(t) && t.length >= 6) {
+      for (let i = 3; i <= t.length - 3; i++) {
+        const a = t.slice(0, i);
+        const b = t.slice(i);
+        if (vocabulary.has(a) && vocabulary.has(b) && !STOP.has(a) && !STOP.has(b)) {
+          found.add(a);
+          found.add(b);
+          break;
+        }
+      }
+    }
+  }
+  const words = tokenize(question).map((w) => w.toLowerCase());
+  for (let i = 0; i + 1 < words.length; i++) {
+    const joined = `${words[i]}${words[i + 1]}`;
+    if (!STOP.has(words[i] as string) && !STOP.has(words[i + 1] as string) && vocabulary.has(joined)) found.add(joined);
+  }
+  for (const t of own) found.delete(t);
+  return [...found];
+}
+
+const SAID = new WeakMap<Passage, Set<string>>();
+/** The processed words a passage says (title, heading, prose, keywords: not its code), computed once per passage. */
+function saidWords(p: Passage): Set<string> {
+  let words = SAID.get(p);
+  if (!words) SAID.set(p, (words = new Set(tokenize(`${p.title} ${p.heading} ${p.prose} ${p.keywords ?? ''}`).map((w) => processTerm(w)))));
+  return words;
+}
+
 /** Levenshtein distance, giving up (returning max + 1) as soon as it exceeds `max`. */
 export function editDistance(a: string, b: string, max: number): number {
   if (Math.abs(a.length - b.length) > max) return max + 1;
@@ -89,10 +146,12 @@ export function retrieve(docs: DocsIndex, question: string, options: RetrieveOpt
   // A short follow-up ("and in React?") is read together with the question before it.
   if (previous && own.length < 4) terms = [...own, ...contentTerms(previous).filter((t) => !own.includes(t))];
   if (!terms.length) return { terms: own, passages: [] };
-  // Words readers use interchangeably for the same thing in these docs.
-  for (const t of own) for (const alt of SYNONYMS.get(t) ?? []) if (!terms.includes(alt)) terms = [...terms, alt];
+  // Words readers use interchangeably for the same thing in these docs, and other forms of the question's words that
+  // the docs use ("limit" → "limiting", "rate limit" → "ratelimit", "reactsdk" → "react sdk").
+  const alternatives = [...own.flatMap((t) => SYNONYMS.get(t) ?? []), ...variantsOf(question, own, docs.vocabulary)];
+  for (const alt of alternatives) if (!terms.includes(alt)) terms = [...terms, alt];
   const ownSet = new Set(own);
-  const synonyms = new Set(own.flatMap((t) => SYNONYMS.get(t) ?? []));
+  const synonyms = new Set(alternatives);
   const found = docs.index.search(terms.join(' '), {
     combineWith: 'OR',
     filter: docs.visible(options.signedIn),
@@ -104,10 +163,10 @@ export function retrieve(docs: DocsIndex, question: string, options: RetrieveOpt
     // A word the docs use as such is not expanded ("gate" does not also search "gateway"); other words are.
     prefix: (term) => term.length > 2 && !docs.vocabulary.has(term),
   });
+  const named = namedIdentifier(question);
   // Guides, tutorials and concepts answer questions better than reference fragments, and category pages only list
   // other pages; a question naming an identifier goes to its reference entry instead (the search box's weights).
   // (Each search makes new hits: changing their score changes nothing else.)
-  const named = namedIdentifier(question);
   for (const r of found) {
     const p = docs.passages[r.id as number];
     if (p) r.score *= resultWeight(p.url, p.title, p.heading, named);
@@ -127,6 +186,25 @@ export function retrieve(docs: DocsIndex, question: string, options: RetrieveOpt
     scores.sort((a, b) => b - a);
     pageScore.set(page, (scores[0] ?? 0) + PAGE_SUPPORT[0] * (scores[1] ?? 0) + PAGE_SUPPORT[1] * (scores[2] ?? 0));
   }
+  // The page as a whole (title, headings, keywords) votes too: both rankings are taken relative to their best score
+  // (BM25 scores have no fixed scale), and a page's share of the page-level best is added to its passage share.
+  const wholePages = docs.pageIndex.search(terms.join(' '), {
+    combineWith: 'OR',
+    filter: options.signedIn ? undefined : (id) => docs.pages[id]?.gated === false,
+    boostTerm: (term) => (ownSet.has(term) ? 1 : synonyms.has(term) ? 0.8 : 0.3),
+    weights: { prefix: 0.15, fuzzy: 0.3 },
+    boost: { title: 3, heading: 1, path: 1.5, keywords: 1.5 },
+    prefix: (term) => term.length > 2 && !docs.vocabulary.has(term),
+  });
+  const bestPassagePage = Math.max(0, ...pageScore.values());
+  const bestWholePage = wholePages[0]?.score ?? 0;
+  if (bestPassagePage > 0 && bestWholePage > 0) {
+    const whole = new Map(wholePages.map((h) => [docs.pages[h.id]?.url ?? '', h.score / bestWholePage]));
+    for (const [page, score] of pageScore) {
+      const w = whole.get(page) ?? 0;
+      pageScore.set(page, score / bestPassagePage + WHOLE_PAGE_WEIGHT * w * resultWeight(page, '', '', named));
+    }
+  }
   const all = found.sort((a, b) => (pageScore.get(pageOfId(b.id as number)) ?? 0) - (pageScore.get(pageOfId(a.id as number)) ?? 0) || b.score - a.score);
   // …and a passage must match at least one of them when any passage does.
   const focused = terms.length > own.length ? all.filter((r) => r.queryTerms.some((t) => ownSet.has(t))) : all;
@@ -144,6 +222,15 @@ export function retrieve(docs: DocsIndex, question: string, options: RetrieveOpt
   // Low confidence: a question of several words of which one passage matches only one ("capital of Australia"
   // against a privacy-law page) is not answered by the docs.
   if (asked.length >= 2 && best5 < 2) return { terms, passages: [] };
+  // Words met only in code (a path in a config file, an HTML tag) do not make a passage about them: at least two of
+  // the question's words (or its only one) must be in what a top passage says, its title, heading and prose.
+  const said = (r: (typeof results)[number]) => {
+    const p = docs.passages[r.id as number];
+    if (!p) return 0;
+    const words = saidWords(p);
+    return asked.filter((q) => words.has(q) || r.terms.some((t) => words.has(t) && (t.startsWith(q) || (q.length >= 6 && editDistance(q, t, 2) <= 2)))).length;
+  };
+  if (Math.max(...results.slice(0, 5).map(said)) < Math.min(2, asked.length)) return { terms, passages: [] };
   // With embeddings, the lexical ranking and the passages nearest in meaning are fused (reciprocal rank fusion); the
   // lexical check above still decides whether the docs answer at all.
   let ranked: { id: number; score: number }[] = results.map((r) => ({ id: r.id as number, score: r.score }));

@@ -1,7 +1,8 @@
+import fastifyCookie from '@fastify/cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { contentSecurityPolicy, type CspOptions } from '../headers.js';
 import { scriptSources, type SiteFile } from '../site-files.js';
-import { clearedSessionCookie, readCookie, SESSION_COOKIE, sessionCookie } from './cookie.js';
+import { SESSION_COOKIE, sessionCookieOptions } from './cookie.js';
 import { GATE_MANIFEST, inPrefixes, readGateManifest } from './manifest.js';
 import { signInRequiredPage } from './page.js';
 import { IdentityUnavailableError, TokenValidator, type Validation } from './validator.js';
@@ -72,9 +73,16 @@ export function registerGate(
   const secureDefault = options.secureCookie ?? process.env.NODE_ENV === 'production';
   const secure = (request: FastifyRequest) => secureDefault || request.protocol === 'https';
 
+  // Cookies are parsed and written by @fastify/cookie. Its own parsing hook stays off: the gate's onRequest hook below
+  // runs before any hook a plugin adds when it loads, so it parses the header itself with the plugin's parser.
+  void app.register(fastifyCookie, { hook: false });
+  const sessionToken = (request: FastifyRequest): string | undefined =>
+    request.headers.cookie ? app.parseCookie(request.headers.cookie)[SESSION_COOKIE] || undefined : undefined;
+  const clearSession = (request: FastifyRequest, reply: FastifyReply) => reply.clearCookie(SESSION_COOKIE, sessionCookieOptions(0, secure(request)));
+
   type Session = { token: string; validation: Validation; unavailable?: boolean };
   const sessionOf = async (request: FastifyRequest): Promise<Session | undefined> => {
-    const token = readCookie(request.headers.cookie, SESSION_COOKIE);
+    const token = sessionToken(request);
     if (!token || !validator) return undefined;
     try {
       return { token, validation: await validator.validate(token) };
@@ -85,12 +93,12 @@ export function registerGate(
   };
 
   app.addHook('onRequest', async (request, reply) => {
-    if (!readCookie(request.headers.cookie, SESSION_COOKIE)) return;
+    if (!sessionToken(request)) return;
     const session = await sessionOf(request);
     request.docsSignedIn = session?.validation.valid === true;
     // An invalid (revoked, expired, foreign) session is dropped; an unreachable identity server keeps the cookie.
     if (session && !session.validation.valid && !session.unavailable) {
-      reply.header('Set-Cookie', clearedSessionCookie(secure(request)));
+      clearSession(request, reply);
     }
   });
 
@@ -139,15 +147,15 @@ export function registerGate(
     }
     if (!validation.valid) return reply.code(401).send({ error: `The token was refused: ${validation.reason}.` });
     const maxAgeSeconds = (validation.expiresAt - Date.now()) / 1000;
-    // Replaces the clearing of an older, invalid session cookie the onRequest hook may have added.
-    reply.removeHeader('Set-Cookie').header('Set-Cookie', sessionCookie(token, { maxAgeSeconds, secure: secure(request) }));
+    // Replaces the clearing of an older, invalid session cookie the onRequest hook may have added (same name and path).
+    reply.setCookie(SESSION_COOKIE, token, sessionCookieOptions(maxAgeSeconds, secure(request)));
     return { signedIn: true, personId: validation.personId, expiresAt: new Date(validation.expiresAt).toISOString() };
   });
 
   app.delete('/api/session', async (request, reply) => {
     if (!sameOrigin(request)) return reply.code(403).send({ error: 'A session can only be closed from the docs site itself.' });
-    const token = readCookie(request.headers.cookie, SESSION_COOKIE);
-    reply.header('Set-Cookie', clearedSessionCookie(secure(request))).header('Cache-Control', 'no-store');
+    const token = sessionToken(request);
+    clearSession(request, reply).header('Cache-Control', 'no-store');
     if (token && validator) {
       await validator.revoke(token).catch((error: unknown) => request.log.warn({ err: error }, 'token revocation failed at sign-out'));
     }

@@ -1,4 +1,10 @@
-import { createLocalJWKSet, jwtVerify, errors as joseErrors, type JSONWebKeySet } from 'jose';
+import type { components } from '@keyway/api/types';
+import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, errors as joseErrors, type JSONWebKeySet } from 'jose';
+
+// The wire shapes of `POST /token/validate`, generated from the contract (api/openapi.yaml).
+type TokenRequest = components['schemas']['TokenRequest'];
+type TokenValidationResult = components['schemas']['TokenValidationResult'];
+type WireError = components['schemas']['Error'];
 
 /** What the docs server knows of a token after asking the identity server. */
 export type Validation =
@@ -59,11 +65,9 @@ export function gateRefusal(claims: Claims, orgId: string): string | undefined {
 
 /** Unverified claims of a JWT (the identity server verifies the signature; these only select and describe it). */
 export function tokenClaims(token: string): Claims | undefined {
-  const payload = token.split('.')[1];
-  if (!payload || token.split('.').length !== 3) return undefined;
+  if (token.split('.').length !== 3) return undefined;
   try {
-    const claims: unknown = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
-    return claims && typeof claims === 'object' ? (claims as Claims) : undefined;
+    return decodeJwt(token) as Claims;
   } catch {
     return undefined;
   }
@@ -155,7 +159,7 @@ export class TokenValidator {
   private async verified(token: string): Promise<{ claims: Claims } | { reason: string }> {
     let kid: string | undefined;
     try {
-      kid = JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString('utf8')).kid as string | undefined;
+      kid = decodeProtectedHeader(token).kid;
     } catch {
       return { reason: 'the token is not a Keyway user token' };
     }
@@ -178,19 +182,20 @@ export class TokenValidator {
     this.cache.set(token, { result, checkedAt: this.now() });
   }
 
-  private async post(path: string, token: string): Promise<Record<string, unknown>> {
+  private async post(path: string, token: string): Promise<Partial<TokenValidationResult>> {
     let res: Response;
     try {
       res = await this.fetch(new URL(path, this.options.identityUrl.replace(/\/?$/, '/')), {
         method: 'POST',
         headers: { 'Content-Type': 'application/json', 'Keyway-OrgID': this.options.orgId },
-        body: JSON.stringify({ token }),
+        body: JSON.stringify({ token } satisfies TokenRequest),
         signal: AbortSignal.timeout(this.options.timeoutMs ?? 5000),
       });
     } catch (error) {
       throw new IdentityUnavailableError(`the identity server cannot be reached: ${(error as Error).message}`);
     }
-    const body = (await res.json().catch(() => undefined)) as { result?: Record<string, unknown>; errors?: { message?: string }[] } | undefined;
+    // Read defensively: an answer that does not follow the contract must not throw here.
+    const body = (await res.json().catch(() => undefined)) as { result?: Partial<TokenValidationResult>; errors?: Partial<WireError>[] } | undefined;
     if (res.status >= 500 || !body) throw new IdentityUnavailableError(`the identity server answered HTTP ${res.status} to ${path}`);
     if (res.status >= 400) return { valid: false, invalidity_reason: body.errors?.[0]?.message ?? `HTTP ${res.status}` };
     return body.result ?? {};

@@ -20,6 +20,13 @@ export interface DocsIndex {
   visible(signedIn: boolean): QueryOptions['filter'];
   /** The passages of one page (site path without anchor), in page order. */
   pagePassages(page: string): Passage[];
+  /**
+   * One document per page (its title, all its headings, its keywords and summary, its path): a question about what a
+   * page is about as a whole finds it here even when no single section says all of it. Ids index `pages`.
+   */
+  pageIndex: StaticIndex;
+  /** The pages of `pageIndex`, by id: site path and whether the page is gated. */
+  pages: { url: string; gated: boolean }[];
 }
 
 /** `docs/a/b.html` → `/docs/a/b`; `docs/a/index.html` → `/docs/a`. */
@@ -43,7 +50,17 @@ export function indexPassages(read: Passage[]): DocsIndex {
     const page = p.url.split('#')[0] ?? p.url;
     byPage.set(page, [...(byPage.get(page) ?? []), p]);
   }
-  return { passages, index, vocabulary, visible: (signedIn) => (signedIn ? undefined : publicOnly), pagePassages: (page) => byPage.get(page) ?? [] };
+  const pages = [...byPage].map(([url, list]) => ({ url, gated: list[0]?.gated === true }));
+  const pageMini = new MiniSearch<SearchDoc>(SEARCH_OPTIONS);
+  pageMini.addAll(
+    [...byPage.values()].map((list, id) => {
+      const first = list[0] as Passage;
+      const intro = list.find((p) => !p.heading);
+      return { id, url: first.url.split('#')[0] ?? first.url, title: first.title, heading: list.map((p) => p.heading).filter(Boolean).join(' · '), text: '', keywords: intro?.keywords ?? '' };
+    }),
+  );
+  const pageIndex = loadIndex(pageMini.toJSON());
+  return { passages, index, vocabulary, visible: (signedIn) => (signedIn ? undefined : publicOnly), pagePassages: (page) => byPage.get(page) ?? [], pageIndex, pages };
 }
 
 /**

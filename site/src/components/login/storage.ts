@@ -1,3 +1,4 @@
+import { jwtClaims } from '@keyway/sdk/jwt';
 import { sameOriginPath } from '@keyway/sdk/redirect';
 import gatedPrefixes from '../../data/gated-prefixes.json';
 
@@ -23,16 +24,9 @@ export function readToken(): string | null {
 
 /** Who a token names, for display only (the servers validate the token): its first handle, else the person id. */
 export function signedInAs(token: string): string {
-  try {
-    const payload = token.split('.')[1] ?? '';
-    const claims = JSON.parse(atob(payload.replace(/-/g, '+').replace(/_/g, '/'))) as {
-      authentications?: { handle?: string }[];
-      person_id?: string;
-    };
-    return claims.authentications?.find((a) => a.handle)?.handle ?? claims.person_id ?? 'a Keyway customer';
-  } catch {
-    return 'a Keyway customer';
-  }
+  const claims = jwtClaims(token) as { authentications?: { handle?: string }[]; person_id?: string } | undefined;
+  const handle = Array.isArray(claims?.authentications) ? claims.authentications.find((a) => typeof a?.handle === 'string')?.handle : undefined;
+  return handle ?? (typeof claims?.person_id === 'string' ? claims.person_id : 'a Keyway customer');
 }
 
 export function storeToken(token: string): void {

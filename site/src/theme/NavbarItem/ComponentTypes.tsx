@@ -1,8 +1,8 @@
 import ComponentTypes from '@theme-original/NavbarItem/ComponentTypes';
-import AccountNavbarItem from '@site/src/components/login/AccountNavbarItem';
+import AccountSlot from '@site/src/components/login/AccountSlot';
 
-/** The theme's navbar item types, plus `custom-account`: the signed-in reader's account menu. */
+/** The theme's navbar item types, plus `custom-account`: the signed-in reader's account menu (loaded once signed in). */
 export default {
   ...ComponentTypes,
-  'custom-account': AccountNavbarItem,
+  'custom-account': AccountSlot,
 };
