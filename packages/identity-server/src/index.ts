@@ -3,9 +3,10 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import type { Ctx, Limits, OrgSettings } from './context.js';
-import { invalidate, reloadAllowedDomains } from './organizations/settings.js';
+import { SETTINGS_POLL_MS, getOrgSettings, loadOrg, invalidate, pollSettingsVersion, reloadAllowedDomains, writeOrganization } from './organizations/settings.js';
 import { openDatabase, type Db } from './db/index.js';
 import { purgeExpired } from './db/maintenance.js';
+import { unlessBusy } from './db/locks.js';
 import { Mailer, type SmtpOptions } from './email/mailer.js';
 import { DEFAULT_OPENAPI_PATH, OpenApiContract } from './openapi.js';
 import { RateLimiter } from './http/rate-limit.js';
@@ -83,20 +84,21 @@ export interface IdentityServer {
 
 /** Creates or updates the development organization (idempotent). */
 async function seedOrg(ctx: Ctx, id: string, apiKey: string | undefined): Promise<void> {
-  const existing = await ctx.db.selectFrom('organizations').selectAll().where('id', '=', id).executeTakeFirst();
-  const settings: OrgSettings = existing ? (JSON.parse(existing.settings) as OrgSettings) : { self_registration: true, auto_activate: true };
-  settings.oauth_clients ??= [{ client_id: DEFAULT_DEV_OAUTH_CLIENT_ID, name: 'Keyway docs', redirect_uris: [], public: true, scopes: ['openid', 'email'], grant_types: ['authorization_code'] }];
-  if (apiKey) settings.api_key_sha256 = sha256(apiKey);
-  if (existing) {
-    await ctx.db.updateTable('organizations').set({ settings: JSON.stringify(settings) }).where('id', '=', id).execute();
-  } else {
-    await ctx.db
-      .insertInto('organizations')
-      .values({ id, parent_id: null, org_name: 'Keyway Dev', tenant_name: 'keyway-dev', settings: JSON.stringify(settings), created_at: new Date().toISOString() })
-      .onConflict((oc) => oc.column('id').doNothing())
-      .execute();
-  }
-  invalidate(ctx, id);
+  await writeOrganization(ctx, async (trx) => {
+    const existing = await trx.selectFrom('organizations').selectAll().where('id', '=', id).executeTakeFirst();
+    const settings: OrgSettings = existing ? (JSON.parse(existing.settings) as OrgSettings) : { self_registration: true, auto_activate: true };
+    settings.oauth_clients ??= [{ client_id: DEFAULT_DEV_OAUTH_CLIENT_ID, name: 'Keyway docs', redirect_uris: [], public: true, scopes: ['openid', 'email'], grant_types: ['authorization_code'] }];
+    if (apiKey) settings.api_key_sha256 = sha256(apiKey);
+    if (existing) {
+      await trx.updateTable('organizations').set({ settings: JSON.stringify(settings) }).where('id', '=', id).execute();
+    } else {
+      await trx
+        .insertInto('organizations')
+        .values({ id, parent_id: null, org_name: 'Keyway Dev', tenant_name: 'keyway-dev', settings: JSON.stringify(settings), created_at: new Date().toISOString() })
+        .onConflict((oc) => oc.column('id').doNothing())
+        .execute();
+    }
+  });
 }
 
 /** How long closing waits for requests in progress before it drops the connections still open. */
@@ -120,25 +122,27 @@ async function closeApp(app: FastifyInstance): Promise<void> {
  * The token service: lifetimes, groups claim and template claims come from the organization's cached settings; sync
  * hooks may add claims. `ctxOf` gives the server's context once it exists (the service is made before it).
  */
-function newTokenService(db: Db, orgs: Ctx['orgs'], issuer: string, opts: IdentityServerOptions, ctxOf: () => Ctx): TokenService {
+function newTokenService(db: Db, dialect: Ctx['dialect'], issuer: string, opts: IdentityServerOptions, ctxOf: () => Ctx): TokenService {
+  const settingsOf = (oid: string) => getOrgSettings(ctxOf(), oid);
   return new TokenService(db, {
     issuer,
+    dialect,
     ttlSeconds: opts.tokenTtlSeconds ?? 3600,
     rotationSeconds: opts.keyRotationSeconds ?? 7 * 24 * 3600,
-    groupsClaimFor: (oid) => orgs.get(oid)?.settings.groups_claim_name,
-    ttlFor: (oid) => orgs.get(oid)?.settings.token_duration_seconds,
+    groupsClaimFor: async (oid) => (await settingsOf(oid))?.groups_claim_name,
+    ttlFor: async (oid) => (await settingsOf(oid))?.token_duration_seconds,
     templateClaimsFor: async (oid, personId) => {
-      const raw = orgs.get(oid)?.settings.token_template;
-      if (!raw) return {};
+      const org = await loadOrg(ctxOf(), oid);
+      const raw = org?.settings.token_template;
+      if (!org || !raw) return {};
       const rows = await db.selectFrom('attributes').select(['bucket', 'name', 'value']).where('person_id', '=', personId).execute();
       const attributes: Record<string, Record<string, unknown>> = {};
       for (const r of rows) (attributes[r.bucket] ??= {})[r.name] = JSON.parse(r.value) as unknown;
-      const org = orgs.get(oid)!;
       const permissions = Object.keys(await effectivePermissions(ctxOf(), org, personId));
       return renderTokenTemplate(JSON.parse(raw) as Record<string, unknown>, { attributes, roles: await grantsOf(db, personId, 'role'), permissions });
     },
-    syncHookClaimsFor: (claims) => {
-      const groupsClaim = orgs.get(claims.oid)?.settings.groups_claim_name ?? 'groups';
+    syncHookClaimsFor: async (claims) => {
+      const groupsClaim = (await settingsOf(claims.oid))?.groups_claim_name ?? 'groups';
       return ctxOf().webhooks.callSyncHooks(claims.oid, 'token_minted', claims.person_id, { token: claims }, (c) => RESERVED_CLAIMS.has(c) || c === groupsClaim);
     },
   });
@@ -161,26 +165,25 @@ export async function startIdentityServer(opts: IdentityServerOptions = {}): Pro
   try {
     // The issuer must be known before listening; with port 0 it is fixed up after listen.
     const provisionalUrl = opts.publicUrl ?? `http://${host}:${opts.port ?? DEFAULT_API_PORT}`;
-    const orgs: Ctx['orgs'] = new Map();
-    const tokens = newTokenService(db, orgs, provisionalUrl, opts, () => ctx);
+    const tokens = newTokenService(db, dialect, provisionalUrl, opts, () => ctx);
     const ctx: Ctx = {
       db,
       dialect,
       tokens,
       mailer: new Mailer(db, opts.smtp),
-      limiter: new RateLimiter(),
+      limiter: new RateLimiter(db),
       limits: { ...DEFAULT_LIMITS, ...opts.limits },
       publicUrl: provisionalUrl,
       devMode,
       corsOrigins: opts.corsOrigins ?? (devMode ? DEFAULT_DEV_CORS_ORIGINS : []),
-      orgs,
+      orgs: new Map(),
       allowedDomains: new Set(),
       webhooks: new WebhookService(db, () => ctx.publicUrl, { refuseInternal: !devMode, ...opts.webhooks }),
       sealer: Sealer.fromConfig(opts.secretsKey ?? process.env.KEYWAY_SECRETS_KEY, opts.dataDir ?? DEFAULT_DATA_DIR),
     };
     await tokens.init();
     await seedOrg(ctx, orgId, opts.apiKey ?? (devMode ? DEFAULT_DEV_API_KEY : undefined));
-    await reloadAllowedDomains(ctx);
+    await pollSettingsVersion(ctx);
     app = await buildApp(ctx, { corsOrigins: ctx.corsOrigins, contract, logger: opts.logger ?? false });
     await app.listen({ port: opts.port ?? DEFAULT_API_PORT, host });
     const addr = app.server.address();
@@ -191,7 +194,9 @@ export async function startIdentityServer(opts: IdentityServerOptions = {}): Pro
       tokens.opts.issuer = url;
     }
     timers.push(setInterval(() => void tokens.rotateIfDue().catch(() => undefined), 3600_000).unref());
-    timers.push(setInterval(() => void purgeExpired(db).catch(() => undefined), 600_000).unref());
+    // Replicas sharing the database: one purges at a time, the others skip that round.
+    timers.push(setInterval(() => void unlessBusy(db, dialect, 'purge', (trx) => purgeExpired(trx)).catch(() => undefined), 600_000).unref());
+    timers.push(setInterval(() => void pollSettingsVersion(ctx).catch(() => undefined), SETTINGS_POLL_MS).unref());
     timers.push(setInterval(() => ctx.webhooks.kick(), ctx.webhooks.pollMs).unref());
     ctx.webhooks.kick();
     const server: IdentityServer = {

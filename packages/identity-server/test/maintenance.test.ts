@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../src/db/index.js';
 import { purgeExpired } from '../src/db/maintenance.js';
+import { RateLimiter, RateLimitError } from '../src/http/rate-limit.js';
 import { TokenService } from '../src/tokens/token-service.js';
 
 describe('signing key rotation and purging', () => {
@@ -55,5 +56,21 @@ describe('signing key rotation and purging', () => {
     expect(await purgeExpired(db, now)).toEqual({ challenges: 1, revoked_tokens: 1, mailbox: 1 });
     expect((await db.selectFrom('challenges').select('id').orderBy('id').execute()).map((r) => r.id)).toEqual(['open', 'recent']);
     expect((await db.selectFrom('revoked_tokens').select('jti').execute()).map((r) => r.jti)).toEqual(['live']);
+  });
+
+  it('sweeps rate-limit windows an hour old and keeps the current ones counting', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'keyway-purge-'));
+    db = (await openDatabase({ dataDir: dir })).db;
+    const limiter = new RateLimiter(db);
+    const now = Date.now();
+    await db.insertInto('rate_windows').values({ key: 'id-handle|old', window_start: now - 2 * 3600_000, count: 9 }).execute();
+    await limiter.hit('id-handle', 'current', 2, 'sign-in attempts for this handle');
+    await purgeExpired(db, now);
+    expect((await db.selectFrom('rate_windows').select('key').execute()).map((r) => r.key)).toEqual(['id-handle|current']);
+    await limiter.hit('id-handle', 'current', 2, 'sign-in attempts for this handle');
+    const third = await limiter.hit('id-handle', 'current', 2, 'sign-in attempts for this handle').catch((e: unknown) => e);
+    expect(third).toBeInstanceOf(RateLimitError);
+    expect((third as RateLimitError).retryAfterSeconds).toBeGreaterThan(0);
+    expect((third as RateLimitError).retryAfterSeconds).toBeLessThanOrEqual(60);
   });
 });

@@ -1,9 +1,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { lastMessage } from './helpers.js';
+import { lastMessage, signInWithEmail, startTestServer } from './helpers.js';
 import { REPLICAS_SKIP_REASON, startReplicas, within, type Replicas } from './replicas.js';
 
+/** How stale a replica's organization settings may be: the bound the READMEs state. */
+const SETTINGS_STALENESS_MS = 1000;
 const KEY = { headers: { 'keyway-api-key': 'kw_dev_api_key_not_secret' } };
 
 if (REPLICAS_SKIP_REASON) console.warn(`test/replicas.test.ts: ${REPLICAS_SKIP_REASON}`);
@@ -84,6 +86,78 @@ describe.skipIf(REPLICAS_SKIP_REASON !== undefined)(`three replicas on one Postg
       expect(new Set(ids).size).toBe(handles.length);
     } finally {
       await new Promise<void>((done) => rx.close(() => done()));
+    }
+  });
+});
+
+describe.skipIf(REPLICAS_SKIP_REASON !== undefined)(`three replicas on one PostgreSQL agree on settings and limits${REPLICAS_SKIP_REASON ? ` (${REPLICAS_SKIP_REASON})` : ''}`, () => {
+  let r: Replicas;
+  beforeAll(async () => {
+    r = await startReplicas(3, { limits: { perIpPerMinute: 0, perHandlePerMinute: 3 } });
+  });
+  afterAll(() => r?.stop());
+
+  it(`a management API key rotated on one replica is refused by every replica within ${SETTINGS_STALENESS_MS} ms, and the new key works everywhere`, async () => {
+    // Every replica has used (and cached) the organization before the rotation.
+    for (const call of r.calls) expect((await call('GET', '/persons', undefined, KEY)).status).toBe(200);
+    const rotated = await r.calls[0]!('PUT', '/organizations/api-keys', undefined, KEY);
+    expect(rotated.status).toBe(200);
+    const fresh = { headers: { 'keyway-api-key': rotated.body.result.api_key as string } };
+    for (const [i, call] of r.calls.entries()) {
+      const took = await within(SETTINGS_STALENESS_MS, async () => (await call('GET', '/persons', undefined, KEY)).status === 401);
+      expect(took, `replica ${i} still accepts the old key after ${SETTINGS_STALENESS_MS} ms`).toBeDefined();
+      expect((await call('GET', '/persons', undefined, fresh)).status, `replica ${i} refuses the new key`).toBe(200);
+    }
+  });
+
+  it('the per-handle limit (3 a minute) holds across replicas: 9 starts spread over 3 replicas get 3 codes', async () => {
+    const answers = [];
+    for (let i = 0; i < 9; i++) answers.push((await r.calls[i % 3]!('POST', '/id/v2', { handle: 'busy@example.com', factor: { method: 'otp_via_email' } })).status);
+    expect(answers).toEqual([200, 200, 200, 429, 429, 429, 429, 429, 429]);
+  });
+});
+
+describe.skipIf(REPLICAS_SKIP_REASON !== undefined)(`replicas on one PostgreSQL share settings writes and signing keys${REPLICAS_SKIP_REASON ? ` (${REPLICAS_SKIP_REASON})` : ''}`, () => {
+  it('a settings change made on a replica with an older copy of the settings does not undo a change made on another', async () => {
+    const r = await startReplicas(2);
+    try {
+      const [a, b] = r.calls as [Replicas['calls'][0], Replicas['calls'][0]];
+      // Both replicas read the organization (and cache it).
+      for (const call of r.calls) expect((await call('GET', '/persons', undefined, KEY)).status).toBe(200);
+      const rotated = await a('PUT', '/organizations/api-keys', undefined, KEY);
+      const fresh = { headers: { 'keyway-api-key': rotated.body.result.api_key as string } };
+      // b still accepts the old key (that is the stale cache); it writes another setting with it.
+      const written = await b('PUT', '/organizations/config/token-template', { content: '{"team": "identity"}' }, KEY);
+      expect([200, 401]).toContain(written.status);
+      // Whatever b did, the key rotated on a must remain the one key: the old one refused, the new one accepted.
+      await new Promise((done) => setTimeout(done, SETTINGS_STALENESS_MS));
+      expect((await a('GET', '/persons', undefined, KEY)).status, 'the old key works again on the replica that rotated it').toBe(401);
+      expect((await a('GET', '/persons', undefined, fresh)).status, 'the rotated key was undone').toBe(200);
+    } finally {
+      await r.stop();
+    }
+  });
+
+  it('a token signed with a key that another replica created is accepted by every replica', async () => {
+    // Keys rotate every 2 s here: a replica started after that creates a new key and signs with it.
+    const r = await startReplicas(2, { keyRotationSeconds: 2 });
+    try {
+      await new Promise((done) => setTimeout(done, 2100));
+      const late = await startTestServer('postgres', { keyRotationSeconds: 2, publicUrl: r.servers[0]!.url }, { ...r.servers[0]!.storage, cleanup: async () => {} });
+      try {
+        const token = await signInWithEmail(late, 'late-key@example.com');
+        for (const [i, call] of r.calls.entries()) {
+          const v = await call('POST', '/token/validate', { token });
+          expect(v.body.result, `replica ${i}`).toMatchObject({ valid: true });
+        }
+        const jwks = (await (await fetch(`${r.servers[0]!.url}/.well-known/jwks.json`)).json()) as { keys: Array<{ kid: string }> };
+        const published = jwks.keys.map((k) => k.kid);
+        expect(published).toContain(JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString()).kid);
+      } finally {
+        await late.close();
+      }
+    } finally {
+      await r.stop();
     }
   });
 });

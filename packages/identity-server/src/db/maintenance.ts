@@ -14,6 +14,8 @@ export async function purgeExpired(db: Db, now = Date.now()): Promise<{ challeng
   const c = await db.deleteFrom('challenges').where('expires_at', '<', iso(now - CHALLENGE_RETENTION_MS)).executeTakeFirst();
   const r = await db.deleteFrom('revoked_tokens').where('expires_at', '<', iso(now)).executeTakeFirst();
   const m = await db.deleteFrom('mailbox').where('created_at', '<', iso(now - MAILBOX_RETENTION_MS)).executeTakeFirst();
+  // Rate-limit windows last a minute (http/rate-limit.ts); one an hour old counts nothing.
+  await db.deleteFrom('rate_windows').where('window_start', '<', now - 3600_000).execute();
   await db.deleteFrom('token_parents').where('expires_at', '<', iso(now)).execute();
   // Used refresh tokens are kept while they could be replayed (reuse detection); past their expiry they can go.
   await db.deleteFrom('oauth_refresh_tokens').where('expires_at', '<', iso(now - CHALLENGE_RETENTION_MS)).execute();

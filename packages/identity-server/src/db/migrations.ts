@@ -1,4 +1,4 @@
-import type { Kysely, Migration, MigrationProvider } from 'kysely';
+import { sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -321,6 +321,27 @@ async function guessFailures(db: Kysely<any>): Promise<void> {
     .execute();
 }
 
+/**
+ * 0012: what replicas on one database share (#23). `settings_version` is one row bumped by every organization write
+ * (each replica polls it to drop its cached settings); `rate_windows` holds the sign-in rate-limit counters.
+ */
+async function sharedState(db: Kysely<any>, dialect: DialectName): Promise<void> {
+  await db.schema
+    .createTable('settings_version')
+    .addColumn('id', 'integer', (c) => c.primaryKey())
+    .addColumn('version', 'bigint', (c) => c.notNull())
+    .execute();
+  await db.insertInto('settings_version').values({ id: 1, version: 0 }).execute();
+  // Counters lost in a crash only reset a minute's count: PostgreSQL may skip the write-ahead log for them.
+  const rateWindows = db.schema
+    .createTable('rate_windows')
+    .addColumn('key', 'text', (c) => c.primaryKey())
+    .addColumn('window_start', 'bigint', (c) => c.notNull())
+    .addColumn('count', 'integer', (c) => c.notNull());
+  if (dialect === 'postgres') await sql.raw(rateWindows.compile().sql.replace(/^create table/, 'create unlogged table')).execute(db);
+  else await rateWindows.execute();
+}
+
 /** Versioned schema changes, applied in name order by Kysely's migrator on every start. */
 export function migrations(dialect: DialectName): Record<string, Migration> {
   return {
@@ -340,6 +361,7 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0009_oauth_refresh_tokens': { up: oauthRefreshTokens },
     '0010_token_parents': { up: tokenParents },
     '0011_guess_failures': { up: guessFailures },
+    '0012_shared_state': { up: (db: Kysely<any>) => sharedState(db, dialect) },
   };
 }
 

@@ -1,4 +1,4 @@
-import type { Generated } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 
 /** Table shapes shared by the SQLite and PostgreSQL dialects (dates are ISO-8601 UTC strings, JSON is text). */
 export interface OrganizationTable {
@@ -284,7 +284,22 @@ export interface GuessFailureTable {
   updated_at: string;
 }
 
+/** The one row (`id` 1) every organization write bumps; replicas poll it (organizations/settings.ts). */
+export interface SettingsVersionTable {
+  id: number;
+  version: ColumnType<string | number, number, number>;
+}
+
+/** A fixed-window rate-limit counter (http/rate-limit.ts); `window_start` in epoch milliseconds. */
+export interface RateWindowTable {
+  key: string;
+  window_start: ColumnType<string | number, number, number>;
+  count: number;
+}
+
 export interface Database {
+  settings_version: SettingsVersionTable;
+  rate_windows: RateWindowTable;
   guess_failures: GuessFailureTable;
   sso_oidc_tokens: SsoOidcTokenTable;
   oauth_refresh_tokens: OAuthRefreshTokenTable;

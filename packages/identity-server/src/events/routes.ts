@@ -34,7 +34,7 @@ export function registerEventRoutes(app: FastifyInstance, ctx: Ctx): void {
     });
     const ingest = (source: string) => async (req: FastifyRequest<{ Body: AnalyticsEvent | AnalyticsEvent[] }>) => {
       const events = Array.isArray(req.body) ? req.body : [req.body];
-      ctx.limiter.hit('events-ip', clientIp(req), ctx.limits.perIpPerMinute * 20, 'analytics events from this address');
+      await ctx.limiter.hit('events-ip', clientIp(req), ctx.limits.perIpPerMinute * 20, 'analytics events from this address');
       const headerOrg = req.headers['keyway-orgid'];
       const orgIds = new Set(events.map((e) => e.organization_id ?? (typeof headerOrg === 'string' ? headerOrg : undefined)));
       for (const id of orgIds) {

@@ -1,33 +1,38 @@
+import { sql } from 'kysely';
+import type { Db } from '../db/index.js';
 import { ApiError, answerMessage } from './errors.js';
 
-/** Fixed-window counters kept in memory (per process), keyed by scope and subject (IP address, handle). */
+/**
+ * Fixed-window counters kept in the database (`rate_windows`), keyed by scope and subject (IP address, handle), so
+ * every replica sharing it counts the same hits: N replicas allow what one allows. A window starts at the first hit
+ * of a key and lasts `windowMs`; each hit is one atomic upsert. Windows that ended are swept by `purgeExpired`.
+ */
 export class RateLimiter {
-  private readonly windows = new Map<string, { start: number; count: number }>();
-  private lastSweep = Date.now();
-
-  constructor(private readonly windowMs = 60_000) {}
+  constructor(
+    private readonly db: Db,
+    private readonly windowMs = 60_000,
+  ) {}
 
   /** Counts one hit; throws 429 when `limit` hits already happened in the current window. */
-  hit(scope: string, subject: string, limit: number, what: string): void {
+  async hit(scope: string, subject: string, limit: number, what: string): Promise<void> {
     if (limit <= 0) return;
     const now = Date.now();
-    if (now - this.lastSweep > this.windowMs) this.sweep(now);
-    const key = `${scope}\u0000${subject}`;
-    let w = this.windows.get(key);
-    if (!w || now - w.start >= this.windowMs) {
-      w = { start: now, count: 0 };
-      this.windows.set(key, w);
-    }
-    w.count += 1;
-    if (w.count > limit) {
-      const retryAfter = Math.ceil((w.start + this.windowMs - now) / 1000);
+    const open = now - this.windowMs;
+    const row = await this.db
+      .insertInto('rate_windows')
+      .values({ key: `${scope}|${subject}`, window_start: now, count: 1 })
+      .onConflict((oc) =>
+        oc.column('key').doUpdateSet({
+          count: sql<number>`case when rate_windows.window_start > ${open} then rate_windows.count + 1 else 1 end`,
+          window_start: sql<number>`case when rate_windows.window_start > ${open} then rate_windows.window_start else ${now} end`,
+        }),
+      )
+      .returning(['count', 'window_start'])
+      .executeTakeFirstOrThrow();
+    if (Number(row.count) > limit) {
+      const retryAfter = Math.max(1, Math.ceil((Number(row.window_start) + this.windowMs - now) / 1000));
       throw new RateLimitError(answerMessage('rateLimited', { what, seconds: retryAfter }), retryAfter);
     }
-  }
-
-  private sweep(now: number): void {
-    this.lastSweep = now;
-    for (const [key, w] of this.windows) if (now - w.start >= this.windowMs) this.windows.delete(key);
   }
 }
 

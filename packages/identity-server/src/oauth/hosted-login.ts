@@ -129,10 +129,10 @@ export async function loginFormRoutes(scope: FastifyInstance, { ctx }: { ctx: Ct
       if (!pending) return expired(reply);
       try {
         // The same limits as /id: per client address, then per handle.
-        ctx.limiter.hit('id-ip', clientIp(req), ctx.limits.perIpPerMinute, 'sign-in attempts from this address');
+        await ctx.limiter.hit('id-ip', clientIp(req), ctx.limits.perIpPerMinute, 'sign-in attempts from this address');
         const handle = parseHandle(req.body.email!);
         if (handle.type !== 'email_address') throw badRequest('enter an email address');
-        ctx.limiter.hit('id-handle', `${pending.org.id}:${handle.type}:${handle.value}`, ctx.limits.perHandlePerMinute, 'sign-in attempts for this handle');
+        await ctx.limiter.hit('id-handle', `${pending.org.id}:${handle.type}:${handle.value}`, ctx.limits.perHandlePerMinute, 'sign-in attempts for this handle');
         const [ch] = await otpFactor('email').start(ctx, { org: pending.org, handle, method: 'otp_via_email', options: {}, previous: undefined, metadata: undefined });
         return page(reply, 200, 'Enter your code', codeForm(pending.row.id, ch!.id, handle.value), undefined, pending.request.redirect_uri);
       } catch (err) {

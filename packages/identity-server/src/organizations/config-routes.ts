@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Ctx, Org } from '../context.js';
+import type { Ctx, Org, OrgSettings } from '../context.js';
 import { nowIso } from '../context.js';
 import { loadOrg } from './settings.js';
 import type { ExternalCredentialTable } from '../db/schema.js';
@@ -155,14 +155,12 @@ export function registerTemplateAndKycRoutes(app: FastifyInstance, ctx: Ctx): vo
     return { result: { name, ...stored, customized: true } };
   });
 
-  const kycOut = (org: Org): Required<KycConfig> => ({ enabled: false, provider: 'none', required_for_registration: false, allowed_document_countries: [], ...org.settings.kyc });
-  app.get('/organizations/config/kyc', async (req) => ({ result: kycOut(await admin(req)) }));
+  const kycOut = (s: OrgSettings): Required<KycConfig> => ({ enabled: false, provider: 'none', required_for_registration: false, allowed_document_countries: [], ...s.kyc });
+  app.get('/organizations/config/kyc', async (req) => ({ result: kycOut((await admin(req)).settings) }));
   app.patch<{ Body: Partial<KycConfig> }>('/organizations/config/kyc', async (req) => {
-    const org = await admin(req);
-    const next = { ...kycOut(org), ...req.body };
-    await updateSettings(ctx, org, (s) => {
-      s.kyc = next;
+    const settings = await updateSettings(ctx, await admin(req), (s) => {
+      s.kyc = { enabled: false, ...s.kyc, ...req.body };
     });
-    return { result: next };
+    return { result: kycOut(settings) };
   });
 }

@@ -8,7 +8,7 @@ import { requireApiKey } from '../http/guards.js';
 import { BUCKETS } from '../persons/attributes.js';
 import type { PasswordRule } from '../signin/factors/password-hashing.js';
 import { checkTokenTemplate } from '../tokens/token-template.js';
-import { invalidate, reloadAllowedDomains, updateSettings } from './settings.js';
+import { updateSettings, writeOrganization } from './settings.js';
 
 // Management API: the organization itself, its suborganizations (the tree), and its settings (allowed domains, token
 // template, API key, sign-in configuration).
@@ -37,7 +37,7 @@ export function registerOrganizationTreeRoutes(app: FastifyInstance, ctx: Ctx): 
     const org = await admin(req);
     const subs = await children(org.id);
     if (subs.length) throw conflict(`organization "${org.id}" has ${subs.length} suborganization${subs.length > 1 ? 's' : ''} (${subs.map((x) => x.id).join(', ')}): delete them first`);
-    await ctx.db.transaction().execute(async (trx) => {
+    await writeOrganization(ctx, async (trx) => {
       const persons = trx.selectFrom('persons').select('id').where('org_id', '=', org.id);
       for (const t of ['credentials', 'attributes', 'consents', 'person_grants', 'sso_oidc_tokens', 'oauth_refresh_tokens'] as const) await trx.deleteFrom(t).where('person_id', 'in', persons).execute();
       await trx.deleteFrom('webhook_triggers').where('webhook_id', 'in', trx.selectFrom('webhooks').select('id').where('org_id', '=', org.id)).execute();
@@ -46,8 +46,6 @@ export function registerOrganizationTreeRoutes(app: FastifyInstance, ctx: Ctx): 
       }
       await trx.deleteFrom('organizations').where('id', '=', org.id).execute();
     });
-    invalidate(ctx, org.id);
-    await reloadAllowedDomains(ctx);
     return reply.code(204).send();
   });
   app.get('/organizations/suborganizations', async (req) => {
@@ -68,7 +66,7 @@ export function registerOrganizationTreeRoutes(app: FastifyInstance, ctx: Ctx): 
         ...(req.body.inherits_rbac_pools ? { rbac_pool_org_id: parent.id } : {}),
       };
       const tenant = req.body.tenant_name ?? req.body.org_name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
-      await ctx.db.insertInto('organizations').values({ id, parent_id: parent.id, org_name: req.body.org_name, tenant_name: tenant || id, settings: JSON.stringify(settings), created_at: nowIso() }).execute();
+      await writeOrganization(ctx, (trx) => trx.insertInto('organizations').values({ id, parent_id: parent.id, org_name: req.body.org_name, tenant_name: tenant || id, settings: JSON.stringify(settings), created_at: nowIso() }).execute());
       reply.code(201);
       return { result: { id, parent_id: parent.id, org_name: req.body.org_name, tenant_name: tenant || id, api_key: apiKey } };
     },
@@ -90,7 +88,6 @@ export function registerOrganizationSettingsRoutes(app: FastifyInstance, ctx: Ct
       }
       s.allowed_domains = [...current].sort();
     });
-    await reloadAllowedDomains(ctx);
     return { result: { domains: settings.allowed_domains ?? [] } };
   };
   app.post('/organizations/config/domains', changeDomains(true));

@@ -30,10 +30,10 @@ export function registerRecoveryRoutes(app: FastifyInstance, ctx: Ctx): void {
     { schema: { body: S.recoverRequest } },
     async (req) => {
       const org = await requireOrg(ctx, req);
-      ctx.limiter.hit('id-ip', clientIp(req), ctx.limits.perIpPerMinute, 'sign-in attempts from this address');
+      await ctx.limiter.hit('id-ip', clientIp(req), ctx.limits.perIpPerMinute, 'sign-in attempts from this address');
       const handle: Handle = parseHandle(req.body.handle);
       if (handle.type === 'username') throw badRequest('recovery needs an email address or phone number as handle');
-      ctx.limiter.hit('id-handle', `${org.id}:${handle.type}:${handle.value}`, ctx.limits.perHandlePerMinute, 'sign-in attempts for this handle');
+      await ctx.limiter.hit('id-handle', `${org.id}:${handle.type}:${handle.value}`, ctx.limits.perHandlePerMinute, 'sign-in attempts for this handle');
       // `password` (what the published client sends: recover the password factor) proves the handle with a code sent to it.
       const method = req.body.factor.method === 'password' ? (handle.type === 'email_address' ? 'otp_via_email' : 'otp_via_sms') : req.body.factor.method;
       if (!RECOVERY_METHODS.includes(method)) throw badRequest(`recovery works with password, ${RECOVERY_METHODS.join(', ')}, not "${method}"`);

@@ -18,9 +18,9 @@ export function registerIdRoutes(app: FastifyInstance, ctx: Ctx, factors: Factor
   const idHandler = async (req: FastifyRequest<{ Body: IdBody }>, reply: FastifyReply) => {
     const org = await requireOrg(ctx, req);
     const body = req.body;
-    ctx.limiter.hit('id-ip', clientIp(req), ctx.limits.perIpPerMinute, 'sign-in attempts from this address');
+    await ctx.limiter.hit('id-ip', clientIp(req), ctx.limits.perIpPerMinute, 'sign-in attempts from this address');
     const handle = body.handle === undefined ? undefined : parseHandle(body.handle);
-    if (handle) ctx.limiter.hit('id-handle', `${org.id}:${handle.type}:${handle.value}`, ctx.limits.perHandlePerMinute, 'sign-in attempts for this handle');
+    if (handle) await ctx.limiter.hit('id-handle', `${org.id}:${handle.type}:${handle.value}`, ctx.limits.perHandlePerMinute, 'sign-in attempts for this handle');
     const allowed = org.settings.allowed_factors;
     if (allowed?.length && !allowed.includes(body.factor.method)) {
       throw badRequest(`authentication method "${body.factor.method}" is not allowed for this organization`);
@@ -106,7 +106,7 @@ export function registerChallengeRoutes(app: FastifyInstance, ctx: Ctx): void {
 export function registerTokenRoutes(app: FastifyInstance, ctx: Ctx): void {
   app.post<{ Body: { region?: string } | null }>('/persons/anonymous', { schema: { body: S.anonymousRequest } }, async (req) => {
     const org = await requireOrg(ctx, req);
-    ctx.limiter.hit('id-ip', clientIp(req), ctx.limits.perIpPerMinute, 'sign-in attempts from this address');
+    await ctx.limiter.hit('id-ip', clientIp(req), ctx.limits.perIpPerMinute, 'sign-in attempts from this address');
     const person = await createPerson(ctx, org, { type: 'anonymous', region: req.body?.region });
     const token = await issueToken(ctx, person, { method: 'anonymous' }, { firstToken: true });
     // Spec §7: "result: anonymous token" (the token string).

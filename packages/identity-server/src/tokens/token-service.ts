@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { SignJWT, exportJWK, generateKeyPair, importJWK, jwtVerify, decodeJwt, decodeProtectedHeader, errors as joseErrors, type JWK, type CryptoKey } from 'jose';
 import type { Db } from '../db/index.js';
+import { exclusively } from '../db/locks.js';
+import type { DialectName } from '../db/migrations.js';
+import type { SigningKeyTable } from '../db/schema.js';
 
 export const SIGNING_ALG = 'ES256';
 
@@ -90,15 +93,20 @@ export interface TokenServiceOptions {
   ttlSeconds: number;
   /** A new signing key is generated when the newest one is older than this. */
   rotationSeconds: number;
+  /** The database's dialect: on PostgreSQL, rotation takes an advisory lock so that one replica rotates at a time. */
+  dialect?: DialectName;
   /** Claim that carries the groups for an organization (default `groups`). */
-  groupsClaimFor?: (oid: string) => string | undefined;
+  groupsClaimFor?: (oid: string) => Promise<string | undefined> | string | undefined;
   /** Token lifetime of an organization, when it sets its own. */
-  ttlFor?: (oid: string) => number | undefined;
+  ttlFor?: (oid: string) => Promise<number | undefined> | number | undefined;
   /** Extra claims of an organization's token template for a person (never overriding the claims given to sign). */
   templateClaimsFor?: (oid: string, personId: string) => Promise<Record<string, unknown>>;
   /** Claims the organization's `token_minted` sync hooks add (they may also refuse the token by throwing 403). */
   syncHookClaimsFor?: (claims: Record<string, unknown> & { oid: string; person_id: string }) => Promise<Record<string, unknown>>;
 }
+
+/** Keys are re-read from the database at most this often (on an unknown key id, or for the JWKS). */
+export const KEY_REFRESH_MS = 1000;
 
 export type ValidationResult =
   | { valid: true; claims: UserTokenClaims; expires_in_seconds: number; expires_at: string }
@@ -110,6 +118,8 @@ export type ValidationResult =
  */
 export class TokenService {
   private keys: LoadedKey[] = [];
+  private lastRefresh = 0;
+  private refreshing: Promise<void> | undefined;
   private readonly revoked = new Set<string>();
   private readonly verified = new Map<string, UserTokenClaims>();
 
@@ -122,43 +132,75 @@ export class TokenService {
     await this.rotateIfDue();
   }
 
-  /** Generates a new key when the newest is older than the rotation period and drops keys nobody can need. */
+  /**
+   * Generates a new key when the newest is older than the rotation period and drops keys nobody can need. Replicas on
+   * one PostgreSQL database do this one at a time (advisory lock), each re-reading the keys under the lock: one rotates.
+   */
   async rotateIfDue(now = Date.now()): Promise<void> {
-    const rows = await this.db.selectFrom('signing_keys').selectAll().orderBy('created_at', 'desc').execute();
-    const newest = rows[0];
-    if (!newest || now - Date.parse(newest.created_at) >= this.opts.rotationSeconds * 1000) {
-      const { privateKey, publicKey } = await generateKeyPair(SIGNING_ALG, { extractable: true });
-      const kid = randomUUID();
-      const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: SIGNING_ALG, use: 'sig' };
-      const privateJwk = { ...(await exportJWK(privateKey)), kid, alg: SIGNING_ALG };
-      const created_at = new Date(now).toISOString();
-      await this.db
-        .insertInto('signing_keys')
-        .values({ kid, alg: SIGNING_ALG, private_jwk: JSON.stringify(privateJwk), public_jwk: JSON.stringify(publicJwk), created_at })
-        .execute();
-      rows.unshift({ kid, alg: SIGNING_ALG, private_jwk: JSON.stringify(privateJwk), public_jwk: JSON.stringify(publicJwk), created_at });
-    }
-    // A key retired at time R (when its successor appeared) may have signed tokens until R; keep it until R + ttl.
-    const keep: typeof rows = [];
-    for (let i = 0; i < rows.length; i++) {
-      const row = rows[i]!;
-      const successor = rows[i - 1];
-      if (successor && now - Date.parse(successor.created_at) > this.opts.ttlSeconds * 1000) {
-        await this.db.deleteFrom('signing_keys').where('kid', '=', row.kid).execute();
-        continue;
+    const keep = await exclusively(this.db, this.opts.dialect ?? 'sqlite', 'keyRotation', async (trx) => {
+      const rows = await trx.selectFrom('signing_keys').selectAll().orderBy('created_at', 'desc').execute();
+      const newest = rows[0];
+      if (!newest || now - Date.parse(newest.created_at) >= this.opts.rotationSeconds * 1000) {
+        const { privateKey, publicKey } = await generateKeyPair(SIGNING_ALG, { extractable: true });
+        const kid = randomUUID();
+        const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: SIGNING_ALG, use: 'sig' };
+        const privateJwk = { ...(await exportJWK(privateKey)), kid, alg: SIGNING_ALG };
+        const row = { kid, alg: SIGNING_ALG, private_jwk: JSON.stringify(privateJwk), public_jwk: JSON.stringify(publicJwk), created_at: new Date(now).toISOString() };
+        await trx.insertInto('signing_keys').values(row).execute();
+        rows.unshift(row);
       }
-      keep.push(row);
-    }
-    this.keys = await Promise.all(
-      keep.map(async (row) => ({
-        kid: row.kid,
-        createdAt: Date.parse(row.created_at),
-        privateKey: (await importJWK(JSON.parse(row.private_jwk) as JWK, row.alg)) as CryptoKey,
-        publicKey: (await importJWK(JSON.parse(row.public_jwk) as JWK, row.alg)) as CryptoKey,
-        publicJwk: JSON.parse(row.public_jwk) as JWK,
-      })),
-    );
+      // A key retired at time R (when its successor appeared) may have signed tokens until R; keep it until R + ttl.
+      const kept: typeof rows = [];
+      for (let i = 0; i < rows.length; i++) {
+        const row = rows[i]!;
+        const successor = rows[i - 1];
+        if (successor && now - Date.parse(successor.created_at) > this.opts.ttlSeconds * 1000) {
+          await trx.deleteFrom('signing_keys').where('kid', '=', row.kid).execute();
+          continue;
+        }
+        kept.push(row);
+      }
+      return kept;
+    });
+    await this.load(keep);
     this.verified.clear();
+  }
+
+  /** Makes `rows` (newest first) the loaded keys, importing only those not loaded yet. */
+  private async load(rows: SigningKeyTable[]): Promise<void> {
+    const loaded = new Map(this.keys.map((k) => [k.kid, k]));
+    this.keys = await Promise.all(
+      rows.map(
+        async (row) =>
+          loaded.get(row.kid) ?? {
+            kid: row.kid,
+            createdAt: Date.parse(row.created_at),
+            privateKey: (await importJWK(JSON.parse(row.private_jwk) as JWK, row.alg)) as CryptoKey,
+            publicKey: (await importJWK(JSON.parse(row.public_jwk) as JWK, row.alg)) as CryptoKey,
+            publicJwk: JSON.parse(row.public_jwk) as JWK,
+          },
+      ),
+    );
+    this.lastRefresh = Date.now();
+  }
+
+  /**
+   * Re-reads the keys from the database (keys made by another replica sharing it: a rotation, a replica started after
+   * the rotation period), at most once per {@link KEY_REFRESH_MS}, so tokens naming unknown key ids cannot turn into
+   * a query each. Answers whether the keys were read.
+   */
+  async refreshKeys(): Promise<boolean> {
+    if (!this.refreshing && Date.now() - this.lastRefresh < KEY_REFRESH_MS) return false;
+    this.refreshing ??= (async () => {
+      try {
+        this.lastRefresh = Date.now();
+        await this.load(await this.db.selectFrom('signing_keys').selectAll().orderBy('created_at', 'desc').execute());
+      } finally {
+        this.refreshing = undefined;
+      }
+    })();
+    await this.refreshing;
+    return true;
   }
 
   jwks(): { keys: JWK[] } {
@@ -193,11 +235,11 @@ export class TokenService {
     ttlSeconds?: number,
   ): Promise<string> {
     const claims = { ...input, token_use: input.token_use === 'access' ? 'access' : input.person_type === 'anonymous' ? 'anonymous' : 'user' };
-    const ttl = ttlSeconds ?? this.opts.ttlFor?.(claims.oid) ?? this.opts.ttlSeconds;
+    const ttl = ttlSeconds ?? (await this.opts.ttlFor?.(claims.oid)) ?? this.opts.ttlSeconds;
     const key = this.keys[0];
     if (!key) throw new Error('no signing key loaded');
     const now = Math.floor(Date.now() / 1000);
-    const groupsClaim = this.opts.groupsClaimFor?.(claims.oid) ?? 'groups';
+    const groupsClaim = (await this.opts.groupsClaimFor?.(claims.oid)) ?? 'groups';
     const templated = (await this.opts.templateClaimsFor?.(claims.oid, claims.person_id)) ?? {};
     const hooked = (await this.opts.syncHookClaimsFor?.({ ...templated, ...claims })) ?? {};
     const payload: Record<string, unknown> = { ...templated, ...hooked, ...claims };
@@ -229,7 +271,8 @@ export class TokenService {
       } catch {
         return { valid: false, invalidity_reason: 'token is malformed' };
       }
-      const key = this.keys.find((k) => k.kid === kid);
+      // A key id this replica does not know may be one another replica made since it last read the keys.
+      const key = this.keys.find((k) => k.kid === kid) ?? ((await this.refreshKeys()) ? this.keys.find((k) => k.kid === kid) : undefined);
       if (!key) return { valid: false, invalidity_reason: 'token was not signed by a known key' };
       try {
         const { payload } = await jwtVerify(token, key.publicKey, { issuer: this.opts.issuer, algorithms: [SIGNING_ALG] });

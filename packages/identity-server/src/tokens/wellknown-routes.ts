@@ -5,6 +5,8 @@ import { SIGNING_ALG } from './token-service.js';
 export function registerWellKnownRoutes(app: FastifyInstance, ctx: Ctx): void {
   app.get('/.well-known/jwks.json', async (_req, reply) => {
     reply.header('cache-control', 'public, max-age=300');
+    // Every replica publishes the keys any of them made (read again at most once a second).
+    await ctx.tokens.refreshKeys();
     return ctx.tokens.jwks();
   });
   app.get('/.well-known/openid-configuration', async () => ({
