@@ -288,7 +288,7 @@ export const schemas = {
       userVerification: str({ enum: ['required', 'preferred', 'discouraged'] }),
     }),
     timeout: int({ minimum: 0 }),
-    extensions: open({}),
+    extensions: { type: 'object', additionalProperties: true, description: 'WebAuthn extension inputs, passed to the browser as they are (e.g. `credProps`).' },
     attestation: str({ enum: ['none', 'indirect', 'direct', 'enterprise'] }),
     excludeCredentials: arrayOf(publicKeyCredentialDescriptor),
   }, ['challenge', 'rp', 'user', 'pubKeyCredParams']),
@@ -298,7 +298,7 @@ export const schemas = {
     timeout: int({ minimum: 0 }),
     userVerification: str({ enum: ['required', 'preferred', 'discouraged'] }),
     allowCredentials: arrayOf(publicKeyCredentialDescriptor),
-    extensions: open({}),
+    extensions: { type: 'object', additionalProperties: true, description: 'WebAuthn extension inputs, passed to the browser as they are (e.g. `credProps`).' },
   }, ['challenge', 'rpId']),
 
   // ---------- attestations and tokens ----------

@@ -2889,7 +2889,10 @@ export interface components {
                 userVerification?: "required" | "preferred" | "discouraged";
             };
             timeout?: number;
-            extensions?: Record<string, never>;
+            /** @description WebAuthn extension inputs, passed to the browser as they are (e.g. `credProps`). */
+            extensions?: {
+                [key: string]: unknown;
+            };
             /** @enum {string} */
             attestation?: "none" | "indirect" | "direct" | "enterprise";
             excludeCredentials?: {
@@ -2914,7 +2917,10 @@ export interface components {
                 type: "public-key";
                 transports?: ("usb" | "nfc" | "ble" | "internal" | "hybrid" | "smart-card" | "cable")[];
             }[];
-            extensions?: Record<string, never>;
+            /** @description WebAuthn extension inputs, passed to the browser as they are (e.g. `credProps`). */
+            extensions?: {
+                [key: string]: unknown;
+            };
         };
         /** @description The answer to one challenge. `data` depends on `challenge_type`. */
         Attestation: {
