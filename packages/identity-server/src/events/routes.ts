@@ -7,16 +7,10 @@ import { badRequest, notFound, page, unauthorized } from '../http/errors.js';
 import * as S from '../http/schemas.js';
 import { requireApiKey } from '../http/guards.js';
 import { sha256 } from '../crypto/secrets.js';
+import type { Member, Schema, Wire } from '../http/wire.js';
 
-interface AnalyticsEvent {
-  /** Older clients name the event here; spec §3 and the published client put it in `event_data`. */
-  event_name?: string;
-  organization_id?: string;
-  analytics_correlation_id?: string;
-  window_location?: string;
-  user_agent?: string;
-  event_data?: Record<string, unknown>;
-}
+/** Older clients name the event beside `event_data`; spec §3 and the published client put it inside. */
+type AnalyticsEvent = Member<Schema<'AnalyticsEvent'>, 'organization_id'>;
 
 
 /** The event's name: beside `event_data` or inside it (the schema requires one of the two). */
@@ -74,7 +68,7 @@ export function registerEventRoutes(app: FastifyInstance, ctx: Ctx): void {
     scope.post('/events', { schema: { body: S.eventsBody } }, ingest('events'));
   });
 
-  app.get<{ Querystring: { event_name?: string; limit?: number; offset?: number } }>(
+  app.get<Wire<'/events', 'get'>>(
     '/events',
     {
       schema: {

@@ -9,6 +9,7 @@ import { settingsCollection } from '../organizations/settings.js';
 import { orgPerson } from '../persons/person-store.js';
 import { revokeFamily } from './refresh-tokens.js';
 import { issueOAuthTokens } from './tokens.js';
+import type { Wire } from '../http/wire.js';
 
 // Management API: the OAuth2 clients of the hosted login (kept in the organization's settings) and tokens minted for them.
 
@@ -35,7 +36,7 @@ export function registerOAuthClientRoutes(app: FastifyInstance, ctx: Ctx): void 
   const admin = (req: FastifyRequest) => requireApiKey(ctx, req);
   const clients = clientsOf(ctx);
   app.get('/oauth2/clients', async (req) => ({ result: clients.list(await admin(req)).map(clientOut) }));
-  app.post<{ Body: { client_name: string; scopes: string[]; grant_types: string[]; redirect_uris?: string[]; public?: boolean; access_token_duration?: number; refresh_token_duration?: number } }>(
+  app.post<Wire<'/oauth2/clients', 'post'>>(
     '/oauth2/clients',
     async (req, reply) => {
       const org = await admin(req);
@@ -61,8 +62,8 @@ export function registerOAuthClientRoutes(app: FastifyInstance, ctx: Ctx): void 
       return { result: { ...clientOut(client), client_secret: secret } };
     },
   );
-  app.get<{ Params: { oauth_client_id: string } }>('/oauth2/clients/:oauth_client_id', async (req) => ({ result: clientOut(clients.one(await admin(req), req.params.oauth_client_id)) }));
-  app.patch<{ Params: { oauth_client_id: string }; Body: { client_name?: string; scopes?: string[]; redirect_uris?: string[]; access_token_duration?: number; refresh_token_duration?: number } }>(
+  app.get<Wire<'/oauth2/clients/{oauth_client_id}', 'get'>>('/oauth2/clients/:oauth_client_id', async (req) => ({ result: clientOut(clients.one(await admin(req), req.params.oauth_client_id)) }));
+  app.patch<Wire<'/oauth2/clients/{oauth_client_id}', 'patch'>>(
     '/oauth2/clients/:oauth_client_id',
     async (req) => {
       const org = await admin(req);
@@ -72,14 +73,14 @@ export function registerOAuthClientRoutes(app: FastifyInstance, ctx: Ctx): void 
       return { result: clientOut(current) };
     },
   );
-  app.delete<{ Params: { oauth_client_id: string } }>('/oauth2/clients/:oauth_client_id', async (req, reply) => {
+  app.delete<Wire<'/oauth2/clients/{oauth_client_id}', 'delete'>>('/oauth2/clients/:oauth_client_id', async (req, reply) => {
     const org = await admin(req);
     await clients.remove(org, req.params.oauth_client_id);
     const families = await ctx.db.selectFrom('oauth_refresh_tokens').select('family_id').distinct().where('org_id', '=', org.id).where('client_id', '=', req.params.oauth_client_id).where('status', '!=', 'revoked').execute();
     for (const f of families) await revokeFamily(ctx, f.family_id);
     return reply.code(204).send();
   });
-  app.put<{ Params: { oauth_client_id: string } }>('/oauth2/clients/:oauth_client_id/secret', async (req) => {
+  app.put<Wire<'/oauth2/clients/{oauth_client_id}/secret', 'put'>>('/oauth2/clients/:oauth_client_id/secret', async (req) => {
     const org = await admin(req);
     const secret = `kwcs_${randomBytes(24).toString('base64url')}`;
     const current: OAuthClient = { ...clients.one(org, req.params.oauth_client_id), secret_sha256: sha256(secret), secret_last4: secret.slice(-4) };
@@ -92,11 +93,11 @@ export function registerOAuthClientRoutes(app: FastifyInstance, ctx: Ctx): void 
 export function registerOAuthClientExtraRoutes(app: FastifyInstance, ctx: Ctx): void {
   const admin = (req: FastifyRequest) => requireApiKey(ctx, req);
   const clients = clientsOf(ctx);
-  app.get<{ Params: { oauth_client_id: string } }>('/oauth2/clients/:oauth_client_id/ui-configuration', async (req) => {
+  app.get<Wire<'/oauth2/clients/{oauth_client_id}/ui-configuration', 'get'>>('/oauth2/clients/:oauth_client_id/ui-configuration', async (req) => {
     const c = clients.one(await admin(req), req.params.oauth_client_id);
     return { result: { logo_url: null, title: `Sign in to ${c.name}`, factors: ['otp_via_email'], show_keyway_branding: true, ...c.ui_configuration } };
   });
-  app.put<{ Params: { oauth_client_id: string }; Body: UiConfiguration }>('/oauth2/clients/:oauth_client_id/ui-configuration', async (req) => {
+  app.put<Wire<'/oauth2/clients/{oauth_client_id}/ui-configuration', 'put'>>('/oauth2/clients/:oauth_client_id/ui-configuration', async (req) => {
     const org = await admin(req);
     const c = clients.one(org, req.params.oauth_client_id);
     const allowed = org.settings.allowed_factors ?? [];
@@ -105,7 +106,7 @@ export function registerOAuthClientExtraRoutes(app: FastifyInstance, ctx: Ctx): 
     await clients.replace(org, { ...c, ui_configuration: req.body });
     return { result: req.body };
   });
-  app.post<{ Body: { client_id: string; person_id: string; scopes?: string[]; include_id_token?: boolean } }>('/oauth2/tokens/mint', async (req) => {
+  app.post<Wire<'/oauth2/tokens/mint', 'post'>>('/oauth2/tokens/mint', async (req) => {
     const org = await admin(req);
     const client = clients.one(org, req.body.client_id);
     const person = await orgPerson(ctx, org, req.body.person_id);

@@ -9,7 +9,8 @@ import { loadOrg } from '../organizations/settings.js';
 import { parseHandle } from '../persons/handles.js';
 import { challengeData, createChallenge } from '../signin/challenges.js';
 import { answerOtp, otpFactor } from '../signin/factors/otp.js';
-import { findClient, issueCode, redirectAllowed, str, withParams, type AuthorizeQuery, type OAuthRequest } from './protocol.js';
+import { findClient, issueCode, redirectAllowed, str, withParams, type OAuthRequest } from './protocol.js';
+import type { Wire } from '../http/wire.js';
 
 // The hosted login of OAuth2 clients: `/oauth2/authorize` and its e-mail and code forms (no script on these pages).
 
@@ -62,7 +63,7 @@ ${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
 
 /** `/oauth2/authorize`: a signed-in person's token skips the form, else the e-mail form. */
 export function registerAuthorizeRoute(app: FastifyInstance, ctx: Ctx): void {
-  app.get<{ Querystring: AuthorizeQuery }>(
+  app.get<Wire<'/oauth2/authorize', 'get'>>(
     '/oauth2/authorize',
     {
       schema: {

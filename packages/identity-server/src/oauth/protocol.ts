@@ -11,18 +11,7 @@ import type { UserTokenClaims } from '../tokens/token-service.js';
 /** A string form or query field. */
 export const str = { type: 'string', maxLength: 2048 };
 
-export interface AuthorizeQuery {
-  response_type?: string;
-  client_id?: string;
-  redirect_uri?: string;
-  state?: string;
-  scope?: string;
-  code_challenge?: string;
-  code_challenge_method?: string;
-  nonce?: string;
-  token?: string;
-}
-
+/** A pending authorization request as the server keeps it between the form and the code (not a wire type). */
 export interface OAuthRequest {
   client_id: string;
   redirect_uri: string;

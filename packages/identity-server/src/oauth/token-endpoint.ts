@@ -9,6 +9,7 @@ import type { UserTokenClaims } from '../tokens/token-service.js';
 import { authenticateClient, s256, str, type OAuthRequest } from './protocol.js';
 import { consumeRefreshToken, familyRevoked, findRefreshToken, refreshEnabled, revokeFamily } from './refresh-tokens.js';
 import { issueOAuthTokens } from './tokens.js';
+import type { Wire } from '../http/wire.js';
 
 // The OAuth2 token endpoint (`/oauth2/tokens`: authorization code with PKCE, refresh token with rotation, client
 // credentials) and RFC 7662 introspection / RFC 7009 revocation.
@@ -115,7 +116,7 @@ export async function tokenEndpointRoutes(scope: FastifyInstance, { ctx }: { ctx
   await scope.register(formbody, { bodyLimit: 16 * 1024 });
   // RFC 7662 introspection and RFC 7009 revocation, for authenticated clients of the organization that issued the token.
   const tokenForm = { type: 'object', additionalProperties: false, required: ['token'], properties: { token: { type: 'string', maxLength: 16384 }, token_type_hint: str, client_id: str, client_secret: str } };
-  scope.post<{ Body: Record<string, string> }>('/oauth2/tokens/introspect', { schema: { body: tokenForm } }, async (req, reply) => {
+  scope.post<Wire<'/oauth2/tokens/introspect', 'post'>>('/oauth2/tokens/introspect', { schema: { body: tokenForm } }, async (req, reply) => {
     const caller = await authenticateClient(ctx, req, req.body);
     if (!caller) return reply.code(401).header('www-authenticate', 'Basic').send({ error: 'invalid_client', error_description: 'client authentication failed' });
     const refresh = await findRefreshToken(ctx, req.body.token!);
@@ -129,7 +130,7 @@ export async function tokenEndpointRoutes(scope: FastifyInstance, { ctx }: { ctx
     const c = v.claims;
     return { active: true, sub: c.sub, client_id: c.client_id ?? caller.client.client_id, exp: c.exp, iat: c.iat, iss: c.iss, token_type: 'Bearer', scope: c.scope ?? 'openid' };
   });
-  scope.post<{ Body: Record<string, string> }>('/oauth2/tokens/revoke', { schema: { body: tokenForm } }, async (req, reply) => {
+  scope.post<Wire<'/oauth2/tokens/revoke', 'post'>>('/oauth2/tokens/revoke', { schema: { body: tokenForm } }, async (req, reply) => {
     const caller = await authenticateClient(ctx, req, req.body);
     if (!caller) return reply.code(401).header('www-authenticate', 'Basic').send({ error: 'invalid_client', error_description: 'client authentication failed' });
     // A refresh token of this client: its whole family goes, with the access tokens issued alongside (RFC 7009 §2.1).
@@ -144,7 +145,7 @@ export async function tokenEndpointRoutes(scope: FastifyInstance, { ctx }: { ctx
     return reply.code(200).send();
   });
   // Every token this client holds for one subject (a person, or the client itself for client credentials tokens).
-  scope.post<{ Body: Record<string, string> }>(
+  scope.post<Wire<'/oauth2/tokens/revoke-all', 'post'>>(
     '/oauth2/tokens/revoke-all',
     { schema: { body: { type: 'object', additionalProperties: false, required: ['subject'], properties: { subject: str, client_id: str, client_secret: str } } } },
     async (req, reply) => {
@@ -165,7 +166,7 @@ export async function tokenEndpointRoutes(scope: FastifyInstance, { ctx }: { ctx
     },
   );
   // RFC 6749 §4.1.3 with PKCE (RFC 7636, S256 only); answers in OAuth's shape plus the Keyway envelope's errors.
-  scope.post<{ Body: Form }>(
+  scope.post<Wire<'/oauth2/tokens', 'post'>>(
     '/oauth2/tokens',
     {
       schema: {

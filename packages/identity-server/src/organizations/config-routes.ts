@@ -8,6 +8,7 @@ import { badRequest, notFound } from '../http/errors.js';
 import { DEFAULT_TEMPLATES, REQUIRED_PLACEHOLDER, TEMPLATE_NAMES, type EmailTemplate, type TemplateName } from '../email/templates.js';
 import { requireApiKey } from '../http/guards.js';
 import { updateSettings } from './settings.js';
+import type { Wire } from '../http/wire.js';
 
 type Fields = Record<string, string | number | boolean>;
 
@@ -49,7 +50,7 @@ export function registerExternalCredentialRoutes(app: FastifyInstance, ctx: Ctx)
     const org = await admin(req);
     return { result: (await ctx.db.selectFrom('external_credentials').selectAll().where('org_id', '=', org.id).orderBy('created_at').orderBy('id').execute()).map(out) };
   });
-  app.post<{ Body: { label: string; type: string; public_fields?: Fields; secret_fields?: Record<string, string> } }>('/organizations/config/external-credentials', async (req, reply) => {
+  app.post<Wire<'/organizations/config/external-credentials', 'post'>>('/organizations/config/external-credentials', async (req, reply) => {
     const org = await admin(req);
     const id = randomUUID();
     const row: ExternalCredentialTable = {
@@ -65,8 +66,8 @@ export function registerExternalCredentialRoutes(app: FastifyInstance, ctx: Ctx)
     reply.code(201);
     return { result: out(row) };
   });
-  app.get<{ Params: { cred_id: string } }>('/organizations/config/external-credentials/:cred_id', async (req) => ({ result: out(await one(await admin(req), req.params.cred_id)) }));
-  app.patch<{ Params: { cred_id: string }; Body: { label?: string; public_fields?: Fields; secret_fields?: Record<string, string> } }>('/organizations/config/external-credentials/:cred_id', async (req) => {
+  app.get<Wire<'/organizations/config/external-credentials/{cred_id}', 'get'>>('/organizations/config/external-credentials/:cred_id', async (req) => ({ result: out(await one(await admin(req), req.params.cred_id)) }));
+  app.patch<Wire<'/organizations/config/external-credentials/{cred_id}', 'patch'>>('/organizations/config/external-credentials/:cred_id', async (req) => {
     const org = await admin(req);
     const row = await one(org, req.params.cred_id);
     const secrets = { ...ctx.sealer.open<Record<string, string>>(row.secret_fields, context(row)), ...req.body.secret_fields };
@@ -79,7 +80,7 @@ export function registerExternalCredentialRoutes(app: FastifyInstance, ctx: Ctx)
     await ctx.db.updateTable('external_credentials').set({ label: next.label, public_fields: next.public_fields, secret_fields: next.secret_fields }).where('id', '=', row.id).execute();
     return { result: out(next) };
   });
-  app.delete<{ Querystring: { cred_id: string } }>('/organizations/config/external-credentials', async (req, reply) => {
+  app.delete<Wire<'/organizations/config/external-credentials', 'delete'>>('/organizations/config/external-credentials', async (req, reply) => {
     const org = await admin(req);
     const row = await one(org, req.query.cred_id);
     await ctx.db.deleteFrom('external_credentials').where('id', '=', row.id).execute();
@@ -140,8 +141,8 @@ export function registerTemplateAndKycRoutes(app: FastifyInstance, ctx: Ctx): vo
     const org = await admin(req);
     return { result: TEMPLATE_NAMES.map((n) => templateOut(org, n)) };
   });
-  app.get<{ Params: { template_name: string } }>('/organizations/config/templates/:template_name', async (req) => ({ result: templateOut(await admin(req), templateName(req.params.template_name)) }));
-  app.put<{ Params: { template_name: string }; Body: EmailTemplate }>('/organizations/config/templates/:template_name', async (req) => {
+  app.get<Wire<'/organizations/config/templates/{template_name}', 'get'>>('/organizations/config/templates/:template_name', async (req) => ({ result: templateOut(await admin(req), templateName(req.params.template_name)) }));
+  app.put<Wire<'/organizations/config/templates/{template_name}', 'put'>>('/organizations/config/templates/:template_name', async (req) => {
     const org = await admin(req);
     const name = templateName(req.params.template_name);
     const needed = REQUIRED_PLACEHOLDER[name];
@@ -157,7 +158,7 @@ export function registerTemplateAndKycRoutes(app: FastifyInstance, ctx: Ctx): vo
 
   const kycOut = (s: OrgSettings): Required<KycConfig> => ({ enabled: false, provider: 'none', required_for_registration: false, allowed_document_countries: [], ...s.kyc });
   app.get('/organizations/config/kyc', async (req) => ({ result: kycOut((await admin(req)).settings) }));
-  app.patch<{ Body: Partial<KycConfig> }>('/organizations/config/kyc', async (req) => {
+  app.patch<Wire<'/organizations/config/kyc', 'patch'>>('/organizations/config/kyc', async (req) => {
     const settings = await updateSettings(ctx, await admin(req), (s) => {
       s.kyc = { enabled: false, ...s.kyc, ...req.body };
     });

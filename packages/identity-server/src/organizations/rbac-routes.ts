@@ -5,6 +5,7 @@ import { ApiError, badRequest, notFound } from '../http/errors.js';
 import { requireApiKey } from '../http/guards.js';
 import { orgPerson } from '../persons/person-store.js';
 import { describe, effectivePermissions, grantsOf, permissionsOf, rbacPool, requireDefined, roleOut, rolesOf, setGrants } from './rbac.js';
+import type { Wire } from '../http/wire.js';
 
 // RBAC of the management API: permissions and roles of the organization (inherited by suborganizations created with
 // `inherits_rbac_pools`), a person's roles, additional and effective permissions, and `POST /rbac/check`.
@@ -23,7 +24,7 @@ export function registerPermissionRoutes(app: FastifyInstance, ctx: Ctx): void {
     if (!row) throw notFound(`permission "${name}" does not exist in this organization`);
     return row;
   };
-  app.post<{ Body: { name: string; description?: string } }>('/rbac/permissions', async (req, reply) => {
+  app.post<Wire<'/rbac/permissions', 'post'>>('/rbac/permissions', async (req, reply) => {
     const org = await admin(req);
     await assertNew(ctx, 'rbac_permissions', org, req.body.name);
     const row = { org_id: org.id, name: req.body.name, description: req.body.description ?? null, created_at: nowIso() };
@@ -35,19 +36,19 @@ export function registerPermissionRoutes(app: FastifyInstance, ctx: Ctx): void {
     const org = await admin(req);
     return { result: (await permissionsOf(ctx.db, await rbacPool(ctx, org))).map(describe) };
   });
-  app.get<{ Params: { permission_name: string } }>('/rbac/permissions/:permission_name', async (req) => {
+  app.get<Wire<'/rbac/permissions/{permission_name}', 'get'>>('/rbac/permissions/:permission_name', async (req) => {
     const org = await admin(req);
     const row = (await permissionsOf(ctx.db, await rbacPool(ctx, org))).find((p) => p.name === req.params.permission_name);
     if (!row) throw notFound(`permission "${req.params.permission_name}" does not exist`);
     return { result: describe(row) };
   });
-  app.patch<{ Params: { permission_name: string }; Body: { description: string } }>('/rbac/permissions/:permission_name', async (req) => {
+  app.patch<Wire<'/rbac/permissions/{permission_name}', 'patch'>>('/rbac/permissions/:permission_name', async (req) => {
     const org = await admin(req);
     const row = await ownPermission(org, req.params.permission_name);
     await ctx.db.updateTable('rbac_permissions').set({ description: req.body.description }).where('org_id', '=', org.id).where('name', '=', row.name).execute();
     return { result: describe({ ...row, description: req.body.description }) };
   });
-  app.delete<{ Params: { permission_name: string } }>('/rbac/permissions/:permission_name', async (req, reply) => {
+  app.delete<Wire<'/rbac/permissions/{permission_name}', 'delete'>>('/rbac/permissions/:permission_name', async (req, reply) => {
     const org = await admin(req);
     const { name } = await ownPermission(org, req.params.permission_name);
     await ctx.db.transaction().execute(async (trx) => {
@@ -73,7 +74,7 @@ export function registerRoleRoutes(app: FastifyInstance, ctx: Ctx): void {
     if (!row) throw notFound(`role "${name}" does not exist in this organization`);
     return row;
   };
-  app.post<{ Body: { name: string; description?: string; permissions?: string[] } }>('/rbac/roles', async (req, reply) => {
+  app.post<Wire<'/rbac/roles', 'post'>>('/rbac/roles', async (req, reply) => {
     const org = await admin(req);
     await assertNew(ctx, 'rbac_roles', org, req.body.name);
     const permissions = req.body.permissions ?? [];
@@ -87,13 +88,13 @@ export function registerRoleRoutes(app: FastifyInstance, ctx: Ctx): void {
     const org = await admin(req);
     return { result: (await rolesOf(ctx.db, await rbacPool(ctx, org))).map(roleOut) };
   });
-  app.get<{ Params: { role_name: string } }>('/rbac/roles/:role_name', async (req) => {
+  app.get<Wire<'/rbac/roles/{role_name}', 'get'>>('/rbac/roles/:role_name', async (req) => {
     const org = await admin(req);
     const row = (await rolesOf(ctx.db, await rbacPool(ctx, org))).find((r) => r.name === req.params.role_name);
     if (!row) throw notFound(`role "${req.params.role_name}" does not exist`);
     return { result: roleOut(row) };
   });
-  app.patch<{ Params: { role_name: string }; Body: { description?: string; permissions?: string[] } }>('/rbac/roles/:role_name', async (req) => {
+  app.patch<Wire<'/rbac/roles/{role_name}', 'patch'>>('/rbac/roles/:role_name', async (req) => {
     const org = await admin(req);
     const row = await ownRole(org, req.params.role_name);
     if (req.body.permissions) await requireDefined(ctx.db, await rbacPool(ctx, org), 'permission', req.body.permissions);
@@ -105,7 +106,7 @@ export function registerRoleRoutes(app: FastifyInstance, ctx: Ctx): void {
     await ctx.db.updateTable('rbac_roles').set({ description: next.description, permissions: next.permissions }).where('org_id', '=', org.id).where('name', '=', row.name).execute();
     return { result: roleOut(next) };
   });
-  app.delete<{ Params: { role_name: string } }>('/rbac/roles/:role_name', async (req, reply) => {
+  app.delete<Wire<'/rbac/roles/{role_name}', 'delete'>>('/rbac/roles/:role_name', async (req, reply) => {
     const org = await admin(req);
     const { name } = await ownRole(org, req.params.role_name);
     await ctx.db.transaction().execute(async (trx) => {
@@ -132,12 +133,12 @@ export function registerPersonGrantRoutes(app: FastifyInstance, ctx: Ctx): void 
       return { result: await setGrants(ctx, org, p.id, kind, req.body[field]) };
     });
   }
-  app.get<{ Params: { person_id: string } }>('/persons/:person_id/permissions', async (req) => {
+  app.get<Wire<'/persons/{person_id}/permissions', 'get'>>('/persons/:person_id/permissions', async (req) => {
     const org = await admin(req);
     const sources = await effectivePermissions(ctx, org, (await person(org, req.params.person_id)).id);
     return { result: { permissions: Object.keys(sources), sources } };
   });
-  app.post<{ Body: { person_id: string; permission: string } }>('/rbac/check', async (req) => {
+  app.post<Wire<'/rbac/check', 'post'>>('/rbac/check', async (req) => {
     const org = await admin(req);
     const sources = await effectivePermissions(ctx, org, (await person(org, req.body.person_id)).id);
     const grantedBy = sources[req.body.permission] ?? [];

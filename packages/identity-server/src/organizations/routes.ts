@@ -9,6 +9,7 @@ import { BUCKETS } from '../persons/attributes.js';
 import type { PasswordRule } from '../signin/factors/password-hashing.js';
 import { checkTokenTemplate } from '../tokens/token-template.js';
 import { updateSettings, writeOrganization } from './settings.js';
+import type { Wire } from '../http/wire.js';
 
 // Management API: the organization itself, its suborganizations (the tree), and its settings (allowed domains, token
 // template, API key, sign-in configuration).
@@ -52,7 +53,7 @@ export function registerOrganizationTreeRoutes(app: FastifyInstance, ctx: Ctx): 
     const org = await admin(req);
     return { result: await children(org.id) };
   });
-  app.post<{ Body: { org_name: string; tenant_name?: string; share_person_pool?: boolean; share_group_pool?: boolean; inherits_rbac_pools?: boolean } }>(
+  app.post<Wire<'/organizations/suborganizations', 'post'>>(
     '/organizations/suborganizations',
     async (req, reply) => {
       const parent = await admin(req);
@@ -78,7 +79,7 @@ export function registerOrganizationSettingsRoutes(app: FastifyInstance, ctx: Ct
   const admin = (req: FastifyRequest) => requireApiKey(ctx, req);
   // Allowed domains: redirect targets, passkey origins and CORS for this organization.
   app.get('/organizations/config/domains', async (req) => ({ result: { domains: (await admin(req)).settings.allowed_domains ?? [] } }));
-  const changeDomains = (add: boolean) => async (req: FastifyRequest<{ Body: { domains: string[] } }>) => {
+  const changeDomains = (add: boolean) => async (req: FastifyRequest<Wire<'/organizations/config/domains', 'post'>>) => {
     const org = await admin(req);
     const settings = await updateSettings(ctx, org, (s) => {
       const current = new Set(s.allowed_domains ?? []);
@@ -94,7 +95,7 @@ export function registerOrganizationSettingsRoutes(app: FastifyInstance, ctx: Ct
   app.delete('/organizations/config/domains', changeDomains(false));
 
   app.get('/organizations/config/token-template', async (req) => ({ result: { content: (await admin(req)).settings.token_template ?? '{}' } }));
-  app.put<{ Body: { content: string } }>('/organizations/config/token-template', async (req) => {
+  app.put<Wire<'/organizations/config/token-template', 'put'>>('/organizations/config/token-template', async (req) => {
     const org = await admin(req);
     checkTokenTemplate(req.body.content, org.settings.groups_claim_name);
     await updateSettings(ctx, org, (s) => {
@@ -123,7 +124,7 @@ export function registerOrganizationSettingsRoutes(app: FastifyInstance, ctx: Ct
   });
 
   app.get('/organizations/config', async (req) => ({ result: configOut((await admin(req)).settings) }));
-  app.patch<{ Body: { allow_self_registration?: boolean; require_approval_for_new_persons?: boolean; handle_patterns?: string[]; token_duration_seconds?: number; allowed_factors?: string[]; password_validation_rules?: PasswordRule[]; groups_claim_name?: string } }>(
+  app.patch<Wire<'/organizations/config', 'patch'>>(
     '/organizations/config',
     async (req) => {
       const org = await admin(req);

@@ -4,10 +4,11 @@ import { requireApiKey, requireUser } from '../http/guards.js';
 import * as S from '../http/schemas.js';
 import { BUCKETS, checkBucket, DEFAULT_BUCKET, deleteBucket, readBuckets, splitList, writeBuckets, type AttributeOwner } from './attributes.js';
 import { orgPerson } from './person-store.js';
+import type { Wire } from '../http/wire.js';
 
 /** The signed-in person's own attributes (`/attributes`, bearer user token): end-user access rules per bucket. */
 export function registerOwnAttributeRoutes(app: FastifyInstance, ctx: Ctx): void {
-  app.get<{ Querystring: { buckets?: string } }>(
+  app.get<Wire<'/attributes', 'get'>>(
     '/attributes',
     { schema: { querystring: { type: 'object', additionalProperties: false, properties: { buckets: S.commaList } } } },
     async (req) => {
@@ -17,7 +18,7 @@ export function registerOwnAttributeRoutes(app: FastifyInstance, ctx: Ctx): void
       return { result: await readBuckets(ctx, claims.person_id, buckets) };
     },
   );
-  const writeAll = (replace: boolean) => async (req: FastifyRequest<{ Body: Record<string, Record<string, unknown>> }>) => {
+  const writeAll = (replace: boolean) => async (req: FastifyRequest<Wire<'/attributes', 'put'>>) => {
     const claims = await requireUser(ctx, req);
     await writeBuckets(ctx, claims.person_id, req.body, replace);
     return { result: await readBuckets(ctx, claims.person_id, Object.keys(req.body)) };
@@ -27,7 +28,7 @@ export function registerOwnAttributeRoutes(app: FastifyInstance, ctx: Ctx): void
 
   const bucketParams = { type: 'object', required: ['bucket_name'], properties: { bucket_name: { type: 'string', maxLength: 64 } } };
   const attrQuery = { type: 'object', additionalProperties: false, properties: { attributes: S.commaList } };
-  app.get<{ Params: { bucket_name: string }; Querystring: { attributes?: string } }>(
+  app.get<Wire<'/attributes/{bucket_name}', 'get'>>(
     '/attributes/:bucket_name',
     { schema: { params: bucketParams, querystring: attrQuery } },
     async (req) => {
@@ -38,7 +39,7 @@ export function registerOwnAttributeRoutes(app: FastifyInstance, ctx: Ctx): void
       return { result: out[req.params.bucket_name] };
     },
   );
-  const writeOne = (replace: boolean) => async (req: FastifyRequest<{ Params: { bucket_name: string }; Body: Record<string, unknown> }>) => {
+  const writeOne = (replace: boolean) => async (req: FastifyRequest<Wire<'/attributes/{bucket_name}', 'put'>>) => {
     const claims = await requireUser(ctx, req);
     await writeBuckets(ctx, claims.person_id, { [req.params.bucket_name]: req.body }, replace);
     const out = await readBuckets(ctx, claims.person_id, [req.params.bucket_name]);
@@ -46,7 +47,7 @@ export function registerOwnAttributeRoutes(app: FastifyInstance, ctx: Ctx): void
   };
   app.put('/attributes/:bucket_name', { schema: { params: bucketParams, body: S.bucketBody } }, writeOne(true));
   app.patch('/attributes/:bucket_name', { schema: { params: bucketParams, body: S.bucketBody } }, writeOne(false));
-  app.delete<{ Params: { bucket_name: string }; Querystring: { attributes?: string } }>(
+  app.delete<Wire<'/attributes/{bucket_name}', 'delete'>>(
     '/attributes/:bucket_name',
     { schema: { params: bucketParams, querystring: attrQuery } },
     async (req) => {
@@ -63,35 +64,38 @@ export function registerOwnAttributeRoutes(app: FastifyInstance, ctx: Ctx): void
 
 }
 
-/** Attribute routes under `base` (a person's or the organization's): every bucket, multi- and single-bucket reads and writes. */
+/**
+ * Attribute routes under `base` (a person's or the organization's): every bucket, multi- and single-bucket reads and
+ * writes. They are typed by the person's operations; the organization's take the same query and bodies.
+ */
 function registerAdminAttributeRoutes(app: FastifyInstance, ctx: Ctx, base: string, ownerOf: (req: FastifyRequest) => Promise<AttributeOwner>): void {
-  app.get<{ Querystring: { buckets?: string } }>(`${base}/attributes`, async (req) => {
+  app.get<Wire<'/persons/{person_id}/attributes', 'get'>>(`${base}/attributes`, async (req) => {
     const owner = await ownerOf(req);
     const buckets = splitList(req.query.buckets, 'buckets') ?? [...BUCKETS];
     for (const b of buckets) checkBucket(b, 'admin');
     return { result: await readBuckets(ctx, owner, buckets) };
   });
-  const writeAll = (replace: boolean) => async (req: FastifyRequest<{ Body: Record<string, Record<string, unknown>> }>) => {
+  const writeAll = (replace: boolean) => async (req: FastifyRequest<Wire<'/persons/{person_id}/attributes', 'put'>>) => {
     const owner = await ownerOf(req);
     await writeBuckets(ctx, owner, req.body, replace, 'admin');
     return { result: await readBuckets(ctx, owner, Object.keys(req.body)) };
   };
   app.put(`${base}/attributes`, writeAll(true));
   app.patch(`${base}/attributes`, writeAll(false));
-  app.get<{ Params: { bucket_name: string }; Querystring: { attributes?: string } }>(`${base}/attributes/:bucket_name`, async (req) => {
+  app.get<Wire<'/persons/{person_id}/attributes/{bucket_name}', 'get'>>(`${base}/attributes/:bucket_name`, async (req) => {
     const owner = await ownerOf(req);
     checkBucket(req.params.bucket_name, 'admin');
     const out = await readBuckets(ctx, owner, [req.params.bucket_name], splitList(req.query.attributes, 'attributes'));
     return { result: out[req.params.bucket_name] };
   });
-  const writeOne = (replace: boolean) => async (req: FastifyRequest<{ Params: { bucket_name: string }; Body: Record<string, unknown> }>) => {
+  const writeOne = (replace: boolean) => async (req: FastifyRequest<Wire<'/persons/{person_id}/attributes/{bucket_name}', 'put'>>) => {
     const owner = await ownerOf(req);
     await writeBuckets(ctx, owner, { [req.params.bucket_name]: req.body }, replace, 'admin');
     return { result: (await readBuckets(ctx, owner, [req.params.bucket_name]))[req.params.bucket_name] };
   };
   app.put(`${base}/attributes/:bucket_name`, writeOne(true));
   app.patch(`${base}/attributes/:bucket_name`, writeOne(false));
-  app.delete<{ Params: { bucket_name: string }; Querystring: { attributes?: string } }>(`${base}/attributes/:bucket_name`, async (req, reply) => {
+  app.delete<Wire<'/persons/{person_id}/attributes/{bucket_name}', 'delete'>>(`${base}/attributes/:bucket_name`, async (req, reply) => {
     const owner = await ownerOf(req);
     checkBucket(req.params.bucket_name, 'admin');
     await deleteBucket(ctx, owner, req.params.bucket_name, splitList(req.query.attributes, 'attributes'));

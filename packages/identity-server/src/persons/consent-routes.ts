@@ -4,6 +4,7 @@ import { requireApiKey, requireUser } from '../http/guards.js';
 import * as S from '../http/schemas.js';
 import { addConsents, listConsents, removeConsents } from './consents.js';
 import { orgPerson } from './person-store.js';
+import type { Wire } from '../http/wire.js';
 
 /** The signed-in person's own GDPR consent (`/consent/gdpr`, bearer user token). */
 export function registerOwnConsentRoutes(app: FastifyInstance, ctx: Ctx): void {
@@ -11,17 +12,17 @@ export function registerOwnConsentRoutes(app: FastifyInstance, ctx: Ctx): void {
     const claims = await requireUser(ctx, req);
     return { result: await listConsents(ctx, claims.person_id) };
   });
-  app.post<{ Body: { consent_levels: string[] } }>('/consent/gdpr', { schema: { body: S.consentBody } }, async (req) => {
+  app.post<Wire<'/consent/gdpr', 'post'>>('/consent/gdpr', { schema: { body: S.consentBody } }, async (req) => {
     const claims = await requireUser(ctx, req);
     await addConsents(ctx, claims.person_id, req.body.consent_levels, false);
     return { result: await listConsents(ctx, claims.person_id) };
   });
-  app.put<{ Body: { consent_levels: string[] } }>('/consent/gdpr', { schema: { body: S.consentBody } }, async (req) => {
+  app.put<Wire<'/consent/gdpr', 'put'>>('/consent/gdpr', { schema: { body: S.consentBody } }, async (req) => {
     const claims = await requireUser(ctx, req);
     await addConsents(ctx, claims.person_id, req.body.consent_levels, true);
     return { result: await listConsents(ctx, claims.person_id) };
   });
-  app.delete<{ Querystring: { consent_levels?: string | string[]; deleteAll?: string | boolean } }>(
+  app.delete<Wire<'/consent/gdpr', 'delete'>>(
     '/consent/gdpr',
     { schema: { querystring: { type: 'object', additionalProperties: false, properties: { consent_levels: S.commaOrRepeatedList, deleteAll: { enum: ['true', 'false'] } } } } },
     async (req) => {
@@ -35,18 +36,18 @@ export function registerOwnConsentRoutes(app: FastifyInstance, ctx: Ctx): void {
 /** Management API: a person's GDPR consent. */
 export function registerManagedConsentRoutes(app: FastifyInstance, ctx: Ctx): void {
   const admin = (req: FastifyRequest) => requireApiKey(ctx, req);
-  app.get<{ Params: { person_id: string } }>('/persons/:person_id/consent/gdpr', async (req) => {
+  app.get<Wire<'/persons/{person_id}/consent/gdpr', 'get'>>('/persons/:person_id/consent/gdpr', async (req) => {
     const p = await orgPerson(ctx, await admin(req), req.params.person_id);
     return { result: await listConsents(ctx, p.id) };
   });
-  const adminConsents = (replace: boolean) => async (req: FastifyRequest<{ Params: { person_id: string }; Body: { consent_levels: string[] } }>) => {
+  const adminConsents = (replace: boolean) => async (req: FastifyRequest<Wire<'/persons/{person_id}/consent/gdpr', 'put'>>) => {
     const p = await orgPerson(ctx, await admin(req), req.params.person_id);
     await addConsents(ctx, p.id, req.body.consent_levels, replace);
     return { result: await listConsents(ctx, p.id) };
   };
   app.post('/persons/:person_id/consent/gdpr', adminConsents(false));
   app.put('/persons/:person_id/consent/gdpr', adminConsents(true));
-  app.delete<{ Params: { person_id: string }; Querystring: { consent_levels?: string; deleteAll?: string | boolean } }>('/persons/:person_id/consent/gdpr', async (req, reply) => {
+  app.delete<Wire<'/persons/{person_id}/consent/gdpr', 'delete'>>('/persons/:person_id/consent/gdpr', async (req, reply) => {
     const p = await orgPerson(ctx, await admin(req), req.params.person_id);
     await removeConsents(ctx, p.id, req.query);
     return reply.code(204).send();

@@ -12,6 +12,7 @@ import { RESERVED_CLAIMS } from '../tokens/token-template.js';
 import { parseHandle } from './handles.js';
 import { credentialOut, type PersonRow } from './persons.js';
 import { orgPerson } from './person-store.js';
+import type { Wire } from '../http/wire.js';
 
 // Management API: a person's credentials (list, remove, set or import a password or TOTP secret, force a password
 // change, send a reset link) and tokens made for them (direct-id links, minted tokens).
@@ -19,23 +20,23 @@ import { orgPerson } from './person-store.js';
 /** Listing, removing and setting credentials. */
 export function registerCredentialRoutes(app: FastifyInstance, ctx: Ctx): void {
   const admin = (req: FastifyRequest) => requireApiKey(ctx, req);
-  app.get<{ Params: { person_id: string } }>('/persons/:person_id/credentials', async (req) => {
+  app.get<Wire<'/persons/{person_id}/credentials', 'get'>>('/persons/:person_id/credentials', async (req) => {
     const p = await orgPerson(ctx, await admin(req), req.params.person_id);
     const creds = await ctx.db.selectFrom('credentials').selectAll().where('person_id', '=', p.id).orderBy('created_at').execute();
     return { result: creds.map(credentialOut) };
   });
-  app.delete<{ Params: { person_id: string; credential_id: string } }>('/persons/:person_id/credentials/:credential_id', async (req, reply) => {
+  app.delete<Wire<'/persons/{person_id}/credentials/{credential_id}', 'delete'>>('/persons/:person_id/credentials/:credential_id', async (req, reply) => {
     const p = await orgPerson(ctx, await admin(req), req.params.person_id);
     const res = await ctx.db.deleteFrom('credentials').where('person_id', '=', p.id).where('id', '=', req.params.credential_id).executeTakeFirst();
     if (Number(res.numDeletedRows) !== 1) throw notFound(`person "${p.id}" has no credential "${req.params.credential_id}"`);
     return reply.code(204).send();
   });
-  app.delete<{ Params: { person_id: string } }>('/persons/:person_id/credentials', async (req, reply) => {
+  app.delete<Wire<'/persons/{person_id}/credentials', 'delete'>>('/persons/:person_id/credentials', async (req, reply) => {
     const p = await orgPerson(ctx, await admin(req), req.params.person_id);
     await ctx.db.deleteFrom('credentials').where('person_id', '=', p.id).execute();
     return reply.code(204).send();
   });
-  app.put<{ Params: { person_id: string }; Body: { password: string; skip_validation?: boolean } }>('/persons/:person_id/credentials/password', async (req) => {
+  app.put<Wire<'/persons/{person_id}/credentials/password', 'put'>>('/persons/:person_id/credentials/password', async (req) => {
     const org = await admin(req);
     const p = await orgPerson(ctx, org, req.params.person_id);
     if (!req.body.skip_validation) {
@@ -47,7 +48,7 @@ export function registerCredentialRoutes(app: FastifyInstance, ctx: Ctx): void {
     return { result: credentialOut(cred) };
   });
   // Imports a password (hashed here) or a TOTP secret, e.g. when migrating from another system.
-  app.post<{ Params: { person_id: string }; Body: { type: 'password'; label?: string; password: string } | { type: 'totp'; label?: string; secret: string } }>(
+  app.post<Wire<'/persons/{person_id}/credentials', 'post'>>(
     '/persons/:person_id/credentials',
     async (req, reply) => {
       const p = await orgPerson(ctx, await admin(req), req.params.person_id);
@@ -80,7 +81,7 @@ export function registerCredentialRoutes(app: FastifyInstance, ctx: Ctx): void {
 export function registerPasswordResetRoutes(app: FastifyInstance, ctx: Ctx): void {
   const admin = (req: FastifyRequest) => requireApiKey(ctx, req);
   // Marks the password compromised: password sign-ins are refused until a new one is set; with a handle, a reset link goes out now.
-  app.post<{ Params: { person_id: string }; Body: { handle?: { type: string; value: string }; reason?: string; redirect_target?: string } | null }>(
+  app.post<Wire<'/persons/{person_id}/credentials/password-rotate', 'post'>>(
     '/persons/:person_id/credentials/password-rotate',
     async (req) => {
       const org = await admin(req);
@@ -103,7 +104,7 @@ export function registerPasswordResetRoutes(app: FastifyInstance, ctx: Ctx): voi
     if (!redirectTarget) throw badRequest('redirect_target is required: the page of your application that completes the reset with the SDK');
     return { handle, target: checkRedirect(ctx, org, redirectTarget, 'redirect_target') };
   };
-  app.post<{ Params: { person_id: string }; Body: { handle: { type: string; value: string }; redirect_target?: string } }>(
+  app.post<Wire<'/persons/{person_id}/credentials/password-reset', 'post'>>(
     '/persons/:person_id/credentials/password-reset',
     async (req, reply) => {
       const org = await admin(req);
@@ -119,13 +120,13 @@ export function registerPasswordResetRoutes(app: FastifyInstance, ctx: Ctx): voi
 /** Direct-id links and tokens minted for a person. */
 export function registerPersonTokenRoutes(app: FastifyInstance, ctx: Ctx): void {
   const admin = (req: FastifyRequest) => requireApiKey(ctx, req);
-  app.post<{ Params: { person_id: string } }>('/persons/:person_id/direct-id', async (req) => {
+  app.post<Wire<'/persons/{person_id}/direct-id', 'post'>>('/persons/:person_id/direct-id', async (req) => {
     const org = await admin(req);
     const p = await orgPerson(ctx, org, req.params.person_id);
     return { result: { direct_id: await directIdFor(ctx, org, p.id) } };
   });
 
-  app.post<{ Params: { person_id: string }; Body: { authenticated_methods?: string[]; custom_claims?: Record<string, unknown>; expiry_seconds?: number } | null }>(
+  app.post<Wire<'/persons/{person_id}/mint-token', 'post'>>(
     '/persons/:person_id/mint-token',
     async (req) => {
       const org = await admin(req);

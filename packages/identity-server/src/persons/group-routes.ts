@@ -4,6 +4,7 @@ import { nowIso } from '../context.js';
 import { conflict, notFound, page } from '../http/errors.js';
 import { requireApiKey } from '../http/guards.js';
 import { orgPerson, personOut } from './person-store.js';
+import type { Wire } from '../http/wire.js';
 
 /** Management API: groups of the organization; memberships live on the persons (and go into their tokens). */
 export function registerGroupRoutes(app: FastifyInstance, ctx: Ctx): void {
@@ -18,7 +19,7 @@ export function registerGroupRoutes(app: FastifyInstance, ctx: Ctx): void {
     (await ctx.db.selectFrom('persons').selectAll().where('org_id', '=', org.id).orderBy('created_at').orderBy('id').execute()).filter((p) => (JSON.parse(p.groups) as string[]).includes(name));
   const setGroups = (id: string, groups: string[]) => ctx.db.updateTable('persons').set({ groups: JSON.stringify(groups) }).where('id', '=', id).execute();
 
-  app.post<{ Body: { name: string; description?: string } }>('/groups', async (req, reply) => {
+  app.post<Wire<'/groups', 'post'>>('/groups', async (req, reply) => {
     const org = await admin(req);
     const exists = await ctx.db.selectFrom('groups').select('name').where('org_id', '=', org.id).where('name', '=', req.body.name).executeTakeFirst();
     if (exists) throw conflict(`group "${req.body.name}" already exists`);
@@ -27,22 +28,22 @@ export function registerGroupRoutes(app: FastifyInstance, ctx: Ctx): void {
     reply.code(201);
     return { result: groupOut(row) };
   });
-  app.get<{ Querystring: { limit?: number; offset?: number } }>('/groups', async (req) => {
+  app.get<Wire<'/groups', 'get'>>('/groups', async (req) => {
     const org = await admin(req);
     const limit = Number(req.query.limit ?? 100);
     const offset = Number(req.query.offset ?? 0);
     const all = await ctx.db.selectFrom('groups').selectAll().where('org_id', '=', org.id).orderBy('name').execute();
     return page(all.slice(offset, offset + limit).map(groupOut), limit, offset, all.length);
   });
-  app.get<{ Params: { group_name: string } }>('/groups/:group_name', async (req) => ({ result: groupOut(await groupRow(await admin(req), req.params.group_name)) }));
-  app.delete<{ Params: { group_name: string } }>('/groups/:group_name', async (req, reply) => {
+  app.get<Wire<'/groups/{group_name}', 'get'>>('/groups/:group_name', async (req) => ({ result: groupOut(await groupRow(await admin(req), req.params.group_name)) }));
+  app.delete<Wire<'/groups/{group_name}', 'delete'>>('/groups/:group_name', async (req, reply) => {
     const org = await admin(req);
     await groupRow(org, req.params.group_name);
     for (const p of await members(org, req.params.group_name)) await setGroups(p.id, (JSON.parse(p.groups) as string[]).filter((g) => g !== req.params.group_name));
     await ctx.db.deleteFrom('groups').where('org_id', '=', org.id).where('name', '=', req.params.group_name).execute();
     return reply.code(204).send();
   });
-  app.post<{ Params: { group_name: string }; Body: { persons: string[] } }>('/groups/:group_name/persons', async (req, reply) => {
+  app.post<Wire<'/groups/{group_name}/persons', 'post'>>('/groups/:group_name/persons', async (req, reply) => {
     const org = await admin(req);
     await groupRow(org, req.params.group_name);
     const persons = await Promise.all(req.body.persons.map((id) => orgPerson(ctx, org, id)));
@@ -52,7 +53,7 @@ export function registerGroupRoutes(app: FastifyInstance, ctx: Ctx): void {
     }
     return reply.code(204).send();
   });
-  app.get<{ Params: { group_name: string }; Querystring: { limit?: number; offset?: number } }>('/groups/:group_name/persons', async (req) => {
+  app.get<Wire<'/groups/{group_name}/persons', 'get'>>('/groups/:group_name/persons', async (req) => {
     const org = await admin(req);
     await groupRow(org, req.params.group_name);
     const limit = Number(req.query.limit ?? 100);
@@ -60,7 +61,7 @@ export function registerGroupRoutes(app: FastifyInstance, ctx: Ctx): void {
     const all = await members(org, req.params.group_name);
     return page(await Promise.all(all.slice(offset, offset + limit).map((p) => personOut(ctx, p))), limit, offset, all.length);
   });
-  app.delete<{ Params: { group_name: string; person_id: string } }>('/groups/:group_name/persons/:person_id', async (req, reply) => {
+  app.delete<Wire<'/groups/{group_name}/persons/{person_id}', 'delete'>>('/groups/:group_name/persons/:person_id', async (req, reply) => {
     const org = await admin(req);
     await groupRow(org, req.params.group_name);
     const p = await orgPerson(ctx, org, req.params.person_id);

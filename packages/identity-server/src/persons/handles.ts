@@ -1,10 +1,9 @@
 import { answer, badRequest } from '../http/errors.js';
+import type { Schema } from '../http/wire.js';
 
-export type HandleType = 'email_address' | 'phone_number' | 'username';
-export interface Handle {
-  type: HandleType;
-  value: string;
-}
+/** A person's handle as the contract names it (`PersonHandle`). */
+export type Handle = Schema<'PersonHandle'>;
+export type HandleType = Handle['type'];
 
 const EMAIL = /^[^\s@<>()[\]\\,;:"]+@[^\s@<>()[\]\\,;:"]+\.[^\s@<>()[\]\\,;:".]{2,}$/;
 const PHONE = /^\+[1-9]\d{6,14}$/;

@@ -8,6 +8,7 @@ import { parseHandle } from './handles.js';
 import { getPerson, type PersonRow } from './persons.js';
 import { assertHandlesFree, checkPersonBody, createPersonFrom, orgPerson, personOut, registerGroups, upsertPerson, type PersonBody } from './person-store.js';
 import { compileFilter, type FilterSubject } from './scim-filter.js';
+import type { Wire } from '../http/wire.js';
 
 // Management API: persons (SCIM-filtered list, create, create-or-update, read, change, delete), their handles, their
 // groups and the organizations they may sign in to.
@@ -15,7 +16,7 @@ import { compileFilter, type FilterSubject } from './scim-filter.js';
 /** `/persons` and `/persons/:person_id`. */
 export function registerPersonRoutes(app: FastifyInstance, ctx: Ctx): void {
   const admin = (req: FastifyRequest) => requireApiKey(ctx, req);
-  app.post<{ Body: PersonBody }>('/persons', async (req, reply) => {
+  app.post<Wire<'/persons', 'post'>>('/persons', async (req, reply) => {
     const org = await admin(req);
     const person = await createPersonFrom(ctx, org, req.body, await checkPersonBody(ctx, org, req.body));
     reply.code(201);
@@ -23,9 +24,9 @@ export function registerPersonRoutes(app: FastifyInstance, ctx: Ctx): void {
   });
 
   // Idempotent create-or-update keyed by the handles: none known → created; all known ones on one person → that person updated.
-  app.put<{ Body: PersonBody }>('/persons', async (req) => ({ result: await personOut(ctx, await upsertPerson(ctx, await admin(req), req.body)) }));
+  app.put<Wire<'/persons', 'put'>>('/persons', async (req) => ({ result: await personOut(ctx, await upsertPerson(ctx, await admin(req), req.body)) }));
 
-  app.get<{ Querystring: { filter?: string; limit?: number; offset?: number } }>('/persons', async (req) => {
+  app.get<Wire<'/persons', 'get'>>('/persons', async (req) => {
     const org = await admin(req);
     const test = req.query.filter ? compileFilter(req.query.filter) : () => true;
     const limit = Number(req.query.limit ?? 100);
@@ -41,12 +42,12 @@ export function registerPersonRoutes(app: FastifyInstance, ctx: Ctx): void {
     return page(await Promise.all(matching.slice(offset, offset + limit).map((p) => personOut(ctx, p))), limit, offset, matching.length);
   });
 
-  app.get<{ Params: { person_id: string } }>('/persons/:person_id', async (req) => {
+  app.get<Wire<'/persons/{person_id}', 'get'>>('/persons/:person_id', async (req) => {
     const org = await admin(req);
     return { result: await personOut(ctx, await orgPerson(ctx, org, req.params.person_id)) };
   });
 
-  app.patch<{ Params: { person_id: string }; Body: { active?: boolean; region?: string } }>('/persons/:person_id', async (req) => {
+  app.patch<Wire<'/persons/{person_id}', 'patch'>>('/persons/:person_id', async (req) => {
     const org = await admin(req);
     const p = await orgPerson(ctx, org, req.params.person_id);
     const set: Partial<PersonRow> = {};
@@ -56,7 +57,7 @@ export function registerPersonRoutes(app: FastifyInstance, ctx: Ctx): void {
     return { result: await personOut(ctx, (await getPerson(ctx, p.id))!) };
   });
 
-  app.delete<{ Params: { person_id: string } }>('/persons/:person_id', async (req, reply) => {
+  app.delete<Wire<'/persons/{person_id}', 'delete'>>('/persons/:person_id', async (req, reply) => {
     const org = await admin(req);
     const p = await orgPerson(ctx, org, req.params.person_id);
     await ctx.db.transaction().execute(async (trx) => {
@@ -72,11 +73,11 @@ export function registerPersonRoutes(app: FastifyInstance, ctx: Ctx): void {
 export function registerPersonHandleRoutes(app: FastifyInstance, ctx: Ctx): void {
   const admin = (req: FastifyRequest) => requireApiKey(ctx, req);
   const listHandles = (id: string) => ctx.db.selectFrom('handles').select(['type', 'value']).where('person_id', '=', id).orderBy('created_at').execute();
-  app.get<{ Params: { person_id: string } }>('/persons/:person_id/handles', async (req) => {
+  app.get<Wire<'/persons/{person_id}/handles', 'get'>>('/persons/:person_id/handles', async (req) => {
     const org = await admin(req);
     return { result: await listHandles((await orgPerson(ctx, org, req.params.person_id)).id) };
   });
-  app.post<{ Params: { person_id: string }; Body: { handles: Array<{ type: string; value: string }> } }>('/persons/:person_id/handles', async (req) => {
+  app.post<Wire<'/persons/{person_id}/handles', 'post'>>('/persons/:person_id/handles', async (req) => {
     const org = await admin(req);
     const p = await orgPerson(ctx, org, req.params.person_id);
     const handles = req.body.handles.map((h) => parseHandle(h));
@@ -91,7 +92,7 @@ export function registerPersonHandleRoutes(app: FastifyInstance, ctx: Ctx): void
     }
     return { result: await listHandles(p.id) };
   });
-  app.delete<{ Params: { person_id: string; handle: string } }>('/persons/:person_id/handles/:handle', async (req, reply: FastifyReply) => {
+  app.delete<Wire<'/persons/{person_id}/handles/{handle}', 'delete'>>('/persons/:person_id/handles/:handle', async (req, reply: FastifyReply) => {
     const org = await admin(req);
     const p = await orgPerson(ctx, org, req.params.person_id);
     const sep = req.params.handle.indexOf(':');
@@ -103,18 +104,18 @@ export function registerPersonHandleRoutes(app: FastifyInstance, ctx: Ctx): void
     return reply.code(204).send();
   });
 
-  app.get<{ Params: { person_id: string } }>('/persons/:person_id/groups', async (req) => {
+  app.get<Wire<'/persons/{person_id}/groups', 'get'>>('/persons/:person_id/groups', async (req) => {
     const org = await admin(req);
     return { result: JSON.parse((await orgPerson(ctx, org, req.params.person_id)).groups) as string[] };
   });
-  app.put<{ Params: { person_id: string }; Body: { groups: string[] } }>('/persons/:person_id/groups', async (req) => {
+  app.put<Wire<'/persons/{person_id}/groups', 'put'>>('/persons/:person_id/groups', async (req) => {
     const org = await admin(req);
     const p = await orgPerson(ctx, org, req.params.person_id);
     await registerGroups(ctx, org, req.body.groups);
     await ctx.db.updateTable('persons').set({ groups: JSON.stringify(req.body.groups) }).where('id', '=', p.id).execute();
     return { result: req.body.groups };
   });
-  app.get<{ Params: { person_id: string } }>('/persons/:person_id/organizations', async (req) => {
+  app.get<Wire<'/persons/{person_id}/organizations', 'get'>>('/persons/:person_id/organizations', async (req) => {
     const org = await admin(req);
     const p = await orgPerson(ctx, org, req.params.person_id);
     // The home organization, and every organization that pools its persons.

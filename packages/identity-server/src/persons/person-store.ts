@@ -6,17 +6,11 @@ import { rbacPool, requireDefined, setGrants, grantsOf } from '../organizations/
 import { BUCKETS, writeBuckets } from './attributes.js';
 import { parseHandle, type Handle } from './handles.js';
 import { getPerson, type PersonRow } from './persons.js';
+import type { Schema } from '../http/wire.js';
 
 // Persons as the management API writes them: a whole person (handles, groups, roles, attributes) at once.
 
-export interface PersonBody {
-  active?: boolean;
-  region?: string;
-  handles: Array<{ type: string; value: string }>;
-  groups?: string[];
-  roles?: string[];
-  attributes?: Record<string, Record<string, unknown>>;
-}
+export type PersonBody = Schema<'PersonCreate'>;
 
 /** Makes sure every named group exists in the organization's group list. */
 export async function registerGroups(ctx: Ctx, org: Org, names: string[]): Promise<void> {

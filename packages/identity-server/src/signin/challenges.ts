@@ -16,16 +16,12 @@ import { storeIdpTokens, type PendingIdpTokens } from '../sso/idp-tokens.js';
 import { hashSecret, newOtpCode, newSecret, sameDigest } from '../crypto/secrets.js';
 import { assertNotLocked, clearFailures, guessKey, recordFailure } from './guessing.js';
 import type { UserTokenClaims } from '../tokens/token-service.js';
+import type { Schema } from '../http/wire.js';
 
 export type ChallengeRow = ChallengeTable;
 
 /** What the client sees of a challenge. */
-export interface ChallengeOut {
-  id: string;
-  type: string;
-  authentication_method: string;
-  options: Record<string, unknown>;
-}
+export type ChallengeOut = Schema<'Challenge'>;
 
 export interface ChallengeData {
   previous?: UserTokenClaims;
@@ -35,11 +31,8 @@ export interface ChallengeData {
   [key: string]: unknown;
 }
 
-export interface IdBody {
-  handle?: unknown;
-  factor: { method: string; options?: Record<string, unknown> };
-  metadata?: { csrf_token?: string; pkce_code_challenge?: string };
-}
+/** The body of `/id` and `/id/v2` (v2 adds `metadata`). */
+export type IdBody = Schema<'IdRequestV2'>;
 
 /** A sign-in factor: builds the challenges of an ID request and checks their answers. */
 export interface FactorHandler {

@@ -12,6 +12,7 @@ import { challengeData, createChallenge, factorOptions, type ChallengeOut, type 
 import { otpAndLinkFactors } from './factors/otp.js';
 import { passwordRulesOptions } from './factors/password.js';
 import { createChallengePack, directIdFor, oneTimeSignIn } from './one-time-sign-in.js';
+import type { Wire } from '../http/wire.js';
 
 // Account recovery (`/recover`), challenge packs, Direct-ID and impersonation.
 
@@ -25,7 +26,7 @@ const RECOVERY_METHODS = ['otp_via_email', 'otp_via_sms', 'email_link', 'sms_lin
 
 /** `/recover` and `/challenge_pack/:id`. */
 export function registerRecoveryRoutes(app: FastifyInstance, ctx: Ctx): void {
-  app.post<{ Body: { handle: unknown; factor: { method: string; options?: Record<string, unknown> } } }>(
+  app.post<Wire<'/recover', 'post'>>(
     '/recover',
     { schema: { body: S.recoverRequest } },
     async (req) => {
@@ -44,7 +45,7 @@ export function registerRecoveryRoutes(app: FastifyInstance, ctx: Ctx): void {
     },
   );
 
-  app.get<{ Params: { challenge_pack_id: string } }>(
+  app.get<Wire<'/challenge_pack/{challenge_pack_id}', 'get'>>(
     '/challenge_pack/:challenge_pack_id',
     { schema: { params: { type: 'object', required: ['challenge_pack_id'], properties: { challenge_pack_id: { type: 'string', maxLength: 128 } } } } },
     async (req) => {
@@ -67,7 +68,7 @@ export function registerDirectIdRoutes(app: FastifyInstance, ctx: Ctx): void {
   });
 
   // Impersonation: with the organization's API key, or as a signed-in person of the group "impersonators".
-  const impersonate = (version: 1 | 2) => async (req: FastifyRequest<{ Params: { person_id: string }; Body: { target_url?: string } | null }>) => {
+  const impersonate = (version: 1 | 2) => async (req: FastifyRequest<Wire<'/persons/{person_id}/impersonate/v2', 'post'>>) => {
     let org: Org;
     let impersonator: string;
     if (req.headers['keyway-api-key']) {

@@ -7,15 +7,16 @@ import { sendMessagePage } from '../http/html.js';
 import * as S from '../http/schemas.js';
 import { parseHandle } from '../persons/handles.js';
 import { createPerson, issueToken } from '../persons/persons.js';
-import { challengeData, checkAnswer, factorOptions, finishSignIn, loadOpenChallenge, previousToken, type IdBody } from './challenges.js';
+import { challengeData, checkAnswer, factorOptions, finishSignIn, loadOpenChallenge, previousToken } from './challenges.js';
 import type { FactorRegistry } from './factors/index.js';
+import type { Wire } from '../http/wire.js';
 
 // The sign-in protocol of spec §7: `/id` starts a factor, `/attestation` answers a challenge, proxy challenges are
 // polled, and tokens are checked and revoked.
 
 /** `/id` (start a factor) and `/attestation` (answer a challenge), served by the listed factors. */
 export function registerIdRoutes(app: FastifyInstance, ctx: Ctx, factors: FactorRegistry): void {
-  const idHandler = async (req: FastifyRequest<{ Body: IdBody }>, reply: FastifyReply) => {
+  const idHandler = async (req: FastifyRequest<Wire<'/id/v2', 'post'>>, reply: FastifyReply) => {
     const org = await requireOrg(ctx, req);
     const body = req.body;
     await ctx.limiter.hit('id-ip', clientIp(req), ctx.limits.perIpPerMinute, 'sign-in attempts from this address');
@@ -44,7 +45,7 @@ export function registerIdRoutes(app: FastifyInstance, ctx: Ctx, factors: Factor
   app.post('/id', { schema: { body: S.idRequest } }, idHandler);
   app.post('/id/v2', { schema: { body: S.idRequest } }, idHandler);
 
-  const attest = async (req: FastifyRequest<{ Body: { challenge_id: string; challenge_type: string; data: Record<string, unknown> } }>) => {
+  const attest = async (req: FastifyRequest<Wire<'/attestation', 'post'>>) => {
     const body = req.body;
     const row = await loadOpenChallenge(ctx, body.challenge_id);
     if (row.type !== body.challenge_type) {
@@ -61,7 +62,7 @@ export function registerIdRoutes(app: FastifyInstance, ctx: Ctx, factors: Factor
 /** Polling of proxy and SSO challenges, and the landing page of sign-in links. */
 export function registerChallengeRoutes(app: FastifyInstance, ctx: Ctx): void {
   // Proxy challenges (email_link / sms_link): the SDK polls; 202 until the link is opened, then the token once.
-  const poll = async (req: FastifyRequest<{ Params: { challenge_id: string } }>, reply: FastifyReply) => {
+  const poll = async (req: FastifyRequest<Wire<'/challenge/{challenge_id}', 'get'>>, reply: FastifyReply) => {
     const row = await ctx.db.selectFrom('challenges').selectAll().where('id', '=', req.params.challenge_id).executeTakeFirst();
     if (!row) throw notFound(`challenge "${req.params.challenge_id}" does not exist`);
     if (!['proxy', 'oidc', 'saml'].includes(row.type)) throw badRequest(`challenge "${row.id}" is of type "${row.type}" and cannot be polled`);
@@ -104,7 +105,7 @@ export function registerChallengeRoutes(app: FastifyInstance, ctx: Ctx): void {
 
 /** Anonymous persons, token validation and revocation. */
 export function registerTokenRoutes(app: FastifyInstance, ctx: Ctx): void {
-  app.post<{ Body: { region?: string } | null }>('/persons/anonymous', { schema: { body: S.anonymousRequest } }, async (req) => {
+  app.post<Wire<'/persons/anonymous', 'post'>>('/persons/anonymous', { schema: { body: S.anonymousRequest } }, async (req) => {
     const org = await requireOrg(ctx, req);
     await ctx.limiter.hit('id-ip', clientIp(req), ctx.limits.perIpPerMinute, 'sign-in attempts from this address');
     const person = await createPerson(ctx, org, { type: 'anonymous', region: req.body?.region });
@@ -113,7 +114,7 @@ export function registerTokenRoutes(app: FastifyInstance, ctx: Ctx): void {
     return { result: token };
   });
 
-  app.post<{ Body: { token: string } }>('/token/validate', { schema: { body: S.tokenBody } }, async (req) => {
+  app.post<Wire<'/token/validate', 'post'>>('/token/validate', { schema: { body: S.tokenBody } }, async (req) => {
     const res = await ctx.tokens.validate(req.body.token, 'validate');
     if (!res.valid) return { result: { valid: false, invalidity_reason: res.invalidity_reason } };
     const orgHeader = req.headers['keyway-orgid'];
@@ -123,7 +124,7 @@ export function registerTokenRoutes(app: FastifyInstance, ctx: Ctx): void {
     return { result: { valid: true, expires_in_seconds: res.expires_in_seconds, expires_at: res.expires_at } };
   });
 
-  app.post<{ Body: { token: string } }>('/token/revoke', { schema: { body: S.tokenBody } }, async (req) => {
+  app.post<Wire<'/token/revoke', 'post'>>('/token/revoke', { schema: { body: S.tokenBody } }, async (req) => {
     const res = await ctx.tokens.validate(req.body.token, 'revoke');
     if (res.valid) {
       await ctx.tokens.revoke(res.claims);

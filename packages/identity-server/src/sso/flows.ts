@@ -14,6 +14,7 @@ import { challengeData } from '../signin/challenges.js';
 import { pendingIdpTokens, type PendingIdpTokens } from './idp-tokens.js';
 import { DEFAULT_OIDC_SCOPES, pickProvider, pickSamlProvider, providerConfig, samlClient, ssoCallbackUrl, type SamlProviderConfig } from './providers.js';
 import { openSsoChallenge, ssoProxy, type SamlData, type SsoCommon, type SsoData } from './sso-challenges.js';
+import type { Wire } from '../http/wire.js';
 
 // The identity provider's return (OIDC callback, SAML assertion consumer service) and /sso/resolve, which turns the
 // one-time SSO code into a verified challenge the SDK then gets its token from.
@@ -136,7 +137,7 @@ export function registerSamlAcsRoute(app: FastifyInstance, ctx: Ctx): void {
 
 /** `/sso/resolve`: the SDK proves it started the sign-in (SSO code + PKCE verifier); the challenge becomes verified. */
 export function registerSsoResolveRoute(app: FastifyInstance, ctx: Ctx): void {
-  app.post<{ Body: { challenge_id: string; code: string; pkce_code_verifier: string } }>(
+  app.post<Wire<'/sso/resolve', 'post'>>(
     '/sso/resolve',
     { schema: { body: S.ssoResolve } },
     async (req, reply) => {

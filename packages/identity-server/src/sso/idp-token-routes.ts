@@ -8,6 +8,7 @@ import { sha256 } from '../crypto/secrets.js';
 import { openIdpTokens, ssoTokenOut } from './idp-tokens.js';
 import { requireApiKey } from '../http/guards.js';
 import { providerConfig, type OidcProviderConfig } from './providers.js';
+import type { Wire } from '../http/wire.js';
 
 interface Selection {
   person_id: string;
@@ -71,7 +72,7 @@ export function registerSsoTokenRoutes(app: FastifyInstance, ctx: Ctx): void {
   };
   const admin = (req: FastifyRequest) => requireApiKey(ctx, req);
 
-  app.get<{ Querystring: { person_id: string; limit?: number; offset?: number; include_revoked?: boolean } }>('/sso/oidc/tokens', async (req) => {
+  app.get<Wire<'/sso/oidc/tokens', 'get'>>('/sso/oidc/tokens', async (req) => {
     const org = await admin(req);
     const limit = Number(req.query.limit ?? 100);
     const offset = Number(req.query.offset ?? 0);
@@ -79,12 +80,12 @@ export function registerSsoTokenRoutes(app: FastifyInstance, ctx: Ctx): void {
     return page(rows.slice(offset, offset + limit).map((r) => ssoTokenOut(ctx, r)), limit, offset, rows.length);
   });
 
-  app.post<{ Body: Selection }>('/sso/oidc/tokens/query', async (req) => {
+  app.post<Wire<'/sso/oidc/tokens/query', 'post'>>('/sso/oidc/tokens/query', async (req) => {
     const org = await admin(req);
     return { result: (await select(org, req.body)).map((r) => ssoTokenOut(ctx, r)) };
   });
 
-  app.post<{ Body: { person_id: string; client_id: string } }>('/sso/oidc/tokens/revoke/v2', async (req) => {
+  app.post<Wire<'/sso/oidc/tokens/revoke/v2', 'post'>>('/sso/oidc/tokens/revoke/v2', async (req) => {
     const org = await admin(req);
     const rows = await select(org, { person_id: req.body.person_id, client_id: req.body.client_id });
     const configured = (org.settings.oidc_providers ?? []).some((p) => p.client_id === req.body.client_id);
@@ -95,7 +96,7 @@ export function registerSsoTokenRoutes(app: FastifyInstance, ctx: Ctx): void {
   });
 
   // Deprecated: the token is named by its value (access or refresh token); the whole set it belongs to is revoked.
-  app.post<{ Body: { token: string; client_id: string } }>('/sso/oidc/tokens/revoke', async (req, reply) => {
+  app.post<Wire<'/sso/oidc/tokens/revoke', 'post'>>('/sso/oidc/tokens/revoke', async (req, reply) => {
     const org = await admin(req);
     const digest = sha256(req.body.token);
     const row = await ctx.db

@@ -8,6 +8,7 @@ import { isOutboundRefused, outboundFetch } from '../http/outbound.js';
 import { settingsCollection } from '../organizations/settings.js';
 import type { OidcProviderConfig, SamlProviderConfig } from './providers.js';
 import { parseIdpMetadata } from './saml-metadata.js';
+import type { Wire } from '../http/wire.js';
 
 // Management API: the identity providers of the `oidc` and `saml` sign-in factors, kept in the organization's settings.
 
@@ -58,7 +59,7 @@ export function registerSamlProviderRoutes(app: FastifyInstance, ctx: Ctx): void
     return parseIdpMetadata(await res.text());
   };
   app.get('/organizations/sso/saml/provider-credentials', async (req) => ({ result: saml.list(await admin(req)).map(samlOut) }));
-  app.post<{ Body: { label: string; idp_metadata_url?: string; idp_metadata_xml?: string; attribute_mapping?: Record<string, string> } }>(
+  app.post<Wire<'/organizations/sso/saml/provider-credentials', 'post'>>(
     '/organizations/sso/saml/provider-credentials',
     async (req, reply) => {
       const org = await admin(req);
@@ -78,10 +79,10 @@ export function registerSamlProviderRoutes(app: FastifyInstance, ctx: Ctx): void
       return { result: samlOut(entry) };
     },
   );
-  app.get<{ Params: { saml_provider_credentials_id: string } }>('/organizations/sso/saml/provider-credentials/:saml_provider_credentials_id', async (req) => ({
+  app.get<Wire<'/organizations/sso/saml/provider-credentials/{saml_provider_credentials_id}', 'get'>>('/organizations/sso/saml/provider-credentials/:saml_provider_credentials_id', async (req) => ({
     result: samlOut(saml.one(await admin(req), req.params.saml_provider_credentials_id)),
   }));
-  app.patch<{ Params: { saml_provider_credentials_id: string }; Body: { label?: string; idp_metadata_url?: string; idp_metadata_xml?: string; attribute_mapping?: Record<string, string> } }>(
+  app.patch<Wire<'/organizations/sso/saml/provider-credentials/{saml_provider_credentials_id}', 'patch'>>(
     '/organizations/sso/saml/provider-credentials/:saml_provider_credentials_id',
     async (req) => {
       const org = await admin(req);
@@ -97,7 +98,7 @@ export function registerSamlProviderRoutes(app: FastifyInstance, ctx: Ctx): void
       return { result: samlOut(current) };
     },
   );
-  app.delete<{ Params: { saml_provider_credentials_id: string } }>('/organizations/sso/saml/provider-credentials/:saml_provider_credentials_id', async (req, reply) => {
+  app.delete<Wire<'/organizations/sso/saml/provider-credentials/{saml_provider_credentials_id}', 'delete'>>('/organizations/sso/saml/provider-credentials/:saml_provider_credentials_id', async (req, reply) => {
     await saml.remove(await admin(req), req.params.saml_provider_credentials_id);
     return reply.code(204).send();
   });
@@ -109,7 +110,7 @@ export function registerOidcProviderRoutes(app: FastifyInstance, ctx: Ctx): void
   type StoredOidc = OidcProviderConfig & { label?: string; created_at?: string };
   const oidc = settingsCollection<StoredOidc>(ctx, 'oidc_providers', (p) => p.client_id, 'OIDC provider credentials');
   app.get('/organizations/sso/oidc/provider-credentials', async (req) => ({ result: oidc.list(await admin(req)).map(oidcOut) }));
-  app.post<{ Body: { client_id: string; client_secret: string; label: string; provider: string; issuer?: string; scopes?: string[] } }>(
+  app.post<Wire<'/organizations/sso/oidc/provider-credentials', 'post'>>(
     '/organizations/sso/oidc/provider-credentials',
     async (req, reply) => {
       const org = await admin(req);
@@ -123,10 +124,10 @@ export function registerOidcProviderRoutes(app: FastifyInstance, ctx: Ctx): void
       return { result: oidcOut(entry) };
     },
   );
-  app.get<{ Params: { oauth_client_id: string } }>('/organizations/sso/oidc/provider-credentials/:oauth_client_id', async (req) => ({
+  app.get<Wire<'/organizations/sso/oidc/provider-credentials/{oauth_client_id}', 'get'>>('/organizations/sso/oidc/provider-credentials/:oauth_client_id', async (req) => ({
     result: oidcOut(oidc.one(await admin(req), req.params.oauth_client_id)),
   }));
-  app.patch<{ Params: { oauth_client_id: string }; Body: { client_secret?: string; label?: string; scopes?: string[] } }>(
+  app.patch<Wire<'/organizations/sso/oidc/provider-credentials/{oauth_client_id}', 'patch'>>(
     '/organizations/sso/oidc/provider-credentials/:oauth_client_id',
     async (req) => {
       const org = await admin(req);
@@ -135,7 +136,7 @@ export function registerOidcProviderRoutes(app: FastifyInstance, ctx: Ctx): void
       return { result: oidcOut(current) };
     },
   );
-  app.delete<{ Params: { oauth_client_id: string } }>('/organizations/sso/oidc/provider-credentials/:oauth_client_id', async (req, reply) => {
+  app.delete<Wire<'/organizations/sso/oidc/provider-credentials/{oauth_client_id}', 'delete'>>('/organizations/sso/oidc/provider-credentials/:oauth_client_id', async (req, reply) => {
     await oidc.remove(await admin(req), req.params.oauth_client_id);
     return reply.code(204).send();
   });

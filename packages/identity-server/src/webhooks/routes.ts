@@ -7,18 +7,10 @@ import { ApiError, badRequest, notFound } from '../http/errors.js';
 import { requireApiKey } from '../http/guards.js';
 import { assertPublicUrl } from '../http/outbound.js';
 import { SYNC_HOOKS } from './service.js';
+import type { Schema, Wire } from '../http/wire.js';
 
-interface WebhookBody {
-  name?: string;
-  description?: string;
-  target_url?: string;
-  custom_headers?: Record<string, string[]>;
-  timeout?: number;
-}
-interface TriggerBody {
-  trigger_type: 'event' | 'sync_hook';
-  trigger_name: string;
-}
+/** A webhook as created or changed (the checks are the same; creation also needs the required fields). */
+type WebhookBody = Schema<'WebhookPatch'>;
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 /** Headers the delivery sets itself. */
@@ -75,7 +67,7 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: Ctx): void {
     return { result: await ctx.webhooks.jwks() };
   });
 
-  app.post<{ Body: WebhookBody & { name: string; target_url: string } }>('/organizations/webhooks', async (req, reply) => {
+  app.post<Wire<'/organizations/webhooks', 'post'>>('/organizations/webhooks', async (req, reply) => {
     const org = await admin(req);
     checkBody(ctx, req.body);
     const row: WebhookTable = {
@@ -96,8 +88,8 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: Ctx): void {
     const org = await admin(req);
     return { result: (await ctx.db.selectFrom('webhooks').selectAll().where('org_id', '=', org.id).orderBy('created_at').orderBy('id').execute()).map(webhookOut) };
   });
-  app.get<{ Params: { webhook_id: string } }>('/organizations/webhooks/:webhook_id', async (req) => ({ result: webhookOut(await hookOf(ctx, await admin(req), req.params.webhook_id)) }));
-  app.patch<{ Params: { webhook_id: string }; Body: WebhookBody }>('/organizations/webhooks/:webhook_id', async (req) => {
+  app.get<Wire<'/organizations/webhooks/{webhook_id}', 'get'>>('/organizations/webhooks/:webhook_id', async (req) => ({ result: webhookOut(await hookOf(ctx, await admin(req), req.params.webhook_id)) }));
+  app.patch<Wire<'/organizations/webhooks/{webhook_id}', 'patch'>>('/organizations/webhooks/:webhook_id', async (req) => {
     const org = await admin(req);
     const row = await hookOf(ctx, org, req.params.webhook_id);
     checkBody(ctx, req.body);
@@ -114,7 +106,7 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: Ctx): void {
     void created_at;
     return { result: webhookOut(next) };
   });
-  app.delete<{ Params: { webhook_id: string } }>('/organizations/webhooks/:webhook_id', async (req, reply) => {
+  app.delete<Wire<'/organizations/webhooks/{webhook_id}', 'delete'>>('/organizations/webhooks/:webhook_id', async (req, reply) => {
     const org = await admin(req);
     const row = await hookOf(ctx, org, req.params.webhook_id);
     await ctx.db.transaction().execute(async (trx) => {
@@ -131,11 +123,11 @@ export function registerWebhookTriggerRoutes(app: FastifyInstance, ctx: Ctx): vo
   const admin = (req: FastifyRequest) => requireApiKey(ctx, req);
   const triggersOf = (id: string) =>
     ctx.db.selectFrom('webhook_triggers').select(['trigger_type', 'trigger_name']).where('webhook_id', '=', id).orderBy('trigger_type').orderBy('trigger_name').execute();
-  app.get<{ Params: { webhook_id: string } }>('/organizations/webhooks/:webhook_id/triggers', async (req) => {
+  app.get<Wire<'/organizations/webhooks/{webhook_id}/triggers', 'get'>>('/organizations/webhooks/:webhook_id/triggers', async (req) => {
     const row = await hookOf(ctx, await admin(req), req.params.webhook_id);
     return { result: await triggersOf(row.id) };
   });
-  app.post<{ Params: { webhook_id: string }; Body: TriggerBody }>('/organizations/webhooks/:webhook_id/triggers', async (req, reply) => {
+  app.post<Wire<'/organizations/webhooks/{webhook_id}/triggers', 'post'>>('/organizations/webhooks/:webhook_id/triggers', async (req, reply) => {
     const row = await hookOf(ctx, await admin(req), req.params.webhook_id);
     const { trigger_type, trigger_name } = req.body;
     if (trigger_type === 'sync_hook' && !(SYNC_HOOKS as readonly string[]).includes(trigger_name)) {
@@ -147,7 +139,7 @@ export function registerWebhookTriggerRoutes(app: FastifyInstance, ctx: Ctx): vo
     reply.code(201);
     return { result: { trigger_type, trigger_name } };
   });
-  app.delete<{ Params: { webhook_id: string }; Body: TriggerBody }>('/organizations/webhooks/:webhook_id/triggers', async (req, reply) => {
+  app.delete<Wire<'/organizations/webhooks/{webhook_id}/triggers', 'delete'>>('/organizations/webhooks/:webhook_id/triggers', async (req, reply) => {
     const row = await hookOf(ctx, await admin(req), req.params.webhook_id);
     const res = await ctx.db
       .deleteFrom('webhook_triggers')
@@ -159,7 +151,7 @@ export function registerWebhookTriggerRoutes(app: FastifyInstance, ctx: Ctx): vo
     return reply.code(204).send();
   });
 
-  app.post<{ Body: { events: Array<{ event_type: string; count?: number }> } }>('/test-events', async (req, reply) => {
+  app.post<Wire<'/test-events', 'post'>>('/test-events', async (req, reply) => {
     const org = await admin(req);
     let generated = 0;
     for (const { event_type, count = 1 } of req.body.events) {

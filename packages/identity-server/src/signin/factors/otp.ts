@@ -45,7 +45,7 @@ export const otpFactor = (channel: 'email' | 'sms'): FactorHandler => ({
     if (r.recovery) data.recovery = true;
     const row = await createChallenge(ctx, { org: r.org, type: 'otp', method: r.method, handle, secret: code, data });
     if (!r.recovery || (await findPersonByHandle(ctx, r.org.id, handle))) await sendCode(ctx, r.org, handle, code, r.recovery ? 'recovery' : 'sign-in');
-    return [{ id: row.id, type: 'otp', authentication_method: r.method, options: {} }];
+    return [{ id: row.id, type: 'otp', authentication_method: channel === 'email' ? 'otp_via_email' : 'otp_via_sms', options: {} }];
   },
 });
 
@@ -60,7 +60,7 @@ export const linkFactor = (channel: 'email' | 'sms'): FactorHandler => ({
     if (target) data.redirect_target = target;
     if (r.recovery) data.recovery = true;
     const row = await createChallenge(ctx, { org: r.org, type: 'proxy', method: r.method, handle, secret, data });
-    const out: ChallengeOut[] = [{ id: row.id, type: 'proxy', authentication_method: r.method, options: { challenge_id: row.id } }];
+    const out: ChallengeOut[] = [{ id: row.id, type: 'proxy', authentication_method: channel === 'email' ? 'email_link' : 'sms_link', options: { challenge_id: row.id } }];
     if (r.recovery && !(await findPersonByHandle(ctx, r.org.id, handle))) return out;
     const link = `${ctx.publicUrl}/challenge/${row.id}/verify?secret=${secret}`;
     const minutes = Math.round(ctx.limits.codeTtlSeconds / 60);

@@ -6,6 +6,8 @@ import {
   verifyRegistrationResponse,
   type AuthenticationResponseJSON,
   type AuthenticatorTransportFuture,
+  type PublicKeyCredentialCreationOptionsJSON,
+  type PublicKeyCredentialRequestOptionsJSON,
   type RegistrationResponseJSON,
 } from '@simplewebauthn/server';
 import type { Ctx } from '../../context.js';
@@ -13,7 +15,8 @@ import { nowIso } from '../../context.js';
 import { originAllowed } from '../../http/origins.js';
 import { answer, badRequest, forbidden } from '../../http/errors.js';
 import { findPersonByHandle, getPerson, issueToken, type PersonRow } from '../../persons/persons.js';
-import { challengeData, checkAnswer, createChallenge, finishSignIn, resolveChallengePerson, rowHandle, type AttestationHandler, type ChallengeData, type Factor, type FactorHandler, type StartRequest } from '../challenges.js';
+import type { Schema } from '../../http/wire.js';
+import { challengeData, checkAnswer, createChallenge, finishSignIn, resolveChallengePerson, rowHandle, type AttestationHandler, type ChallengeData, type ChallengeOut, type Factor, type FactorHandler, type StartRequest } from '../challenges.js';
 
 /** Server-side state of a passkey (public key, signature counter) kept in the credential's secret column. */
 interface PasskeySecret {
@@ -59,7 +62,20 @@ function option<T extends string>(value: unknown, allowed: readonly T[], fallbac
   return typeof value === 'string' && (allowed as readonly string[]).includes(value) ? (value as T) : fallback;
 }
 
-async function createOptions(ctx: Ctx, r: StartRequest, person: PersonRow | undefined, rp: { rpId: string; origin: string }, userName: string) {
+/**
+ * The options as the contract types them: the library's types leave `rp.id` optional and its extensions
+ * closed, though the options always name the relying party (we pass it) and extensions are an open map on the wire.
+ */
+const wireCreateOptions = (o: PublicKeyCredentialCreationOptionsJSON, rpId: string): Schema<'WebAuthnCreateOptions'> => {
+  const { extensions, ...rest } = o;
+  return { ...rest, rp: { ...o.rp, id: rpId }, ...(extensions ? { extensions: { ...extensions } } : {}) };
+};
+const wireGetOptions = (o: PublicKeyCredentialRequestOptionsJSON, rpId: string): Schema<'WebAuthnGetOptions'> => {
+  const { extensions, ...rest } = o;
+  return { ...rest, rpId, ...(extensions ? { extensions: { ...extensions } } : {}) };
+};
+
+async function createOptions(ctx: Ctx, r: StartRequest, person: PersonRow | undefined, rp: { rpId: string; origin: string }, userName: string): Promise<ChallengeOut[]> {
   const userId = person ? Buffer.from(person.id) : randomBytes(16);
   const existing = person ? await passkeysOf(ctx, person.id, rp.rpId) : [];
   const options = await generateRegistrationOptions({
@@ -79,7 +95,7 @@ async function createOptions(ctx: Ctx, r: StartRequest, person: PersonRow | unde
   const data: WebAuthnData = { webauthn_challenge: options.challenge, rp_id: rp.rpId, origin: rp.origin, user_id: userId.toString('base64url') };
   if (r.previous) data.previous = r.previous;
   const row = await createChallenge(ctx, { org: r.org, type: 'webauthn_create', method: 'webauthn', handle: r.handle, personId: person?.id, data, ttlSeconds: TIMEOUT_MS / 1000 });
-  return [{ id: row.id, type: 'webauthn_create', authentication_method: 'webauthn', options: options as unknown as Record<string, unknown> }];
+  return [{ id: row.id, type: 'webauthn_create', authentication_method: 'webauthn', options: wireCreateOptions(options, rp.rpId) }];
 }
 
 const startWebauthn: FactorHandler = {
@@ -97,7 +113,7 @@ const startWebauthn: FactorHandler = {
       const options = await generateAuthenticationOptions({ rpID: rp.rpId, timeout: TIMEOUT_MS, userVerification, allowCredentials: keys.map((k) => ({ id: k.id, transports: k.secret.transports })) });
       const data: WebAuthnData = { webauthn_challenge: options.challenge, rp_id: rp.rpId, origin: rp.origin, ...(r.previous ? { previous: r.previous } : {}) };
       const row = await createChallenge(ctx, { org: r.org, type: 'webauthn_get', method: 'webauthn', handle: r.handle, personId: person.id, data, ttlSeconds: TIMEOUT_MS / 1000 });
-      return [{ id: row.id, type: 'webauthn_get', authentication_method: 'webauthn', options: options as unknown as Record<string, unknown> }];
+      return [{ id: row.id, type: 'webauthn_get', authentication_method: 'webauthn', options: wireGetOptions(options, rp.rpId) }];
     }
     if (r.handle) {
       // Sign-up with a passkey.
@@ -109,7 +125,7 @@ const startWebauthn: FactorHandler = {
     const options = await generateAuthenticationOptions({ rpID: rp.rpId, timeout: TIMEOUT_MS, userVerification, allowCredentials: ids.map((id) => ({ id })) });
     const data: WebAuthnData = { webauthn_challenge: options.challenge, rp_id: rp.rpId, origin: rp.origin };
     const row = await createChallenge(ctx, { org: r.org, type: 'webauthn_get', method: 'webauthn', data, ttlSeconds: TIMEOUT_MS / 1000 });
-    return [{ id: row.id, type: 'webauthn_get', authentication_method: 'webauthn', options: options as unknown as Record<string, unknown> }];
+    return [{ id: row.id, type: 'webauthn_get', authentication_method: 'webauthn', options: wireGetOptions(options, rp.rpId) }];
   },
 };
 
