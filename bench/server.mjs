@@ -19,6 +19,7 @@ import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freshStorage } from '@keyway/identity-server/testing';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const serverPkg = join(root, 'packages/identity-server');
@@ -144,26 +145,6 @@ const validator = (base, token) => () =>
     if (!r.result.valid) throw new Error(`token invalid: ${r.result.invalidity_reason}`);
   });
 
-/** A fresh schema of the PostgreSQL database, its URL (search_path pinned to it) and `drop()`. */
-async function freshSchema(pg) {
-  const schema = `bench_${runId}_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: PG_URL });
-  await admin.connect();
-  await admin.query(`create schema ${schema}`);
-  await admin.end();
-  const url = new URL(PG_URL);
-  url.searchParams.set('options', `-c search_path=${schema}`);
-  return {
-    url: url.toString(),
-    async drop() {
-      const c = new pg.Client({ connectionString: PG_URL });
-      await c.connect();
-      await c.query(`drop schema ${schema} cascade`);
-      await c.end();
-    },
-  };
-}
-
 console.log(`Keyway identity server benchmark: ${SECONDS} s per measure, ${CONCURRENCY} concurrent clients, Node ${process.version}\n`);
 
 // 1. Baseline: bare Fastify hello-world.
@@ -213,14 +194,14 @@ async function scalePart() {
   console.log(`\nScale (PostgreSQL): latency with ${SCALE_SIZES.map((n) => fmt(n)).join(' and ')} persons; listing measures run one request at a time`);
   const measures = {};
   for (const size of SCALE_SIZES) {
-    const schema = await freshSchema(pg);
-    const dataDir = mkdtempSync(join(tmpdir(), 'keyway-bench-'));
+    const store = await freshStorage('postgres', { databaseUrl: PG_URL });
+    const { dataDir } = store;
     let id;
     try {
       // The server creates the tables; then the persons are seeded straight into them.
-      id = await startProcess(['dist/cli.js'], { ...serverEnv, DATA_DIR: dataDir, DATABASE_URL: schema.url });
+      id = await startProcess(['dist/cli.js'], { ...serverEnv, DATA_DIR: dataDir, DATABASE_URL: store.databaseUrl });
       const seedStart = performance.now();
-      const client = new pg.Client({ connectionString: schema.url });
+      const client = new pg.Client({ connectionString: store.databaseUrl });
       await client.connect();
       await seedPersons((statement) => client.query(statement), 'postgres', { orgId, count: size });
       await client.end();
@@ -256,8 +237,7 @@ async function scalePart() {
       console.log(`  ${fmt(size)} persons: ${error instanceof Error ? error.message : error}`);
     } finally {
       if (id) await stop(id.child);
-      rmSync(dataDir, { recursive: true, force: true });
-      await schema.drop();
+      await store.cleanup();
     }
   }
   const [small, large] = [SCALE_SIZES[0], SCALE_SIZES[SCALE_SIZES.length - 1]];
@@ -277,7 +257,6 @@ async function scalePart() {
 
 // 4. Replicas: throughput through the balancer of `npm run start:cluster`, in front of 1 then 3 servers on one database.
 async function replicasPart() {
-  const pg = (await import('pg')).default;
   const BALANCER = `
     import { startBalancer } from ${JSON.stringify(join(root, 'scripts/balancer.mjs'))};
     const b = await startBalancer({ upstreams: JSON.parse(process.env.UPSTREAMS) });
@@ -287,11 +266,11 @@ async function replicasPart() {
   console.log(`\nReplicas (PostgreSQL, round-robin balancer in its own process, ${CONCURRENCY} clients)`);
   const perSecond = {};
   for (const n of [1, 3]) {
-    const schema = await freshSchema(pg);
-    const dataDir = mkdtempSync(join(tmpdir(), 'keyway-bench-'));
+    const store = await freshStorage('postgres', { databaseUrl: PG_URL });
+    const { dataDir } = store;
     const children = [];
     try {
-      const env = { ...serverEnv, DATA_DIR: dataDir, DATABASE_URL: schema.url, KEYWAY_SECRETS_KEY: randomBytes(32).toString('hex'), KEYWAY_PUBLIC_URL: 'http://keyway-bench.invalid' };
+      const env = { ...serverEnv, DATA_DIR: dataDir, DATABASE_URL: store.databaseUrl, KEYWAY_SECRETS_KEY: randomBytes(32).toString('hex'), KEYWAY_PUBLIC_URL: 'http://keyway-bench.invalid' };
       const first = await startProcess(['dist/cli.js'], env);
       children.push(first.child);
       const rest = await Promise.all(Array.from({ length: n - 1 }, () => startProcess(['dist/cli.js'], env)));
@@ -316,8 +295,7 @@ async function replicasPart() {
       console.log(`  ${n} replica${n === 1 ? ' ' : 's'}  token validations ${fmt(v.perSecond).padStart(7)} /s (p50 ${fmt(v.p50, 1)} ms)   sign-ins ${fmt(s.perSecond).padStart(6)} /s (p50 ${fmt(s.p50, 1)} ms)`);
     } finally {
       for (const c of children.reverse()) await stop(c);
-      rmSync(dataDir, { recursive: true, force: true });
-      await schema.drop();
+      await store.cleanup();
     }
   }
   if (perSecond[1] && perSecond[3]) {

@@ -21,11 +21,14 @@ export interface TestStorage {
   cleanup(): Promise<void>;
 }
 
-/** A fresh, isolated store: a temp directory for SQLite, or a new schema in the test PostgreSQL database. */
-export async function freshStorage(backend: Backend): Promise<TestStorage> {
+/**
+ * A fresh, isolated store: a temp directory for SQLite, or a new schema in a PostgreSQL database (`databaseUrl`, by
+ * default TEST_DATABASE_URL). The benchmarks use it too.
+ */
+export async function freshStorage(backend: Backend, { databaseUrl = process.env.TEST_DATABASE_URL }: { databaseUrl?: string | undefined } = {}): Promise<TestStorage> {
   const dataDir = mkdtempSync(join(tmpdir(), 'keyway-id-'));
   if (backend === 'sqlite') return { dataDir, cleanup: async () => rmSync(dataDir, { recursive: true, force: true }) };
-  const base = process.env.TEST_DATABASE_URL;
+  const base = databaseUrl;
   if (!base) throw new Error('the postgres backend needs TEST_DATABASE_URL');
   const schema = `t_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
   const pg = (await import('pg')).default;
