@@ -71,7 +71,7 @@ describe('the copy-page menu', () => {
       await page.getByRole('button', { name: 'Copy page' }).click();
       expect(await page.getByRole('menuitem', { name: /View as Markdown/ }).getAttribute('href')).toBe('/docs/api/get-me.md');
       const mdUrl = `${docs.url}/docs/api/get-me.md`;
-      for (const [name, host] of [['ChatGPT', 'https://chatgpt.com/'], ['Claude', 'https://claude.ai/new'], ['Perplexity', 'https://www.perplexity.ai/search']]) {
+      for (const [name, host] of <const>[['ChatGPT', 'https://chatgpt.com/'], ['Claude', 'https://claude.ai/new'], ['Perplexity', 'https://www.perplexity.ai/search']]) {
         const href = await page.getByRole('menuitem', { name: new RegExp(`Open in ${name}`) }).getAttribute('href');
         expect(href!.startsWith(host), name).toBe(true);
         expect(new URL(href!).searchParams.get('q'), name).toContain(mdUrl);

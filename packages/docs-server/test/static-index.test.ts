@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import MiniSearch from 'minisearch';
+import MiniSearch, { type SearchOptions, type SearchResult } from 'minisearch';
 import { loadIndex, processTerm, QUERY_DEFAULTS, runSearch, SEARCH_OPTIONS, tokenize } from '../src/search/engine.js';
 import type { SearchDoc } from '../src/search/extract.js';
 import { StaticIndex, type QueryOptions } from '../src/search/static-index.js';
@@ -30,7 +30,7 @@ function corpus(n: number): SearchDoc[] {
 }
 
 const docs = corpus(600);
-const mini = new MiniSearch<SearchDoc>({ ...SEARCH_OPTIONS, searchOptions: QUERY_DEFAULTS as MiniSearch.SearchOptions });
+const mini = new MiniSearch<SearchDoc>({ ...SEARCH_OPTIONS, searchOptions: QUERY_DEFAULTS as SearchOptions });
 mini.addAll(docs);
 const compiled = loadIndex(JSON.parse(JSON.stringify(mini)));
 
@@ -52,12 +52,12 @@ const QUERIES = [
   'anonymous persons recovery codes webauthn passkeys',
 ];
 
-function expectSame(query: string, options: QueryOptions, miniOptions: MiniSearch.SearchOptions = options as MiniSearch.SearchOptions) {
+function expectSame(query: string, options: QueryOptions, miniOptions: SearchOptions = options as SearchOptions) {
   // Documents with equal scores may come in either order: compare in one canonical order (score, then id).
   const canonical = <T extends { id: number; score: number }>(list: T[]) => list.slice().sort((a, b) => b.score - a.score > 1e-9 ? 1 : a.score - b.score > 1e-9 ? -1 : a.id - b.id);
   const actual = compiled.search(query, options);
   for (let i = 1; i < actual.length; i++) expect((actual[i - 1] as { score: number }).score).toBeGreaterThanOrEqual((actual[i] as { score: number }).score);
-  const expected = canonical(mini.search(query, miniOptions) as (MiniSearch.SearchResult & { id: number })[]);
+  const expected = canonical(mini.search(query, miniOptions) as (SearchResult & { id: number })[]);
   const got = canonical(actual);
   expect(got.map((h) => h.id), query).toEqual(expected.map((r) => r.id));
   got.forEach((h, i) => {
