@@ -29,7 +29,9 @@ function startCli(env: Record<string, string>) {
   return { ready, stop };
 }
 
-describe('CLI (dist/cli.js)', () => {
+// Each test starts Node.js processes that load the server and the contract (a few CPU seconds each): on a loaded
+// 2-core machine that took up to 25 s, so they get a minute.
+describe('CLI (dist/cli.js)', { timeout: 60_000 }, () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'keyway-cli-'));
   beforeAll(() => {
     const built = spawnSync('npx', ['tsc', '-b'], { cwd: pkg, encoding: 'utf8' });
