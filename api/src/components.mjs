@@ -20,6 +20,12 @@ export const parameters = {
   TemplateNamePath: pathParam('template_name', ref('EmailTemplateName'), 'Template name.', 'otp_via_email'),
   WebhookIdPath: pathParam('webhook_id', ref('ResourceId'), 'Webhook id.'),
   SamlCredentialsIdPath: pathParam('saml_provider_credentials_id', ref('ResourceId'), 'SAML provider credentials id.'),
+  OrgFilter: { name: 'filter', in: 'query', required: false, description: 'SCIM-style filter on `id`, `org_name` and `tenant_name`, e.g. `org_name eq "Acme Docs EU"` or `tenant_name sw "ac"`; operators eq, ne, co, sw, pr, and, or (case-insensitive).', schema: str({ maxLength: 1000 }) },
+  PersonFields: {
+    name: 'fields', in: 'query', required: false, style: 'form', explode: false,
+    description: 'Comma-separated parts of the person to include besides its id, activity, type and region: `handles`, `groups`, `roles`, `attributes` (all when absent).',
+    schema: { type: 'array', items: str({ enum: ['handles', 'groups', 'roles', 'attributes'] }), minItems: 1 }, example: ['handles', 'groups'],
+  },
   Limit: { name: 'limit', in: 'query', required: false, description: 'Page size (at most 1000).', schema: int({ minimum: 1, maximum: 1000, default: 100 }) },
   Offset: { name: 'offset', in: 'query', required: false, description: 'Number of items to skip.', schema: int({ minimum: 0, default: 0 }) },
   BucketsQuery: {

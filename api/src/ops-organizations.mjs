@@ -48,15 +48,22 @@ export const organizationOperations = [
     ...mgmt, method: 'delete', path: '/organizations', id: 'deleteOrganization', tags: ['organizations'],
     summary: 'Delete an organization',
     description: `
-Deletes the organization of \`Keyway-OrgID\` with its persons, configuration and keys. Only allowed while it has no
-suborganizations (409 otherwise); the API key stops working at once. This cannot be undone.`,
+Deletes the organization of \`Keyway-OrgID\` with its persons, configuration and keys; the API key stops working at
+once. This cannot be undone. With suborganizations it answers 409 unless \`delete_suborganizations=true\`, which
+deletes the whole subtree. \`confirmation_timestamp\` guards against a stale request: when given, it must be within five
+minutes of the server's clock.`,
+    params: [
+      { name: 'confirmation_timestamp', in: 'query', required: false, description: 'When the deletion was confirmed (RFC 3339); refused when more than five minutes away from now.', schema: { type: 'string', format: 'date-time' } },
+      { name: 'delete_suborganizations', in: 'query', required: false, description: 'Also delete every suborganization below this one, deepest first.', schema: { type: 'boolean' } },
+    ],
     ok: { status: 204, description: 'Deleted.' },
     errors: ['Conflict'],
   },
   {
     ...mgmt, method: 'get', path: '/organizations/suborganizations', id: 'listSuborganizations', tags: ['organizations'],
     summary: 'List suborganizations',
-    description: 'Lists the organizations directly below this one in the hierarchy, each with its own suborganizations under `managed_organizations`.',
+    description: 'Lists the organizations directly below this one in the hierarchy. `filter` selects by name: `org_name eq "Acme"`, `tenant_name sw "ac"` (operators eq, ne, co, sw, pr, and, or; case-insensitive).',
+    params: ['OrgFilter'],
     ok: { schema: arrayOf(ref('Organization')), example: ORGANIZATION.managed_organizations },
   },
   {
@@ -123,15 +130,20 @@ activated. Patterns must be valid regular expressions (400 otherwise).`,
   {
     ...mgmt, method: 'post', path: '/organizations/config/domains', id: 'addAllowedDomains', tags: ['organization-allowed-domains'],
     summary: 'Add allowed domains',
-    description: 'Adds domains (lower-case DNS names, no scheme or path). Subdomains must be listed separately. Returns the full list.',
+    description: 'Adds domains (lower-case DNS names, no scheme or path). Subdomains must be listed separately. With `overwrite=true` the given domains replace the list. Returns the full list.',
+    params: [{ name: 'overwrite', in: 'query', required: false, description: 'Replace the whole list by the given domains instead of adding them.', schema: { type: 'boolean' } }],
     body: { schema: ref('DomainList'), example: { domains: ['app.example.com'] } },
     ok: { schema: open({ domains: arrayOf(str()) }, ['domains']), example: domains },
   },
   {
     ...mgmt, method: 'delete', path: '/organizations/config/domains', id: 'removeAllowedDomains', tags: ['organization-allowed-domains'],
     summary: 'Remove allowed domains',
-    description: 'Removes the given domains; links and SSO flows already started for them fail on return. Returns the remaining list.',
-    body: { schema: ref('DomainList'), example: { domains: ['app.example.com'] } },
+    description: 'Removes domains: one with `domain`, several in the body, or every one with `deleteAll=true` (one of the three is required). Links and SSO flows already started for them fail on return. Returns the remaining list.',
+    params: [
+      { name: 'domain', in: 'query', required: false, description: 'A domain to remove.', schema: str({ maxLength: 253 }) },
+      { name: 'deleteAll', in: 'query', required: false, description: 'Remove every allowed domain.', schema: { type: 'boolean' } },
+    ],
+    body: { schema: ref('DomainList'), required: false, example: { domains: ['app.example.com'] } },
     ok: { schema: open({ domains: arrayOf(str()) }, ['domains']), example: { domains: ['docs.example.com'] } },
   },
   // ---------- e-mail templates ----------
@@ -170,7 +182,17 @@ activated. Patterns must be valid regular expressions (400 otherwise).`,
       delete: 'Removes an external credential; features using it fall back to Keyway defaults.',
     },
   }).map((op) => op.method === 'delete'
-    ? { ...op, path: '/organizations/config/external-credentials', params: [{ name: 'cred_id', in: 'query', required: true, description: 'External credential to remove.', schema: ref('ResourceId') }], errors: ['NotFound'] }
+    ? {
+      ...op,
+      path: '/organizations/config/external-credentials',
+      description: `${op.description} Name it with \`credentialId\`, or remove them all with \`deleteAll=true\`.`,
+      params: [
+        { name: 'credentialId', in: 'query', required: false, description: 'External credential to remove (required unless `deleteAll=true`).', schema: ref('ResourceId'), example: EXT_CRED.id },
+        { name: 'cred_id', in: 'query', required: false, deprecated: true, description: 'Former name of `credentialId`, still accepted.', schema: ref('ResourceId') },
+        { name: 'deleteAll', in: 'query', required: false, description: 'Remove every external credential of the organization.', schema: { type: 'boolean' } },
+      ],
+      errors: ['NotFound'],
+    }
     : op),
   // ---------- KYC ----------
   {
@@ -216,7 +238,9 @@ activated. Patterns must be valid regular expressions (400 otherwise).`,
       patch: 'Changes the label, scopes or secret of an OIDC provider configuration.',
       delete: 'Removes an OIDC provider configuration; sign-ins through it stop at once.',
     },
-  }),
+  }).map((op) => op.method === 'get' && !op.path.includes('{')
+    ? { ...op, params: [{ name: 'oauth_provider', in: 'query', required: false, description: 'Only the configurations of this provider (`azuread` is a name of `azure`).', schema: str({ enum: ['google', 'apple', 'azure', 'azuread', 'facebook', 'github', 'gitlab', 'line', 'bitbucket', 'okta', 'keycloak', 'generic'] }) }] }
+    : op),
   // ---------- token template ----------
   {
     ...mgmt, method: 'get', path: '/organizations/config/token-template', id: 'getTokenTemplate', tags: ['organization-token-template'],
@@ -275,10 +299,14 @@ timeout or an answer that is not a JSON object is ignored: the token is issued w
     errors: ['Conflict'],
   },
   {
-    ...mgmt, method: 'delete', path: '/organizations/webhooks/{webhook_id}/triggers', id: 'deleteWebhookTrigger', tags: ['organization-webhooks'], params: ['WebhookIdPath'],
+    ...mgmt, method: 'delete', path: '/organizations/webhooks/{webhook_id}/triggers', id: 'deleteWebhookTrigger', tags: ['organization-webhooks'],
     summary: 'Delete a webhook trigger',
-    description: 'Detaches the trigger given in the body from the webhook; the webhook and its other triggers remain.',
-    body: { schema: ref('WebhookTrigger'), example: TRIGGER },
+    description: 'Detaches a trigger from the webhook, named by `trigger_type` and `trigger_name` in the query (or, as before, in the body); the webhook and its other triggers remain.',
+    params: ['WebhookIdPath',
+      { name: 'trigger_type', in: 'query', required: false, description: 'Type of the trigger to detach (with `trigger_name`).', schema: str({ enum: ['event', 'sync_hook'] }) },
+      { name: 'trigger_name', in: 'query', required: false, description: 'Name of the trigger to detach (with `trigger_type`).', schema: str({ maxLength: 128 }) },
+    ],
+    body: { schema: ref('WebhookTrigger'), required: false, example: TRIGGER },
     ok: { status: 204, description: 'Deleted.' },
   },
   {

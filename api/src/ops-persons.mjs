@@ -55,9 +55,9 @@ an unparsable filter answers 400 naming the position of the problem.`,
     ok: { schema: arrayOf(ref('Person')), example: [PERSON, person2], paginated: true },
   },
   {
-    ...mgmt, method: 'get', path: P, id: 'getPerson', tags: ['persons'], params: personParam,
+    ...mgmt, method: 'get', path: P, id: 'getPerson', tags: ['persons'], params: [...personParam, 'PersonFields'],
     summary: 'Get a person',
-    description: 'Returns one person with handles, groups and attributes of every bucket.',
+    description: 'Returns one person with handles, groups, roles and attributes of every bucket; `fields` keeps only the parts named.',
     ok: { schema: ref('Person'), example: PERSON },
   },
   {
@@ -78,9 +78,9 @@ the handles, credentials, attributes and consents are deleted too and the person
     ok: { status: 204, description: 'Deleted.' },
   },
   {
-    ...mgmt, method: 'get', path: `${P}/organizations`, id: 'getPersonOrganizations', tags: ['organizations', 'persons'], params: personParam,
+    ...mgmt, method: 'get', path: `${P}/organizations`, id: 'getPersonOrganizations', tags: ['organizations', 'persons'], params: [...personParam, 'OrgFilter'],
     summary: "Get the list of person's organizations",
-    description: 'Lists the organizations (this one and those sharing its person pool) the person belongs to.',
+    description: 'Lists the organizations (this one and those sharing its person pool) the person belongs to; `filter` selects among them by id or name.',
     ok: {
       schema: arrayOf(ref('PersonOrganization')),
       example: [{ id: ORG_ID, org_name: 'Acme Docs', tenant_name: 'acme', person_id: PERSON_ID }, { id: SUBORG_ID, org_name: 'Acme Docs EU', tenant_name: 'acme', person_id: PERSON_ID }],

@@ -839,7 +839,7 @@ export interface paths {
         };
         /**
          * Get a person
-         * @description Returns one person with handles, groups and attributes of every bucket.
+         * @description Returns one person with handles, groups, roles and attributes of every bucket; `fields` keeps only the parts named.
          */
         get: operations["getPerson"];
         put?: never;
@@ -869,7 +869,7 @@ export interface paths {
         };
         /**
          * Get the list of person's organizations
-         * @description Lists the organizations (this one and those sharing its person pool) the person belongs to.
+         * @description Lists the organizations (this one and those sharing its person pool) the person belongs to; `filter` selects among them by id or name.
          */
         get: operations["getPersonOrganizations"];
         put?: never;
@@ -1488,8 +1488,10 @@ export interface paths {
         post?: never;
         /**
          * Delete an organization
-         * @description Deletes the organization of `Keyway-OrgID` with its persons, configuration and keys. Only allowed while it has no
-         *     suborganizations (409 otherwise); the API key stops working at once. This cannot be undone.
+         * @description Deletes the organization of `Keyway-OrgID` with its persons, configuration and keys; the API key stops working at
+         *     once. This cannot be undone. With suborganizations it answers 409 unless `delete_suborganizations=true`, which
+         *     deletes the whole subtree. `confirmation_timestamp` guards against a stale request: when given, it must be within five
+         *     minutes of the server's clock.
          */
         delete: operations["deleteOrganization"];
         options?: never;
@@ -1506,7 +1508,7 @@ export interface paths {
         };
         /**
          * List suborganizations
-         * @description Lists the organizations directly below this one in the hierarchy, each with its own suborganizations under `managed_organizations`.
+         * @description Lists the organizations directly below this one in the hierarchy. `filter` selects by name: `org_name eq "Acme"`, `tenant_name sw "ac"` (operators eq, ne, co, sw, pr, and, or; case-insensitive).
          */
         get: operations["listSuborganizations"];
         put?: never;
@@ -1645,12 +1647,12 @@ export interface paths {
         put?: never;
         /**
          * Add allowed domains
-         * @description Adds domains (lower-case DNS names, no scheme or path). Subdomains must be listed separately. Returns the full list.
+         * @description Adds domains (lower-case DNS names, no scheme or path). Subdomains must be listed separately. With `overwrite=true` the given domains replace the list. Returns the full list.
          */
         post: operations["addAllowedDomains"];
         /**
          * Remove allowed domains
-         * @description Removes the given domains; links and SSO flows already started for them fail on return. Returns the remaining list.
+         * @description Removes domains: one with `domain`, several in the body, or every one with `deleteAll=true` (one of the three is required). Links and SSO flows already started for them fail on return. Returns the remaining list.
          */
         delete: operations["removeAllowedDomains"];
         options?: never;
@@ -1722,7 +1724,7 @@ export interface paths {
         post: operations["createExternalCredential"];
         /**
          * Remove an external credential by id
-         * @description Removes an external credential; features using it fall back to Keyway defaults.
+         * @description Removes an external credential; features using it fall back to Keyway defaults. Name it with `credentialId`, or remove them all with `deleteAll=true`.
          */
         delete: operations["deleteExternalCredential"];
         options?: never;
@@ -1989,7 +1991,7 @@ export interface paths {
         post: operations["createWebhookTrigger"];
         /**
          * Delete a webhook trigger
-         * @description Detaches the trigger given in the body from the webhook; the webhook and its other triggers remain.
+         * @description Detaches a trigger from the webhook, named by `trigger_type` and `trigger_name` in the query (or, as before, in the body); the webhook and its other triggers remain.
          */
         delete: operations["deleteWebhookTrigger"];
         options?: never;
@@ -3970,6 +3972,16 @@ export interface components {
         WebhookIdPath: components["schemas"]["ResourceId"];
         /** @description SAML provider credentials id. */
         SamlCredentialsIdPath: components["schemas"]["ResourceId"];
+        /** @description SCIM-style filter on `id`, `org_name` and `tenant_name`, e.g. `org_name eq "Acme Docs EU"` or `tenant_name sw "ac"`; operators eq, ne, co, sw, pr, and, or (case-insensitive). */
+        OrgFilter: string;
+        /**
+         * @description Comma-separated parts of the person to include besides its id, activity, type and region: `handles`, `groups`, `roles`, `attributes` (all when absent).
+         * @example [
+         *       "handles",
+         *       "groups"
+         *     ]
+         */
+        PersonFields: ("handles" | "groups" | "roles" | "attributes")[];
         /** @description Page size (at most 1000). */
         Limit: number;
         /** @description Number of items to skip. */
@@ -6643,7 +6655,16 @@ export interface operations {
     };
     getPerson: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description Comma-separated parts of the person to include besides its id, activity, type and region: `handles`, `groups`, `roles`, `attributes` (all when absent).
+                 * @example [
+                 *       "handles",
+                 *       "groups"
+                 *     ]
+                 */
+                fields?: components["parameters"]["PersonFields"];
+            };
             header?: never;
             path: {
                 /** @description The person the operation applies to. */
@@ -6810,7 +6831,10 @@ export interface operations {
     };
     getPersonOrganizations: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description SCIM-style filter on `id`, `org_name` and `tenant_name`, e.g. `org_name eq "Acme Docs EU"` or `tenant_name sw "ac"`; operators eq, ne, co, sw, pr, and, or (case-insensitive). */
+                filter?: components["parameters"]["OrgFilter"];
+            };
             header?: never;
             path: {
                 /** @description The person the operation applies to. */
@@ -9255,7 +9279,12 @@ export interface operations {
     };
     deleteOrganization: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description When the deletion was confirmed (RFC 3339); refused when more than five minutes away from now. */
+                confirmation_timestamp?: string;
+                /** @description Also delete every suborganization below this one, deepest first. */
+                delete_suborganizations?: boolean;
+            };
             header?: {
                 /** @description Wait until the change is visible in the local region or in all regions before answering. */
                 "Keyway-Required-Consistency"?: components["parameters"]["RequiredConsistency"];
@@ -9284,7 +9313,10 @@ export interface operations {
     };
     listSuborganizations: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description SCIM-style filter on `id`, `org_name` and `tenant_name`, e.g. `org_name eq "Acme Docs EU"` or `tenant_name sw "ac"`; operators eq, ne, co, sw, pr, and, or (case-insensitive). */
+                filter?: components["parameters"]["OrgFilter"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -9314,6 +9346,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -9720,7 +9753,10 @@ export interface operations {
     };
     addAllowedDomains: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Replace the whole list by the given domains instead of adding them. */
+                overwrite?: boolean;
+            };
             header?: {
                 /** @description Wait until the change is visible in the local region or in all regions before answering. */
                 "Keyway-Required-Consistency"?: components["parameters"]["RequiredConsistency"];
@@ -9777,7 +9813,12 @@ export interface operations {
     };
     removeAllowedDomains: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description A domain to remove. */
+                domain?: string;
+                /** @description Remove every allowed domain. */
+                deleteAll?: boolean;
+            };
             header?: {
                 /** @description Wait until the change is visible in the local region or in all regions before answering. */
                 "Keyway-Required-Consistency"?: components["parameters"]["RequiredConsistency"];
@@ -9787,7 +9828,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -10087,9 +10128,19 @@ export interface operations {
     };
     deleteExternalCredential: {
         parameters: {
-            query: {
-                /** @description External credential to remove. */
-                cred_id: components["schemas"]["ResourceId"];
+            query?: {
+                /**
+                 * @description External credential to remove (required unless `deleteAll=true`).
+                 * @example xc_01JD8ZD1
+                 */
+                credentialId?: components["schemas"]["ResourceId"];
+                /**
+                 * @deprecated
+                 * @description Former name of `credentialId`, still accepted.
+                 */
+                cred_id?: components["schemas"]["ResourceId"];
+                /** @description Remove every external credential of the organization. */
+                deleteAll?: boolean;
             };
             header?: {
                 /** @description Wait until the change is visible in the local region or in all regions before answering. */
@@ -10566,7 +10617,10 @@ export interface operations {
     };
     listOidcProviderCredentialss: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only the configurations of this provider (`azuread` is a name of `azure`). */
+                oauth_provider?: "google" | "apple" | "azure" | "azuread" | "facebook" | "github" | "gitlab" | "line" | "bitbucket" | "okta" | "keycloak" | "generic";
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -10600,6 +10654,7 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
@@ -11244,7 +11299,12 @@ export interface operations {
     };
     deleteWebhookTrigger: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Type of the trigger to detach (with `trigger_name`). */
+                trigger_type?: "event" | "sync_hook";
+                /** @description Name of the trigger to detach (with `trigger_type`). */
+                trigger_name?: string;
+            };
             header?: {
                 /** @description Wait until the change is visible in the local region or in all regions before answering. */
                 "Keyway-Required-Consistency"?: components["parameters"]["RequiredConsistency"];
@@ -11257,7 +11317,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 /**
                  * @example {

@@ -166,15 +166,18 @@ export class OpenApiContract {
       };
     }
     const params = (found.op.parameters ?? []).map((p) => this.param(p));
+    // The management API refuses a query parameter it does not declare (400 naming it): ignoring `?handle=` on a
+    // listing would answer every person. The sign-in and OAuth endpoints ignore unknown parameters (OAuth 2.0 §3.1).
+    const strictQuery = this.requiresApiKey(method, fastifyPath);
     for (const where of ['query', 'path'] as const) {
       const list = params.filter((p) => p.in === where);
-      if (!list.length) continue;
+      if (!list.length && !(where === 'query' && strictQuery)) continue;
       const properties: Record<string, unknown> = {};
       for (const p of list) {
         const s = p.schema ?? {};
         properties[p.name] = s.type === 'array' ? LIST_PARAM : resolveRefs(s);
       }
-      const schema = { type: 'object', properties, required: list.filter((p) => p.required).map((p) => p.name) };
+      const schema = { type: 'object', properties, required: list.filter((p) => p.required).map((p) => p.name), ...(where === 'query' && strictQuery ? { additionalProperties: false } : {}) };
       if (where === 'query') out.querystring = schema;
       else out.params = schema;
     }

@@ -89,6 +89,19 @@ describe('bad input never yields a 5xx and never writes', () => {
     expect(unknownRoute.body.errors[0]).toEqual({ httpcode: 404, message: 'no route for GET /nope' });
   });
 
+  it('answers 400 naming an undeclared query parameter of the management API, where ignoring it would give a wrong answer', async () => {
+    const admin = { headers: { 'keyway-api-key': 'kw_dev_api_key_not_secret' } };
+    const person = await call('POST', '/persons', { active: true, handles: [{ type: 'email_address', value: 'query@example.com' }] }, admin);
+    for (const path of ['/persons?colour=red', `/persons/${person.body.result.person_id}?colour=red`, '/groups?colour=red', '/events?limit=5&colour=red', '/organizations/config?colour=red']) {
+      const r = await call('GET', path, undefined, admin);
+      expect.soft(r.status, path).toBe(400);
+      expect.soft(r.body.errors?.[0]?.message, path).toBe('querystring has unknown field "colour"');
+    }
+    // The sign-in API and the OAuth endpoints keep ignoring what they do not know (OAuth 2.0 requires it).
+    expect((await call('GET', '/me?colour=red', undefined, { token })).status).toBe(200);
+    expect((await call('GET', '/.well-known/openid-configuration?colour=red')).status).toBe(200);
+  });
+
   it('rejects an unknown challenge and a mismatching challenge type', async () => {
     const r = await call('POST', '/attestation/v3', { challenge_id: 'does-not-exist', challenge_type: 'otp', data: { otp: '123456' } });
     expect(r.status).toBe(404);

@@ -30,7 +30,13 @@ type BodyOf<O> = O extends { requestBody: infer R } ? JsonOf<R> : O extends { re
 
 type PathParamsOf<O> = O extends { parameters: { path: infer P } } ? P : Record<string, never>;
 
-type QueryOf<O> = O extends { parameters: { query?: infer Q } } ? ([Q] extends [never] ? Record<string, never> : NonNullable<Q>) : Record<string, never>;
+/**
+ * A list parameter arrives comma-joined (one string) or repeated (an array), unchecked item by item (openapi.ts):
+ * the handler splits it (`splitList`) and checks the names.
+ */
+type Received<Q> = { [K in keyof Q]: NonNullable<Q[K]> extends readonly unknown[] ? string | string[] | Extract<Q[K], undefined> : Q[K] };
+
+type QueryOf<O> = O extends { parameters: { query?: infer Q } } ? ([Q] extends [never] ? Record<string, never> : Received<NonNullable<Q>>) : Record<string, never>;
 
 /** The Fastify route generic of one contract operation. */
 export interface Wire<P extends PathWith<M>, M extends Method> {

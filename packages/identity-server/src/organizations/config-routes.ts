@@ -82,7 +82,13 @@ export function registerExternalCredentialRoutes(app: FastifyInstance, ctx: Ctx)
   });
   app.delete<Wire<'/organizations/config/external-credentials', 'delete'>>('/organizations/config/external-credentials', async (req, reply) => {
     const org = await admin(req);
-    const row = await one(org, req.query.cred_id);
+    if (req.query.deleteAll === true) {
+      await ctx.db.deleteFrom('external_credentials').where('org_id', '=', org.id).execute();
+      return reply.code(204).send();
+    }
+    const id = req.query.credentialId ?? req.query.cred_id;
+    if (id === undefined) throw badRequest('name the external credential to remove with credentialId (or pass deleteAll=true)');
+    const row = await one(org, id);
     await ctx.db.deleteFrom('external_credentials').where('id', '=', row.id).execute();
     return reply.code(204).send();
   });

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Transaction } from 'kysely';
 import type { Ctx, Org, OrgSettings } from '../context.js';
+import type { Database } from '../db/schema.js';
 import { nowIso } from '../context.js';
 import { sha256 } from '../crypto/secrets.js';
 import { badRequest, conflict } from '../http/errors.js';
@@ -24,6 +26,25 @@ const configOut = (s: OrgSettings) => ({
   groups_claim_name: s.groups_claim_name ?? 'groups',
 });
 
+/** A deletion confirmed more than five minutes away from the server's clock is refused (a stale or replayed request). */
+function checkConfirmation(timestamp: string | undefined): void {
+  if (timestamp === undefined) return;
+  const at = Date.parse(timestamp);
+  if (Number.isNaN(at)) throw badRequest(`confirmation_timestamp "${timestamp}" is not an RFC 3339 date-time`);
+  if (Math.abs(Date.now() - at) > 5 * 60_000) throw badRequest(`confirmation_timestamp ${timestamp} is more than five minutes away from the server's clock (${nowIso()})`);
+}
+
+/** Everything stored for one organization, then the organization. */
+async function deleteOrganizationData(trx: Transaction<Database>, orgId: string): Promise<void> {
+  const persons = trx.selectFrom('persons').select('id').where('org_id', '=', orgId);
+  for (const t of ['credentials', 'attributes', 'consents', 'person_grants', 'sso_oidc_tokens', 'oauth_refresh_tokens'] as const) await trx.deleteFrom(t).where('person_id', 'in', persons).execute();
+  await trx.deleteFrom('webhook_triggers').where('webhook_id', 'in', trx.selectFrom('webhooks').select('id').where('org_id', '=', orgId)).execute();
+  for (const t of ['handles', 'persons', 'groups', 'rbac_permissions', 'rbac_roles', 'org_attributes', 'webhooks', 'webhook_deliveries', 'external_credentials', 'monthly_active', 'challenges', 'events', 'mailbox', 'sso_oidc_tokens', 'oauth_refresh_tokens'] as const) {
+    await trx.deleteFrom(t).where('org_id', '=', orgId).execute();
+  }
+  await trx.deleteFrom('organizations').where('id', '=', orgId).execute();
+}
+
 /** `/organizations` and `/organizations/suborganizations`. */
 export function registerOrganizationTreeRoutes(app: FastifyInstance, ctx: Ctx): void {
   const admin = (req: FastifyRequest) => requireApiKey(ctx, req);
@@ -33,19 +54,22 @@ export function registerOrganizationTreeRoutes(app: FastifyInstance, ctx: Ctx): 
     const org = await admin(req);
     return { result: { ...orgOut(org), managed_organizations: await children(org.id) } };
   });
-  // Deletes the organization and everything stored for it; its API key stops working with it.
-  app.delete('/organizations', async (req, reply) => {
+  // Deletes the organization and everything stored for it (with `delete_suborganizations`, its whole subtree, deepest
+  // first, in one transaction); its API key stops working with it.
+  app.delete<Wire<'/organizations', 'delete'>>('/organizations', async (req, reply) => {
     const org = await admin(req);
+    checkConfirmation(req.query.confirmation_timestamp);
     const subs = await children(org.id);
-    if (subs.length) throw conflict(`organization "${org.id}" has ${subs.length} suborganization${subs.length > 1 ? 's' : ''} (${subs.map((x) => x.id).join(', ')}): delete them first`);
+    if (subs.length && req.query.delete_suborganizations !== true) {
+      throw conflict(`organization "${org.id}" has ${subs.length} suborganization${subs.length > 1 ? 's' : ''} (${subs.map((x) => x.id).join(', ')}): delete them first, or pass delete_suborganizations=true`);
+    }
+    const subtree: string[] = [];
+    for (let level = [org.id]; level.length; ) {
+      subtree.push(...level);
+      level = (await ctx.db.selectFrom('organizations').select('id').where('parent_id', 'in', level).execute()).map((r) => r.id);
+    }
     await writeOrganization(ctx, async (trx) => {
-      const persons = trx.selectFrom('persons').select('id').where('org_id', '=', org.id);
-      for (const t of ['credentials', 'attributes', 'consents', 'person_grants', 'sso_oidc_tokens', 'oauth_refresh_tokens'] as const) await trx.deleteFrom(t).where('person_id', 'in', persons).execute();
-      await trx.deleteFrom('webhook_triggers').where('webhook_id', 'in', trx.selectFrom('webhooks').select('id').where('org_id', '=', org.id)).execute();
-      for (const t of ['handles', 'persons', 'groups', 'rbac_permissions', 'rbac_roles', 'org_attributes', 'webhooks', 'webhook_deliveries', 'external_credentials', 'monthly_active', 'challenges', 'events', 'mailbox', 'sso_oidc_tokens', 'oauth_refresh_tokens'] as const) {
-        await trx.deleteFrom(t).where('org_id', '=', org.id).execute();
-      }
-      await trx.deleteFrom('organizations').where('id', '=', org.id).execute();
+      for (const id of subtree.reverse()) await deleteOrganizationData(trx, id);
     });
     return reply.code(204).send();
   });
@@ -79,20 +103,24 @@ export function registerOrganizationSettingsRoutes(app: FastifyInstance, ctx: Ct
   const admin = (req: FastifyRequest) => requireApiKey(ctx, req);
   // Allowed domains: redirect targets, passkey origins and CORS for this organization.
   app.get('/organizations/config/domains', async (req) => ({ result: { domains: (await admin(req)).settings.allowed_domains ?? [] } }));
-  const changeDomains = (add: boolean) => async (req: FastifyRequest<Wire<'/organizations/config/domains', 'post'>>) => {
+  app.post<Wire<'/organizations/config/domains', 'post'>>('/organizations/config/domains', async (req) => {
     const org = await admin(req);
     const settings = await updateSettings(ctx, org, (s) => {
-      const current = new Set(s.allowed_domains ?? []);
-      for (const d of req.body.domains) {
-        if (add) current.add(d.toLowerCase());
-        else current.delete(d.toLowerCase());
-      }
+      const current = new Set(req.query.overwrite === true ? [] : (s.allowed_domains ?? []));
+      for (const d of req.body.domains) current.add(d.toLowerCase());
       s.allowed_domains = [...current].sort();
     });
     return { result: { domains: settings.allowed_domains ?? [] } };
-  };
-  app.post('/organizations/config/domains', changeDomains(true));
-  app.delete('/organizations/config/domains', changeDomains(false));
+  });
+  app.delete<Wire<'/organizations/config/domains', 'delete'>>('/organizations/config/domains', async (req) => {
+    const org = await admin(req);
+    const named = [...(req.query.domain === undefined ? [] : [req.query.domain]), ...(req.body?.domains ?? [])].map((d) => d.toLowerCase());
+    if (!named.length && req.query.deleteAll !== true) throw badRequest('name the domains to remove: the domain query parameter, a body {"domains": [...]}, or deleteAll=true');
+    const settings = await updateSettings(ctx, org, (s) => {
+      s.allowed_domains = req.query.deleteAll === true ? [] : (s.allowed_domains ?? []).filter((d) => !named.includes(d));
+    });
+    return { result: { domains: settings.allowed_domains ?? [] } };
+  });
 
   app.get('/organizations/config/token-template', async (req) => ({ result: { content: (await admin(req)).settings.token_template ?? '{}' } }));
   app.put<Wire<'/organizations/config/token-template', 'put'>>('/organizations/config/token-template', async (req) => {

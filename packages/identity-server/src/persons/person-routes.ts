@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Ctx, OrgSettings } from '../context.js';
 import { nowIso } from '../context.js';
-import { conflict, notFound, page } from '../http/errors.js';
+import { badRequest, conflict, notFound, page } from '../http/errors.js';
 import { requireApiKey } from '../http/guards.js';
 import { parseHandle } from './handles.js';
+import { splitList } from './attributes.js';
 import { getPerson, type PersonRow } from './persons.js';
 import { assertHandlesFree, checkPersonBody, createPersonFrom, orgPerson, personOut, registerGroups, upsertPerson, type PersonBody } from './person-store.js';
 import { compileFilter, type FilterSubject } from './scim-filter.js';
@@ -12,6 +13,25 @@ import type { Wire } from '../http/wire.js';
 
 // Management API: persons (SCIM-filtered list, create, create-or-update, read, change, delete), their handles, their
 // groups and the organizations they may sign in to.
+
+const PARTS = ['handles', 'groups', 'roles', 'attributes'] as const;
+type Part = (typeof PARTS)[number];
+
+/** The parts of a person `fields` asks for (every part when absent); an unknown name answers 400. */
+function personFields(raw: string | string[] | undefined): readonly Part[] {
+  const names = splitList(raw, 'fields');
+  if (!names) return PARTS;
+  const unknown = names.filter((n) => !(PARTS as readonly string[]).includes(n));
+  if (unknown.length) throw badRequest(`fields: unknown part${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => `"${n}"`).join(', ')} (use ${PARTS.join(', ')})`);
+  return names as Part[];
+}
+
+/** A person with only the parts asked for (its id, activity, type and region always). */
+function project<P extends Record<Part, unknown>>(person: P, fields: readonly Part[]): Partial<P> {
+  const out: Partial<P> = { ...person };
+  for (const part of PARTS) if (!fields.includes(part)) delete out[part];
+  return out;
+}
 
 /** `/persons` and `/persons/:person_id`. */
 export function registerPersonRoutes(app: FastifyInstance, ctx: Ctx): void {
@@ -44,7 +64,8 @@ export function registerPersonRoutes(app: FastifyInstance, ctx: Ctx): void {
 
   app.get<Wire<'/persons/{person_id}', 'get'>>('/persons/:person_id', async (req) => {
     const org = await admin(req);
-    return { result: await personOut(ctx, await orgPerson(ctx, org, req.params.person_id)) };
+    const fields = personFields(req.query.fields);
+    return { result: project(await personOut(ctx, await orgPerson(ctx, org, req.params.person_id)), fields) };
   });
 
   app.patch<Wire<'/persons/{person_id}', 'patch'>>('/persons/:person_id', async (req) => {

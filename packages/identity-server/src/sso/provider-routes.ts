@@ -109,7 +109,11 @@ export function registerOidcProviderRoutes(app: FastifyInstance, ctx: Ctx): void
   const admin = (req: FastifyRequest) => requireApiKey(ctx, req);
   type StoredOidc = OidcProviderConfig & { label?: string; created_at?: string };
   const oidc = settingsCollection<StoredOidc>(ctx, 'oidc_providers', (p) => p.client_id, 'OIDC provider credentials');
-  app.get('/organizations/sso/oidc/provider-credentials', async (req) => ({ result: oidc.list(await admin(req)).map(oidcOut) }));
+  app.get<Wire<'/organizations/sso/oidc/provider-credentials', 'get'>>('/organizations/sso/oidc/provider-credentials', async (req) => {
+    // `azuread` is the public reference's name of `azure`.
+    const wanted = req.query.oauth_provider === 'azuread' ? 'azure' : req.query.oauth_provider;
+    return { result: oidc.list(await admin(req)).filter((c) => wanted === undefined || c.provider === wanted).map(oidcOut) };
+  });
   app.post<Wire<'/organizations/sso/oidc/provider-credentials', 'post'>>(
     '/organizations/sso/oidc/provider-credentials',
     async (req, reply) => {

@@ -141,13 +141,17 @@ export function registerWebhookTriggerRoutes(app: FastifyInstance, ctx: Ctx): vo
   });
   app.delete<Wire<'/organizations/webhooks/{webhook_id}/triggers', 'delete'>>('/organizations/webhooks/:webhook_id/triggers', async (req, reply) => {
     const row = await hookOf(ctx, await admin(req), req.params.webhook_id);
+    // The trigger is named in the query (as the public reference does) or, as before, in the body.
+    const trigger_type = req.query.trigger_type ?? req.body?.trigger_type;
+    const trigger_name = req.query.trigger_name ?? req.body?.trigger_name;
+    if (trigger_type === undefined || trigger_name === undefined) throw badRequest('name the trigger to remove with the trigger_type and trigger_name query parameters');
     const res = await ctx.db
       .deleteFrom('webhook_triggers')
       .where('webhook_id', '=', row.id)
-      .where('trigger_type', '=', req.body.trigger_type)
-      .where('trigger_name', '=', req.body.trigger_name)
+      .where('trigger_type', '=', trigger_type)
+      .where('trigger_name', '=', trigger_name)
       .executeTakeFirst();
-    if (Number(res.numDeletedRows) !== 1) throw notFound(`webhook "${row.id}" has no ${req.body.trigger_type} trigger "${req.body.trigger_name}"`);
+    if (Number(res.numDeletedRows) !== 1) throw notFound(`webhook "${row.id}" has no ${trigger_type} trigger "${trigger_name}"`);
     return reply.code(204).send();
   });
 
