@@ -41,7 +41,7 @@ export function registerOrganizationTreeRoutes(app: FastifyInstance, ctx: Ctx): 
       const persons = trx.selectFrom('persons').select('id').where('org_id', '=', org.id);
       for (const t of ['credentials', 'attributes', 'consents', 'person_grants', 'sso_oidc_tokens', 'oauth_refresh_tokens'] as const) await trx.deleteFrom(t).where('person_id', 'in', persons).execute();
       await trx.deleteFrom('webhook_triggers').where('webhook_id', 'in', trx.selectFrom('webhooks').select('id').where('org_id', '=', org.id)).execute();
-      for (const t of ['handles', 'persons', 'groups', 'rbac_permissions', 'rbac_roles', 'org_attributes', 'webhooks', 'webhook_deliveries', 'external_credentials', 'monthly_active', 'challenges', 'events', 'mailbox', 'sso_oidc_tokens', 'oauth_refresh_tokens'] as const) {
+      for (const t of ['handles', 'persons', 'groups', 'rbac_permissions', 'rbac_roles', 'org_attributes', 'webhooks', 'webhook_deliveries', 'external_credentials', 'monthly_active', 'challenges', 'events', 'mailbox', 'sso_oidc_tokens', 'oauth_refresh_tokens', 'org_person_counts'] as const) {
         await trx.deleteFrom(t).where('org_id', '=', org.id).execute();
       }
       await trx.deleteFrom('organizations').where('id', '=', org.id).execute();
