@@ -7,7 +7,8 @@ import { requireApiKey } from '../http/guards.js';
 import { parseHandle } from './handles.js';
 import { getPerson, type PersonRow } from './persons.js';
 import { assertHandlesFree, checkPersonBody, createPersonFrom, orgPerson, personOut, registerGroups, upsertPerson, type PersonBody } from './person-store.js';
-import { compileFilter, type FilterSubject } from './scim-filter.js';
+import { parseFilter } from './scim-filter.js';
+import { listPersons, personsOut } from './person-list.js';
 
 // Management API: persons (SCIM-filtered list, create, create-or-update, read, change, delete), their handles, their
 // groups and the organizations they may sign in to.
@@ -27,18 +28,11 @@ export function registerPersonRoutes(app: FastifyInstance, ctx: Ctx): void {
 
   app.get<{ Querystring: { filter?: string; limit?: number; offset?: number } }>('/persons', async (req) => {
     const org = await admin(req);
-    const test = req.query.filter ? compileFilter(req.query.filter) : () => true;
     const limit = Number(req.query.limit ?? 100);
     const offset = Number(req.query.offset ?? 0);
-    const rows = await ctx.db.selectFrom('persons').selectAll().where('org_id', '=', org.id).orderBy('created_at', 'desc').orderBy('id').execute();
-    const handles = await ctx.db.selectFrom('handles').select(['person_id', 'type', 'value']).where('org_id', '=', org.id).execute();
-    const byPerson = new Map<string, Array<{ type: string; value: string }>>();
-    for (const h of handles) byPerson.set(h.person_id, [...(byPerson.get(h.person_id) ?? []), { type: h.type, value: h.value }]);
-    const matching = rows.filter((p) => {
-      const subject: FilterSubject = { person_id: p.id, active: p.active === 1, person_type: p.person_type, region: p.region, handles: byPerson.get(p.id) ?? [], groups: JSON.parse(p.groups) as string[] };
-      return test(subject);
-    });
-    return page(await Promise.all(matching.slice(offset, offset + limit).map((p) => personOut(ctx, p))), limit, offset, matching.length);
+    const filter = req.query.filter ? parseFilter(req.query.filter) : undefined;
+    const { rows, total } = await listPersons(ctx, org.id, { filter, limit, offset });
+    return page(await personsOut(ctx, rows), limit, offset, total);
   });
 
   app.get<{ Params: { person_id: string } }>('/persons/:person_id', async (req) => {

@@ -1,38 +1,28 @@
 import { badRequest } from '../http/errors.js';
 
-/** A person as the SCIM-style filter sees it. */
-export interface FilterSubject {
-  person_id: string;
-  active: boolean;
-  person_type: string;
-  region: string;
-  handles: Array<{ type: string; value: string }>;
-  groups: string[];
-}
+export const ATTRIBUTES = ['person_id', 'active', 'person_type', 'region', 'handles.value', 'handles.type', 'groups'] as const;
+export type Attribute = (typeof ATTRIBUTES)[number];
 
-type Test = (p: FilterSubject) => boolean;
-const ATTRIBUTES = ['person_id', 'active', 'person_type', 'region', 'handles.value', 'handles.type', 'groups'] as const;
+/**
+ * A parsed filter. `value` is lowercased: every comparison is case-insensitive. A multi-valued attribute (handles,
+ * groups) matches when one of its values does; `ne` is "none of the values equals".
+ */
+export type Comparison = { kind: 'pr'; attr: Attribute } | { kind: 'eq' | 'ne' | 'co' | 'sw'; attr: Attribute; value: string };
+export type Filter = Comparison | { kind: 'and' | 'or'; left: Filter; right: Filter };
 
-function values(p: FilterSubject, attr: string): string[] {
-  switch (attr) {
-    case 'handles.value':
-      return p.handles.map((h) => h.value);
-    case 'handles.type':
-      return p.handles.map((h) => h.type);
-    case 'groups':
-      return p.groups;
-    case 'active':
-      return [String(p.active)];
-    default:
-      return [String(p[attr as 'person_id' | 'person_type' | 'region'])];
-  }
+/** Whether one value passes a comparison (values and `value` are compared lowercased, like the SQL does). */
+export function matches(f: { kind: 'eq' | 'ne' | 'co' | 'sw'; value: string }, v: string): boolean {
+  const lower = v.toLowerCase();
+  if (f.kind === 'co') return lower.includes(f.value);
+  if (f.kind === 'sw') return lower.startsWith(f.value);
+  return lower === f.value;
 }
 
 /**
- * Compiles a SCIM-style filter (`handles.value eq "ada@example.com" and groups co "edit"`): operators eq, ne, co, sw,
+ * Parses a SCIM-style filter (`handles.value eq "ada@example.com" and groups co "edit"`): operators eq, ne, co, sw,
  * pr; `and` binds tighter than `or`. Errors name the position of the problem.
  */
-export function compileFilter(src: string): Test {
+export function parseFilter(src: string): Filter {
   const tokens: Array<{ t: string; at: number }> = [];
   const re = /\s*("(?:[^"\\]|\\.)*"|[^\s"]+)/gy;
   let m: RegExpExecArray | null;
@@ -47,49 +37,35 @@ export function compileFilter(src: string): Test {
     const at = tokens[i]?.at;
     throw badRequest(`filter: ${what} ${at === undefined ? 'at the end' : `at position ${at + 1}`}`);
   };
-  const comparison = (): Test => {
-    const attr = tokens[i++]?.t ?? fail('expected an attribute');
+  const comparison = (): Filter => {
+    const attr = (tokens[i++]?.t ?? fail('expected an attribute')) as Attribute;
     if (!(ATTRIBUTES as readonly string[]).includes(attr)) {
       i--;
       fail(`unknown attribute "${attr}" (use ${ATTRIBUTES.join(', ')})`);
     }
     const op = tokens[i++]?.t.toLowerCase() ?? fail('expected an operator');
-    if (op === 'pr') return (p) => values(p, attr).some((v) => v !== '');
+    if (op === 'pr') return { kind: 'pr', attr };
     if (!['eq', 'ne', 'co', 'sw'].includes(op)) {
       i--;
       fail(`unknown operator "${op}" (use eq, ne, co, sw, pr)`);
     }
     const raw = tokens[i++]?.t ?? fail('expected a value');
     const value = raw.startsWith('"') ? (JSON.parse(raw) as string) : raw;
-    const lower = value.toLowerCase();
-    switch (op) {
-      case 'eq':
-        return (p) => values(p, attr).some((v) => v.toLowerCase() === lower);
-      case 'ne':
-        return (p) => !values(p, attr).some((v) => v.toLowerCase() === lower);
-      case 'co':
-        return (p) => values(p, attr).some((v) => v.toLowerCase().includes(lower));
-      default:
-        return (p) => values(p, attr).some((v) => v.toLowerCase().startsWith(lower));
-    }
+    return { kind: op as 'eq' | 'ne' | 'co' | 'sw', attr, value: value.toLowerCase() };
   };
-  const conjunction = (): Test => {
+  const conjunction = (): Filter => {
     let left = comparison();
     while (tokens[i]?.t.toLowerCase() === 'and') {
       i++;
-      const l = left;
-      const r = comparison();
-      left = (p) => l(p) && r(p);
+      left = { kind: 'and', left, right: comparison() };
     }
     return left;
   };
-  let test = conjunction();
+  let filter = conjunction();
   while (tokens[i]?.t.toLowerCase() === 'or') {
     i++;
-    const l = test;
-    const r = conjunction();
-    test = (p) => l(p) || r(p);
+    filter = { kind: 'or', left: filter, right: conjunction() };
   }
   if (i < tokens.length) fail('expected "and" or "or"');
-  return test;
+  return filter;
 }

@@ -52,6 +52,10 @@ function failureText(err: unknown, timeout: number): string {
   return `could not connect${cause ? ` (${cause})` : ''}`;
 }
 
+/** Deliveries due now, oldest first, 16 at a time (the partial index webhook_deliveries_pending serves it). */
+export const dueDeliveries = (db: Db) =>
+  db.selectFrom('webhook_deliveries').where('status', '=', 'pending').where('next_attempt_at', '<=', new Date().toISOString()).orderBy('next_attempt_at').limit(16);
+
 export class WebhookService {
   private key?: Promise<{ kid: string; privateKey: CryptoKey }>;
   private running?: Promise<void>;
@@ -220,7 +224,7 @@ export class WebhookService {
   /** Sends every due delivery once (in parallel, at most 16 at a time). */
   async deliverDue(): Promise<void> {
     for (;;) {
-      const due = await this.db.selectFrom('webhook_deliveries').selectAll().where('status', '=', 'pending').where('next_attempt_at', '<=', new Date().toISOString()).orderBy('next_attempt_at').limit(16).execute();
+      const due = await dueDeliveries(this.db).selectAll().execute();
       if (!due.length) return;
       await Promise.all(due.map((d) => this.attempt(d.id, d.attempts)));
     }
