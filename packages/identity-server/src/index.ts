@@ -178,7 +178,7 @@ export async function startIdentityServer(opts: IdentityServerOptions = {}): Pro
       corsOrigins: opts.corsOrigins ?? (devMode ? DEFAULT_DEV_CORS_ORIGINS : []),
       orgs: new Map(),
       allowedDomains: new Set(),
-      webhooks: new WebhookService(db, () => ctx.publicUrl, { refuseInternal: !devMode, ...opts.webhooks }),
+      webhooks: new WebhookService(db, () => ctx.publicUrl, { refuseInternal: !devMode, ...opts.webhooks }, dialect),
       sealer: Sealer.fromConfig(opts.secretsKey ?? process.env.KEYWAY_SECRETS_KEY, opts.dataDir ?? DEFAULT_DATA_DIR),
     };
     await tokens.init();

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { eventsQuery } from '../src/events/store.js';
 import { personsQuery } from '../src/persons/person-list.js';
 import { parseFilter } from '../src/persons/scim-filter.js';
-import { dueDeliveries } from '../src/webhooks/service.js';
+import { dueDeliveries } from '../src/webhooks/claims.js';
 import { BACKENDS, useTestServer } from './helpers.js';
 import { seedPersons } from './seed.mjs';
 
