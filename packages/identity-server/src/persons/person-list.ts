@@ -88,13 +88,22 @@ export function personsQuery(db: Db, dialect: DialectName, orgId: string, filter
   return filter ? base.where(filterWhere(dialect, orgId, filter)) : base;
 }
 
-/** One page, newest first (`created_at desc, id`), and the exact number of persons passing the filter. */
+/**
+ * One page newest first (`created_at desc, id`). The page's ids come from the index alone (persons_org_created holds
+ * org_id, created_at and id), then only those rows are read: an offset still steps over `offset` index entries, but
+ * never over the rows themselves.
+ */
+export function pageQuery(db: Db, dialect: DialectName, orgId: string, opts: { filter?: Filter | undefined; limit: number; offset: number }) {
+  const ids = personsQuery(db, dialect, orgId, opts.filter).select('persons.id').orderBy('persons.created_at', 'desc').orderBy('persons.id').limit(opts.limit).offset(opts.offset);
+  return db.selectFrom('persons').selectAll().where('persons.id', 'in', ids).orderBy('persons.created_at', 'desc').orderBy('persons.id');
+}
+
+/** One page and the exact number of persons passing the filter. */
 export async function listPersons(ctx: Ctx, orgId: string, opts: { filter?: Filter | undefined; limit: number; offset: number }): Promise<{ rows: PersonRow[]; total: number }> {
-  const query = personsQuery(ctx.db, ctx.dialect, orgId, opts.filter);
-  const rows = await query.selectAll('persons').orderBy('persons.created_at', 'desc').orderBy('persons.id').limit(opts.limit).offset(opts.offset).execute();
+  const rows = await pageQuery(ctx.db, ctx.dialect, orgId, opts).execute();
   // Unfiltered: the count the triggers keep (a million persons are not counted per request).
   const total = opts.filter
-    ? (await query.select((eb) => eb.fn.countAll<string | number>().as('n')).executeTakeFirstOrThrow()).n
+    ? (await personsQuery(ctx.db, ctx.dialect, orgId, opts.filter).select((eb) => eb.fn.countAll<string | number>().as('n')).executeTakeFirstOrThrow()).n
     : ((await ctx.db.selectFrom('org_person_counts').select('persons').where('org_id', '=', orgId).executeTakeFirst())?.persons ?? 0);
   return { rows, total: Number(total) };
 }
