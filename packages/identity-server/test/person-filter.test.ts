@@ -57,6 +57,19 @@ describe.each(BACKENDS)('GET /persons?filter= operators (%s)', (backend) => {
     expect(await select(filter)).toEqual(expected);
   });
 
+  it('GET /groups/{name}/persons lists the members of that exact name, oldest first, counted', async () => {
+    const members = async (group: string, query = '') => {
+      const res = await t.call('GET', `/groups/${group}/persons${query}`, undefined, KEY);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return { names: res.body.result.map((p: { person_id: string }) => Object.keys(ids).find((k) => ids[k] === p.person_id)), total: res.body.meta.pagination.total_count };
+    };
+    expect(await members('editors')).toEqual({ names: ['cy'], total: 1 });
+    expect(await members('Editors')).toEqual({ names: ['ada'], total: 1 });
+    await t.call('POST', '/groups/editors/persons', { persons: [ids.ada, ids.dee] }, KEY);
+    expect(await members('editors')).toEqual({ names: ['ada', 'cy', 'dee'], total: 3 });
+    expect(await members('editors', '?limit=1&offset=1')).toEqual({ names: ['cy'], total: 3 });
+  });
+
   it('person_id, whatever its case', async () => {
     expect(await select(`person_id eq "${ids.dee!.toUpperCase()}"`)).toEqual(['dee']);
   });

@@ -40,11 +40,17 @@ function withHandle(dialect: DialectName, orgId: string, column: 'value' | 'type
   return sql<SqlBool>`persons.id in (select h.person_id from handles h where h.org_id = ${orgId} and ${test(low)})`;
 }
 
-/** The persons one of whose groups (a JSON array of names) passes the test. */
-function withGroup(dialect: DialectName, test: (low: RawBuilder<unknown>) => Where): Where {
+/** The persons one of whose groups (a JSON array of names) passes the test (given each name, lowercased unless `exact`). */
+function withGroup(dialect: DialectName, test: (name: RawBuilder<unknown>) => Where, exact = false): Where {
+  const fold = (name: RawBuilder<unknown>) => (exact ? name : sql`lower(${name})`);
   return dialect === 'postgres'
-    ? sql<SqlBool>`exists (select 1 from jsonb_array_elements_text(persons.groups::jsonb) g(v) where ${test(sql`lower(g.v)`)})`
-    : sql<SqlBool>`exists (select 1 from json_each(persons.groups) g where ${test(sql`lower(g.value)`)})`;
+    ? sql<SqlBool>`exists (select 1 from jsonb_array_elements_text(persons.groups::jsonb) g(v) where ${test(fold(sql`g.v`))})`
+    : sql<SqlBool>`exists (select 1 from json_each(persons.groups) g where ${test(fold(sql`g.value`))})`;
+}
+
+/** The members of a group (its exact name), oldest first, as a query to page or count. */
+export function groupMembersQuery(db: Db, dialect: DialectName, orgId: string, group: string) {
+  return db.selectFrom('persons').where('persons.org_id', '=', orgId).where(withGroup(dialect, (name) => sql<SqlBool>`${name} = ${group}`, true));
 }
 
 /** One comparison or `pr` as SQL. */
