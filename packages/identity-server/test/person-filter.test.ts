@@ -70,6 +70,11 @@ describe.each(BACKENDS)('GET /persons?filter= operators (%s)', (backend) => {
     expect(await members('editors', '?limit=1&offset=1')).toEqual({ names: ['cy'], total: 3 });
   });
 
+  it('a value that is not a valid JSON string is a 400 naming it', async () => {
+    const res = await t.call('GET', `/persons?filter=${encodeURIComponent('handles.value eq "a\\x"')}`, undefined, KEY);
+    expect(res.body.errors[0]).toEqual({ httpcode: 400, message: 'filter: the value "a\\x" is not a valid quoted string at position 18' });
+  });
+
   it('person_id, whatever its case', async () => {
     expect(await select(`person_id eq "${ids.dee!.toUpperCase()}"`)).toEqual(['dee']);
   });

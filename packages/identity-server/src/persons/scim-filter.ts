@@ -50,7 +50,15 @@ export function parseFilter(src: string): Filter {
       fail(`unknown operator "${op}" (use eq, ne, co, sw, pr)`);
     }
     const raw = tokens[i++]?.t ?? fail('expected a value');
-    const value = raw.startsWith('"') ? (JSON.parse(raw) as string) : raw;
+    let value = raw;
+    if (raw.startsWith('"')) {
+      try {
+        value = JSON.parse(raw) as string;
+      } catch {
+        i--;
+        fail(`the value ${raw} is not a valid quoted string`);
+      }
+    }
     return { kind: op as 'eq' | 'ne' | 'co' | 'sw', attr, value: value.toLowerCase() };
   };
   const conjunction = (): Filter => {
