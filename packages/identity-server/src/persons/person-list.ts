@@ -95,18 +95,18 @@ export function personsQuery(db: Db, dialect: DialectName, orgId: string, filter
 }
 
 /**
- * One page newest first (`created_at desc, id`). The page's ids come from the index alone (persons_org_created holds
- * org_id, created_at and id), then only those rows are read: an offset still steps over `offset` index entries, but
- * never over the rows themselves.
+ * The ids of one page, newest first (`created_at desc, id`), from the index alone (persons_org_created holds org_id,
+ * created_at and id): an offset steps over index entries, never over rows.
  */
-export function pageQuery(db: Db, dialect: DialectName, orgId: string, opts: { filter?: Filter | undefined; limit: number; offset: number }) {
-  const ids = personsQuery(db, dialect, orgId, opts.filter).select('persons.id').orderBy('persons.created_at', 'desc').orderBy('persons.id').limit(opts.limit).offset(opts.offset);
-  return db.selectFrom('persons').selectAll().where('persons.id', 'in', ids).orderBy('persons.created_at', 'desc').orderBy('persons.id');
+export function pageIdsQuery(db: Db, dialect: DialectName, orgId: string, opts: { filter?: Filter | undefined; limit: number; offset: number }) {
+  return personsQuery(db, dialect, orgId, opts.filter).select('persons.id').orderBy('persons.created_at', 'desc').orderBy('persons.id').limit(opts.limit).offset(opts.offset);
 }
 
 /** One page and the exact number of persons passing the filter. */
 export async function listPersons(ctx: Ctx, orgId: string, opts: { filter?: Filter | undefined; limit: number; offset: number }): Promise<{ rows: PersonRow[]; total: number }> {
-  const rows = await pageQuery(ctx.db, ctx.dialect, orgId, opts).execute();
+  // Two steps rather than one `id in (subquery)`: the rows are then read by primary key whatever the planner thinks.
+  const ids = (await pageIdsQuery(ctx.db, ctx.dialect, orgId, opts).execute()).map((r) => r.id);
+  const rows = ids.length ? await ctx.db.selectFrom('persons').selectAll().where('id', 'in', ids).orderBy('created_at', 'desc').orderBy('id').execute() : [];
   // Unfiltered: the count the triggers keep (a million persons are not counted per request).
   const total = opts.filter
     ? (await personsQuery(ctx.db, ctx.dialect, orgId, opts.filter).select((eb) => eb.fn.countAll<string | number>().as('n')).executeTakeFirstOrThrow()).n
