@@ -147,6 +147,8 @@ const replicaEnv = (replicaPort) => ({
   KEYWAY_CORS_ORIGINS: process.env.KEYWAY_CORS_ORIGINS ?? docsOrigins(port),
   // Every replica issues tokens as the balancer's URL: a token of one is valid on all.
   KEYWAY_PUBLIC_URL: process.env.KEYWAY_PUBLIC_URL ?? apiUrl,
+  // Every request reaches a replica from the balancer on loopback: the client's address is in X-Forwarded-For.
+  KEYWAY_TRUST_PROXY: process.env.KEYWAY_TRUST_PROXY ?? 'loopback',
 });
 const running = await supervisor.startup(async () => {
   for (let i = 0; i < replicas; i++) {

@@ -45,13 +45,19 @@ external user directory. Handles belonging to two different persons answer 409.`
     ...mgmt, method: 'get', path: '/persons', id: 'listPersons', tags: ['persons', 'rbac'],
     params: [
       { name: 'filter', in: 'query', required: false, description: 'SCIM-style filter, e.g. `handles.value eq "ada@example.com"` or `groups co "edit"`; operators eq, ne, co, sw, pr, and, or.', schema: str({ maxLength: 1000 }) },
+      { name: 'handle', in: 'query', required: false, description: 'Only the person with this handle, as `type:value` (e.g. `email_address:ada@example.com`).', schema: str({ maxLength: 400 }) },
+      { name: 'ids', in: 'query', required: false, style: 'form', explode: false, description: 'Only these persons (comma-separated ids, at most 100).', schema: { type: 'array', items: ref('PersonId'), minItems: 1, maxItems: 100 } },
+      'PersonFields',
+      { name: 'all_regions', in: 'query', required: false, description: 'Persons of every region. This server keeps every region in one store, so every region is local and the listing always covers them all; the parameter is accepted for clients of the regional service.', schema: { type: 'boolean' } },
+      { name: 'all_person_types', in: 'query', required: false, description: 'With `false`, regular persons only; absent or `true`, anonymous persons too.', schema: { type: 'boolean' } },
       'Limit', 'Offset',
     ],
     summary: 'Get a list of persons',
     description: `
 Lists the persons of the organization, newest first, page by page (\`limit\` at most 1000, \`offset\`), with
 \`meta.pagination.total_count\`. The SCIM-style \`filter\` selects by handle, group, role, activity or person type;
-an unparsable filter answers 400 naming the position of the problem.`,
+an unparsable filter answers 400 naming the position of the problem. \`handle\`, \`ids\` and \`all_person_types\` narrow the
+list further (all of them together), and \`fields\` keeps only the parts of each person named.`,
     ok: { schema: arrayOf(ref('Person')), example: [PERSON, person2], paginated: true },
   },
   {

@@ -807,7 +807,8 @@ export interface paths {
          * Get a list of persons
          * @description Lists the persons of the organization, newest first, page by page (`limit` at most 1000, `offset`), with
          *     `meta.pagination.total_count`. The SCIM-style `filter` selects by handle, group, role, activity or person type;
-         *     an unparsable filter answers 400 naming the position of the problem.
+         *     an unparsable filter answers 400 naming the position of the problem. `handle`, `ids` and `all_person_types` narrow the
+         *     list further (all of them together), and `fields` keeps only the parts of each person named.
          */
         get: operations["listPersons"];
         /**
@@ -6388,6 +6389,22 @@ export interface operations {
             query?: {
                 /** @description SCIM-style filter, e.g. `handles.value eq "ada@example.com"` or `groups co "edit"`; operators eq, ne, co, sw, pr, and, or. */
                 filter?: string;
+                /** @description Only the person with this handle, as `type:value` (e.g. `email_address:ada@example.com`). */
+                handle?: string;
+                /** @description Only these persons (comma-separated ids, at most 100). */
+                ids?: components["schemas"]["PersonId"][];
+                /**
+                 * @description Comma-separated parts of the person to include besides its id, activity, type and region: `handles`, `groups`, `roles`, `attributes` (all when absent).
+                 * @example [
+                 *       "handles",
+                 *       "groups"
+                 *     ]
+                 */
+                fields?: components["parameters"]["PersonFields"];
+                /** @description Persons of every region. This server keeps every region in one store, so every region is local and the listing always covers them all; the parameter is accepted for clients of the regional service. */
+                all_regions?: boolean;
+                /** @description With `false`, regular persons only; absent or `true`, anonymous persons too. */
+                all_person_types?: boolean;
                 /** @description Page size (at most 1000). */
                 limit?: components["parameters"]["Limit"];
                 /** @description Number of items to skip. */

@@ -21,9 +21,14 @@ import { webhooks } from './webhooks/index.js';
 /** Strict-Transport-Security of production answers (identity server and docs server): a year, subdomains included. */
 export const HSTS = 'max-age=31536000; includeSubDomains';
 
+/** Addresses or CIDR ranges (and the names `loopback`, `linklocal`, `uniquelocal`) of trusted proxies. */
+export type TrustProxy = string[];
+
 export interface AppOptions {
   corsOrigins: string[];
   logger?: boolean;
+  /** Proxies whose X-Forwarded-For is believed (Fastify `trustProxy`); default none. See IdentityServerOptions.trustProxy. */
+  trustProxy?: TrustProxy | undefined;
   /** When given, request schemas of every route the spec describes come from it (in-code schemas are the fallback). */
   contract?: OpenApiContract | undefined;
 }
@@ -80,7 +85,7 @@ export async function buildApp(ctx: Ctx, opts: AppOptions): Promise<FastifyInsta
   const app = Fastify({
     logger: opts.logger ?? false,
     bodyLimit: BODY_LIMIT_BYTES,
-    trustProxy: false,
+    trustProxy: opts.trustProxy ?? false,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false, allErrors: true } },
     genReqId: () => crypto.randomUUID(),
   });

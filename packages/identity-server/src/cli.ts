@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { resolve } from 'node:path';
 import { DEFAULT_API_PORT, DEFAULT_DATA_DIR, DEFAULT_DEV_API_KEY, startIdentityServer } from './index.js';
+import type { TrustProxy } from './app.js';
 
 function intEnv(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -14,6 +15,20 @@ function intEnv(name: string, fallback: number): number {
 }
 
 const env = process.env;
+
+/** `KEYWAY_TRUST_PROXY`: a comma-separated list of proxy addresses, CIDR ranges or names. */
+function trustProxyEnv(): TrustProxy | undefined {
+  const raw = env.KEYWAY_TRUST_PROXY?.trim();
+  if (!raw) return undefined;
+  const list = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  const bad = list.find((s) => !/^(loopback|linklocal|uniquelocal|[0-9a-fA-F.:]+(\/\d{1,3})?)$/.test(s));
+  if (bad !== undefined) {
+    console.error(`KEYWAY_TRUST_PROXY must be a comma-separated list of addresses, CIDR ranges, loopback, linklocal or uniquelocal; "${bad}" is none of them`);
+    process.exit(2);
+  }
+  return list;
+}
+const trustProxy = trustProxyEnv();
 const devMode = env.NODE_ENV !== 'production';
 const port = intEnv('KEYWAY_API_PORT', DEFAULT_API_PORT);
 const corsOrigins = env.KEYWAY_CORS_ORIGINS?.split(',').map((s) => s.trim()).filter(Boolean);
@@ -37,6 +52,7 @@ const server = await startIdentityServer({
     lockoutMaxSeconds: intEnv('KEYWAY_LOCKOUT_MAX_SECONDS', 86_400),
   },
   logger: env.KEYWAY_LOG === '1',
+  ...(trustProxy !== undefined ? { trustProxy } : {}),
   ...(env.KEYWAY_SMTP_URL ? { smtp: { url: env.KEYWAY_SMTP_URL, from: env.KEYWAY_SMTP_FROM ?? 'Keyway <no-reply@keyway.dev>' } } : {}),
   ...(env.KEYWAY_OPENAPI_PATH ? { openapiPath: resolve(env.KEYWAY_OPENAPI_PATH) } : {}),
 });

@@ -1,7 +1,7 @@
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from './app.js';
+import { buildApp, type TrustProxy } from './app.js';
 import type { Ctx, Limits, OrgSettings } from './context.js';
 import { SETTINGS_POLL_MS, getOrgSettings, loadOrg, invalidate, pollSettingsVersion, reloadAllowedDomains, writeOrganization } from './organizations/settings.js';
 import { openDatabase, type Db } from './db/index.js';
@@ -59,6 +59,12 @@ export interface IdentityServerOptions {
   keyRotationSeconds?: number;
   /** Fastify request logging (default off). */
   logger?: boolean;
+  /**
+   * Proxies in front of the server whose `X-Forwarded-For` gives the client's address (the per-IP rate limit counts
+   * clients by it): addresses, CIDR ranges or `loopback`/`linklocal`/`uniquelocal`. Default
+   * none: the address is the TCP peer's, and a forged X-Forwarded-For changes nothing. `KEYWAY_TRUST_PROXY`.
+   */
+  trustProxy?: TrustProxy;
   /** Send emails by SMTP (besides recording them in the mailbox). */
   smtp?: SmtpOptions;
   /**
@@ -178,13 +184,13 @@ export async function startIdentityServer(opts: IdentityServerOptions = {}): Pro
       corsOrigins: opts.corsOrigins ?? (devMode ? DEFAULT_DEV_CORS_ORIGINS : []),
       orgs: new Map(),
       allowedDomains: new Set(),
-      webhooks: new WebhookService(db, () => ctx.publicUrl, { refuseInternal: !devMode, ...opts.webhooks }),
+      webhooks: new WebhookService(db, () => ctx.publicUrl, { refuseInternal: !devMode, ...opts.webhooks }, dialect),
       sealer: Sealer.fromConfig(opts.secretsKey ?? process.env.KEYWAY_SECRETS_KEY, opts.dataDir ?? DEFAULT_DATA_DIR),
     };
     await tokens.init();
     await seedOrg(ctx, orgId, opts.apiKey ?? (devMode ? DEFAULT_DEV_API_KEY : undefined));
     await pollSettingsVersion(ctx);
-    app = await buildApp(ctx, { corsOrigins: ctx.corsOrigins, contract, logger: opts.logger ?? false });
+    app = await buildApp(ctx, { corsOrigins: ctx.corsOrigins, contract, logger: opts.logger ?? false, trustProxy: opts.trustProxy });
     await app.listen({ port: opts.port ?? DEFAULT_API_PORT, host });
     const addr = app.server.address();
     const port = typeof addr === 'object' && addr ? addr.port : (opts.port ?? DEFAULT_API_PORT);
@@ -227,4 +233,5 @@ export async function startIdentityServer(opts: IdentityServerOptions = {}): Pro
 
 export { ApiError } from './http/errors.js';
 export type { Limits, OrgSettings } from './context.js';
+export type { TrustProxy } from './app.js';
 export type { Db } from './db/index.js';

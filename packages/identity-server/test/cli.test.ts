@@ -78,4 +78,10 @@ describe('CLI (dist/cli.js)', { timeout: 60_000 }, () => {
     expect(r.status).toBe(2);
     expect(r.stderr).toContain('KEYWAY_API_PORT must be a non-negative integer up to 65535, got "eighty"');
   });
+
+  it('refuses a KEYWAY_TRUST_PROXY that is not a list of addresses', () => {
+    const r = spawnSync(process.execPath, ['dist/cli.js'], { cwd: pkg, env: { ...process.env, KEYWAY_TRUST_PROXY: 'loopback, everyone', DATA_DIR: dataDir }, encoding: 'utf8' });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('KEYWAY_TRUST_PROXY must be a comma-separated list of addresses, CIDR ranges, loopback, linklocal or uniquelocal; "everyone" is none of them');
+  });
 });

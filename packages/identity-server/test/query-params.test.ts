@@ -27,6 +27,46 @@ describe.each(BACKENDS)('management query parameters (%s)', (backend) => {
     expect(bad.body.errors[0].message).toBe('fields: unknown part "passwords" (use handles, groups, roles, attributes)');
   });
 
+  it('GET /persons narrows by handle, ids and person type, projects with fields, and counts what it lists', async () => {
+    const call = contractApi(t.server);
+    const make = async (email: string) => (await call('POST', '/persons', { active: true, handles: [{ type: 'email_address', value: email }] }, KEY)).body.result.person_id as string;
+    const [ada, bob, cy] = [await make('ada@list.example'), await make('bob@list.example'), await make('cy@list.example')];
+    const anon = await call('POST', '/persons/anonymous', {});
+    expect(anon.status).toBe(200);
+    const byHandle = await call('GET', '/persons?handle=email_address:Ada@List.example', undefined, KEY);
+    expect(byHandle.body.result.map((p: { person_id: string }) => p.person_id)).toEqual([ada]);
+    expect(byHandle.body.meta.pagination.total_count).toBe(1);
+    const byIds = await call('GET', `/persons?ids=${ada},${cy}&fields=handles`, undefined, KEY);
+    expect(byIds.body.result.map((p: { person_id: string }) => p.person_id).sort()).toEqual([ada, cy].sort());
+    expect(byIds.body.result[0].groups).toBeUndefined();
+    expect(byIds.body.result[0].handles).toHaveLength(1);
+    const both = await call('GET', `/persons?ids=${ada},${bob}&filter=${encodeURIComponent('handles.value sw "bob"')}`, undefined, KEY);
+    expect(both.body.result.map((p: { person_id: string }) => p.person_id)).toEqual([bob]);
+    const everyone = await call('GET', '/persons?all_regions=true', undefined, KEY);
+    const regular = await call('GET', '/persons?all_person_types=false', undefined, KEY);
+    expect(everyone.body.result.some((p: { person_type: string }) => p.person_type === 'anonymous')).toBe(true);
+    expect(regular.body.result.every((p: { person_type: string }) => p.person_type === 'regular')).toBe(true);
+    expect(regular.body.meta.pagination.total_count).toBe(everyone.body.meta.pagination.total_count - 1);
+    const bad = await call('GET', '/persons?handle=ada@list.example', undefined, KEY);
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors[0].message).toBe('handle "ada@list.example" must be type:value, e.g. email_address:ada@example.com');
+  });
+
+  it('suborganizations and a person\'s organizations are filtered by id or name', async () => {
+    const call = contractApi(t.server);
+    for (const org_name of ['Acme Docs EU', 'Acme Docs US', 'Globex']) await call('POST', '/organizations/suborganizations', { org_name, tenant_name: org_name.split(' ')[0]!.toLowerCase() }, KEY);
+    const names = async (q: string) => (await call('GET', `/organizations/suborganizations?filter=${encodeURIComponent(q)}`, undefined, KEY)).body.result.map((o: { org_name: string }) => o.org_name).sort();
+    expect(await names('org_name sw "acme docs"')).toEqual(['Acme Docs EU', 'Acme Docs US']);
+    expect(await names('tenant_name eq "globex" or org_name co "EU"')).toEqual(['Acme Docs EU', 'Globex']);
+    const bad = await call('GET', `/organizations/suborganizations?filter=${encodeURIComponent('handles.value eq "x"')}`, undefined, KEY);
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors[0].message).toMatch(/^filter: unknown attribute "handles.value" \(use id, org_name, tenant_name\)/);
+    const person = (await call('POST', '/persons', { active: true, handles: [{ type: 'email_address', value: 'orgs@example.com' }] }, KEY)).body.result.person_id as string;
+    const home = await call('GET', `/persons/${person}/organizations?filter=${encodeURIComponent(`id eq "${t.server.orgId}"`)}`, undefined, KEY);
+    expect(home.body.result.map((o: { id: string }) => o.id)).toEqual([t.server.orgId]);
+    expect((await call('GET', `/persons/${person}/organizations?filter=${encodeURIComponent('org_name eq "nobody"')}`, undefined, KEY)).body.result).toEqual([]);
+  });
+
   it('external credentials are removed by credentialId (cred_id still works), or all at once with deleteAll', async () => {
     const call = contractApi(t.server);
     const make = async (label: string) => (await call('POST', '/organizations/config/external-credentials', { label, type: 'smtp', public_fields: { host: 'smtp.example.com' }, secret_fields: { password: 'p' } }, KEY)).body.result.id as string;

@@ -33,6 +33,9 @@ export async function openDatabase(opts: { dataDir: string; databaseUrl?: string
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('busy_timeout = 5000');
+    // SQLite's own lower() folds ASCII letters only; filters compare case-insensitively like JavaScript does (and the
+    // handles_org_lower_value index is built with this one). Deterministic, so indexes may use it.
+    sqlite.function('lower', { deterministic: true }, (s: unknown) => (s === null ? null : String(s).toLowerCase()));
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }), plugins: [new NoEmptyListsPlugin()] });
     opened = { db, dialect: 'sqlite', location: file };
   }

@@ -1,4 +1,5 @@
 import { sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { growth } from './growth.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -362,6 +363,7 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0010_token_parents': { up: tokenParents },
     '0011_guess_failures': { up: guessFailures },
     '0012_shared_state': { up: (db: Kysely<any>) => sharedState(db, dialect) },
+    '0013_growth': { up: (db: Kysely<any>) => growth(db, dialect) },
   };
 }
 

@@ -297,7 +297,14 @@ export interface RateWindowTable {
   count: number;
 }
 
+/** Persons per organization, kept by triggers on `persons` (0013): the exact `total_count` of an unfiltered listing. */
+export interface OrgPersonCountTable {
+  org_id: string;
+  persons: ColumnType<string | number, never, never>;
+}
+
 export interface Database {
+  org_person_counts: OrgPersonCountTable;
   settings_version: SettingsVersionTable;
   rate_windows: RateWindowTable;
   guess_failures: GuessFailureTable;

@@ -8,6 +8,7 @@ import * as S from '../http/schemas.js';
 import { requireApiKey } from '../http/guards.js';
 import { sha256 } from '../crypto/secrets.js';
 import type { Member, Schema, Wire } from '../http/wire.js';
+import { eventsQuery } from './store.js';
 
 /** Older clients name the event beside `event_data`; spec §3 and the published client put it inside. */
 type AnalyticsEvent = Member<Schema<'AnalyticsEvent'>, 'organization_id'>;
@@ -87,8 +88,7 @@ export function registerEventRoutes(app: FastifyInstance, ctx: Ctx): void {
       const org = await requireApiKey(ctx, req);
       const limit = req.query.limit ?? 100;
       const offset = req.query.offset ?? 0;
-      let base = ctx.db.selectFrom('events').where('org_id', '=', org.id);
-      if (req.query.event_name) base = base.where('name', '=', req.query.event_name);
+      const base = eventsQuery(ctx.db, org.id, req.query.event_name);
       const total = await base.select((eb) => eb.fn.countAll<string | number>().as('n')).executeTakeFirstOrThrow();
       const rows = await base.selectAll().orderBy('id', 'desc').limit(limit).offset(offset).execute();
       const events = rows.map((r) => ({ id: r.id, source: r.source, event_name: r.name, person_id: r.person_id, created_at: r.created_at, event: JSON.parse(r.payload) as unknown }));

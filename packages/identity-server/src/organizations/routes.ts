@@ -12,6 +12,7 @@ import type { PasswordRule } from '../signin/factors/password-hashing.js';
 import { checkTokenTemplate } from '../tokens/token-template.js';
 import { updateSettings, writeOrganization } from './settings.js';
 import type { Wire } from '../http/wire.js';
+import { filterOrganizations } from '../persons/scim-filter.js';
 
 // Management API: the organization itself, its suborganizations (the tree), and its settings (allowed domains, token
 // template, API key, sign-in configuration).
@@ -39,7 +40,7 @@ async function deleteOrganizationData(trx: Transaction<Database>, orgId: string)
   const persons = trx.selectFrom('persons').select('id').where('org_id', '=', orgId);
   for (const t of ['credentials', 'attributes', 'consents', 'person_grants', 'sso_oidc_tokens', 'oauth_refresh_tokens'] as const) await trx.deleteFrom(t).where('person_id', 'in', persons).execute();
   await trx.deleteFrom('webhook_triggers').where('webhook_id', 'in', trx.selectFrom('webhooks').select('id').where('org_id', '=', orgId)).execute();
-  for (const t of ['handles', 'persons', 'groups', 'rbac_permissions', 'rbac_roles', 'org_attributes', 'webhooks', 'webhook_deliveries', 'external_credentials', 'monthly_active', 'challenges', 'events', 'mailbox', 'sso_oidc_tokens', 'oauth_refresh_tokens'] as const) {
+  for (const t of ['handles', 'persons', 'groups', 'rbac_permissions', 'rbac_roles', 'org_attributes', 'webhooks', 'webhook_deliveries', 'external_credentials', 'monthly_active', 'challenges', 'events', 'mailbox', 'sso_oidc_tokens', 'oauth_refresh_tokens', 'org_person_counts'] as const) {
     await trx.deleteFrom(t).where('org_id', '=', orgId).execute();
   }
   await trx.deleteFrom('organizations').where('id', '=', orgId).execute();
@@ -73,9 +74,9 @@ export function registerOrganizationTreeRoutes(app: FastifyInstance, ctx: Ctx): 
     });
     return reply.code(204).send();
   });
-  app.get('/organizations/suborganizations', async (req) => {
+  app.get<Wire<'/organizations/suborganizations', 'get'>>('/organizations/suborganizations', async (req) => {
     const org = await admin(req);
-    return { result: await children(org.id) };
+    return { result: filterOrganizations(await children(org.id), req.query.filter) };
   });
   app.post<Wire<'/organizations/suborganizations', 'post'>>(
     '/organizations/suborganizations',

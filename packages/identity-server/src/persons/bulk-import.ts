@@ -8,6 +8,7 @@ import { ApiError, badRequest } from '../http/errors.js';
 import { parseHandle, type Handle } from './handles.js';
 import { BUCKETS } from './attributes.js';
 import { rbacPool } from '../organizations/rbac.js';
+import type { Db } from '../db/index.js';
 import { requireApiKey } from '../http/guards.js';
 
 export const MAX_IMPORT_ROWS = 10_000;
@@ -126,6 +127,16 @@ export function registerBulkImportRoutes(app: FastifyInstance, ctx: Ctx): void {
   });
 }
 
+/** Who owns the chunk's handles already: one query per handle type on the unique (org_id, type, value) index. */
+async function ownersOf(db: Db, orgId: string, chunk: Row[]): Promise<Map<string, string>> {
+  const owners = new Map<string, string>();
+  for (const type of new Set(chunk.map((r) => r.handle.type))) {
+    const values = chunk.filter((r) => r.handle.type === type).map((r) => r.handle.value);
+    for (const h of await db.selectFrom('handles').select(['type', 'value', 'person_id']).where('org_id', '=', orgId).where('type', '=', type).where('value', 'in', values).execute()) owners.set(`${h.type}:${h.value}`, h.person_id);
+  }
+  return owners;
+}
+
 async function importRows(ctx: Ctx, org: Org, header: string[], records: string[][]) {
   const roles = new Set((await ctx.db.selectFrom('rbac_roles').select('name').where('org_id', 'in', await rbacPool(ctx, org)).execute()).map((r) => r.name));
   const failures: Array<{ row: number; message: string }> = [];
@@ -146,8 +157,6 @@ async function importRows(ctx: Ctx, org: Org, header: string[], records: string[
     }
   });
 
-  const owners = new Map<string, string>();
-  for (const h of await ctx.db.selectFrom('handles').select(['type', 'value', 'person_id']).where('org_id', '=', org.id).execute()) owners.set(`${h.type}:${h.value}`, h.person_id);
   const now = nowIso();
   const created: string[] = [];
   const groupNames = new Set(rows.flatMap((r) => r.groups ?? []));
@@ -157,6 +166,7 @@ async function importRows(ctx: Ctx, org: Org, header: string[], records: string[
   for (let i = 0; i < rows.length; i += CHUNK) {
     const chunk = rows.slice(i, i + CHUNK);
     await ctx.db.transaction().execute(async (trx) => {
+      const owners = await ownersOf(trx, org.id, chunk);
       const persons = [], handles = [], attributes = [], grants = [];
       for (const r of chunk) {
         const existing = owners.get(`${r.handle.type}:${r.handle.value}`);

@@ -3,7 +3,8 @@ import type { Ctx, Org } from '../context.js';
 import { nowIso } from '../context.js';
 import { conflict, notFound, page } from '../http/errors.js';
 import { requireApiKey } from '../http/guards.js';
-import { orgPerson, personOut } from './person-store.js';
+import { orgPerson } from './person-store.js';
+import { groupMembersQuery, personsOut } from './person-list.js';
 import type { Wire } from '../http/wire.js';
 
 /** Management API: groups of the organization; memberships live on the persons (and go into their tokens). */
@@ -15,8 +16,7 @@ export function registerGroupRoutes(app: FastifyInstance, ctx: Ctx): void {
     if (!g) throw notFound(`group "${name}" does not exist`);
     return g;
   };
-  const members = async (org: Org, name: string) =>
-    (await ctx.db.selectFrom('persons').selectAll().where('org_id', '=', org.id).orderBy('created_at').orderBy('id').execute()).filter((p) => (JSON.parse(p.groups) as string[]).includes(name));
+  const members = (org: Org, name: string) => groupMembersQuery(ctx.db, ctx.dialect, org.id, name);
   const setGroups = (id: string, groups: string[]) => ctx.db.updateTable('persons').set({ groups: JSON.stringify(groups) }).where('id', '=', id).execute();
 
   app.post<Wire<'/groups', 'post'>>('/groups', async (req, reply) => {
@@ -39,7 +39,7 @@ export function registerGroupRoutes(app: FastifyInstance, ctx: Ctx): void {
   app.delete<Wire<'/groups/{group_name}', 'delete'>>('/groups/:group_name', async (req, reply) => {
     const org = await admin(req);
     await groupRow(org, req.params.group_name);
-    for (const p of await members(org, req.params.group_name)) await setGroups(p.id, (JSON.parse(p.groups) as string[]).filter((g) => g !== req.params.group_name));
+    for (const p of await members(org, req.params.group_name).select(['id', 'groups']).execute()) await setGroups(p.id, (JSON.parse(p.groups) as string[]).filter((g) => g !== req.params.group_name));
     await ctx.db.deleteFrom('groups').where('org_id', '=', org.id).where('name', '=', req.params.group_name).execute();
     return reply.code(204).send();
   });
@@ -58,8 +58,9 @@ export function registerGroupRoutes(app: FastifyInstance, ctx: Ctx): void {
     await groupRow(org, req.params.group_name);
     const limit = Number(req.query.limit ?? 100);
     const offset = Number(req.query.offset ?? 0);
-    const all = await members(org, req.params.group_name);
-    return page(await Promise.all(all.slice(offset, offset + limit).map((p) => personOut(ctx, p))), limit, offset, all.length);
+    const rows = await members(org, req.params.group_name).selectAll('persons').orderBy('persons.created_at').orderBy('persons.id').limit(limit).offset(offset).execute();
+    const total = await members(org, req.params.group_name).select((eb) => eb.fn.countAll<string | number>().as('n')).executeTakeFirstOrThrow();
+    return page(await personsOut(ctx, rows), limit, offset, Number(total.n));
   });
   app.delete<Wire<'/groups/{group_name}/persons/{person_id}', 'delete'>>('/groups/:group_name/persons/:person_id', async (req, reply) => {
     const org = await admin(req);

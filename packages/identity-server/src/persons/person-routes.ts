@@ -8,7 +8,8 @@ import { parseHandle } from './handles.js';
 import { splitList } from './attributes.js';
 import { getPerson, type PersonRow } from './persons.js';
 import { assertHandlesFree, checkPersonBody, createPersonFrom, orgPerson, personOut, registerGroups, upsertPerson, type PersonBody } from './person-store.js';
-import { compileFilter, type FilterSubject } from './scim-filter.js';
+import { filterOrganizations, parseFilter, type Filter } from './scim-filter.js';
+import { listPersons, personsOut } from './person-list.js';
 import type { Wire } from '../http/wire.js';
 
 // Management API: persons (SCIM-filtered list, create, create-or-update, read, change, delete), their handles, their
@@ -16,6 +17,28 @@ import type { Wire } from '../http/wire.js';
 
 const PARTS = ['handles', 'groups', 'roles', 'attributes'] as const;
 type Part = (typeof PARTS)[number];
+
+/**
+ * The listing's filter: `filter`, and the narrower parameters of the public reference as the same tree (`all_regions`
+ * changes nothing: every region is in this one store).
+ */
+function listingFilter(q: { filter?: string; handle?: string; ids?: string | string[]; all_person_types?: boolean }): Filter | undefined {
+  const parts: Filter[] = [];
+  if (q.filter) parts.push(parseFilter(q.filter));
+  if (q.handle !== undefined) {
+    const sep = q.handle.indexOf(':');
+    if (sep < 1) throw badRequest(`handle "${q.handle}" must be type:value, e.g. email_address:ada@example.com`);
+    const h = parseHandle({ type: q.handle.slice(0, sep), value: q.handle.slice(sep + 1) });
+    parts.push({ kind: 'and', left: { kind: 'eq', attr: 'handles.type', value: h.type }, right: { kind: 'eq', attr: 'handles.value', value: h.value.toLowerCase() } });
+  }
+  const ids = splitList(q.ids, 'ids');
+  if (ids) {
+    if (ids.length > 100) throw badRequest(`ids lists ${ids.length} persons; at most 100`);
+    parts.push(ids.map((id): Filter => ({ kind: 'eq', attr: 'person_id', value: id.toLowerCase() })).reduce((left, right) => ({ kind: 'or', left, right })));
+  }
+  if (q.all_person_types === false) parts.push({ kind: 'eq', attr: 'person_type', value: 'regular' });
+  return parts.length ? parts.reduce((left, right) => ({ kind: 'and', left, right })) : undefined;
+}
 
 /** The parts of a person `fields` asks for (every part when absent); an unknown name answers 400. */
 function personFields(raw: string | string[] | undefined): readonly Part[] {
@@ -48,18 +71,12 @@ export function registerPersonRoutes(app: FastifyInstance, ctx: Ctx): void {
 
   app.get<Wire<'/persons', 'get'>>('/persons', async (req) => {
     const org = await admin(req);
-    const test = req.query.filter ? compileFilter(req.query.filter) : () => true;
     const limit = Number(req.query.limit ?? 100);
     const offset = Number(req.query.offset ?? 0);
-    const rows = await ctx.db.selectFrom('persons').selectAll().where('org_id', '=', org.id).orderBy('created_at', 'desc').orderBy('id').execute();
-    const handles = await ctx.db.selectFrom('handles').select(['person_id', 'type', 'value']).where('org_id', '=', org.id).execute();
-    const byPerson = new Map<string, Array<{ type: string; value: string }>>();
-    for (const h of handles) byPerson.set(h.person_id, [...(byPerson.get(h.person_id) ?? []), { type: h.type, value: h.value }]);
-    const matching = rows.filter((p) => {
-      const subject: FilterSubject = { person_id: p.id, active: p.active === 1, person_type: p.person_type, region: p.region, handles: byPerson.get(p.id) ?? [], groups: JSON.parse(p.groups) as string[] };
-      return test(subject);
-    });
-    return page(await Promise.all(matching.slice(offset, offset + limit).map((p) => personOut(ctx, p))), limit, offset, matching.length);
+    const fields = personFields(req.query.fields);
+    const filter = listingFilter(req.query);
+    const { rows, total } = await listPersons(ctx, org.id, { filter, limit, offset });
+    return page((await personsOut(ctx, rows)).map((p) => project(p, fields)), limit, offset, total);
   });
 
   app.get<Wire<'/persons/{person_id}', 'get'>>('/persons/:person_id', async (req) => {
@@ -142,6 +159,6 @@ export function registerPersonHandleRoutes(app: FastifyInstance, ctx: Ctx): void
     // The home organization, and every organization that pools its persons.
     const rows = await ctx.db.selectFrom('organizations').selectAll().orderBy('created_at').execute();
     const pooling = rows.filter((r) => r.id === p.org_id || ((JSON.parse(r.settings) as OrgSettings).person_pool_orgs_ids ?? []).includes(p.org_id));
-    return { result: pooling.map((r) => ({ id: r.id, org_name: r.org_name, tenant_name: r.tenant_name, person_id: p.id })) };
+    return { result: filterOrganizations(pooling, req.query.filter).map((r) => ({ id: r.id, org_name: r.org_name, tenant_name: r.tenant_name, person_id: p.id })) };
   });
 }

@@ -2,11 +2,12 @@ import { randomUUID } from 'node:crypto';
 import type { Ctx, Org } from '../context.js';
 import { nowIso } from '../context.js';
 import { answer, badRequest, conflict, notFound } from '../http/errors.js';
-import { rbacPool, requireDefined, setGrants, grantsOf } from '../organizations/rbac.js';
+import { rbacPool, requireDefined, setGrants } from '../organizations/rbac.js';
 import { BUCKETS, writeBuckets } from './attributes.js';
 import { parseHandle, type Handle } from './handles.js';
 import { getPerson, type PersonRow } from './persons.js';
 import type { Schema } from '../http/wire.js';
+import { personsOut } from './person-list.js';
 
 // Persons as the management API writes them: a whole person (handles, groups, roles, attributes) at once.
 
@@ -22,12 +23,7 @@ export async function registerGroups(ctx: Ctx, org: Org, names: string[]): Promi
 
 /** A person as the management API shows it. */
 export async function personOut(ctx: Ctx, p: PersonRow) {
-  const handles = await ctx.db.selectFrom('handles').select(['type', 'value']).where('person_id', '=', p.id).orderBy('created_at').execute();
-  const attrs = await ctx.db.selectFrom('attributes').select(['bucket', 'name', 'value']).where('person_id', '=', p.id).execute();
-  const attributes: Record<string, Record<string, unknown>> = {};
-  for (const a of attrs) (attributes[a.bucket] ??= {})[a.name] = JSON.parse(a.value) as unknown;
-  const roles = await grantsOf(ctx.db, p.id, 'role');
-  return { person_id: p.id, active: p.active === 1, person_type: p.person_type, region: p.region, handles, groups: JSON.parse(p.groups) as string[], roles, attributes };
+  return (await personsOut(ctx, [p]))[0]!;
 }
 
 /** A person of this organization; 404 otherwise. */

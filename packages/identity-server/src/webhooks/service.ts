@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { SignJWT, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
 import type { Db } from '../db/index.js';
+import type { DialectName } from '../db/migrations.js';
+import { claimDue, claimOne, dueDeliveries } from './claims.js';
 import { isOutboundRefused, outboundFetch } from '../http/outbound.js';
 import { forbidden } from '../http/errors.js';
 
@@ -64,6 +66,7 @@ export class WebhookService {
     private readonly db: Db,
     private readonly issuer: () => string,
     opts: WebhookOptions = {},
+    private readonly dialect: DialectName = 'sqlite',
   ) {
     this.retryBaseMs = opts.retryBaseMs ?? 10_000;
     this.maxAttempts = opts.maxAttempts ?? 8;
@@ -220,13 +223,15 @@ export class WebhookService {
   /** Sends every due delivery once (in parallel, at most 16 at a time). */
   async deliverDue(): Promise<void> {
     for (;;) {
-      const due = await this.db.selectFrom('webhook_deliveries').selectAll().where('status', '=', 'pending').where('next_attempt_at', '<=', new Date().toISOString()).orderBy('next_attempt_at').limit(16).execute();
+      // PostgreSQL claims a batch in one statement; SQLite (one writer at a time anyway) claims each attempt.
+      const claimed = this.dialect === 'postgres';
+      const due = claimed ? await claimDue(this.db) : await dueDeliveries(this.db).select(['id', 'attempts']).execute();
       if (!due.length) return;
-      await Promise.all(due.map((d) => this.attempt(d.id, d.attempts)));
+      await Promise.all(due.map((d) => this.attempt(d.id, d.attempts, claimed)));
     }
   }
 
-  private async attempt(id: string, attempts: number): Promise<void> {
+  private async attempt(id: string, attempts: number, claimed: boolean): Promise<void> {
     const hook = await this.db
       .selectFrom('webhook_deliveries')
       .innerJoin('webhooks', 'webhooks.id', 'webhook_deliveries.webhook_id')
@@ -237,11 +242,7 @@ export class WebhookService {
       await this.db.updateTable('webhook_deliveries').set({ status: 'failed', last_error: 'the webhook was deleted' }).where('id', '=', id).execute();
       return;
     }
-    // Claim it: only the process whose update sees the old attempt count sends it; if this process dies mid-send the
-    // delivery is due again once the timeout (plus a margin) has passed.
-    const claimUntil = new Date(Date.now() + (hook.timeout + 30) * 1000).toISOString();
-    const claimed = await this.db.updateTable('webhook_deliveries').set({ attempts: attempts + 1, next_attempt_at: claimUntil }).where('id', '=', id).where('attempts', '=', attempts).where('status', '=', 'pending').executeTakeFirst();
-    if (Number(claimed.numUpdatedRows) !== 1) return;
+    if (!claimed && !(await claimOne(this.db, id, attempts, hook.timeout))) return;
 
     const event = JSON.parse(hook.event) as WebhookEvent;
     const key = await this.signingKey();
