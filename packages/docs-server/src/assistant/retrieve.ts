@@ -1,6 +1,7 @@
 import type { Passage } from '../search/extract.js';
 import { contentTerms, isStopWord, namedIdentifier, processTerm, resultWeight, tokenize } from '../search/engine.js';
 import type { DocsIndex } from '../search/site-index.js';
+import { questionSynonyms } from '../search/synonyms.js';
 
 const STOP = { has: isStopWord };
 /** How much a page's second and third best passages add to its score. */
@@ -148,7 +149,16 @@ export function retrieve(docs: DocsIndex, question: string, options: RetrieveOpt
   if (!terms.length) return { terms: own, passages: [] };
   // Words readers use interchangeably for the same thing in these docs, and other forms of the question's words that
   // the docs use ("limit" → "limiting", "rate limit" → "ratelimit", "reactsdk" → "react sdk").
-  const alternatives = [...own.flatMap((t) => SYNONYMS.get(t) ?? []), ...variantsOf(question, own, docs.vocabulary)];
+  // The other names the docs give what the question names (glossary, front-matter keywords, abbreviations):
+  // "delete a user" also searches "person".
+  const glossary = questionSynonyms(question, docs.synonyms);
+  // A question word the glossary gave the docs' word for is found where that word is ("user" where "person" is).
+  const standIns = new Map<string, string[]>();
+  for (const [form, forms] of glossary) {
+    const words = forms.flatMap((f) => contentTerms(f));
+    for (const w of form.split(' ')) standIns.set(w, [...(standIns.get(w) ?? []), ...words]);
+  }
+  const alternatives = [...own.flatMap((t) => SYNONYMS.get(t) ?? []), ...variantsOf(question, own, docs.vocabulary), ...[...standIns.values()].flat()];
   for (const alt of alternatives) if (!terms.includes(alt)) terms = [...terms, alt];
   const ownSet = new Set(own);
   const synonyms = new Set(alternatives);
@@ -214,7 +224,7 @@ export function retrieve(docs: DocsIndex, question: string, options: RetrieveOpt
   // within the typo tolerance of it: short fuzzy matches ("cake" → "case") say nothing about relevance.
   const asked = own.length ? own : terms;
   const matched = (r: (typeof results)[number]) =>
-    asked.filter((q) => r.terms.some((t) => t.startsWith(q) || (q.length >= 6 && editDistance(q, t, 2) <= 2))).length;
+    asked.filter((q) => r.terms.some((t) => t.startsWith(q) || (q.length >= 6 && editDistance(q, t, 2) <= 2) || standIns.get(q)?.includes(t))).length;
   // Relevance: how many of the question's own words the best passage (or one of the top ones) matches.
   const best5 = Math.max(...results.slice(0, 5).map(matched));
   const coverage = best5 / asked.length;
@@ -228,7 +238,7 @@ export function retrieve(docs: DocsIndex, question: string, options: RetrieveOpt
     const p = docs.passages[r.id as number];
     if (!p) return 0;
     const words = saidWords(p);
-    return asked.filter((q) => words.has(q) || r.terms.some((t) => words.has(t) && (t.startsWith(q) || (q.length >= 6 && editDistance(q, t, 2) <= 2)))).length;
+    return asked.filter((q) => words.has(q) || r.terms.some((t) => words.has(t) && (t.startsWith(q) || (q.length >= 6 && editDistance(q, t, 2) <= 2) || standIns.get(q)?.includes(t)))).length;
   };
   if (Math.max(...results.slice(0, 5).map(said)) < Math.min(2, asked.length)) return { terms, passages: [] };
   // With embeddings, the lexical ranking and the passages nearest in meaning are fused (reciprocal rank fusion); the

@@ -4,7 +4,7 @@ import MiniSearch from 'minisearch';
 import { extractPage, type Passage, type SearchDoc } from './extract.js';
 import { loadIndex, processTerm, SEARCH_OPTIONS, tokenize } from './engine.js';
 import type { QueryOptions, StaticIndex } from './static-index.js';
-import { withSynonyms } from './synonyms.js';
+import { buildSynonyms, withSynonyms, type SynonymTable } from './synonyms.js';
 import { inPrefixes, readGateManifest } from '../gate/manifest.js';
 
 /** Whether a route is in a gated section (only visitors with a docs session may read and find it). */
@@ -27,6 +27,8 @@ export interface DocsIndex {
   pageIndex: StaticIndex;
   /** The pages of `pageIndex`, by id: site path and whether the page is gated. */
   pages: { url: string; gated: boolean }[];
+  /** The docs' synonym table (abbreviations, front-matter keywords, the glossary's other names): questions expand with it. */
+  synonyms: SynonymTable;
 }
 
 /** `docs/a/b.html` → `/docs/a/b`; `docs/a/index.html` → `/docs/a`. */
@@ -37,7 +39,8 @@ export function routeOf(rel: string): string {
 
 export function indexPassages(read: Passage[]): DocsIndex {
   // Synonyms from the whole build (gated pages included: they only add words to passages, never text).
-  const passages = withSynonyms(read);
+  const synonyms = buildSynonyms(read);
+  const passages = withSynonyms(read, synonyms);
   const mini = new MiniSearch<SearchDoc>(SEARCH_OPTIONS);
   mini.addAll(passages.map(({ id, url, title, heading, text, keywords }) => ({ id, url, title, heading, text, keywords })));
   // MiniSearch builds the index; queries run on its compiled, read-only form.
@@ -60,7 +63,7 @@ export function indexPassages(read: Passage[]): DocsIndex {
     }),
   );
   const pageIndex = loadIndex(pageMini.toJSON());
-  return { passages, index, vocabulary, visible: (signedIn) => (signedIn ? undefined : publicOnly), pagePassages: (page) => byPage.get(page) ?? [], pageIndex, pages };
+  return { passages, index, vocabulary, visible: (signedIn) => (signedIn ? undefined : publicOnly), pagePassages: (page) => byPage.get(page) ?? [], pageIndex, pages, synonyms };
 }
 
 /**
