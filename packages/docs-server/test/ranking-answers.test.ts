@@ -124,6 +124,22 @@ describe('search ranking', () => {
   });
 });
 
+describe('search box page vote', () => {
+  // Neither page has a section with both words; the rate-limit page is about both as a whole (its headings).
+  const pages: [string, string][] = [
+    ['/docs/gate/plugins/burst', html('Rate limits', `<p>Cap the calls each client makes.</p><h2 id="windows">Windows</h2><p>They reset every minute.</p><h2 id="choosing">Choosing a burst size</h2><p>Start generous, then lower it.</p>`)],
+    ['/docs/gate/monitoring', html('Monitoring', `<p>Gate exports metrics about requests.</p><h2 id="windows">Windows</h2><p>Latency of each burst, per window.</p>`)],
+  ];
+  const docs = indexPassages(pages.flatMap(([route, page], i) => extractPage(page, route, i * 100)).map((p, i) => ({ ...p, id: i })));
+
+  it('lets the page as a whole vote, as the assistant does: the page whose headings say all the words comes first', () => {
+    const voter = { index: docs.pageIndex, pages: docs.pages };
+    expect(runSearch(docs.index, 'window size', 10, docs.visible(false), voter)[0]?.page).toBe('/docs/gate/plugins/burst');
+    // Without the vote, the one section that says the most wins.
+    expect(runSearch(docs.index, 'window size', 10, docs.visible(false))[0]?.page).toBe('/docs/gate/monitoring');
+  });
+});
+
 describe('assistant retrieval', () => {
   const docs = docsIndex();
   const pages = (q: string) => [...new Set(retrieve(docs, q, { signedIn: false }).passages.map((p) => p.passage.url.split('#')[0]))];
