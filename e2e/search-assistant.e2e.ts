@@ -273,8 +273,8 @@ describe('assistant', () => {
 
   it('never shows gated content to anonymous visitors: search index, search box, /api/search, answers', async () => {
     // The public index lists no gated page (public pages may mention their paths, never hold their text).
-    const index = (await (await fetch(`${extractive.url}/search-index.json`)).json()) as { storedFields: Record<string, { url: string }> };
-    const urls = Object.values(index.storedFields).map((f) => f.url);
+    const index = (await (await fetch(`${extractive.url}/search-index.json`)).json()) as { passages: { storedFields: Record<string, { url: string }> }; pages: { urls: string[] } };
+    const urls = [...Object.values(index.passages.storedFields).map((f) => f.url), ...index.pages.urls];
     expect(urls.length).toBeGreaterThan(1000);
     expect(urls.filter((u) => GATED.test(u))).toEqual([]);
     const gatedTitle = fs.readFileSync(path.join(siteDir, 'docs/identity-protection/detections/mitm-detection.html'), 'utf8').match(/<title[^>]*>([^|<]+)/)?.[1]?.trim() ?? '';

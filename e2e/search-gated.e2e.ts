@@ -25,7 +25,7 @@ let base: string;
  * gated pages that say it.
  */
 function gatedOnlyWord(): { word: string; titles: string[] } {
-  const index = JSON.parse(fs.readFileSync(path.join(siteDir, 'search-index.json'), 'utf8')) as { index: [string, unknown][] };
+  const index = (JSON.parse(fs.readFileSync(path.join(siteDir, 'search-index.json'), 'utf8')) as { passages: { index: [string, unknown][] } }).passages;
   // Not a public word, nor one a public word starts like (the box is prefix and typo tolerant).
   const publicStarts = new Set(index.index.map(([term]) => term.slice(0, 6)));
   const manifest = JSON.parse(fs.readFileSync(path.join(siteDir, '.gate-manifest.json'), 'utf8')) as { pages: string[] };

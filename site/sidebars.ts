@@ -16,6 +16,7 @@ const sidebars: SidebarsConfig = {
   docs: [
     { type: 'doc', id: 'intro', label: 'Introduction' },
     { type: 'doc', id: 'ai-tools', label: 'Docs for AI tools' },
+    { type: 'doc', id: 'glossary', label: 'Glossary' },
     {
       type: 'category',
       label: 'Identity Management',

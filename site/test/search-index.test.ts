@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadIndex, runSearch } from '@keyway/docs-server/search';
+import { loadSearchFile, runSearch } from '@keyway/docs-server/search';
 import { INDEX_FILE, writeSearchIndex } from '../plugins/search-index';
 import questions from './assistant-questions.json';
 import gatedPrefixes from '../src/data/gated-prefixes.json';
@@ -32,10 +32,11 @@ describe('the public search index (build plugin)', () => {
     expect(await writeSearchIndex(out, routes)).toBe(2);
     const json = fs.readFileSync(path.join(out, INDEX_FILE), 'utf8');
     expect(json).not.toMatch(/zebrafinch|identity-protection|Hidden hunting/i);
-    // As the browser loads it: the JSON compiled into the search engine's index.
-    const index = loadIndex(JSON.parse(json));
-    expect(runSearch(index, 'scopes', 5).map((h) => h.url)).toEqual(['/docs/access/guides/m2m#scopes']);
-    expect(runSearch(index, 'credentals', 5)[0]).toMatchObject({ url: '/docs/access/guides/m2m', title: 'Machine-to-machine access', heading: '', snippet: 'Backend services use client credentials.' });
+    // As the browser loads it: the JSON compiled into the search engine's index and its whole-page index.
+    const { index, voter } = loadSearchFile(JSON.parse(json));
+    expect(voter.pages.map((p) => p.url)).toEqual(['/docs/access/guides/m2m']);
+    expect(runSearch(index, 'scopes', 5, undefined, voter).map((h) => h.url)).toEqual(['/docs/access/guides/m2m#scopes']);
+    expect(runSearch(index, 'credentals', 5, undefined, voter)[0]).toMatchObject({ url: '/docs/access/guides/m2m', title: 'Machine-to-machine access', heading: '', snippet: 'Backend services use client credentials.' });
   });
 });
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { indexPassages } from '../src/search/site-index.js';
 import { extractPage } from '../src/search/extract.js';
 import { groupByPage, namedIdentifier, runSearch } from '../src/search/engine.js';
-import { buildSynonyms, withSynonyms } from '../src/search/synonyms.js';
+import { buildSynonyms, questionSynonyms, withSynonyms } from '../src/search/synonyms.js';
 import { retrieve, variantsOf } from '../src/assistant/retrieve.js';
 import { classify, extractiveAnswer } from '../src/assistant/extractive.js';
 import { streamPieces } from '../src/assistant/plugin.js';
@@ -71,6 +71,18 @@ const PAGES: [string, string][] = [
     '/docs/access/concepts/vault',
     html('Vault', `<p>The vault keeps Personally Identifiable Information (PII) out of your database: it stores each value and returns a token.</p>`),
   ],
+  [
+    '/docs/access/guides/sso',
+    html('Sign in with another provider', `<p>Register the provider's client credentials, then start the OIDC factor from the SDK.</p>`),
+  ],
+  [
+    '/docs/glossary',
+    html(
+      'Glossary',
+      `<h3 id="person">Person</h3><p>One identity in one organization.</p><p><strong>Other names:</strong> user, end user.</p>
+       <h3 id="sso">Single sign-on (SSO)</h3><p>Signing in with an account at another provider.</p><p><strong>Other names:</strong> social login, enterprise login.</p>`,
+    ),
+  ],
 ];
 
 function docsIndex() {
@@ -112,6 +124,22 @@ describe('search ranking', () => {
   });
 });
 
+describe('search box page vote', () => {
+  // Neither page has a section with both words; the rate-limit page is about both as a whole (its headings).
+  const pages: [string, string][] = [
+    ['/docs/gate/plugins/burst', html('Rate limits', `<p>Cap the calls each client makes.</p><h2 id="windows">Windows</h2><p>They reset every minute.</p><h2 id="choosing">Choosing a burst size</h2><p>Start generous, then lower it.</p>`)],
+    ['/docs/gate/monitoring', html('Monitoring', `<p>Gate exports metrics about requests.</p><h2 id="windows">Windows</h2><p>Latency of each burst, per window.</p>`)],
+  ];
+  const docs = indexPassages(pages.flatMap(([route, page], i) => extractPage(page, route, i * 100)).map((p, i) => ({ ...p, id: i })));
+
+  it('lets the page as a whole vote, as the assistant does: the page whose headings say all the words comes first', () => {
+    const voter = { index: docs.pageIndex, pages: docs.pages };
+    expect(runSearch(docs.index, 'window size', 10, docs.visible(false), voter)[0]?.page).toBe('/docs/gate/plugins/burst');
+    // Without the vote, the one section that says the most wins.
+    expect(runSearch(docs.index, 'window size', 10, docs.visible(false))[0]?.page).toBe('/docs/gate/monitoring');
+  });
+});
+
 describe('assistant retrieval', () => {
   const docs = docsIndex();
   const pages = (q: string) => [...new Set(retrieve(docs, q, { signedIn: false }).passages.map((p) => p.passage.url.split('#')[0]))];
@@ -121,6 +149,18 @@ describe('assistant retrieval', () => {
     expect(variantsOf('rate limit', ['rate', 'limit'], vocabulary).sort()).toEqual(['limiting', 'ratelimit']);
     expect(variantsOf('reactsdk setup', ['reactsdk', 'setup'], vocabulary).sort()).toEqual(['react', 'sdk']);
     expect(variantsOf('moving users', ['moving', 'user'], vocabulary)).toEqual(['move']);
+  });
+
+  it('reads the glossary: a question that calls a thing by another name finds the page that uses the docs’ word', () => {
+    // The operation page says "person" and never "user"; the glossary says "user" is another name for a person.
+    expect(pages('users with handles')[0]).toBe('/docs/api/post-persons');
+    const synonyms = (q: string) => Object.fromEntries(questionSynonyms(q, docs.synonyms));
+    expect(synonyms('delete users')).toEqual({ user: ['person'] });
+    // One way only: a question in the docs' words is not spread over every other name.
+    expect(synonyms('delete a person')).toEqual({});
+    // A heading "Term (ABBR)" gives both the term and its abbreviation; other names are matched whole ("social login").
+    expect(synonyms('Social logins for my app')).toEqual({ 'social login': ['single sign-on', 'sso'] });
+    expect(synonyms('login page')).toEqual({});
   });
 
   it('ranks the page about the question as a whole before a page that mentions its words in passing', () => {

@@ -58,7 +58,7 @@ class IndexUnavailable extends Error {}
 
 /** The search box's query over the passages a reader may see: what `/api/search` answers (and the MCP `search_docs` tool). */
 export function searchDocs(docs: DocsIndex, query: string, limit: number, signedIn: boolean) {
-  return runSearch(docs.index, query, limit, docs.visible(signedIn)).map(({ url, title, heading, snippet, page }) => ({ url, title, heading, snippet, page }));
+  return runSearch(docs.index, query, limit, docs.visible(signedIn), { index: docs.pageIndex, pages: docs.pages }).map(({ url, title, heading, snippet, page }) => ({ url, title, heading, snippet, page }));
 }
 
 const fail = (reply: FastifyReply, status: number, error: string) => reply.code(status).send({ error });

@@ -1,12 +1,11 @@
 import type { Passage } from '../search/extract.js';
-import { contentTerms, isStopWord, namedIdentifier, processTerm, resultWeight, tokenize } from '../search/engine.js';
+import { contentTerms, isStopWord, namedIdentifier, processTerm, resultWeight, tokenize, voteByPage } from '../search/engine.js';
 import type { DocsIndex } from '../search/site-index.js';
+import { questionSynonyms } from '../search/synonyms.js';
 
 const STOP = { has: isStopWord };
 /** How much a page's second and third best passages add to its score. */
 const PAGE_SUPPORT = [0.3, 0.15] as const;
-/** How much the page-level ranking (title, headings, keywords of the whole page) weighs against the passages'. */
-const WHOLE_PAGE_WEIGHT = 0.5;
 
 export interface Retrieved {
   passage: Passage;
@@ -148,7 +147,16 @@ export function retrieve(docs: DocsIndex, question: string, options: RetrieveOpt
   if (!terms.length) return { terms: own, passages: [] };
   // Words readers use interchangeably for the same thing in these docs, and other forms of the question's words that
   // the docs use ("limit" → "limiting", "rate limit" → "ratelimit", "reactsdk" → "react sdk").
-  const alternatives = [...own.flatMap((t) => SYNONYMS.get(t) ?? []), ...variantsOf(question, own, docs.vocabulary)];
+  // The other names the docs give what the question names (glossary, front-matter keywords, abbreviations):
+  // "delete a user" also searches "person".
+  const glossary = questionSynonyms(question, docs.synonyms);
+  // A question word the glossary gave the docs' word for is found where that word is ("user" where "person" is).
+  const standIns = new Map<string, string[]>();
+  for (const [form, forms] of glossary) {
+    const words = forms.flatMap((f) => contentTerms(f));
+    for (const w of form.split(' ')) standIns.set(w, [...(standIns.get(w) ?? []), ...words]);
+  }
+  const alternatives = [...own.flatMap((t) => SYNONYMS.get(t) ?? []), ...variantsOf(question, own, docs.vocabulary), ...[...standIns.values()].flat()];
   for (const alt of alternatives) if (!terms.includes(alt)) terms = [...terms, alt];
   const ownSet = new Set(own);
   const synonyms = new Set(alternatives);
@@ -186,25 +194,12 @@ export function retrieve(docs: DocsIndex, question: string, options: RetrieveOpt
     scores.sort((a, b) => b - a);
     pageScore.set(page, (scores[0] ?? 0) + PAGE_SUPPORT[0] * (scores[1] ?? 0) + PAGE_SUPPORT[1] * (scores[2] ?? 0));
   }
-  // The page as a whole (title, headings, keywords) votes too: both rankings are taken relative to their best score
-  // (BM25 scores have no fixed scale), and a page's share of the page-level best is added to its passage share.
-  const wholePages = docs.pageIndex.search(terms.join(' '), {
-    combineWith: 'OR',
+  // The page as a whole (title, headings, keywords) votes too, as in the search box (`voteByPage`).
+  voteByPage(pageScore, { index: docs.pageIndex, pages: docs.pages }, terms.join(' '), named, {
     filter: options.signedIn ? undefined : (id) => docs.pages[id]?.gated === false,
     boostTerm: (term) => (ownSet.has(term) ? 1 : synonyms.has(term) ? 0.8 : 0.3),
-    weights: { prefix: 0.15, fuzzy: 0.3 },
-    boost: { title: 3, heading: 1, path: 1.5, keywords: 1.5 },
     prefix: (term) => term.length > 2 && !docs.vocabulary.has(term),
   });
-  const bestPassagePage = Math.max(0, ...pageScore.values());
-  const bestWholePage = wholePages[0]?.score ?? 0;
-  if (bestPassagePage > 0 && bestWholePage > 0) {
-    const whole = new Map(wholePages.map((h) => [docs.pages[h.id]?.url ?? '', h.score / bestWholePage]));
-    for (const [page, score] of pageScore) {
-      const w = whole.get(page) ?? 0;
-      pageScore.set(page, score / bestPassagePage + WHOLE_PAGE_WEIGHT * w * resultWeight(page, '', '', named));
-    }
-  }
   const all = found.sort((a, b) => (pageScore.get(pageOfId(b.id as number)) ?? 0) - (pageScore.get(pageOfId(a.id as number)) ?? 0) || b.score - a.score);
   // …and a passage must match at least one of them when any passage does.
   const focused = terms.length > own.length ? all.filter((r) => r.queryTerms.some((t) => ownSet.has(t))) : all;
@@ -214,7 +209,7 @@ export function retrieve(docs: DocsIndex, question: string, options: RetrieveOpt
   // within the typo tolerance of it: short fuzzy matches ("cake" → "case") say nothing about relevance.
   const asked = own.length ? own : terms;
   const matched = (r: (typeof results)[number]) =>
-    asked.filter((q) => r.terms.some((t) => t.startsWith(q) || (q.length >= 6 && editDistance(q, t, 2) <= 2))).length;
+    asked.filter((q) => r.terms.some((t) => t.startsWith(q) || (q.length >= 6 && editDistance(q, t, 2) <= 2) || standIns.get(q)?.includes(t))).length;
   // Relevance: how many of the question's own words the best passage (or one of the top ones) matches.
   const best5 = Math.max(...results.slice(0, 5).map(matched));
   const coverage = best5 / asked.length;
@@ -228,7 +223,7 @@ export function retrieve(docs: DocsIndex, question: string, options: RetrieveOpt
     const p = docs.passages[r.id as number];
     if (!p) return 0;
     const words = saidWords(p);
-    return asked.filter((q) => words.has(q) || r.terms.some((t) => words.has(t) && (t.startsWith(q) || (q.length >= 6 && editDistance(q, t, 2) <= 2)))).length;
+    return asked.filter((q) => words.has(q) || r.terms.some((t) => words.has(t) && (t.startsWith(q) || (q.length >= 6 && editDistance(q, t, 2) <= 2) || standIns.get(q)?.includes(t)))).length;
   };
   if (Math.max(...results.slice(0, 5).map(said)) < Math.min(2, asked.length)) return { terms, passages: [] };
   // With embeddings, the lexical ranking and the passages nearest in meaning are fused (reciprocal rank fusion); the

@@ -151,6 +151,52 @@ export function resultWeight(url: string, title: string, heading: string, named:
   return heads.includes(w) ? 4 : heads.some((t) => t.includes(w)) ? 2 : 1;
 }
 
+/** One document per page (title, all headings, keywords and summary) and the site path of each, by id. */
+export interface PageVoter {
+  index: StaticIndex;
+  pages: readonly { url: string; gated?: boolean }[];
+}
+
+/** How much the page-level ranking (title, headings, keywords of the whole page) weighs against the passages'. */
+export const WHOLE_PAGE_WEIGHT = 0.5;
+
+/** How the whole-page index is queried (the page's title, headings and keywords; typos and prefixes count for less). */
+export const PAGE_VOTE_OPTIONS: QueryOptions = {
+  combineWith: 'OR',
+  weights: { prefix: 0.15, fuzzy: 0.3 },
+  boost: { title: 3, heading: 1, path: 1.5, keywords: 1.5 },
+};
+
+/**
+ * The whole-page vote, shared by the search box and the assistant: each page's passage score (relative to the best
+ * page's) plus `WHOLE_PAGE_WEIGHT` times its whole-page score (relative to the best whole page, weighted by page
+ * kind), since BM25 scores have no fixed scale. `scores` is changed in place; pages the vote does not find keep
+ * their passage share.
+ */
+export function voteByPage(scores: Map<string, number>, voter: PageVoter, query: string, named: ReturnType<typeof namedIdentifier>, options: QueryOptions = {}): void {
+  const bestPassagePage = Math.max(0, ...scores.values());
+  if (bestPassagePage <= 0) return;
+  const whole = voter.index.search(query, { ...PAGE_VOTE_OPTIONS, ...options });
+  const bestWholePage = whole[0]?.score ?? 0;
+  if (bestWholePage <= 0) return;
+  const share = new Map(whole.map((h) => [voter.pages[h.id as number]?.url ?? '', h.score / bestWholePage]));
+  for (const [page, score] of scores) scores.set(page, score / bestPassagePage + WHOLE_PAGE_WEIGHT * (share.get(page) ?? 0) * resultWeight(page, '', '', named));
+}
+
+/**
+ * The browser's search file (`search-index.json`): the passage index and the whole-page index with each page's site
+ * path by id, both as MiniSearch serializes them.
+ */
+export interface SearchFile {
+  passages: AsPlainObject;
+  pages: { index: AsPlainObject; urls: string[] };
+}
+
+/** The search box's index and page vote, compiled from the build's search file. */
+export function loadSearchFile(file: SearchFile): { index: StaticIndex; voter: PageVoter } {
+  return { index: loadIndex(file.passages), voter: { index: loadIndex(file.pages.index), pages: file.pages.urls.map((url) => ({ url })) } };
+}
+
 /** At most this many sections of one page are listed under it (the search box folds all but the best). */
 export const SECTIONS_PER_PAGE = 3;
 
@@ -161,7 +207,7 @@ export const SECTIONS_PER_PAGE = 3;
  * identifier, which goes to its entry first) and grouped by page: each page's best sections follow each other, the
  * best first, pages in the order of their best section; `limit` counts passages.
  */
-export function runSearch(index: StaticIndex, query: string, limit = 10, filter?: QueryOptions['filter']): SearchHit[] {
+export function runSearch(index: StaticIndex, query: string, limit = 10, filter?: QueryOptions['filter'], voter?: PageVoter): SearchHit[] {
   const q = query.trim();
   if (!q) return [];
   const named = namedIdentifier(q);
@@ -186,6 +232,15 @@ export function runSearch(index: StaticIndex, query: string, limit = 10, filter?
     const terms = contentTerms(q);
     // Typo tolerance in the fallback only when nothing matched at all (likely a typo): otherwise it costs more than it finds.
     if (terms.length > 1) add(index.search(terms.join(' '), { combineWith: 'OR', filter, ...(pages.size ? { fuzzy: false } : {}) }), 1);
+  }
+  // The page as a whole votes too (as in the assistant's retrieval), within each tier.
+  if (voter) {
+    for (const tier of [0, 1]) {
+      const scores = new Map([...pages].filter(([, g]) => g.tier === tier).map(([page, g]) => [page, g.best]));
+      const pageFilter = filter ? (id: number) => voter.pages[id]?.gated !== true : undefined;
+      voteByPage(scores, voter, contentTerms(q).join(' ') || q, named, pageFilter ? { filter: pageFilter } : {});
+      for (const [page, score] of scores) (pages.get(page) as { best: number }).best = score;
+    }
   }
   const ordered = [...pages.entries()].sort(([, a], [, b]) => a.tier - b.tier || b.best - a.best);
   const hits: SearchHit[] = [];

@@ -1,10 +1,10 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import MiniSearch from 'minisearch';
+import MiniSearch, { type AsPlainObject } from 'minisearch';
 import { extractPage, type Passage, type SearchDoc } from './extract.js';
 import { loadIndex, processTerm, SEARCH_OPTIONS, tokenize } from './engine.js';
 import type { QueryOptions, StaticIndex } from './static-index.js';
-import { withSynonyms } from './synonyms.js';
+import { buildSynonyms, withSynonyms, type SynonymTable } from './synonyms.js';
 import { inPrefixes, readGateManifest } from '../gate/manifest.js';
 
 /** Whether a route is in a gated section (only visitors with a docs session may read and find it). */
@@ -27,6 +27,8 @@ export interface DocsIndex {
   pageIndex: StaticIndex;
   /** The pages of `pageIndex`, by id: site path and whether the page is gated. */
   pages: { url: string; gated: boolean }[];
+  /** The docs' synonym table (abbreviations, front-matter keywords, the glossary's other names): questions expand with it. */
+  synonyms: SynonymTable;
 }
 
 /** `docs/a/b.html` → `/docs/a/b`; `docs/a/index.html` → `/docs/a`. */
@@ -37,7 +39,8 @@ export function routeOf(rel: string): string {
 
 export function indexPassages(read: Passage[]): DocsIndex {
   // Synonyms from the whole build (gated pages included: they only add words to passages, never text).
-  const passages = withSynonyms(read);
+  const synonyms = buildSynonyms(read);
+  const passages = withSynonyms(read, synonyms);
   const mini = new MiniSearch<SearchDoc>(SEARCH_OPTIONS);
   mini.addAll(passages.map(({ id, url, title, heading, text, keywords }) => ({ id, url, title, heading, text, keywords })));
   // MiniSearch builds the index; queries run on its compiled, read-only form.
@@ -50,17 +53,33 @@ export function indexPassages(read: Passage[]): DocsIndex {
     const page = p.url.split('#')[0] ?? p.url;
     byPage.set(page, [...(byPage.get(page) ?? []), p]);
   }
-  const pages = [...byPage].map(([url, list]) => ({ url, gated: list[0]?.gated === true }));
+  const { json, pages } = pageDocuments(passages);
+  const pageIndex = loadIndex(json);
+  return { passages, index, vocabulary, visible: (signedIn) => (signedIn ? undefined : publicOnly), pagePassages: (page) => byPage.get(page) ?? [], pageIndex, pages, synonyms };
+}
+
+/**
+ * The whole-page index of some passages (one document per page: its title, all its headings, its introduction's
+ * keywords, its path), serialized, and each page's site path and gate status by id. The docs server and the site's
+ * browser index build it the same way.
+ */
+export function pageDocuments(passages: readonly (SearchDoc & { gated?: boolean })[]): { json: AsPlainObject; pages: { url: string; gated: boolean }[] } {
+  const byPage = new Map<string, (SearchDoc & { gated?: boolean })[]>();
+  for (const p of passages) {
+    const page = p.url.split('#')[0] ?? p.url;
+    const list = byPage.get(page);
+    if (list) list.push(p);
+    else byPage.set(page, [p]);
+  }
   const pageMini = new MiniSearch<SearchDoc>(SEARCH_OPTIONS);
   pageMini.addAll(
-    [...byPage.values()].map((list, id) => {
-      const first = list[0] as Passage;
+    [...byPage].map(([url, list], id) => {
+      const first = list[0] as SearchDoc;
       const intro = list.find((p) => !p.heading);
-      return { id, url: first.url.split('#')[0] ?? first.url, title: first.title, heading: list.map((p) => p.heading).filter(Boolean).join(' · '), text: '', keywords: intro?.keywords ?? '' };
+      return { id, url, title: first.title, heading: list.map((p) => p.heading).filter(Boolean).join(' · '), text: '', keywords: intro?.keywords ?? '' };
     }),
   );
-  const pageIndex = loadIndex(pageMini.toJSON());
-  return { passages, index, vocabulary, visible: (signedIn) => (signedIn ? undefined : publicOnly), pagePassages: (page) => byPage.get(page) ?? [], pageIndex, pages };
+  return { json: pageMini.toJSON(), pages: [...byPage].map(([url, list]) => ({ url, gated: list[0]?.gated === true })) };
 }
 
 /**
