@@ -322,15 +322,20 @@ await browser.close();
 
 const fmt = (r) => `perf ${r.performance} a11y ${r.accessibility} bp ${r.bestPractices} seo ${r.seo}`;
 try {
+  // Which pages the baseline has, asked before Lighthouse runs: a request after a long run reused a keep-alive socket
+  // the server had closed meanwhile (ECONNRESET ended the benchmark).
+  // Lighthouse compares like with like: an API page has no counterpart in the baseline.
+  const hasBase = new Map();
+  for (const [name, , baseRoute] of lighthousePages) {
+    hasBase.set(name, name !== 'API page' && (await fetch(baseServer.url + baseRoute)).status === 200);
+  }
   for (const preset of jsOnly ? [] : ['mobile', 'desktop']) {
     // Lighthouse's TBT counts the main-thread time it observed: on a busy machine it grows with the load, so say it.
     const load = os.loadavg()[0].toFixed(1);
     console.log(`\n== Lighthouse, ${preset} preset, median of ${runs} (served by the docs server with compression; load average ${load} on ${os.cpus().length} CPUs)`);
     for (const [name, route, baseRoute] of lighthousePages) {
       const s = await lighthouseScores(server.url + route, preset);
-      // Lighthouse compares like with like: an API page has no counterpart in the baseline.
-      const hasBase = name !== 'API page' && (await fetch(baseServer.url + baseRoute)).status === 200;
-      const b = hasBase ? await lighthouseScores(baseServer.url + baseRoute, preset) : undefined;
+      const b = hasBase.get(name) ? await lighthouseScores(baseServer.url + baseRoute, preset) : undefined;
       console.log(
         `${name.padEnd(10)} ${fmt(s)}  FCP ${Math.round(s.fcp)} ms LCP ${Math.round(s.lcp)} ms TBT ${Math.round(s.tbt)} ms` +
           (b ? `  | baseline ${fmt(b)} TBT ${Math.round(b.tbt)} ms` : '  | no baseline page') +

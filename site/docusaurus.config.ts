@@ -100,8 +100,8 @@ const config: Config = {
     announcementResetPlugin,
     postBuildPlugin,
     sourceMapsPlugin,
-    // Opt-in (#19): the browser bundle on preact/compat. Off by default: one browser test failed with it (see the README).
-    ...(env.KEYWAY_PREACT === '1' ? [clientBundlePlugin] : []),
+    // The browser bundle on preact/compat (#19); KEYWAY_PREACT=0 builds it on React (see the README).
+    ...(env.KEYWAY_PREACT === '0' ? [] : [clientBundlePlugin]),
     ...apiReferencePlugins(),
     ...gatePlugins(),
     [

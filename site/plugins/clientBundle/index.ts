@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { Plugin } from '@docusaurus/types';
 
 /**
@@ -5,10 +6,17 @@ import type { Plugin } from '@docusaurus/types';
  * the bytes (react-dom alone was 65 KiB gzip of every page's `main.js`). The server build keeps React, so the HTML of
  * every page is rendered as before and Preact hydrates it. Only exact module names are aliased (`react$`): a deep
  * import of React's internals fails the build instead of running half-compatible. Measured with `npm run bench:site`.
+ *
+ * One behaviour differs and is put back here: Docusaurus's scroll to the hash target after a client-side navigation
+ * ran before Preact had put the new page in the DOM (see ./hashScroll.ts). Client modules' `onRouteDidUpdate` runs
+ * at that same moment under Preact, so one that reads the new page must wait for it (a microtask or a frame).
  */
 export default function clientBundlePlugin(): Plugin {
   return {
     name: 'keyway-client-bundle',
+    getClientModules() {
+      return [path.join(__dirname, 'hashScroll.ts')];
+    },
     configureWebpack(config, isServer) {
       if (isServer) return {};
       // Docusaurus aliases `react` and `react-dom` to the site's copies (folder aliases, which match first and also
