@@ -5,7 +5,7 @@
 //
 // With PostgreSQL (BENCH_DATABASE_URL, else TEST_DATABASE_URL) two more parts run, each in a fresh schema:
 //   scale     seeds 10³ and 10⁶ persons and prints p50/p95 of a sign-in, /me, a handle filter on GET /persons and a
-//             page of GET /persons at both sizes, with the ratio large/small (target ≤ 1.2×);
+//             page of GET /persons (first, by offset, by cursor) at both sizes, with the ratio large/small (target ≤ 1.2×);
 //   replicas  token validations and sign-ins per second through the round-robin balancer of
 //             `npm run start:cluster` (scripts/balancer.mjs) in front of 1, then 3 identity-server processes.
 //
@@ -31,6 +31,8 @@ const PARTS = new Set((process.env.BENCH_PARTS ?? 'sqlite,scale,replicas').split
 const SCALE_SIZES = (process.env.BENCH_SCALE_SIZES ?? '1000,1000000').split(',').map(Number);
 /** Latency target of the scale part: the large size at most this many times the small one. */
 const SCALE_TARGET = 1.2;
+/** Rounds of the scale part: each call measured on the small then the large organization, this many times. */
+const SCALE_ROUNDS = Number(process.env.BENCH_SCALE_ROUNDS ?? 3);
 
 if (!existsSync(join(serverPkg, 'dist/cli.js'))) {
   const r = spawnSync('npm', ['run', 'build', '-w', '@keyway/identity-server'], { cwd: root, stdio: 'inherit' });
@@ -187,19 +189,21 @@ async function sqlitePart() {
   }
 }
 
-// 3. Scale: the same calls with few and with many persons in the organization (PostgreSQL).
+// 3. Scale: the same calls with few and with many persons in the organization (PostgreSQL). Both sizes run at once,
+// each in its own server and schema, and every call is measured on the small then the large one, SCALE_ROUNDS times:
+// a busy machine then slows both sides of each ratio alike. The ratio printed is the median of the rounds' ratios.
 async function scalePart() {
   const pg = (await import('pg')).default;
   const { seedPersons, seeded } = await import('../packages/identity-server/test/seed.mjs');
-  console.log(`\nScale (PostgreSQL): latency with ${SCALE_SIZES.map((n) => fmt(n)).join(' and ')} persons; listing measures run one request at a time`);
-  const measures = {};
-  for (const size of SCALE_SIZES) {
-    const store = await freshStorage('postgres', { databaseUrl: PG_URL });
-    const { dataDir } = store;
-    let id;
-    try {
+  console.log(`\nScale (PostgreSQL): latency with ${SCALE_SIZES.map((n) => fmt(n)).join(' and ')} persons, measured alternately, ${SCALE_ROUNDS} rounds; listing measures run one request at a time`);
+  const sides = [];
+  try {
+    for (const size of SCALE_SIZES) {
+      const store = await freshStorage('postgres', { databaseUrl: PG_URL });
+      const side = { size, store };
+      sides.push(side);
       // The server creates the tables; then the persons are seeded straight into them.
-      id = await startProcess(['dist/cli.js'], { ...serverEnv, DATA_DIR: dataDir, DATABASE_URL: store.databaseUrl });
+      side.id = await startProcess(['dist/cli.js'], { ...serverEnv, DATA_DIR: store.dataDir, DATABASE_URL: store.databaseUrl });
       const seedStart = performance.now();
       const client = new pg.Client({ connectionString: store.databaseUrl });
       await client.connect();
@@ -208,59 +212,63 @@ async function scalePart() {
       await client.query('vacuum (analyze) persons, handles');
       await client.end();
       console.log(`  ${fmt(size)} persons seeded in ${fmt((performance.now() - seedStart) / 1000, 1)} s`);
-      const token = await signIn(id.url, `scale-${size}`);
+      const url = side.id.url;
+      side.token = await signIn(url, `scale-${size}`);
       const pick = () => 1 + Math.floor(Math.random() * size);
-      const ops = {
-        'sign-in (3 calls)': { op: (n) => signIn(id.url, `scale-${size}-${n}`), concurrency: 4 },
-        '/me': { op: () => request(`${id.url}/me`, { headers: { ...orgHeaders, authorization: `Bearer ${token}` } }), concurrency: 4 },
+      // Cursors at random depths, taken once from offset pages (what a client holds after walking that far).
+      const deepCursors = [];
+      for (let i = 0; i < 10; i++) deepCursors.push((await request(`${url}/persons?limit=1&offset=${Math.max(0, pick() - 40)}`, { headers: adminHeaders })).meta.cursor_pagination.cursor);
+      const pageOf = async (path) => {
+        const r = await request(`${url}${path}`, { headers: adminHeaders });
+        if (r.result.length !== 20) throw new Error(`a page had ${r.result.length} persons`);
+      };
+      side.ops = {
+        'sign-in (3 calls)': { op: (n) => signIn(url, `scale-${size}-${n}-${Math.random()}`), concurrency: 4 },
+        '/me': { op: () => request(`${url}/me`, { headers: { ...orgHeaders, authorization: `Bearer ${side.token}` } }), concurrency: 4 },
         'GET /persons?filter=handles.value eq': {
           op: async () => {
             const email = seeded(pick()).email;
-            const r = await request(`${id.url}/persons?filter=${encodeURIComponent(`handles.value eq "${email}"`)}`, { headers: adminHeaders });
+            const r = await request(`${url}/persons?filter=${encodeURIComponent(`handles.value eq "${email}"`)}`, { headers: adminHeaders });
             if (r.result.length !== 1) throw new Error(`filter on ${email} found ${r.result.length} persons`);
           },
           concurrency: 1,
         },
-        'GET /persons?limit=20 (first page)': {
-          op: async () => {
-            const r = await request(`${id.url}/persons?limit=20`, { headers: adminHeaders });
-            if (r.result.length !== 20) throw new Error(`a page had ${r.result.length} persons`);
-          },
-          concurrency: 1,
-        },
-        'GET /persons?limit=20&offset=…': {
-          op: async () => {
-            const r = await request(`${id.url}/persons?limit=20&offset=${Math.max(0, pick() - 20)}`, { headers: adminHeaders });
-            if (r.result.length !== 20) throw new Error(`a page had ${r.result.length} persons`);
-          },
-          concurrency: 1,
-        },
+        'GET /persons?limit=20 (first page)': { op: () => pageOf('/persons?limit=20'), concurrency: 1 },
+        'GET /persons?limit=20&offset=…': { op: () => pageOf(`/persons?limit=20&offset=${Math.max(0, pick() - 20)}`), concurrency: 1 },
+        'GET /persons?limit=20&cursor=… (deep)': { op: (n) => pageOf(`/persons?limit=20&cursor=${encodeURIComponent(deepCursors[n % deepCursors.length])}`), concurrency: 1 },
       };
-      for (const [name, { op, concurrency }] of Object.entries(ops)) {
-        await load(op, Math.min(WARMUP_SECONDS, SECONDS), { concurrency, minCount: 1 });
-        const r = await load(op, SECONDS, { concurrency, minCount: 3 });
-        (measures[name] ??= {})[size] = r;
-        console.log(`  ${fmt(size).padStart(9)}  ${name.padEnd(38)} p50 ${fmt(r.p50, 1).padStart(8)} ms  p95 ${fmt(r.p95, 1).padStart(8)} ms  (${r.count} requests${r.errors ? `, ${r.errors} errors` : ''})`);
+    }
+    const [small, large] = [sides[0], sides[sides.length - 1]];
+    const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    const results = [];
+    for (const name of Object.keys(small.ops)) {
+      const rounds = [];
+      for (let round = 0; round < SCALE_ROUNDS; round++) {
+        const pair = [];
+        for (const side of [small, large]) {
+          const { op, concurrency } = side.ops[name];
+          await load(op, Math.min(WARMUP_SECONDS, SECONDS), { concurrency, minCount: 1 });
+          pair.push(await load(op, SECONDS, { concurrency, minCount: 3 }));
+        }
+        rounds.push(pair);
       }
-    } catch (error) {
-      console.log(`  ${fmt(size)} persons: ${error instanceof Error ? error.message : error}`);
-    } finally {
-      if (id) await stop(id.child);
-      await store.cleanup();
+      const [a, b] = [0, 1].map((k) => ({ p50: median(rounds.map((r) => r[k].p50)), p95: median(rounds.map((r) => r[k].p95)) }));
+      const r50 = median(rounds.map(([x, y]) => y.p50 / x.p50));
+      const r95 = median(rounds.map(([x, y]) => y.p95 / x.p95));
+      results.push({ name, a, b, r50, r95 });
+      console.log(`  ${name.padEnd(38)} ${fmt(small.size)}: p50 ${fmt(a.p50, 1).padStart(7)} ms p95 ${fmt(a.p95, 1).padStart(7)} ms   ${fmt(large.size)}: p50 ${fmt(b.p50, 1).padStart(7)} ms p95 ${fmt(b.p95, 1).padStart(7)} ms`);
     }
-  }
-  const [small, large] = [SCALE_SIZES[0], SCALE_SIZES[SCALE_SIZES.length - 1]];
-  console.log(`\n  Ratio ${fmt(large)} / ${fmt(small)} persons (target ≤ ${SCALE_TARGET}×):`);
-  for (const [name, bySize] of Object.entries(measures)) {
-    const a = bySize[small];
-    const b = bySize[large];
-    if (!a || !b) {
-      console.log(`  ${name.padEnd(38)} not measured at both sizes`);
-      continue;
+    console.log(`\n  Ratio ${fmt(large.size)} / ${fmt(small.size)} persons, median of ${SCALE_ROUNDS} rounds (target ≤ ${SCALE_TARGET}×):`);
+    for (const { name, r50, r95 } of results) {
+      console.log(`  ${name.padEnd(38)} p50 ${fmt(r50, 2).padStart(8)}×  p95 ${fmt(r95, 2).padStart(8)}×  ${Math.max(r50, r95) <= SCALE_TARGET ? 'meets' : 'MISSES'} the target`);
     }
-    const r50 = b.p50 / a.p50;
-    const r95 = b.p95 / a.p95;
-    console.log(`  ${name.padEnd(38)} p50 ${fmt(r50, 2).padStart(8)}×  p95 ${fmt(r95, 2).padStart(8)}×  ${Math.max(r50, r95) <= SCALE_TARGET ? 'meets' : 'MISSES'} the target`);
+  } catch (error) {
+    console.log(`  scale part: ${error instanceof Error ? error.message : error}`);
+  } finally {
+    for (const side of sides) {
+      if (side.id) await stop(side.id.child);
+      await side.store.cleanup();
+    }
   }
 }
 

@@ -28,6 +28,7 @@ export const parameters = {
   },
   Limit: { name: 'limit', in: 'query', required: false, description: 'Page size (at most 1000).', schema: int({ minimum: 1, maximum: 1000, default: 100 }) },
   Offset: { name: 'offset', in: 'query', required: false, description: 'Number of items to skip.', schema: int({ minimum: 0, default: 0 }) },
+  Cursor: { name: 'cursor', in: 'query', required: false, description: 'Where to continue: `meta.cursor_pagination.cursor` of the previous page. An empty cursor is the first page. Not together with `offset`. On `GET /persons` and `GET /events` a cursor is a place in the order: it keeps its place when items are added or removed before it, and a page costs the same at any depth. On the other lists it stands for an offset.', schema: str({ maxLength: 512 }) },
   BucketsQuery: {
     name: 'buckets', in: 'query', required: false, style: 'form', explode: false,
     description: 'Comma-joined list of buckets to read; all readable buckets when absent.',
@@ -193,7 +194,7 @@ const OAUTH_SCOPES = {
 
 export const securitySchemes = {
   OrgId: { type: 'apiKey', in: 'header', name: 'Keyway-OrgID', description: 'Id of the organization the call acts on.' },
-  ApiKey: { type: 'apiKey', in: 'header', name: 'Keyway-API-Key', description: 'Management API key of that organization (always together with Keyway-OrgID).' },
+  ApiKey: { type: 'apiKey', in: 'header', name: 'Keyway-API-Key', description: 'Management API key of an organization. Alone it names its organization; with Keyway-OrgID it must be that organization\'s key.' },
   UserToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'User token of the signed-in person, as issued by Keyway.' },
   ClientBasic: { type: 'http', scheme: 'basic', description: 'OAuth2 client id and secret (RFC 6749 client_secret_basic).' },
   OAuth2AccessToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'OAuth2 access token issued by /oauth2/tokens.' },
@@ -214,7 +215,8 @@ export const securitySchemes = {
 
 /** Named security requirement sets used by the operations. */
 export const SECURITY = {
-  management: [{ OrgId: [], ApiKey: [] }],
+  // The key alone names its organization; Keyway-OrgID may come with it (then the key must be that organization's).
+  management: [{ ApiKey: [] }, { OrgId: [], ApiKey: [] }],
   user: [{ UserToken: [] }],
   userWithOrg: [{ OrgId: [], UserToken: [] }],
   org: [{ OrgId: [] }],
@@ -222,8 +224,10 @@ export const SECURITY = {
   // The challenge id itself is the capability; the org id header and a token are accepted but not needed.
   challenge: [{}, { OrgId: [] }, { UserToken: [] }, { OrgId: [], UserToken: [] }],
   optionalUser: [{}, { UserToken: [] }],
-  userOrManagement: [{ UserToken: [] }, { OrgId: [], ApiKey: [] }],
-  userWithOrgOrManagement: [{ OrgId: [], UserToken: [] }, { OrgId: [], ApiKey: [] }],
+  userOrManagement: [{ UserToken: [] }, { ApiKey: [] }, { OrgId: [], ApiKey: [] }],
+  // Token validation: the organization by its id (the SDK, the docs gate) or by its API key (a backend).
+  orgOrManagement: [{ OrgId: [] }, { ApiKey: [] }, { OrgId: [], ApiKey: [] }],
+  userWithOrgOrManagement: [{ OrgId: [], UserToken: [] }, { ApiKey: [] }, { OrgId: [], ApiKey: [] }],
   clientBasic: [{ ClientBasic: [] }],
   clientOptional: [{ ClientBasic: [] }, {}],
   accessToken: [{ OAuth2AccessToken: [] }, { KeywayOAuth2: ['openid'] }],

@@ -62,7 +62,7 @@ function successResponse(ok) {
     : { allOf: [ref('Envelope'), { type: 'object', required: ['result'], properties: { result: ok.schema } }] };
   const example = ok.raw
     ? ok.example
-    : { result: ok.example, ...(ok.paginated ? { meta: { pagination: paginationOf(ok.example) } } : {}) };
+    : { result: ok.example, ...(ok.paginated ? { meta: { pagination: paginationOf(ok.example), cursor_pagination: cursorPaginationOf(ok.example) } } : {}) };
   return [status, {
     description: ok.description ?? ({ 201: 'Created.', 202: 'Accepted.' }[status] ?? 'Success.'),
     ...(ok.headers ? { headers: ok.headers } : {}),
@@ -74,6 +74,12 @@ function successResponse(ok) {
 function paginationOf(example) {
   const count = Array.isArray(example) ? example.length : 1;
   return { limit: 100, offset: 0, total_count: count };
+}
+
+/** @param {unknown} example */
+function cursorPaginationOf(example) {
+  const count = Array.isArray(example) ? example.length : 1;
+  return { cursor: '', limit: 100, total_count: count };
 }
 
 /** @param {OpSpec} spec */

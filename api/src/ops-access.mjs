@@ -9,14 +9,15 @@ const PERMISSION = { name: 'docs:write', description: 'Edit documentation pages'
 const ROLE = { name: 'editor', description: 'Writes the docs', permissions: ['docs:read', 'docs:write'], created_at: CREATED_AT };
 const CLIENT = {
   client_id: 'docs-portal', client_name: 'Docs portal', scopes: ['openid', 'email'], grant_types: ['authorization_code', 'refresh_token'],
-  response_types: ['code'], redirect_uris: ['https://docs.example.com/login'], public: true, access_token_duration: 3600,
+  response_types: [['code']], redirect_uris: ['https://docs.example.com/login'], public: true, access_token_duration: 3600,
   refresh_token_duration: 2592000, created_at: CREATED_AT,
 };
-const UI = { logo_url: 'https://cdn.example.com/logo.svg', primary_color: '#1f6feb', title: 'Sign in to Acme Docs', factors: ['otp_via_email', 'webauthn'], show_keyway_branding: false };
+const UI = { logoUrl: 'https://cdn.example.com/logo.svg', pageTitle: 'Sign in to Acme Docs', pageBackgroundColor: '#f6f8fa', supportURL: 'https://acme.example.com/help', showBadge: false, themeVars: { 'kw-accent': '#1f6feb' }, factors: ['otp_via_email', 'webauthn'] };
+const UI_ANSWER = { ...UI, logo_url: UI.logoUrl, title: UI.pageTitle, show_keyway_branding: UI.showBadge };
 const SSO_TOKEN = {
   id: '5f0c6a8e-8a6b-4c5e-9c1d-2f7b3e4a5d6c', person_id: PERSON_ID, client_id: '1234567890-abc.apps.example.com', provider: 'google',
   issuer: 'https://accounts.google.com', subject: '110248495921238986420', scopes: ['openid', 'email', 'https://www.googleapis.com/auth/calendar.readonly'],
-  token_type: 'Bearer', access_token: 'ya29.a0AfB_example', refresh_token: '1//0g-example', id_token: USER_TOKEN,
+  token_type: 'bearer', access_token: 'ya29.a0AfB_example', refresh_token: '1//0g-example', id_token: USER_TOKEN,
   expires_at: '2026-03-14T10:26:53Z', created_at: CREATED_AT, updated_at: '2026-03-14T09:26:53Z', revoked_at: null,
 };
 
@@ -88,22 +89,22 @@ this answer. Redirect URIs must be absolute and match exactly at authorization t
   {
     ...mgmt, method: 'get', path: '/oauth2/clients/{oauth_client_id}/ui-configuration', id: 'getOAuth2ClientUiConfiguration', tags: ['o-auth-2'], params: ['OAuthClientIdPath'],
     summary: 'Get the configuration for the hosted UI',
-    description: 'Look of the hosted login page shown for this client: logo, colour, title and the factors offered.',
-    ok: { schema: ref('UiConfiguration'), example: UI },
+    description: 'Look of the hosted login page shown for this client: logo, title, colours, links and the factors offered.',
+    ok: { schema: ref('UiConfiguration'), example: UI_ANSWER },
   },
   {
     ...mgmt, method: 'put', path: '/oauth2/clients/{oauth_client_id}/ui-configuration', id: 'setOAuth2ClientUiConfiguration', tags: ['o-auth-2'], params: ['OAuthClientIdPath'],
     summary: 'Modify the configuration for the hosted UI',
-    description: 'Replaces the hosted login configuration of the client. The logo must be an https URL; factors must be allowed by the organization config.',
+    description: 'Replaces the hosted login configuration of the client and answers 201 with it. The logo and favicon must be https URLs; factors must be allowed by the organization config; a field and its older name (`logoUrl`/`logo_url`, `pageTitle`/`title`, `showBadge`/`show_keyway_branding`) must agree.',
     body: { schema: ref('UiConfiguration'), example: UI },
-    ok: { schema: ref('UiConfiguration'), example: UI },
+    ok: { status: 201, schema: ref('UiConfiguration'), example: UI_ANSWER },
   },
   {
     ...mgmt, method: 'post', path: '/oauth2/tokens/mint', id: 'mintOAuth2Tokens', tags: ['o-auth-2'],
     summary: 'Mint OAuth 2.0 & OIDC tokens',
     description: 'Issues an access token (and an id_token when `openid` is among the scopes, unless disabled) for a person and a client without a browser flow, e.g. for migrations and tests. Scopes default to the client\'s and must be among them (400); an unknown client or person answers 404.',
     body: { schema: ref('MintOAuthTokensRequest'), example: { client_id: 'docs-portal', person_id: PERSON_ID, scopes: ['openid', 'email'] } },
-    ok: { schema: ref('OAuth2TokenResponse'), example: { access_token: USER_TOKEN, token_type: 'Bearer', expires_in: 3600, id_token: USER_TOKEN, scope: 'openid email' } },
+    ok: { schema: ref('OAuth2TokenResponse'), example: { access_token: USER_TOKEN, token_type: 'bearer', expires_in: 3600, id_token: USER_TOKEN, scope: 'openid email' } },
     errors: ['NotFound'],
   },
   // ---------- SSO provider tokens ----------
@@ -112,7 +113,7 @@ this answer. Redirect URIs must be absolute and match exactly at authorization t
     params: [
       { name: 'person_id', in: 'query', required: true, description: 'Whose provider tokens to return.', schema: ref('PersonId') },
       { name: 'include_revoked', in: 'query', required: false, description: 'Also list revoked entries (without token values).', schema: { type: 'boolean', default: false } },
-      'Limit', 'Offset',
+      'Limit', 'Offset', 'Cursor',
     ],
     summary: 'Get OIDC tokens',
     description: `

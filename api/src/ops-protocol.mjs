@@ -1,13 +1,13 @@
 // @ts-check
 // OAuth 2.0 / OpenID Connect protocol endpoints: hosted login, token endpoint family, userinfo and discovery.
-import { ref, str } from './lib.mjs';
+import { ref, str, int } from './lib.mjs';
 import { USER_TOKEN, PERSON_ID } from './examples.mjs';
 
 const FORM = 'application/x-www-form-urlencoded';
 /** @param {string} name @param {unknown} schema @param {string} description @param {boolean} [required] @param {unknown} [example] */
 const q = (name, schema, description, required = true, example = undefined) => ({ name, in: 'query', required, description, schema, ...(example === undefined ? {} : { example }) });
 const ISSUER = 'https://api.keyway.dev';
-const userInfoExample = { sub: PERSON_ID, email: 'ada@example.com', email_verified: true, groups: ['editors'] };
+const userInfoExample = { sub: PERSON_ID, iss: 'http://localhost:8787', aud: 'docs-portal', org_id: 'org_keyway_dev', email: 'ada@example.com', email_verified: true, groups: ['editors'] };
 const protocolErrors = ['OAuth2BadRequest', 'OAuth2Unauthorized'];
 
 /** @type {import('./operation.mjs').OpSpec[]} */
@@ -19,15 +19,23 @@ export const protocolOperations = [
       q('redirect_uri', str({ format: 'uri', maxLength: 2048 }), 'Must equal one of the client\'s registered redirect URIs (in development, any URI on an allowed browser origin).', true, 'http://localhost:3000/callback'),
       q('response_type', str({ const: 'code' }), 'Only the authorization code flow is offered.'),
       q('scope', str({ pattern: '(^| )openid( |$)', maxLength: 1024 }), 'Space-separated; must contain `openid`.', true, 'openid email'),
-      q('state', str({ minLength: 8, maxLength: 512 }), 'CSRF token of the client, returned unchanged.', true, 'Zq3v9LkT2xW8'),
-      q('code_challenge', str({ pattern: '^[A-Za-z0-9_-]{43,128}$' }), 'PKCE S256 code challenge (base64url of the SHA-256 of the `code_verifier` the token request sends).', true, 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM'),
+      q('state', str({ maxLength: 512 }), 'CSRF token of the client, returned unchanged. Optional (it protects the client, which should send one).', false, 'Zq3v9LkT2xW8'),
+      q('code_challenge', str({ pattern: '^[A-Za-z0-9_-]{43,128}$' }), 'PKCE S256 code challenge (base64url of the SHA-256 of the `code_verifier` the token request sends). Required of public clients; a confidential client may leave PKCE out and authenticate with its secret at the token endpoint.', false, 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM'),
       q('code_challenge_method', str({ const: 'S256' }), 'Only S256, and it must be sent: without it RFC 7636 reads the challenge as `plain`, which Keyway refuses (the browser goes back to `redirect_uri` with `error=invalid_request`).', false, 'S256'),
       q('nonce', str({ maxLength: 512 }), 'Copied into the id_token.', false),
       q('token', str({ maxLength: 16384 }), 'A valid user token of the client\'s organization (not anonymous): the person is signed in already, so the hosted page is skipped and the browser goes straight back with a code.', false),
+      q('prompt', str({ maxLength: 100 }), 'Space-separated OpenID Connect prompts: `none` (no page: back at once with a code, or with `error=login_required` when no signed-in person\'s `token` is given), `login` and `select_account` (always the sign-in page, even with a `token`), `consent` (nothing to ask: clients belong to the organization).', false, 'login'),
+      q('login_hint', str({ maxLength: 320 }), 'The e-mail address to prefill (also as `email_address:<address>`).', false, 'ada@example.com'),
+      q('max_age', int({ minimum: 0 }), 'Seconds: a `token` issued longer ago than this shows the sign-in page instead of being reused.', false, 3600),
+      q('response_mode', str({ enum: ['query', 'fragment', 'form_post'] }), 'How the answer reaches `redirect_uri`: query parameters (default), the fragment, or a form posted to it.', false, 'query'),
+      q('handle_types', str({ maxLength: 100 }), 'Handle types the page may offer (comma- or space-separated); the hosted page signs in by `email_address`, which must be among them.', false, 'email_address'),
+      q('display', str({ maxLength: 20 }), 'Accepted; the page is responsive, so every display gets the same one.', false),
+      q('ui_locales', str({ maxLength: 100 }), 'Accepted; the page is in English.', false),
+      q('acr_values', str({ maxLength: 200 }), 'Accepted; every sign-in has one assurance level (an e-mail code).', false),
     ],
     summary: 'Request an authorization code',
     description: `
-Entry point of Keyway's hosted login (authorization code flow with PKCE S256). The browser is redirected here; the
+Entry point of Keyway's hosted login (authorization code flow with PKCE S256; PKCE may be left out by confidential clients only). The browser is redirected here; the
 person signs in on the hosted page and is redirected back to \`redirect_uri\` with \`code\` and \`state\`. Errors in
 \`client_id\` or \`redirect_uri\` are shown on the page instead of redirecting (to avoid open redirects); other errors
 are returned to the redirect URI as \`error\` and \`error_description\`.`,
@@ -58,7 +66,7 @@ revokes every token of that grant, the newest refresh and access tokens included
     },
     ok: {
       raw: true, schema: ref('OAuth2TokenResponse'),
-      example: { access_token: USER_TOKEN, token_type: 'Bearer', expires_in: 3600, scope: 'invoices:read' },
+      example: { access_token: USER_TOKEN, token_type: 'bearer', expires_in: 3600, scope: 'invoices:read' },
       headers: { 'Cache-Control': { description: 'Always `no-store`.', schema: str({ const: 'no-store' }) } },
     },
     errors: protocolErrors,
@@ -76,8 +84,8 @@ its grant with it. Unknown or already revoked tokens also answer 200, so the cal
   {
     method: 'post', path: '/oauth2/tokens/revoke-all', id: 'postOAuth2TokensRevokeAll', tags: ['o-auth-2'], security: 'clientBasic',
     summary: 'Revoke tokens',
-    description: 'Revokes every access and refresh token the authenticated client holds for one subject, e.g. when a person signs out everywhere.',
-    body: { contentType: FORM, schema: ref('OAuth2RevokeAllRequest'), example: { subject: PERSON_ID } },
+    description: 'Revokes every access and refresh token the authenticated client (a confidential one) holds for one person, e.g. when a person signs out everywhere; with `until`, only the tokens issued before that time.',
+    body: { contentType: FORM, schema: ref('OAuth2RevokeAllRequest'), example: { person_id: PERSON_ID } },
     ok: { status: 200, description: 'Revoked.' },
     errors: protocolErrors,
   },
@@ -85,10 +93,10 @@ its grant with it. Unknown or already revoked tokens also answer 200, so the cal
     method: 'post', path: '/oauth2/tokens/introspect', id: 'postOAuth2TokensIntrospect', tags: ['o-auth-2'], security: 'clientBasic',
     summary: 'Introspect an access token',
     description: 'Tells a resource server whether an access token (or a refresh token of the calling client, `token_type: refresh_token`) is active and what it grants (RFC 7662). Inactive tokens answer `{"active": false}` only.',
-    body: { contentType: FORM, schema: ref('OAuth2TokenRevokeRequest'), example: { token: USER_TOKEN } },
+    body: { contentType: FORM, schema: ref('OAuth2IntrospectRequest'), example: { token: USER_TOKEN } },
     ok: {
       raw: true, schema: ref('OAuth2IntrospectionResult'),
-      example: { active: true, scope: 'openid', client_id: 'docs-portal', sub: PERSON_ID, exp: 1773483613, iat: 1773480013, iss: ISSUER, token_type: 'Bearer' },
+      example: { active: true, scope: 'openid', client_id: 'docs-portal', sub: PERSON_ID, exp: 1773483613, iat: 1773480013, iss: ISSUER, token_type: 'bearer' },
     },
     errors: protocolErrors,
   },

@@ -329,12 +329,13 @@ Only writable buckets are accepted; others answer 403 and nothing is written.`,
     ok: { schema: ref('GdprConsentList'), example: { consents: CONSENTS.slice(0, 1) }, description: 'The consent levels left.' },
   },
   {
-    method: 'post', path: '/token/validate', id: 'postTokenValidate', tags: ['tokens'], sdk: true, security: 'org',
+    method: 'post', path: '/token/validate', id: 'postTokenValidate', tags: ['tokens'], sdk: true, security: 'orgOrManagement',
     summary: 'Validate a user token',
     description: `
-Checks a user token of the organization in \`Keyway-OrgID\`: signature against the current keys, expiry, and
-revocation. Answers 200 in every case with \`valid\`; when false, \`invalidity_reason\` says why (expired, revoked, bad
-signature, other organization). Use it server-side or where local JWT verification against the JWKS is not possible.`,
+Checks a user token of the organization named by \`Keyway-OrgID\` or by the API key in \`Keyway-API-Key\`: signature
+against the current keys, expiry, and revocation. Answers 200 in every case with \`valid\`; when false,
+\`invalidity_reason\` says why (expired, revoked, bad signature, other organization). A wrong API key answers 401. Use
+it server-side or where local JWT verification against the JWKS is not possible.`,
     body: { schema: ref('TokenRequest'), example: { token: USER_TOKEN } },
     ok: { schema: ref('TokenValidationResult'), example: { valid: true, expires_in_seconds: 3540, expires_at: '2026-03-14T10:26:53Z' } },
   },
@@ -343,12 +344,12 @@ signature, other organization). Use it server-side or where local JWT verificati
     summary: 'Revoke a user token',
     description: `
 Revokes a user token so that validation reports it invalid from then on (also after restarts). The SDK calls it on
-log-out with the person's own token; a management caller may revoke any token of the organization. Revoking an
-already revoked or expired token succeeds. With \`Keyway-Required-Consistency: all_regions\` the answer waits until
-every region knows.`,
+log-out with the person's own token; a management caller (API key) may revoke any token of its organization, and a
+token of another organization answers 403. Revoking an already revoked or expired token succeeds. Answers 204 with no
+body. With \`Keyway-Required-Consistency: all_regions\` the answer waits until every region knows.`,
     // The samples revoke the caller's own token (log-out): only a token this server signed can be revoked.
     body: { schema: ref('TokenRequest'), example: { token: USER_TOKEN }, sample: { 'x-sample-variables': { token: 'KEYWAY_USER_TOKEN' } } },
-    ok: { schema: open({ revoked: { type: 'boolean', const: true } }, ['revoked']), example: { revoked: true }, description: 'The token is revoked (or was already invalid).' },
+    ok: { status: 204, description: 'The token is revoked (or was already invalid).' },
   },
   {
     method: 'post', path: '/actions/sdk', id: 'postSdkAction', tags: ['persons'], sdk: true, security: 'optionalUser',
@@ -381,7 +382,7 @@ sends it with keep-alive so it survives page unloads. Field sizes are capped (us
     method: 'get', path: '/events', id: 'listEvents', tags: ['persons'], security: 'management',
     params: [
       { name: 'event_name', in: 'query', required: false, description: 'Only events of this name.', schema: str({ maxLength: 128 }) },
-      'Limit', 'Offset',
+      'Limit', 'Offset', 'Cursor',
     ],
     summary: 'List recorded analytics events',
     description: 'Lists the analytics events stored for the organization, newest first, page by page, optionally of one name. Use it to audit sign-ins or to debug the SDK integration.',

@@ -1,7 +1,7 @@
 // @ts-check
 // Schemas of the standard protocol endpoints (OAuth 2.0, OpenID Connect discovery, JWKS). These answers follow
 // the RFCs and are not wrapped in the Keyway envelope.
-import { ref, closed, open, arrayOf, str, int, bool } from './lib.mjs';
+import { ref, closed, open, arrayOf, str, int, bool, dateTime } from './lib.mjs';
 
 const clientFields = {
   client_id: str({ minLength: 1, maxLength: 128 }),
@@ -35,7 +35,7 @@ export const protocolSchemas = {
   },
   OAuth2TokenResponse: open({
     access_token: str(),
-    token_type: str({ const: 'Bearer' }),
+    token_type: str({ const: 'bearer', description: 'Always `bearer` (RFC 6749 §7.1: compare it case-insensitively).' }),
     expires_in: int({ minimum: 0 }),
     refresh_token: str(),
     id_token: ref('UserToken'),
@@ -47,13 +47,22 @@ export const protocolSchemas = {
   }, ['error'], { description: 'RFC 6749 error answer of the protocol endpoints.' }),
   OAuth2TokenRevokeRequest: closed({
     token: str({ minLength: 1, maxLength: 4096 }),
-    token_type_hint: str({ enum: ['access_token', 'refresh_token'] }),
+    token_type_hint: ref('OAuth2TokenTypeHint'),
+    ...clientFields,
+  }, ['token'], { description: 'Confidential clients authenticate with HTTP Basic or `client_id` + `client_secret`; public clients send their `client_id`.' }),
+  OAuth2TokenTypeHint: str({ enum: ['access_token', 'refresh_token', 'authorize_code', 'id_token'], description: 'A hint only (RFC 7009 §2.1): every kind of token is looked up whatever it says.' }),
+  OAuth2IntrospectRequest: closed({
+    token: str({ minLength: 1, maxLength: 4096 }),
+    token_type_hint: ref('OAuth2TokenTypeHint'),
+    scope: str({ maxLength: 1024, description: 'Space-separated scopes the token must carry: if one is missing, the answer is `active: false`.' }),
     ...clientFields,
   }, ['token'], { description: 'Confidential clients authenticate with HTTP Basic or `client_id` + `client_secret`; public clients send their `client_id`.' }),
   OAuth2RevokeAllRequest: closed({
-    subject: str({ minLength: 1, maxLength: 256, description: 'Revoke every token issued to this subject (person id or client id).' }),
+    person_id: str({ minLength: 1, maxLength: 256, description: 'Revoke every token issued to this person (or, for client credentials tokens, to this client id).' }),
+    subject: str({ minLength: 1, maxLength: 256, description: 'Older name of `person_id`; give one of the two.' }),
+    until: dateTime('Revoke only the tokens issued before this time (RFC 3339, not in the future). Default: now, every token issued so far.'),
     ...clientFields,
-  }, ['subject']),
+  }, [], { description: 'Give `person_id` (or its older name `subject`).' }),
   OAuth2IntrospectionResult: open({
     active: bool(),
     scope: str(),
@@ -66,13 +75,17 @@ export const protocolSchemas = {
   }, ['active']),
   UserInfo: open({
     sub: str(),
+    iss: str({ format: 'uri', description: 'This server\'s public URL.' }),
+    aud: str({ description: 'The client the access token was issued to (the organization id for a plain user token).' }),
+    org_id: str({ description: 'The person\'s organization.' }),
+    username: str({ description: 'The person\'s username handle, when it has one (also as `preferred_username`).' }),
     email: str({ format: 'email' }),
     email_verified: bool(),
     phone_number: str(),
     phone_number_verified: bool(),
     preferred_username: str(),
     groups: arrayOf(str()),
-  }, ['sub']),
+  }, ['sub', 'iss', 'aud', 'org_id']),
   OpenIdConfiguration: open({
     issuer: str({ format: 'uri' }),
     authorization_endpoint: str({ format: 'uri' }),

@@ -74,7 +74,14 @@ export const schemas = {
     allOf: [ref('Envelope'), { type: 'object', required: ['errors'], properties: { errors: ref('ErrorList') } }],
     description: 'An envelope carrying at least one error; `result` is absent.',
   },
-  Meta: open({ pagination: ref('Pagination') }),
+  Meta: open({ pagination: ref('Pagination'), cursor_pagination: ref('CursorPagination') }, [], {
+    description: 'On lists: `pagination` when the page was asked by `offset` (or from the start), `cursor_pagination` always.',
+  }),
+  CursorPagination: open({
+    cursor: str({ maxLength: 512, description: 'Pass as `cursor` to read the next page; empty on the last page.' }),
+    limit: int({ minimum: 0, maximum: 1000 }),
+    total_count: int({ minimum: 0 }),
+  }, ['cursor', 'limit', 'total_count']),
   Pagination: open({
     limit: int({ minimum: 0, maximum: 1000 }),
     offset: int({ minimum: 0 }),

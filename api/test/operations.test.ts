@@ -177,16 +177,16 @@ describe('management conventions of api-operations.md', () => {
   // oidc-discovery documents are public by nature (OpenID Connect Discovery).
   const management = md.listed.filter((o) => !o.auth && o.tag !== 'oidc-discovery' && !sdkKeys.has(key(o.method, o.path)));
 
-  it('management operations authenticate with Keyway-OrgID and Keyway-API-Key', () => {
+  it('management operations authenticate with Keyway-API-Key, alone or with Keyway-OrgID', () => {
     expect(management.length).toBeGreaterThan(100);
     for (const o of management) {
-      expect(doc.paths[o.path]?.[o.method]?.security, key(o.method, o.path)).toEqual([{ OrgId: [], ApiKey: [] }]);
+      expect(doc.paths[o.path]?.[o.method]?.security, key(o.method, o.path)).toEqual([{ ApiKey: [] }, { OrgId: [], ApiKey: [] }]);
     }
   });
 
   it('management writes accept the consistency headers and document 408', () => {
     const paramNames = (op: (typeof all)[number]['op']) => (op.parameters ?? []).map((p) => resolve<{ name: string }>(doc, p).name);
-    const writes = all.filter(({ method, op }) => method !== 'get' && JSON.stringify(op.security) === JSON.stringify([{ OrgId: [], ApiKey: [] }]));
+    const writes = all.filter(({ method, op }) => method !== 'get' && JSON.stringify(op.security) === JSON.stringify([{ ApiKey: [] }, { OrgId: [], ApiKey: [] }]));
     expect(writes.length).toBeGreaterThan(60);
     for (const { method, path, op } of writes) {
       const names = paramNames(op);

@@ -540,9 +540,10 @@ export interface paths {
         put?: never;
         /**
          * Validate a user token
-         * @description Checks a user token of the organization in `Keyway-OrgID`: signature against the current keys, expiry, and
-         *     revocation. Answers 200 in every case with `valid`; when false, `invalidity_reason` says why (expired, revoked, bad
-         *     signature, other organization). Use it server-side or where local JWT verification against the JWKS is not possible.
+         * @description Checks a user token of the organization named by `Keyway-OrgID` or by the API key in `Keyway-API-Key`: signature
+         *     against the current keys, expiry, and revocation. Answers 200 in every case with `valid`; when false,
+         *     `invalidity_reason` says why (expired, revoked, bad signature, other organization). A wrong API key answers 401. Use
+         *     it server-side or where local JWT verification against the JWKS is not possible.
          */
         post: operations["postTokenValidate"];
         delete?: never;
@@ -563,9 +564,9 @@ export interface paths {
         /**
          * Revoke a user token
          * @description Revokes a user token so that validation reports it invalid from then on (also after restarts). The SDK calls it on
-         *     log-out with the person's own token; a management caller may revoke any token of the organization. Revoking an
-         *     already revoked or expired token succeeds. With `Keyway-Required-Consistency: all_regions` the answer waits until
-         *     every region knows.
+         *     log-out with the person's own token; a management caller (API key) may revoke any token of its organization, and a
+         *     token of another organization answers 403. Revoking an already revoked or expired token succeeds. Answers 204 with no
+         *     body. With `Keyway-Required-Consistency: all_regions` the answer waits until every region knows.
          */
         post: operations["postTokenRevoke"];
         delete?: never;
@@ -629,7 +630,7 @@ export interface paths {
         };
         /**
          * Request an authorization code
-         * @description Entry point of Keyway's hosted login (authorization code flow with PKCE S256). The browser is redirected here; the
+         * @description Entry point of Keyway's hosted login (authorization code flow with PKCE S256; PKCE may be left out by confidential clients only). The browser is redirected here; the
          *     person signs in on the hosted page and is redirected back to `redirect_uri` with `code` and `state`. Errors in
          *     `client_id` or `redirect_uri` are shown on the page instead of redirecting (to avoid open redirects); other errors
          *     are returned to the redirect URI as `error` and `error_description`.
@@ -702,7 +703,7 @@ export interface paths {
         put?: never;
         /**
          * Revoke tokens
-         * @description Revokes every access and refresh token the authenticated client holds for one subject, e.g. when a person signs out everywhere.
+         * @description Revokes every access and refresh token the authenticated client (a confidential one) holds for one person, e.g. when a person signs out everywhere; with `until`, only the tokens issued before that time.
          */
         post: operations["postOAuth2TokensRevokeAll"];
         delete?: never;
@@ -2247,12 +2248,12 @@ export interface paths {
         };
         /**
          * Get the configuration for the hosted UI
-         * @description Look of the hosted login page shown for this client: logo, colour, title and the factors offered.
+         * @description Look of the hosted login page shown for this client: logo, title, colours, links and the factors offered.
          */
         get: operations["getOAuth2ClientUiConfiguration"];
         /**
          * Modify the configuration for the hosted UI
-         * @description Replaces the hosted login configuration of the client. The logo must be an https URL; factors must be allowed by the organization config.
+         * @description Replaces the hosted login configuration of the client and answers 201 with it. The logo and favicon must be https URLs; factors must be allowed by the organization config; a field and its older name (`logoUrl`/`logo_url`, `pageTitle`/`title`, `showBadge`/`show_keyway_branding`) must agree.
          */
         put: operations["setOAuth2ClientUiConfiguration"];
         post?: never;
@@ -2394,8 +2395,16 @@ export interface components {
         ErrorResponse: components["schemas"]["Envelope"] & {
             errors: components["schemas"]["ErrorList"];
         };
+        /** @description On lists: `pagination` when the page was asked by `offset` (or from the start), `cursor_pagination` always. */
         Meta: {
             pagination?: components["schemas"]["Pagination"];
+            cursor_pagination?: components["schemas"]["CursorPagination"];
+        };
+        CursorPagination: {
+            /** @description Pass as `cursor` to read the next page; empty on the last page. */
+            cursor: string;
+            limit: number;
+            total_count: number;
         };
         Pagination: {
             limit: number;
@@ -3165,8 +3174,11 @@ export interface components {
         };
         OAuth2TokenResponse: {
             access_token: string;
-            /** @constant */
-            token_type: "Bearer";
+            /**
+             * @description Always `bearer` (RFC 6749 §7.1: compare it case-insensitively).
+             * @constant
+             */
+            token_type: "bearer";
             expires_in: number;
             refresh_token?: string;
             id_token?: components["schemas"]["UserToken"];
@@ -3181,14 +3193,35 @@ export interface components {
         /** @description Confidential clients authenticate with HTTP Basic or `client_id` + `client_secret`; public clients send their `client_id`. */
         OAuth2TokenRevokeRequest: {
             token: string;
-            /** @enum {string} */
-            token_type_hint?: "access_token" | "refresh_token";
+            token_type_hint?: components["schemas"]["OAuth2TokenTypeHint"];
             client_id?: string;
             client_secret?: string;
         };
+        /**
+         * @description A hint only (RFC 7009 §2.1): every kind of token is looked up whatever it says.
+         * @enum {string}
+         */
+        OAuth2TokenTypeHint: "access_token" | "refresh_token" | "authorize_code" | "id_token";
+        /** @description Confidential clients authenticate with HTTP Basic or `client_id` + `client_secret`; public clients send their `client_id`. */
+        OAuth2IntrospectRequest: {
+            token: string;
+            token_type_hint?: components["schemas"]["OAuth2TokenTypeHint"];
+            /** @description Space-separated scopes the token must carry: if one is missing, the answer is `active: false`. */
+            scope?: string;
+            client_id?: string;
+            client_secret?: string;
+        };
+        /** @description Give `person_id` (or its older name `subject`). */
         OAuth2RevokeAllRequest: {
-            /** @description Revoke every token issued to this subject (person id or client id). */
-            subject: string;
+            /** @description Revoke every token issued to this person (or, for client credentials tokens, to this client id). */
+            person_id?: string;
+            /** @description Older name of `person_id`; give one of the two. */
+            subject?: string;
+            /**
+             * Format: date-time
+             * @description Revoke only the tokens issued before this time (RFC 3339, not in the future). Default: now, every token issued so far.
+             */
+            until?: string;
             client_id?: string;
             client_secret?: string;
         };
@@ -3205,6 +3238,17 @@ export interface components {
         };
         UserInfo: {
             sub: string;
+            /**
+             * Format: uri
+             * @description This server's public URL.
+             */
+            iss: string;
+            /** @description The client the access token was issued to (the organization id for a plain user token). */
+            aud: string;
+            /** @description The person's organization. */
+            org_id: string;
+            /** @description The person's username handle, when it has one (also as `preferred_username`). */
+            username?: string;
             /** Format: email */
             email?: string;
             email_verified?: boolean;
@@ -3400,7 +3444,8 @@ export interface components {
             client_name: string;
             scopes: string[];
             grant_types: ("authorization_code" | "client_credentials" | "refresh_token")[];
-            response_types?: "code"[];
+            /** @description The response type combinations the client may ask for; Keyway offers one, `[["code"]]`. */
+            response_types: "code"[][];
             redirect_uris?: string[];
             /** @description Public clients (browsers, mobile apps) hold no secret and must use PKCE. */
             public: boolean;
@@ -3412,6 +3457,11 @@ export interface components {
             client_secret_last4?: string;
             /** Format: date-time */
             created_at?: string;
+            /**
+             * Format: date-time
+             * @description When the client last obtained tokens (code exchange, refresh, client credentials or mint), exact to the minute; absent before its first token.
+             */
+            last_used?: string;
         };
         OAuth2ClientWithSecret: components["schemas"]["OAuth2Client"] & {
             /** @description Shown once; store it now. */
@@ -3432,15 +3482,60 @@ export interface components {
         OAuth2ClientPatch: {
             client_name?: string;
             scopes?: string[];
+            /** @description Replaces the grants (same rules as on creation). */
+            grant_types?: ("authorization_code" | "client_credentials" | "refresh_token")[];
             redirect_uris?: string[];
             access_token_duration?: number;
             refresh_token_duration?: number;
         };
+        /** @description The look of the hosted sign-in page of a client. Answers carry both spellings of the three renamed fields. */
         UiConfiguration: {
+            /** Format: uri */
+            logoUrl?: string;
+            /** @description Heading and window title of the hosted sign-in page. */
+            pageTitle?: string;
+            /** @description A CSS colour: `#rgb`, `#rrggbb`(`aa`) or a colour name. */
+            pageBackgroundColor?: string;
+            /** Format: uri */
+            faviconUrl?: string;
+            /**
+             * Format: uri
+             * @description Shown as a "Need help?" link.
+             */
+            supportURL?: string;
+            /**
+             * Format: uri
+             * @description Shown as a "Sign in another way" link.
+             */
+            alternativeAuthURL?: string;
+            /** @description Show "Secured by Keyway" under the form. */
+            showBadge?: boolean;
+            /** @description CSS custom properties of the page (`--<name>: <value>`); the page reads `--kw-accent` (buttons), `--kw-text` and `--kw-font`. */
+            themeVars?: {
+                [key: string]: string;
+            };
+            /** @description Texts of the page by key: `intro`, `emailLabel`, `sendCode`, `codeIntro`, `codeLabel`, `verify`. */
+            textOverrides?: {
+                [key: string]: string;
+            };
+            /** @description The hosted page signs in by email address: the list must contain `email_address`. */
+            handleTypes?: ("email_address" | "phone_number" | "username")[];
+            /** @description Stored and read back; the hosted page has one factor (email code), so there is nothing to remember yet. */
+            storeLastFactor?: boolean;
+            /** @description Stored and read back; the hosted page runs one fixed flow. */
+            dynamicFlowEnabled?: boolean;
+            /** @description Stored and read back. */
+            dynamicFlowConfig?: {
+                [key: string]: unknown;
+            };
+            /** @description Older name of `logoUrl` (`null`: no logo). */
             logo_url?: string | null;
+            /** @description Button colour (older form of `themeVars["kw-accent"]`). */
             primary_color?: string;
+            /** @description Older name of `pageTitle`. */
             title?: string;
             factors?: components["schemas"]["AuthenticationMethod"][];
+            /** @description Older name of `showBadge`. */
             show_keyway_branding?: boolean;
         };
         MintOAuthTokensRequest: {
@@ -3449,6 +3544,10 @@ export interface components {
             scopes?: string[];
             /** @default true */
             include_id_token: boolean;
+            /** @description Extra claims of the access token; reserved claim names answer 400. */
+            custom_claims?: {
+                [key: string]: unknown;
+            };
         };
         SuborganizationCreate: {
             org_name: string;
@@ -3987,6 +4086,8 @@ export interface components {
         Limit: number;
         /** @description Number of items to skip. */
         Offset: number;
+        /** @description Where to continue: `meta.cursor_pagination.cursor` of the previous page. An empty cursor is the first page. Not together with `offset`. On `GET /persons` and `GET /events` a cursor is a place in the order: it keeps its place when items are added or removed before it, and a page costs the same at any depth. On the other lists it stands for an offset. */
+        Cursor: string;
         /** @description Comma-joined list of buckets to read; all readable buckets when absent. */
         BucketsQuery: components["schemas"]["AttributeBucketName"][];
         /** @description Comma-joined attribute names; all attributes of the bucket when absent. */
@@ -5771,25 +5872,11 @@ export interface operations {
         };
         responses: {
             /** @description The token is revoked (or was already invalid). */
-            200: {
+            204: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    /**
-                     * @example {
-                     *       "result": {
-                     *         "revoked": true
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Envelope"] & {
-                        result: {
-                            /** @constant */
-                            revoked: true;
-                        };
-                    };
-                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -5873,6 +5960,8 @@ export interface operations {
                 limit?: components["parameters"]["Limit"];
                 /** @description Number of items to skip. */
                 offset?: components["parameters"]["Offset"];
+                /** @description Where to continue: `meta.cursor_pagination.cursor` of the previous page. An empty cursor is the first page. Not together with `offset`. On `GET /persons` and `GET /events` a cursor is a place in the order: it keeps its place when items are added or removed before it, and a page costs the same at any depth. On the other lists it stands for an offset. */
+                cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
             path?: never;
@@ -5910,6 +5999,11 @@ export interface operations {
                      *         "pagination": {
                      *           "limit": 100,
                      *           "offset": 0,
+                     *           "total_count": 1
+                     *         },
+                     *         "cursor_pagination": {
+                     *           "cursor": "",
+                     *           "limit": 100,
                      *           "total_count": 1
                      *         }
                      *       }
@@ -6002,15 +6096,15 @@ export interface operations {
                  */
                 scope: string;
                 /**
-                 * @description CSRF token of the client, returned unchanged.
+                 * @description CSRF token of the client, returned unchanged. Optional (it protects the client, which should send one).
                  * @example Zq3v9LkT2xW8
                  */
-                state: string;
+                state?: string;
                 /**
-                 * @description PKCE S256 code challenge (base64url of the SHA-256 of the `code_verifier` the token request sends).
+                 * @description PKCE S256 code challenge (base64url of the SHA-256 of the `code_verifier` the token request sends). Required of public clients; a confidential client may leave PKCE out and authenticate with its secret at the token endpoint.
                  * @example E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM
                  */
-                code_challenge: string;
+                code_challenge?: string;
                 /**
                  * @description Only S256, and it must be sent: without it RFC 7636 reads the challenge as `plain`, which Keyway refuses (the browser goes back to `redirect_uri` with `error=invalid_request`).
                  * @example S256
@@ -6020,6 +6114,37 @@ export interface operations {
                 nonce?: string;
                 /** @description A valid user token of the client's organization (not anonymous): the person is signed in already, so the hosted page is skipped and the browser goes straight back with a code. */
                 token?: string;
+                /**
+                 * @description Space-separated OpenID Connect prompts: `none` (no page: back at once with a code, or with `error=login_required` when no signed-in person's `token` is given), `login` and `select_account` (always the sign-in page, even with a `token`), `consent` (nothing to ask: clients belong to the organization).
+                 * @example login
+                 */
+                prompt?: string;
+                /**
+                 * @description The e-mail address to prefill (also as `email_address:<address>`).
+                 * @example ada@example.com
+                 */
+                login_hint?: string;
+                /**
+                 * @description Seconds: a `token` issued longer ago than this shows the sign-in page instead of being reused.
+                 * @example 3600
+                 */
+                max_age?: number;
+                /**
+                 * @description How the answer reaches `redirect_uri`: query parameters (default), the fragment, or a form posted to it.
+                 * @example query
+                 */
+                response_mode?: "query" | "fragment" | "form_post";
+                /**
+                 * @description Handle types the page may offer (comma- or space-separated); the hosted page signs in by `email_address`, which must be among them.
+                 * @example email_address
+                 */
+                handle_types?: string;
+                /** @description Accepted; the page is responsive, so every display gets the same one. */
+                display?: string;
+                /** @description Accepted; the page is in English. */
+                ui_locales?: string;
+                /** @description Accepted; every sign-in has one assurance level (an e-mail code). */
+                acr_values?: string;
             };
             header?: {
                 /** @description Version of the calling SDK, e.g. 3.29.3. */
@@ -6090,7 +6215,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "access_token": "eyJhbGciOiJFUzI1NiIsImtpZCI6ImstMjAyNi0wMyIsInR5cCI6IkpXVCJ9.eyJwZXJzb25faWQiOiJwaWQ6MDE5M2ExZjJjNGI4N2QzZTlmMTBhMmIzYzRkNWU2ZjciLCJvaWQiOiIzZjZhMGMxZS01YjdkLTRlMmEtOWM0MS0wZDJlN2Y4YTliMTAiLCJmaXJzdF90b2tlbiI6ZmFsc2UsImF1dGhlbnRpY2F0ZWRfbWV0aG9kcyI6WyJvdHBfdmlhX2VtYWlsIl0sInBlcnNvbl90eXBlIjoicmVndWxhciIsImdyb3VwcyI6WyJlZGl0b3JzIl0sImV4cCI6MTc3MzQ4MzYxM30.q3Yw8n2JxT0bV5cP1sK7mR9dL4fH6gE2aZ0uN8iC3oWkXy1tQ5vB7jM9pS4eR2hD6lA0fG8zU3cY1nK5wT7xQ",
-                     *       "token_type": "Bearer",
+                     *       "token_type": "bearer",
                      *       "expires_in": 3600,
                      *       "scope": "invoices:read"
                      *     }
@@ -6149,7 +6274,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "subject": "pid:0193a1f2c4b87d3e9f10a2b3c4d5e6f7"
+                 *       "person_id": "pid:0193a1f2c4b87d3e9f10a2b3c4d5e6f7"
                  *     }
                  */
                 "application/x-www-form-urlencoded": components["schemas"]["OAuth2RevokeAllRequest"];
@@ -6184,7 +6309,7 @@ export interface operations {
                  *       "token": "eyJhbGciOiJFUzI1NiIsImtpZCI6ImstMjAyNi0wMyIsInR5cCI6IkpXVCJ9.eyJwZXJzb25faWQiOiJwaWQ6MDE5M2ExZjJjNGI4N2QzZTlmMTBhMmIzYzRkNWU2ZjciLCJvaWQiOiIzZjZhMGMxZS01YjdkLTRlMmEtOWM0MS0wZDJlN2Y4YTliMTAiLCJmaXJzdF90b2tlbiI6ZmFsc2UsImF1dGhlbnRpY2F0ZWRfbWV0aG9kcyI6WyJvdHBfdmlhX2VtYWlsIl0sInBlcnNvbl90eXBlIjoicmVndWxhciIsImdyb3VwcyI6WyJlZGl0b3JzIl0sImV4cCI6MTc3MzQ4MzYxM30.q3Yw8n2JxT0bV5cP1sK7mR9dL4fH6gE2aZ0uN8iC3oWkXy1tQ5vB7jM9pS4eR2hD6lA0fG8zU3cY1nK5wT7xQ"
                  *     }
                  */
-                "application/x-www-form-urlencoded": components["schemas"]["OAuth2TokenRevokeRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["OAuth2IntrospectRequest"];
             };
         };
         responses: {
@@ -6203,7 +6328,7 @@ export interface operations {
                      *       "exp": 1773483613,
                      *       "iat": 1773480013,
                      *       "iss": "https://api.keyway.dev",
-                     *       "token_type": "Bearer"
+                     *       "token_type": "bearer"
                      *     }
                      */
                     "application/json": components["schemas"]["OAuth2IntrospectionResult"];
@@ -6234,6 +6359,9 @@ export interface operations {
                     /**
                      * @example {
                      *       "sub": "pid:0193a1f2c4b87d3e9f10a2b3c4d5e6f7",
+                     *       "iss": "http://localhost:8787",
+                     *       "aud": "docs-portal",
+                     *       "org_id": "org_keyway_dev",
                      *       "email": "ada@example.com",
                      *       "email_verified": true,
                      *       "groups": [
@@ -6266,6 +6394,9 @@ export interface operations {
                     /**
                      * @example {
                      *       "sub": "pid:0193a1f2c4b87d3e9f10a2b3c4d5e6f7",
+                     *       "iss": "http://localhost:8787",
+                     *       "aud": "docs-portal",
+                     *       "org_id": "org_keyway_dev",
                      *       "email": "ada@example.com",
                      *       "email_verified": true,
                      *       "groups": [
@@ -6409,6 +6540,8 @@ export interface operations {
                 limit?: components["parameters"]["Limit"];
                 /** @description Number of items to skip. */
                 offset?: components["parameters"]["Offset"];
+                /** @description Where to continue: `meta.cursor_pagination.cursor` of the previous page. An empty cursor is the first page. Not together with `offset`. On `GET /persons` and `GET /events` a cursor is a place in the order: it keeps its place when items are added or removed before it, and a page costs the same at any depth. On the other lists it stands for an offset. */
+                cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
             path?: never;
@@ -6471,6 +6604,11 @@ export interface operations {
                      *         "pagination": {
                      *           "limit": 100,
                      *           "offset": 0,
+                     *           "total_count": 2
+                     *         },
+                     *         "cursor_pagination": {
+                     *           "cursor": "",
+                     *           "limit": 100,
                      *           "total_count": 2
                      *         }
                      *       }
@@ -7334,6 +7472,8 @@ export interface operations {
                 limit?: components["parameters"]["Limit"];
                 /** @description Number of items to skip. */
                 offset?: components["parameters"]["Offset"];
+                /** @description Where to continue: `meta.cursor_pagination.cursor` of the previous page. An empty cursor is the first page. Not together with `offset`. On `GET /persons` and `GET /events` a cursor is a place in the order: it keeps its place when items are added or removed before it, and a page costs the same at any depth. On the other lists it stands for an offset. */
+                cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
             path?: never;
@@ -7360,6 +7500,11 @@ export interface operations {
                      *         "pagination": {
                      *           "limit": 100,
                      *           "offset": 0,
+                     *           "total_count": 1
+                     *         },
+                     *         "cursor_pagination": {
+                     *           "cursor": "",
+                     *           "limit": 100,
                      *           "total_count": 1
                      *         }
                      *       }
@@ -7508,6 +7653,8 @@ export interface operations {
                 limit?: components["parameters"]["Limit"];
                 /** @description Number of items to skip. */
                 offset?: components["parameters"]["Offset"];
+                /** @description Where to continue: `meta.cursor_pagination.cursor` of the previous page. An empty cursor is the first page. Not together with `offset`. On `GET /persons` and `GET /events` a cursor is a place in the order: it keeps its place when items are added or removed before it, and a page costs the same at any depth. On the other lists it stands for an offset. */
+                cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
             path: {
@@ -7557,6 +7704,11 @@ export interface operations {
                      *         "pagination": {
                      *           "limit": 100,
                      *           "offset": 0,
+                     *           "total_count": 1
+                     *         },
+                     *         "cursor_pagination": {
+                     *           "cursor": "",
+                     *           "limit": 100,
                      *           "total_count": 1
                      *         }
                      *       }
@@ -11998,7 +12150,9 @@ export interface operations {
                      *             "refresh_token"
                      *           ],
                      *           "response_types": [
-                     *             "code"
+                     *             [
+                     *               "code"
+                     *             ]
                      *           ],
                      *           "redirect_uris": [
                      *             "https://docs.example.com/login"
@@ -12076,7 +12230,9 @@ export interface operations {
                      *           "refresh_token"
                      *         ],
                      *         "response_types": [
-                     *           "code"
+                     *           [
+                     *             "code"
+                     *           ]
                      *         ],
                      *         "redirect_uris": [
                      *           "https://docs.example.com/login"
@@ -12136,7 +12292,9 @@ export interface operations {
                      *           "refresh_token"
                      *         ],
                      *         "response_types": [
-                     *           "code"
+                     *           [
+                     *             "code"
+                     *           ]
                      *         ],
                      *         "redirect_uris": [
                      *           "https://docs.example.com/login"
@@ -12241,7 +12399,9 @@ export interface operations {
                      *           "refresh_token"
                      *         ],
                      *         "response_types": [
-                     *           "code"
+                     *           [
+                     *             "code"
+                     *           ]
                      *         ],
                      *         "redirect_uris": [
                      *           "https://docs.example.com/login",
@@ -12306,7 +12466,9 @@ export interface operations {
                      *           "refresh_token"
                      *         ],
                      *         "response_types": [
-                     *           "code"
+                     *           [
+                     *             "code"
+                     *           ]
                      *         ],
                      *         "redirect_uris": [
                      *           "https://docs.example.com/login"
@@ -12354,13 +12516,20 @@ export interface operations {
                     /**
                      * @example {
                      *       "result": {
-                     *         "logo_url": "https://cdn.example.com/logo.svg",
-                     *         "primary_color": "#1f6feb",
-                     *         "title": "Sign in to Acme Docs",
+                     *         "logoUrl": "https://cdn.example.com/logo.svg",
+                     *         "pageTitle": "Sign in to Acme Docs",
+                     *         "pageBackgroundColor": "#f6f8fa",
+                     *         "supportURL": "https://acme.example.com/help",
+                     *         "showBadge": false,
+                     *         "themeVars": {
+                     *           "kw-accent": "#1f6feb"
+                     *         },
                      *         "factors": [
                      *           "otp_via_email",
                      *           "webauthn"
                      *         ],
+                     *         "logo_url": "https://cdn.example.com/logo.svg",
+                     *         "title": "Sign in to Acme Docs",
                      *         "show_keyway_branding": false
                      *       }
                      *     }
@@ -12396,22 +12565,26 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "logo_url": "https://cdn.example.com/logo.svg",
-                 *       "primary_color": "#1f6feb",
-                 *       "title": "Sign in to Acme Docs",
+                 *       "logoUrl": "https://cdn.example.com/logo.svg",
+                 *       "pageTitle": "Sign in to Acme Docs",
+                 *       "pageBackgroundColor": "#f6f8fa",
+                 *       "supportURL": "https://acme.example.com/help",
+                 *       "showBadge": false,
+                 *       "themeVars": {
+                 *         "kw-accent": "#1f6feb"
+                 *       },
                  *       "factors": [
                  *         "otp_via_email",
                  *         "webauthn"
-                 *       ],
-                 *       "show_keyway_branding": false
+                 *       ]
                  *     }
                  */
                 "application/json": components["schemas"]["UiConfiguration"];
             };
         };
         responses: {
-            /** @description Success. */
-            200: {
+            /** @description Created. */
+            201: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12419,13 +12592,20 @@ export interface operations {
                     /**
                      * @example {
                      *       "result": {
-                     *         "logo_url": "https://cdn.example.com/logo.svg",
-                     *         "primary_color": "#1f6feb",
-                     *         "title": "Sign in to Acme Docs",
+                     *         "logoUrl": "https://cdn.example.com/logo.svg",
+                     *         "pageTitle": "Sign in to Acme Docs",
+                     *         "pageBackgroundColor": "#f6f8fa",
+                     *         "supportURL": "https://acme.example.com/help",
+                     *         "showBadge": false,
+                     *         "themeVars": {
+                     *           "kw-accent": "#1f6feb"
+                     *         },
                      *         "factors": [
                      *           "otp_via_email",
                      *           "webauthn"
                      *         ],
+                     *         "logo_url": "https://cdn.example.com/logo.svg",
+                     *         "title": "Sign in to Acme Docs",
                      *         "show_keyway_branding": false
                      *       }
                      *     }
@@ -12483,7 +12663,7 @@ export interface operations {
                      * @example {
                      *       "result": {
                      *         "access_token": "eyJhbGciOiJFUzI1NiIsImtpZCI6ImstMjAyNi0wMyIsInR5cCI6IkpXVCJ9.eyJwZXJzb25faWQiOiJwaWQ6MDE5M2ExZjJjNGI4N2QzZTlmMTBhMmIzYzRkNWU2ZjciLCJvaWQiOiIzZjZhMGMxZS01YjdkLTRlMmEtOWM0MS0wZDJlN2Y4YTliMTAiLCJmaXJzdF90b2tlbiI6ZmFsc2UsImF1dGhlbnRpY2F0ZWRfbWV0aG9kcyI6WyJvdHBfdmlhX2VtYWlsIl0sInBlcnNvbl90eXBlIjoicmVndWxhciIsImdyb3VwcyI6WyJlZGl0b3JzIl0sImV4cCI6MTc3MzQ4MzYxM30.q3Yw8n2JxT0bV5cP1sK7mR9dL4fH6gE2aZ0uN8iC3oWkXy1tQ5vB7jM9pS4eR2hD6lA0fG8zU3cY1nK5wT7xQ",
-                     *         "token_type": "Bearer",
+                     *         "token_type": "bearer",
                      *         "expires_in": 3600,
                      *         "id_token": "eyJhbGciOiJFUzI1NiIsImtpZCI6ImstMjAyNi0wMyIsInR5cCI6IkpXVCJ9.eyJwZXJzb25faWQiOiJwaWQ6MDE5M2ExZjJjNGI4N2QzZTlmMTBhMmIzYzRkNWU2ZjciLCJvaWQiOiIzZjZhMGMxZS01YjdkLTRlMmEtOWM0MS0wZDJlN2Y4YTliMTAiLCJmaXJzdF90b2tlbiI6ZmFsc2UsImF1dGhlbnRpY2F0ZWRfbWV0aG9kcyI6WyJvdHBfdmlhX2VtYWlsIl0sInBlcnNvbl90eXBlIjoicmVndWxhciIsImdyb3VwcyI6WyJlZGl0b3JzIl0sImV4cCI6MTc3MzQ4MzYxM30.q3Yw8n2JxT0bV5cP1sK7mR9dL4fH6gE2aZ0uN8iC3oWkXy1tQ5vB7jM9pS4eR2hD6lA0fG8zU3cY1nK5wT7xQ",
                      *         "scope": "openid email"
@@ -12516,6 +12696,8 @@ export interface operations {
                 limit?: components["parameters"]["Limit"];
                 /** @description Number of items to skip. */
                 offset?: components["parameters"]["Offset"];
+                /** @description Where to continue: `meta.cursor_pagination.cursor` of the previous page. An empty cursor is the first page. Not together with `offset`. On `GET /persons` and `GET /events` a cursor is a place in the order: it keeps its place when items are added or removed before it, and a page costs the same at any depth. On the other lists it stands for an offset. */
+                cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
             path?: never;
@@ -12544,7 +12726,7 @@ export interface operations {
                      *             "email",
                      *             "https://www.googleapis.com/auth/calendar.readonly"
                      *           ],
-                     *           "token_type": "Bearer",
+                     *           "token_type": "bearer",
                      *           "access_token": "ya29.a0AfB_example",
                      *           "refresh_token": "1//0g-example",
                      *           "id_token": "eyJhbGciOiJFUzI1NiIsImtpZCI6ImstMjAyNi0wMyIsInR5cCI6IkpXVCJ9.eyJwZXJzb25faWQiOiJwaWQ6MDE5M2ExZjJjNGI4N2QzZTlmMTBhMmIzYzRkNWU2ZjciLCJvaWQiOiIzZjZhMGMxZS01YjdkLTRlMmEtOWM0MS0wZDJlN2Y4YTliMTAiLCJmaXJzdF90b2tlbiI6ZmFsc2UsImF1dGhlbnRpY2F0ZWRfbWV0aG9kcyI6WyJvdHBfdmlhX2VtYWlsIl0sInBlcnNvbl90eXBlIjoicmVndWxhciIsImdyb3VwcyI6WyJlZGl0b3JzIl0sImV4cCI6MTc3MzQ4MzYxM30.q3Yw8n2JxT0bV5cP1sK7mR9dL4fH6gE2aZ0uN8iC3oWkXy1tQ5vB7jM9pS4eR2hD6lA0fG8zU3cY1nK5wT7xQ",
@@ -12558,6 +12740,11 @@ export interface operations {
                      *         "pagination": {
                      *           "limit": 100,
                      *           "offset": 0,
+                     *           "total_count": 1
+                     *         },
+                     *         "cursor_pagination": {
+                     *           "cursor": "",
+                     *           "limit": 100,
                      *           "total_count": 1
                      *         }
                      *       }
@@ -12615,7 +12802,7 @@ export interface operations {
                      *             "email",
                      *             "https://www.googleapis.com/auth/calendar.readonly"
                      *           ],
-                     *           "token_type": "Bearer",
+                     *           "token_type": "bearer",
                      *           "access_token": "ya29.a0AfB_example",
                      *           "refresh_token": "1//0g-example",
                      *           "id_token": "eyJhbGciOiJFUzI1NiIsImtpZCI6ImstMjAyNi0wMyIsInR5cCI6IkpXVCJ9.eyJwZXJzb25faWQiOiJwaWQ6MDE5M2ExZjJjNGI4N2QzZTlmMTBhMmIzYzRkNWU2ZjciLCJvaWQiOiIzZjZhMGMxZS01YjdkLTRlMmEtOWM0MS0wZDJlN2Y4YTliMTAiLCJmaXJzdF90b2tlbiI6ZmFsc2UsImF1dGhlbnRpY2F0ZWRfbWV0aG9kcyI6WyJvdHBfdmlhX2VtYWlsIl0sInBlcnNvbl90eXBlIjoicmVndWxhciIsImdyb3VwcyI6WyJlZGl0b3JzIl0sImV4cCI6MTc3MzQ4MzYxM30.q3Yw8n2JxT0bV5cP1sK7mR9dL4fH6gE2aZ0uN8iC3oWkXy1tQ5vB7jM9pS4eR2hD6lA0fG8zU3cY1nK5wT7xQ",

@@ -34,7 +34,8 @@ async function id(method: string, route: string, body?: unknown, headers: Record
     headers: { 'keyway-orgid': identity.orgId, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  return res.json();
+  // 204 (a revocation) has no body.
+  return res.status === 204 ? undefined : res.json();
 }
 
 const signIn = (email: string) => signInAt(identity, email);

@@ -5,6 +5,7 @@ import type { DialectName } from './db/migrations.js';
 import type { Mailer } from './email/mailer.js';
 import type { RateLimiter } from './http/rate-limit.js';
 import type { TokenService } from './tokens/token-service.js';
+import type { Schema } from './http/wire.js';
 
 // What every feature is handed: the server's services (`Ctx`) and the stored shape of an organization (`Org`,
 // `OrgSettings`). Reading and changing organizations: organizations/settings.ts.
@@ -69,13 +70,8 @@ export interface OAuthClient {
   ui_configuration?: UiConfiguration;
 }
 
-export interface UiConfiguration {
-  logo_url?: string | null;
-  primary_color?: string;
-  title?: string;
-  factors?: string[];
-  show_keyway_branding?: boolean;
-}
+/** The look of a client's hosted sign-in page (`PUT /oauth2/clients/{id}/ui-configuration`), as the contract defines it. */
+export type UiConfiguration = Schema<'UiConfiguration'>;
 
 export interface Org {
   id: string;

@@ -206,7 +206,7 @@ describe.each(BACKENDS)('password, TOTP, recovery, direct ID, impersonation, oth
     expect(wrongVerifier.body.error).toBe('invalid_grant');
     const ok = await exchange({ ...base, code_verifier: verifier });
     expect(ok.status).toBe(200);
-    expect(ok.body).toMatchObject({ token_type: 'Bearer', expires_in: 3600 });
+    expect(ok.body).toMatchObject({ token_type: 'bearer', expires_in: 3600 });
     const jwks = createLocalJWKSet(await (await fetch(`${t.server.url}/.well-known/jwks.json`)).json());
     const { payload } = await jwtVerify(ok.body.id_token, jwks, { issuer: t.server.url, audience: 'keyway-dev-client' });
     expect(payload).toMatchObject({ nonce: 'n0nce', email: 'hosted@example.com', sub: decodeClaims(ok.body.access_token).person_id });

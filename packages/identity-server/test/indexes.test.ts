@@ -41,16 +41,23 @@ describe.each(BACKENDS)('query plans at 10⁴ rows (%s)', (backend) => {
   const persons = (filter?: string) => personsQuery(t.server.db, backend, t.server.orgId, filter ? parseFilter(filter) : undefined);
 
   it('pages persons in the order of the index, stepping over the offset in the index alone', async () => {
-    const text = await plan(pageIdsQuery(t.server.db, backend, t.server.orgId, { limit: 100, offset: 200 }));
+    const text = await plan(pageIdsQuery(t.server.db, backend, t.server.orgId, { limit: 100, start: { offset: 200 } }));
     usesIndex(text, 'persons_org_created');
     // The offset is stepped over in the index alone (the rows of the page only are read).
     expect(text).toMatch(backend === 'postgres' ? /Index Only Scan( Backward)? using persons_org_created/ : /USING COVERING INDEX persons_org_created/);
     expect(text).not.toMatch(/Seq Scan|Sort|TEMP B-TREE/);
   });
 
+  it('starts a page after a sort key by seeking in the index, not by stepping over the persons before it', async () => {
+    const text = await plan(pageIdsQuery(t.server.db, backend, t.server.orgId, { limit: 100, start: { after: ['2020-01-01T00:00:00.000Z', 'pid:x'] } }));
+    expect(text).toMatch(backend === 'postgres' ? /Index Only Scan( Backward)? using persons_org_created/ : /USING COVERING INDEX persons_org_created \(org_id=\? AND created_at[<>]/);
+    if (backend === 'postgres') expect(text).toMatch(/Index Cond: \(\(org_id = .*created_at <= /s);
+    expect(text).not.toMatch(/Seq Scan|Sort|TEMP B-TREE/);
+  });
+
   it('finds persons by handle (equal, and by prefix) through the index on lower(value)', async () => {
     for (const filter of ['handles.value eq "Seed-0004242@seed.example"', 'handles.value sw "seed-00042"', 'handles.value sw "seed-00042" and region eq "us-east"']) {
-      for (const query of [pageIdsQuery(t.server.db, backend, t.server.orgId, { filter: parseFilter(filter), limit: 100, offset: 0 }), persons(filter).select((eb) => eb.fn.countAll().as('n'))]) {
+      for (const query of [pageIdsQuery(t.server.db, backend, t.server.orgId, { filter: parseFilter(filter), limit: 100, start: { offset: 0 } }), persons(filter).select((eb) => eb.fn.countAll().as('n'))]) {
         const text = await plan(query);
         usesIndex(text, 'handles_org_lower_value');
         expect(text).not.toMatch(/Seq Scan on handles|SCAN h\b/);

@@ -18,7 +18,7 @@ describe.each(BACKENDS)('OAuth2 client credentials, revoke-all, mint and hosted 
 
     const token = await form('/oauth2/tokens', { grant_type: 'client_credentials', scope: 'invoices:read' }, basic);
     expect(token.status).toBe(200);
-    expect(token.body).toMatchObject({ token_type: 'Bearer', expires_in: 3600, scope: 'invoices:read' });
+    expect(token.body).toMatchObject({ token_type: 'bearer', expires_in: 3600, scope: 'invoices:read' });
     expect(decodeClaims(token.body!.access_token)).toMatchObject({ sub: basic.id, client_id: basic.id, oid: t.server.orgId, token_use: 'client' });
     expect((await form('/oauth2/tokens', { grant_type: 'client_credentials', scope: 'admin' }, basic)).body).toMatchObject({ error: 'invalid_scope', error_description: 'scopes not granted to this client: admin' });
     expect((await form('/oauth2/tokens', { grant_type: 'client_credentials' }, { ...basic, secret: 'wrong' })).status).toBe(401);
@@ -47,7 +47,7 @@ describe.each(BACKENDS)('OAuth2 client credentials, revoke-all, mint and hosted 
     const pid = person.body.result.person_id as string;
 
     const minted = await call('POST', '/oauth2/tokens/mint', { client_id: basic.id, person_id: pid }, KEY);
-    expect(minted.body.result).toMatchObject({ token_type: 'Bearer', scope: 'openid email' });
+    expect(minted.body.result).toMatchObject({ token_type: 'bearer', scope: 'openid email' });
     expect(decodeClaims(minted.body.result.access_token)).toMatchObject({ person_id: pid, client_id: basic.id, authenticated_methods: ['api'] });
     expect(decodeClaims(minted.body.result.id_token)).toMatchObject({ sub: pid, aud: basic.id, email: 'minted@example.com' });
     const noId = await call('POST', '/oauth2/tokens/mint', { client_id: basic.id, person_id: pid, scopes: ['email'], include_id_token: true }, KEY);
@@ -73,7 +73,8 @@ describe.each(BACKENDS)('OAuth2 client credentials, revoke-all, mint and hosted 
     const id = client.body.result.client_id as string;
     expect((await call('GET', `/oauth2/clients/${id}/ui-configuration`, undefined, KEY)).body.result).toMatchObject({ title: 'Sign in to Styled', show_keyway_branding: true });
     const ui = { title: 'Welcome to Acme <Docs>', primary_color: '#1f6feb', logo_url: 'https://cdn.example.com/logo.svg', factors: ['otp_via_email'] };
-    expect((await call('PUT', `/oauth2/clients/${id}/ui-configuration`, ui, KEY)).body.result).toEqual(ui);
+    // The answer carries both spellings of the fields the public reference contract renamed.
+    expect((await call('PUT', `/oauth2/clients/${id}/ui-configuration`, ui, KEY)).body.result).toEqual({ ...ui, pageTitle: ui.title, logoUrl: ui.logo_url });
     expect((await call('GET', `/oauth2/clients/${id}/ui-configuration`, undefined, KEY)).body.result).toMatchObject(ui);
     expect((await call('PUT', `/oauth2/clients/${id}/ui-configuration`, { primary_color: 'blue' }, KEY)).status).toBe(400);
     expect((await call('PUT', '/oauth2/clients/unknown/ui-configuration', ui, KEY)).status).toBe(404);
@@ -84,7 +85,8 @@ describe.each(BACKENDS)('OAuth2 client credentials, revoke-all, mint and hosted 
     const q = new URLSearchParams({ response_type: 'code', client_id: id, redirect_uri: 'https://styled.example.com/cb', scope: 'openid', state: 'st4te-5678', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256' });
     const html = await (await fetch(`${t.server.url}/oauth2/authorize?${q}`)).text();
     expect(html, html).toContain('<h1>Welcome to Acme &lt;Docs&gt;</h1>');
-    expect(html).toContain('background:#1f6feb');
+    expect(html).toContain('--kw-accent:#1f6feb;');
+    expect(html).toContain('button{background:var(--kw-accent)');
     expect(html).toContain('src="https://cdn.example.com/logo.svg"');
   });
 });

@@ -38,7 +38,7 @@ describe.each(BACKENDS)('OAuth2 refresh tokens: rotation and reuse detection (%s
 
     const second = await form('/oauth2/tokens', { grant_type: 'refresh_token', refresh_token: first.body.refresh_token, client_id: client.client_id });
     expect(second.status).toBe(200);
-    expect(second.body).toMatchObject({ token_type: 'Bearer', scope: 'openid email' });
+    expect(second.body).toMatchObject({ token_type: 'bearer', scope: 'openid email' });
     expect(second.body.refresh_token).toMatch(/^kwrt_/);
     expect(second.body.refresh_token).not.toBe(first.body.refresh_token);
     expect(decodeClaims(second.body.access_token)).toMatchObject({ person_id: personId, client_id: client.client_id, scope: 'openid email', authenticated_methods: ['otp_via_email'] });

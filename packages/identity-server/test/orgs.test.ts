@@ -24,7 +24,7 @@ describe.each(BACKENDS)('organization settings (%s)', (backend) => {
   it('checks the consistency headers', async () => {
     const token = await signInWithEmail(t.server, 'consistent@example.com');
     const ok = await t.call('POST', '/token/revoke', { token }, { headers: { 'keyway-required-consistency': 'all_regions', 'keyway-required-consistency-timeout': '5' } });
-    expect(ok.status).toBe(200);
+    expect(ok.status).toBe(204);
     const bad = await t.call('POST', '/token/revoke', { token }, { headers: { 'keyway-required-consistency': 'everywhere' } });
     expect(bad.body.errors[0]).toEqual({ httpcode: 400, message: 'Keyway-Required-Consistency must be local_region or all_regions' });
     const badTimeout = await t.call('POST', '/token/revoke', { token }, { headers: { 'keyway-required-consistency-timeout': '-1' } });

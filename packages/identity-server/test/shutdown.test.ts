@@ -21,11 +21,11 @@ function sendAndKeepOpen(url: string, head: string, body: Buffer): Promise<{ soc
 describe.each(BACKENDS)('closing the identity server (%s)', (backend) => {
   it('ends even while a client keeps a connection open whose request was refused before its body arrived', async () => {
     const server = await startTestServer(backend);
-    // No Keyway-OrgID: refused on the headers. Announces 100 kB, sends the first kilobyte and stalls.
+    // No Keyway-API-Key: refused on the headers. Announces 100 kB, sends the first kilobyte and stalls.
     const head = `POST /sso/oidc/tokens/revoke/v2 HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100000\r\nConnection: keep-alive\r\n\r\n`;
     const { socket, status } = await sendAndKeepOpen(server.url, head, Buffer.from(`{"token":"${'x'.repeat(1000)}`));
     try {
-      expect(status).toMatch(/^HTTP\/1\.1 400 /);
+      expect(status).toMatch(/^HTTP\/1\.1 401 /);
       const closed = server.stop().then(() => 'closed');
       const hung = new Promise((r) => setTimeout(r, 15_000, 'still waiting after 15 s')).then(String);
       expect(await Promise.race([closed, hung])).toBe('closed');

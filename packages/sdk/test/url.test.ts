@@ -115,7 +115,7 @@ describe('hosted login', () => {
 
   it('exchanges the code (form-encoded) after checking state', async () => {
     stored();
-    const tok = route('POST', '/oauth2/tokens', () => Response.json({ access_token: TOKEN, id_token: 'idt', token_type: 'Bearer' }));
+    const tok = route('POST', '/oauth2/tokens', () => Response.json({ access_token: TOKEN, id_token: 'idt', token_type: 'bearer' }));
     const c = client();
     const r = await completeHostedLogin(c, new URLSearchParams('code=c-1&state=st-1'));
     expect(r.id_token).toBe('idt');

@@ -194,6 +194,8 @@ export class TokenValidator {
     } catch (error) {
       throw new IdentityUnavailableError(`the identity server cannot be reached: ${(error as Error).message}`);
     }
+    // Revocation answers 204 with no body.
+    if (res.status === 204) return {};
     // Read defensively: an answer that does not follow the contract must not throw here.
     const body = (await res.json().catch(() => undefined)) as { result?: Partial<TokenValidationResult>; errors?: Partial<WireError>[] } | undefined;
     if (res.status >= 500 || !body) throw new IdentityUnavailableError(`the identity server answered HTTP ${res.status} to ${path}`);

@@ -343,6 +343,28 @@ async function sharedState(db: Kysely<any>, dialect: DialectName): Promise<void>
   else await rateWindows.execute();
 }
 
+/** The SQL of an organization's API key digest, as the lookup index stores it. */
+export function apiKeyDigestSql(dialect: DialectName) {
+  return dialect === 'postgres' ? sql`(organizations.settings::jsonb ->> 'api_key_sha256')` : sql`json_extract(organizations.settings, '$.api_key_sha256')`;
+}
+
+/**
+ * 0016: an API key alone names its organization (the public reference contract sends `Keyway-API-Key` without
+ * `Keyway-OrgID` on some calls). The digest stays in the settings JSON; an expression index finds it.
+ */
+async function apiKeyLookup(db: Kysely<any>, dialect: DialectName): Promise<void> {
+  const expr = dialect === 'postgres' ? "((settings::jsonb ->> 'api_key_sha256'))" : "(json_extract(settings, '$.api_key_sha256'))";
+  await sql.raw(`create index organizations_api_key on organizations ${expr}`).execute(db);
+  // And when each OAuth2 client last obtained tokens (`last_used`), apart from the settings.
+  await db.schema
+    .createTable('oauth_client_usage')
+    .addColumn('org_id', 'text', (c) => c.notNull().references('organizations.id').onDelete('cascade'))
+    .addColumn('client_id', 'text', (c) => c.notNull())
+    .addColumn('last_used', 'text', (c) => c.notNull())
+    .addPrimaryKeyConstraint('oauth_client_usage_pk', ['org_id', 'client_id'])
+    .execute();
+}
+
 /** Versioned schema changes, applied in name order by Kysely's migrator on every start. */
 export function migrations(dialect: DialectName): Record<string, Migration> {
   return {
@@ -364,6 +386,7 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0011_guess_failures': { up: guessFailures },
     '0012_shared_state': { up: (db: Kysely<any>) => sharedState(db, dialect) },
     '0013_growth': { up: (db: Kysely<any>) => growth(db, dialect) },
+    '0016_key_lookup_client_usage': { up: (db: Kysely<any>) => apiKeyLookup(db, dialect) },
   };
 }
 

@@ -303,7 +303,15 @@ export interface OrgPersonCountTable {
   persons: ColumnType<string | number, never, never>;
 }
 
+/** When an OAuth2 client last obtained tokens (0016; oauth/client-usage.ts). */
+export interface OAuthClientUsageTable {
+  org_id: string;
+  client_id: string;
+  last_used: string;
+}
+
 export interface Database {
+  oauth_client_usage: OAuthClientUsageTable;
   org_person_counts: OrgPersonCountTable;
   settings_version: SettingsVersionTable;
   rate_windows: RateWindowTable;

@@ -3,7 +3,8 @@ import type { Ctx, Org } from '../context.js';
 import { nowIso } from '../context.js';
 import { loadOrg } from '../organizations/settings.js';
 import { bearerToken, clientIp, requireOrg } from '../http/guards.js';
-import { badRequest, notFound, page, unauthorized } from '../http/errors.js';
+import { badRequest, notFound, unauthorized } from '../http/errors.js';
+import { keyedPage, readPage } from '../http/pagination.js';
 import * as S from '../http/schemas.js';
 import { requireApiKey } from '../http/guards.js';
 import { sha256 } from '../crypto/secrets.js';
@@ -69,6 +70,11 @@ export function registerEventRoutes(app: FastifyInstance, ctx: Ctx): void {
     scope.post('/events', { schema: { body: S.eventsBody } }, ingest('events'));
   });
 
+  registerEventListing(app, ctx);
+}
+
+/** `GET /events`: newest first, by offset or by cursor (the id of the last event shown). */
+function registerEventListing(app: FastifyInstance, ctx: Ctx): void {
   app.get<Wire<'/events', 'get'>>(
     '/events',
     {
@@ -80,19 +86,26 @@ export function registerEventRoutes(app: FastifyInstance, ctx: Ctx): void {
             event_name: { type: 'string', maxLength: 128 },
             limit: { type: 'integer', minimum: 1, maximum: 1000 },
             offset: { type: 'integer', minimum: 0 },
+            cursor: { type: 'string', maxLength: 512 },
           },
         },
       },
     },
     async (req) => {
       const org = await requireApiKey(ctx, req);
-      const limit = req.query.limit ?? 100;
-      const offset = req.query.offset ?? 0;
+      const request = readPage(req.query, true);
+      const { limit, start } = request;
       const base = eventsQuery(ctx.db, org.id, req.query.event_name);
       const total = await base.select((eb) => eb.fn.countAll<string | number>().as('n')).executeTakeFirstOrThrow();
-      const rows = await base.selectAll().orderBy('id', 'desc').limit(limit).offset(offset).execute();
+      // Newest first by id; a cursor holds the id of the last event shown (one more is read to know whether any follows).
+      let query = base.selectAll().orderBy('id', 'desc').limit(limit + 1);
+      if (start.after && !Number.isSafeInteger(start.after[0])) throw badRequest('cursor is not one this list issued: pass meta.cursor_pagination.cursor of the previous page unchanged');
+      query = start.after ? query.where('id', '<', start.after[0] as number) : query.offset(start.offset);
+      const found = await query.execute();
+      const rows = found.slice(0, limit);
       const events = rows.map((r) => ({ id: r.id, source: r.source, event_name: r.name, person_id: r.person_id, created_at: r.created_at, event: JSON.parse(r.payload) as unknown }));
-      return page(events, limit, offset, Number(total.n));
+      const last = rows[rows.length - 1];
+      return keyedPage(events, request, Number(total.n), found.length > limit && last ? [last.id] : undefined);
     },
   );
 }

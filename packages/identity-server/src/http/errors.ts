@@ -63,13 +63,12 @@ export function answer(name: ServerAnswerName, values: Record<string, string | n
 export interface Envelope<T> {
   result: T | null;
   errors?: Array<{ httpcode: number; message: string }>;
-  meta?: { pagination: { limit: number; offset: number; total_count: number } };
+  meta?: {
+    pagination?: { limit: number; offset: number; total_count: number };
+    cursor_pagination?: { cursor: string; limit: number; total_count: number };
+  };
 }
 
 export function errorEnvelope(status: number, message: string): Envelope<never> {
   return { result: null, errors: [{ httpcode: status, message }] };
-}
-
-export function page<T>(items: T[], limit: number, offset: number, total: number): Envelope<T[]> {
-  return { result: items, meta: { pagination: { limit, offset, total_count: total } } };
 }

@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Ctx, Org } from '../context.js';
 import { sha256 } from '../crypto/secrets.js';
+import { apiKeyDigestSql } from '../db/migrations.js';
 import { loadOrg } from '../organizations/settings.js';
 import type { UserTokenClaims } from '../tokens/token-service.js';
 import { answer, badRequest, forbidden, notFound, unauthorized } from './errors.js';
@@ -49,10 +50,23 @@ export function clientIp(req: FastifyRequest): string {
   return req.ip;
 }
 
-/** Management calls: `Keyway-OrgID` plus `Keyway-API-Key` matching the organization's key. */
+/**
+ * Management calls: `Keyway-API-Key`, with or without `Keyway-OrgID`. The key alone names its organization (its
+ * SHA-256 is looked up through an index); with the header, the key must be that organization's.
+ */
 export async function requireApiKey(ctx: Ctx, req: FastifyRequest): Promise<Org> {
-  const org = await requireOrg(ctx, req);
   const key = req.headers['keyway-api-key'];
+  const named = req.headers[ORG_HEADER];
+  if (named === undefined) {
+    if (typeof key !== 'string' || key.length === 0) throw unauthorized('missing Keyway-API-Key header');
+    const digest = sha256(key);
+    const row = await ctx.db.selectFrom('organizations').select('id').where(apiKeyDigestSql(ctx.dialect), '=', digest).executeTakeFirst();
+    const org = row && (await loadOrg(ctx, row.id));
+    // The cached settings decide, as with the header: a key rotated on another replica stops within the poll bound.
+    if (!org || org.settings.api_key_sha256 !== digest) throw unauthorized('Keyway-API-Key is not valid');
+    return org;
+  }
+  const org = await requireOrg(ctx, req);
   if (typeof key !== 'string' || key.length === 0) throw unauthorized('missing Keyway-API-Key header');
   if (!org.settings.api_key_sha256 || sha256(key) !== org.settings.api_key_sha256) throw unauthorized('Keyway-API-Key is not valid for this organization');
   return org;

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Ctx, UiConfiguration } from '../context.js';
@@ -29,39 +30,103 @@ export function hostedLoginCsp(redirectUri?: string): string {
   return ["default-src 'none'", "style-src 'unsafe-inline'", 'img-src https: data:', `form-action 'self'${redirectOrigin}`, "base-uri 'none'", "frame-ancestors 'none'"].join('; ');
 }
 
-/** A hosted login page; the client's UI configuration (title, colour, logo) styles the sign-in page. */
+/** A CSS custom property set from `themeVars`, or nothing when the name or value could leave the declaration. */
+const cssVar = ([name, value]: [string, string]) => (/^[A-Za-z][A-Za-z0-9-]{0,63}$/.test(name) && /^[#(),.%\w\s-]{1,100}$/.test(value) ? `--${name}:${value};` : '');
+const cssColor = (value: string | undefined) => (value && /^(#[0-9a-fA-F]{3,8}|[a-zA-Z]{1,30})$/.test(value) ? value : undefined);
+
+/** Texts of the page a client may override (`textOverrides`), with their defaults. */
+export type PageTexts = Record<'intro' | 'emailLabel' | 'sendCode' | 'codeIntro' | 'codeLabel' | 'verify', string>;
+function texts(ui: UiConfiguration | undefined, clientName: string, email = ''): PageTexts {
+  const o = ui?.textOverrides ?? {};
+  return {
+    intro: o.intro ?? `Sign in to continue to ${clientName}.`,
+    emailLabel: o.emailLabel ?? 'Email address',
+    sendCode: o.sendCode ?? 'Send me a code',
+    codeIntro: o.codeIntro ?? `We sent a 6-digit code to ${email}.`,
+    codeLabel: o.codeLabel ?? 'Code',
+    verify: o.verify ?? 'Sign in',
+  };
+}
+
+/**
+ * A hosted login page, styled by the client's UI configuration: title, logo, favicon, background, theme variables
+ * (`--kw-accent` colours the buttons), support and alternative sign-in links, the "Secured by Keyway" badge.
+ */
 function page(reply: FastifyReply, status: number, title: string, body: string, ui?: UiConfiguration, redirectUri?: string) {
-  const heading = ui?.title ?? title;
-  const color = ui?.primary_color && /^#[0-9a-fA-F]{6}$/.test(ui.primary_color) ? ui.primary_color : undefined;
-  const logo = ui?.logo_url ? `<img src="${escapeHtml(ui.logo_url)}" alt="" style="max-height:3rem">` : '';
+  const heading = ui?.pageTitle ?? ui?.title ?? title;
+  const logoUrl = ui?.logoUrl ?? ui?.logo_url;
+  const logo = logoUrl ? `<img src="${escapeHtml(logoUrl)}" alt="" style="max-height:3rem">` : '';
+  const accent = ui?.themeVars?.['kw-accent'] ?? ui?.primary_color;
+  const vars = Object.entries({ ...ui?.themeVars, ...(accent ? { 'kw-accent': accent } : {}) }).map(cssVar).join('');
+  const background = cssColor(ui?.pageBackgroundColor);
+  const favicon = ui?.faviconUrl ? `<link rel="icon" href="${escapeHtml(ui.faviconUrl)}">` : '';
+  const links = [
+    ui?.alternativeAuthURL ? `<p><a href="${escapeHtml(ui.alternativeAuthURL)}">Sign in another way</a></p>` : '',
+    ui?.supportURL ? `<p><a href="${escapeHtml(ui.supportURL)}">Need help?</a></p>` : '',
+    (ui?.showBadge ?? ui?.show_keyway_branding) !== false ? '<p class="badge">Secured by Keyway</p>' : '',
+  ].join('');
   return reply
     .code(status)
     .type('text/html; charset=utf-8')
     .header('cache-control', 'no-store')
     .header('content-security-policy', hostedLoginCsp(redirectUri))
-    .send(`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(heading)}</title>
-<style>body{font-family:system-ui,sans-serif;max-width:24rem;margin:4rem auto;padding:0 1rem}input,button{font:inherit;padding:.5rem;width:100%;box-sizing:border-box;margin:.25rem 0}.error{color:#b00020}${color ? `button{background:${color};color:#fff;border:0;border-radius:4px}` : ''}</style></head>
-<body>${logo}<h1>${escapeHtml(heading)}</h1>${body}</body></html>`);
+    .send(`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(heading)}</title>${favicon}
+<style>:root{${vars}}body{font-family:var(--kw-font,system-ui,sans-serif);color:var(--kw-text,inherit);max-width:24rem;margin:4rem auto;padding:0 1rem${background ? `;background:${background}` : ''}}input,button{font:inherit;padding:.5rem;width:100%;box-sizing:border-box;margin:.25rem 0}.error{color:#b00020}.badge{font-size:.8rem;color:#57606a}${accent ? 'button{background:var(--kw-accent);color:#fff;border:0;border-radius:4px}' : ''}</style></head>
+<body>${logo}<h1>${escapeHtml(heading)}</h1>${body}${links}</body></html>`);
 }
 
-const emailForm = (requestId: string, clientName: string, error?: string, email = '') => `
-<p>Sign in to continue to ${escapeHtml(clientName)}.</p>
+const emailForm = (requestId: string, t: PageTexts, error?: string, email = '') => `
+<p>${escapeHtml(t.intro)}</p>
 ${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
 <form method="post" action="/oauth2/login">
 <input type="hidden" name="request_id" value="${escapeHtml(requestId)}">
-<label for="email">Email address</label><input id="email" name="email" type="email" autocomplete="email" required value="${escapeHtml(email)}">
-<button type="submit">Send me a code</button></form>`;
+<label for="email">${escapeHtml(t.emailLabel)}</label><input id="email" name="email" type="email" autocomplete="email" required value="${escapeHtml(email)}">
+<button type="submit">${escapeHtml(t.sendCode)}</button></form>`;
 
-const codeForm = (requestId: string, challengeId: string, email: string, error?: string) => `
-<p>We sent a 6-digit code to ${escapeHtml(email)}.</p>
+const codeForm = (requestId: string, challengeId: string, email: string, t: PageTexts, error?: string) => `
+<p>${escapeHtml(t.codeIntro)}</p>
 ${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
 <form method="post" action="/oauth2/login/code">
 <input type="hidden" name="request_id" value="${escapeHtml(requestId)}"><input type="hidden" name="challenge_id" value="${escapeHtml(challengeId)}">
 <input type="hidden" name="email" value="${escapeHtml(email)}">
-<label for="code">Code</label><input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" required>
-<button type="submit">Sign in</button></form>`;
+<label for="code">${escapeHtml(t.codeLabel)}</label><input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" required>
+<button type="submit">${escapeHtml(t.verify)}</button></form>`;
 
-/** `/oauth2/authorize`: a signed-in person's token skips the form, else the e-mail form. */
+/** Where the authorization answer goes: the redirect URI's query (default), its fragment, or a form posted to it. */
+function answerTo(reply: FastifyReply, request: Pick<OAuthRequest, 'redirect_uri' | 'response_mode'>, params: Record<string, string | undefined>, status: 302 | 303) {
+  const mode = request.response_mode ?? 'query';
+  if (mode === 'fragment') {
+    const u = new URL(request.redirect_uri);
+    u.hash = new URLSearchParams(Object.entries(params).filter((e): e is [string, string] => e[1] !== undefined)).toString();
+    return reply.redirect(u.toString(), status);
+  }
+  if (mode === 'form_post') {
+    // OAuth 2.0 Form Post Response Mode: a page that posts the answer to the redirect URI at once.
+    const nonce = randomBytes(16).toString('base64');
+    const fields = Object.entries(params)
+      .filter((e): e is [string, string] => e[1] !== undefined)
+      .map(([k, v]) => `<input type="hidden" name="${escapeHtml(k)}" value="${escapeHtml(v)}">`)
+      .join('');
+    return reply
+      .code(200)
+      .type('text/html; charset=utf-8')
+      .header('cache-control', 'no-store')
+      .header('content-security-policy', `${hostedLoginCsp(request.redirect_uri)}; script-src 'nonce-${nonce}'`)
+      .send(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Signing in…</title></head><body><form method="post" action="${escapeHtml(request.redirect_uri)}">${fields}<noscript><button type="submit">Continue</button></noscript></form><script nonce="${nonce}">document.forms[0].submit()</script></body></html>`);
+  }
+  return reply.redirect(withParams(request.redirect_uri, params), status);
+}
+
+const PROMPTS = new Set(['none', 'login', 'consent', 'select_account']);
+
+/**
+ * `/oauth2/authorize`: a signed-in person's token skips the form, else the e-mail form. OpenID Connect parameters:
+ * `prompt` (`none`: answer without a page, `login_required` when nobody is signed in; `login`/`select_account`: always
+ * the form; `consent`: nothing to ask, clients are the organization's own), `login_hint` (prefills the e-mail),
+ * `max_age` (a sign-in older than that many seconds shows the form), `response_mode` (query, fragment, form_post),
+ * `handle_types` (must allow `email_address`, the page's handle); `display`, `ui_locales` and `acr_values` are accepted
+ * and change nothing (one responsive English page, one assurance level).
+ */
 export function registerAuthorizeRoute(app: FastifyInstance, ctx: Ctx): void {
   app.get<Wire<'/oauth2/authorize', 'get'>>(
     '/oauth2/authorize',
@@ -69,7 +134,10 @@ export function registerAuthorizeRoute(app: FastifyInstance, ctx: Ctx): void {
       schema: {
         querystring: {
           type: 'object',
-          properties: { response_type: str, client_id: str, redirect_uri: str, state: str, scope: str, code_challenge: str, code_challenge_method: str, nonce: str, token: { type: 'string', maxLength: 16384 } },
+          properties: {
+            response_type: str, client_id: str, redirect_uri: str, state: str, scope: str, code_challenge: str, code_challenge_method: str, nonce: str, token: { type: 'string', maxLength: 16384 },
+            prompt: str, login_hint: str, max_age: { type: 'integer', minimum: 0 }, response_mode: str, handle_types: str, display: str, ui_locales: str, acr_values: str,
+          },
         },
       },
     },
@@ -79,14 +147,31 @@ export function registerAuthorizeRoute(app: FastifyInstance, ctx: Ctx): void {
       const found = await findClient(ctx, q.client_id);
       if (!found) throw badRequest(`unknown client_id "${q.client_id}"`);
       if (!q.redirect_uri || !redirectAllowed(ctx, found.client.redirect_uris, q.redirect_uri)) throw badRequest('redirect_uri is not registered for this client');
-      const fail = (error: string, description: string) => reply.redirect(withParams(q.redirect_uri!, { error, error_description: description, state: q.state }), 302);
+      const mode = q.response_mode && ['query', 'fragment', 'form_post'].includes(q.response_mode) ? (q.response_mode as OAuthRequest['response_mode']) : undefined;
+      const fail = (error: string, description: string) => answerTo(reply, { redirect_uri: q.redirect_uri!, response_mode: mode }, { error, error_description: description, state: q.state }, 302);
+      if (q.response_mode && !mode) return fail('invalid_request', 'response_mode must be query, fragment or form_post');
       if (q.response_type !== 'code') return fail('unsupported_response_type', 'response_type must be code');
-      if (q.code_challenge_method !== 'S256') return fail('invalid_request', 'code_challenge_method must be S256');
-      if (!q.code_challenge || !/^[A-Za-z0-9_-]{43,128}$/.test(q.code_challenge)) return fail('invalid_request', 'code_challenge must be a base64url SHA-256 of the verifier');
+      // PKCE (S256) is required of public clients; a confidential client proves itself with its secret at the token endpoint.
+      if (q.code_challenge === undefined && q.code_challenge_method === undefined) {
+        if (found.client.public) return fail('invalid_request', 'code_challenge is required: public clients must use PKCE (S256)');
+      } else {
+        if (q.code_challenge_method !== 'S256') return fail('invalid_request', 'code_challenge_method must be S256');
+        if (!q.code_challenge || !/^[A-Za-z0-9_-]{43,128}$/.test(q.code_challenge)) return fail('invalid_request', 'code_challenge must be a base64url SHA-256 of the verifier');
+      }
       const scope = q.scope ?? 'openid';
       if (!scope.split(' ').includes('openid')) return fail('invalid_scope', 'scope must include openid');
-      const request: OAuthRequest = { client_id: q.client_id, redirect_uri: q.redirect_uri, scope, code_challenge: q.code_challenge, ...(q.state ? { state: q.state } : {}), ...(q.nonce ? { nonce: q.nonce } : {}) };
-      if (q.token) {
+      const prompts = (q.prompt ?? '').split(' ').filter(Boolean);
+      const unknownPrompt = prompts.find((p) => !PROMPTS.has(p));
+      if (unknownPrompt) return fail('invalid_request', `prompt "${unknownPrompt}" is not one of none, login, consent, select_account`);
+      if (prompts.includes('none') && prompts.length > 1) return fail('invalid_request', 'prompt none cannot be combined with another value');
+      if (q.handle_types && !q.handle_types.split(/[ ,]/).includes('email_address')) return fail('invalid_request', 'handle_types must include email_address: this sign-in page signs in by email address');
+      const request: OAuthRequest = {
+        client_id: q.client_id, redirect_uri: q.redirect_uri, scope,
+        ...(q.code_challenge ? { code_challenge: q.code_challenge } : {}),
+        ...(q.state ? { state: q.state } : {}), ...(q.nonce ? { nonce: q.nonce } : {}), ...(mode ? { response_mode: mode } : {}),
+      };
+      const mustSignIn = prompts.includes('login') || prompts.includes('select_account');
+      if (q.token && !mustSignIn) {
         // The SDK sends the token it holds. A signed-in person's user token (or this client's own access token) skips
         // the form; an anonymous, expired or revoked one shows the form (the person signs in again); any other token
         // (malformed, forged, a container, an id_token, a client token, another organization's) is refused with the reason.
@@ -100,13 +185,17 @@ export function registerAuthorizeRoute(app: FastifyInstance, ctx: Ctx): void {
               ? 'token is an access token of another client'
               : undefined;
         if (reason && !stale) return fail('invalid_request', `token: ${reason}`);
-        if (v.valid && !reason && v.claims.token_use !== 'anonymous') {
+        const fresh = q.max_age === undefined || (v.valid && Date.now() / 1000 - v.claims.iat <= q.max_age);
+        if (v.valid && !reason && v.claims.token_use !== 'anonymous' && fresh) {
           const code = await issueCode(ctx, found.org, request, v.claims);
-          return reply.redirect(withParams(q.redirect_uri, { code, state: q.state }), 302);
+          return answerTo(reply, request, { code, state: q.state }, 302);
         }
       }
+      if (prompts.includes('none')) return fail('login_required', 'no signed-in person: prompt=none allows no sign-in page');
       const row = await createChallenge(ctx, { org: found.org, type: 'oauth_request', method: 'oauth2', data: { ...request, client_name: found.client.name } });
-      return page(reply, 200, 'Sign in', emailForm(row.id, found.client.name), found.client.ui_configuration, q.redirect_uri);
+      const ui = found.client.ui_configuration;
+      const hint = q.login_hint?.replace(/^email_address:/, '') ?? '';
+      return page(reply, 200, 'Sign in', emailForm(row.id, texts(ui, found.client.name), undefined, hint.includes('@') ? hint : ''), ui, q.redirect_uri);
     },
   );
 }
@@ -118,7 +207,10 @@ export async function loginFormRoutes(scope: FastifyInstance, { ctx }: { ctx: Ct
     const row = await ctx.db.selectFrom('challenges').selectAll().where('id', '=', id).executeTakeFirst();
     if (!row || row.type !== 'oauth_request' || Date.parse(row.expires_at) <= Date.now()) return undefined;
     const org = await loadOrg(ctx, row.org_id);
-    return org ? { row, org, request: challengeData(row) as unknown as OAuthRequest & { client_name: string } } : undefined;
+    if (!org) return undefined;
+    const request = challengeData(row) as unknown as OAuthRequest & { client_name: string };
+    const ui = (await findClient(ctx, request.client_id))?.client.ui_configuration;
+    return { row, org, request, ui, texts: (email?: string) => texts(ui, request.client_name, email) };
   };
   const expired = (reply: FastifyReply) => page(reply, 400, 'Sign-in expired', '<p>This sign-in page has expired. Go back to the application and start again.</p>');
 
@@ -135,11 +227,11 @@ export async function loginFormRoutes(scope: FastifyInstance, { ctx }: { ctx: Ct
         if (handle.type !== 'email_address') throw badRequest('enter an email address');
         await ctx.limiter.hit('id-handle', `${pending.org.id}:${handle.type}:${handle.value}`, ctx.limits.perHandlePerMinute, 'sign-in attempts for this handle');
         const [ch] = await otpFactor('email').start(ctx, { org: pending.org, handle, method: 'otp_via_email', options: {}, previous: undefined, metadata: undefined });
-        return page(reply, 200, 'Enter your code', codeForm(pending.row.id, ch!.id, handle.value), undefined, pending.request.redirect_uri);
+        return page(reply, 200, 'Enter your code', codeForm(pending.row.id, ch!.id, handle.value, pending.texts(handle.value)), pending.ui, pending.request.redirect_uri);
       } catch (err) {
         if (err instanceof RateLimitError) reply.header('retry-after', String(err.retryAfterSeconds));
         const status = err instanceof RateLimitError ? 429 : 400;
-        return page(reply, status, 'Sign in', emailForm(pending.row.id, pending.request.client_name, (err as Error).message, req.body.email), undefined, pending.request.redirect_uri);
+        return page(reply, status, 'Sign in', emailForm(pending.row.id, pending.texts(), (err as Error).message, req.body.email), pending.ui, pending.request.redirect_uri);
       }
     },
   );
@@ -160,13 +252,13 @@ export async function loginFormRoutes(scope: FastifyInstance, { ctx }: { ctx: Ct
       } catch (err) {
         if (err instanceof RateLimitError) reply.header('retry-after', String(err.retryAfterSeconds));
         const status = err instanceof RateLimitError ? 429 : 400;
-        return page(reply, status, 'Enter your code', codeForm(pending.row.id, row.id, req.body.email ?? '', (err as Error).message), undefined, pending.request.redirect_uri);
+        return page(reply, status, 'Enter your code', codeForm(pending.row.id, row.id, req.body.email ?? '', pending.texts(req.body.email ?? ''), (err as Error).message), pending.ui, pending.request.redirect_uri);
       }
       const v = await ctx.tokens.validate(token, 'person');
       if (!v.valid) return expired(reply);
       await ctx.db.updateTable('challenges').set({ status: 'completed' }).where('id', '=', pending.row.id).execute();
       const code = await issueCode(ctx, pending.org, pending.request, v.claims);
-      return reply.redirect(withParams(pending.request.redirect_uri, { code, state: pending.request.state }), 303);
+      return answerTo(reply, pending.request, { code, state: pending.request.state }, 303);
     },
   );
 }

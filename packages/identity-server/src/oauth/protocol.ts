@@ -17,8 +17,10 @@ export interface OAuthRequest {
   redirect_uri: string;
   state?: string;
   scope: string;
-  code_challenge: string;
+  /** Absent only for confidential clients, which authenticate at the token endpoint instead. */
+  code_challenge?: string;
   nonce?: string;
+  response_mode?: 'query' | 'fragment' | 'form_post';
 }
 
 /** The client and its organization. */

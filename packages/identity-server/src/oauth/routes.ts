@@ -78,9 +78,13 @@ export function registerUserinfoRoutes(app: FastifyInstance, ctx: Ctx): void {
     reply.header('cache-control', 'no-store');
     return {
       sub: person.id,
+      // Who answers, for whom (the token's client; a plain user token's audience is its organization) and in which organization.
+      iss: ctx.publicUrl,
+      aud: v.claims.client_id ?? v.claims.oid,
+      org_id: v.claims.oid,
       ...(email ? { email, email_verified: true } : {}),
       ...(phone ? { phone_number: phone, phone_number_verified: true } : {}),
-      ...(username ? { preferred_username: username } : {}),
+      ...(username ? { preferred_username: username, username } : {}),
       groups: JSON.parse(person.groups) as string[],
     };
   };

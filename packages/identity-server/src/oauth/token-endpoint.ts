@@ -2,12 +2,13 @@ import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Ctx, OAuthClient, Org } from '../context.js';
 import { hashSecret, sameDigest } from '../crypto/secrets.js';
-import { ApiError, answerMessage } from '../http/errors.js';
+import { ApiError, answerMessage, badRequest } from '../http/errors.js';
 import { getPerson } from '../persons/persons.js';
 import { challengeData } from '../signin/challenges.js';
 import type { UserTokenClaims } from '../tokens/token-service.js';
 import { authenticateClient, s256, str, type OAuthRequest } from './protocol.js';
 import { consumeRefreshToken, familyRevoked, findRefreshToken, refreshEnabled, revokeFamily } from './refresh-tokens.js';
+import { noteClientUse } from './client-usage.js';
 import { issueOAuthTokens } from './tokens.js';
 import type { Wire } from '../http/wire.js';
 
@@ -77,14 +78,15 @@ async function clientCredentialsGrant(ctx: Ctx, caller: Caller, b: Form, reply: 
   const scope = (requested.length ? requested : allowed).join(' ');
   const ttl = client.access_token_duration ?? ctx.tokens.opts.ttlSeconds;
   const access_token = await ctx.tokens.signJwt({ client_id: client.client_id, oid: org.id, scope }, { use: 'client', subject: client.client_id, audience: org.id, ttlSeconds: ttl });
+  await noteClientUse(ctx, org.id, client.client_id);
   reply.header('cache-control', 'no-store');
-  return { access_token, token_type: 'Bearer', expires_in: ttl, scope };
+  return { access_token, token_type: 'bearer', expires_in: ttl, scope };
 }
 
 /** RFC 6749 §4.1.3 with PKCE (RFC 7636, S256 only). */
 async function authorizationCodeGrant(ctx: Ctx, caller: Caller, b: Form, reply: FastifyReply, oauthError: OAuthError) {
   b.client_id = caller.client.client_id;
-  for (const f of ['code', 'code_verifier', 'redirect_uri'] as const) {
+  for (const f of ['code', 'redirect_uri'] as const) {
     if (!b[f]) return oauthError(400, 'invalid_request', `${f} is required`);
   }
   const [id, secret] = b.code!.split('.', 2);
@@ -96,7 +98,14 @@ async function authorizationCodeGrant(ctx: Ctx, caller: Caller, b: Form, reply: 
   if (row.status !== 'pending') return oauthError(400, 'invalid_grant', 'authorization code was already used');
   if (Date.parse(row.expires_at) <= Date.now()) return oauthError(400, 'invalid_grant', 'authorization code has expired');
   if (data.client_id !== b.client_id || data.redirect_uri !== b.redirect_uri) return oauthError(400, 'invalid_grant', 'client_id or redirect_uri does not match the authorization request');
-  if (!/^[A-Za-z0-9._~-]{43,128}$/.test(b.code_verifier!) || s256(b.code_verifier!) !== data.code_challenge) return oauthError(400, 'invalid_grant', 'code_verifier does not match the code_challenge');
+  if (data.code_challenge === undefined) {
+    // Authorized without PKCE: only a confidential client, authenticated with its secret, may redeem the code.
+    if (caller.client.public || !caller.client.secret_sha256) return oauthError(400, 'invalid_grant', 'code_verifier is required');
+    if (b.code_verifier) return oauthError(400, 'invalid_grant', 'the authorization request had no code_challenge: send no code_verifier');
+  } else {
+    if (!b.code_verifier) return oauthError(400, 'invalid_request', 'code_verifier is required');
+    if (!/^[A-Za-z0-9._~-]{43,128}$/.test(b.code_verifier) || s256(b.code_verifier) !== data.code_challenge) return oauthError(400, 'invalid_grant', 'code_verifier does not match the code_challenge');
+  }
   const consumed = await ctx.db.updateTable('challenges').set({ status: 'completed' }).where('id', '=', row.id).where('status', '=', 'pending').executeTakeFirst();
   if (Number(consumed.numUpdatedRows) !== 1) return oauthError(400, 'invalid_grant', 'authorization code was already used');
   const person = await getPerson(ctx, row.person_id!);
@@ -111,24 +120,61 @@ async function authorizationCodeGrant(ctx: Ctx, caller: Caller, b: Form, reply: 
   }
 }
 
+/**
+ * `/oauth2/tokens/revoke-all`: every token this client holds for one person (or the client itself, for client
+ * credentials tokens), optionally only those issued before `until`.
+ */
+function registerRevokeAll(scope: FastifyInstance, ctx: Ctx): void {
+  scope.post<Wire<'/oauth2/tokens/revoke-all', 'post'>>(
+    '/oauth2/tokens/revoke-all',
+    { schema: { body: { type: 'object', additionalProperties: false, properties: { person_id: str, subject: str, until: { type: 'string', format: 'date-time' }, client_id: str, client_secret: str } } } },
+    async (req, reply) => {
+      const caller = await authenticateClient(ctx, req, req.body);
+      if (!caller || caller.client.public || !caller.client.secret_sha256) {
+        return reply.code(401).header('www-authenticate', 'Basic').send({ error: 'invalid_client', error_description: 'client authentication failed (a confidential client with its secret is required)' });
+      }
+      const subject = req.body.person_id ?? req.body.subject;
+      if (!subject) throw badRequest('body is missing required field "person_id"');
+      if (req.body.person_id && req.body.subject && req.body.person_id !== req.body.subject) throw badRequest('person_id and subject name different persons: give one of them');
+      const until = req.body.until === undefined ? Date.now() : Date.parse(req.body.until);
+      if (until > Date.now() + 1000) throw badRequest('until must not be in the future');
+      await ctx.tokens.revokeAll(caller.client.client_id, subject, Math.floor(until / 1000));
+      await ctx.db
+        .updateTable('oauth_refresh_tokens')
+        .set({ status: 'revoked' })
+        .where('org_id', '=', caller.org.id)
+        .where('client_id', '=', caller.client.client_id)
+        .where('person_id', '=', subject)
+        .where('status', '=', 'active')
+        .where('created_at', '<', new Date(until).toISOString())
+        .execute();
+      return reply.code(200).send();
+    },
+  );
+}
+
 /** Introspection, revocation, and the token endpoint (form-encoded posts). */
 export async function tokenEndpointRoutes(scope: FastifyInstance, { ctx }: { ctx: Ctx }): Promise<void> {
   await scope.register(formbody, { bodyLimit: 16 * 1024 });
   // RFC 7662 introspection and RFC 7009 revocation, for authenticated clients of the organization that issued the token.
   const tokenForm = { type: 'object', additionalProperties: false, required: ['token'], properties: { token: { type: 'string', maxLength: 16384 }, token_type_hint: str, client_id: str, client_secret: str } };
-  scope.post<Wire<'/oauth2/tokens/introspect', 'post'>>('/oauth2/tokens/introspect', { schema: { body: tokenForm } }, async (req, reply) => {
+  const introspectForm = { ...tokenForm, properties: { ...tokenForm.properties, scope: str } };
+  scope.post<Wire<'/oauth2/tokens/introspect', 'post'>>('/oauth2/tokens/introspect', { schema: { body: introspectForm } }, async (req, reply) => {
     const caller = await authenticateClient(ctx, req, req.body);
     if (!caller) return reply.code(401).header('www-authenticate', 'Basic').send({ error: 'invalid_client', error_description: 'client authentication failed' });
+    // `scope`: the scopes the token must carry to be reported active.
+    const required = (req.body.scope ?? '').split(' ').filter(Boolean);
+    const carries = (granted: string | undefined) => required.every((x) => (granted ?? 'openid').split(' ').includes(x));
     const refresh = await findRefreshToken(ctx, req.body.token!);
     if (refresh) {
       const active = refresh.status === 'active' && refresh.org_id === caller.org.id && Date.parse(refresh.expires_at) > Date.now();
-      if (!active) return { active: false };
+      if (!active || !carries(refresh.scope)) return { active: false };
       return { active: true, sub: refresh.person_id, client_id: refresh.client_id, exp: Math.floor(Date.parse(refresh.expires_at) / 1000), iat: Math.floor(Date.parse(refresh.created_at) / 1000), iss: ctx.publicUrl, token_type: 'refresh_token', scope: refresh.scope };
     }
     const v = await ctx.tokens.validate(req.body.token!, 'introspect');
-    if (!v.valid || v.claims.oid !== caller.org.id) return { active: false };
+    if (!v.valid || v.claims.oid !== caller.org.id || !carries(v.claims.scope)) return { active: false };
     const c = v.claims;
-    return { active: true, sub: c.sub, client_id: c.client_id ?? caller.client.client_id, exp: c.exp, iat: c.iat, iss: c.iss, token_type: 'Bearer', scope: c.scope ?? 'openid' };
+    return { active: true, sub: c.sub, client_id: c.client_id ?? caller.client.client_id, exp: c.exp, iat: c.iat, iss: c.iss, token_type: 'bearer', scope: c.scope ?? 'openid' };
   });
   scope.post<Wire<'/oauth2/tokens/revoke', 'post'>>('/oauth2/tokens/revoke', { schema: { body: tokenForm } }, async (req, reply) => {
     const caller = await authenticateClient(ctx, req, req.body);
@@ -144,27 +190,7 @@ export async function tokenEndpointRoutes(scope: FastifyInstance, { ctx }: { ctx
     if (v.valid && v.claims.oid === caller.org.id) await ctx.tokens.revoke(v.claims);
     return reply.code(200).send();
   });
-  // Every token this client holds for one subject (a person, or the client itself for client credentials tokens).
-  scope.post<Wire<'/oauth2/tokens/revoke-all', 'post'>>(
-    '/oauth2/tokens/revoke-all',
-    { schema: { body: { type: 'object', additionalProperties: false, required: ['subject'], properties: { subject: str, client_id: str, client_secret: str } } } },
-    async (req, reply) => {
-      const caller = await authenticateClient(ctx, req, req.body);
-      if (!caller || caller.client.public || !caller.client.secret_sha256) {
-        return reply.code(401).header('www-authenticate', 'Basic').send({ error: 'invalid_client', error_description: 'client authentication failed (a confidential client with its secret is required)' });
-      }
-      await ctx.tokens.revokeAll(caller.client.client_id, req.body.subject!);
-      await ctx.db
-        .updateTable('oauth_refresh_tokens')
-        .set({ status: 'revoked' })
-        .where('org_id', '=', caller.org.id)
-        .where('client_id', '=', caller.client.client_id)
-        .where('person_id', '=', req.body.subject!)
-        .where('status', '=', 'active')
-        .execute();
-      return reply.code(200).send();
-    },
-  );
+  registerRevokeAll(scope, ctx);
   // RFC 6749 §4.1.3 with PKCE (RFC 7636, S256 only); answers in OAuth's shape plus the Keyway envelope's errors.
   scope.post<Wire<'/oauth2/tokens', 'post'>>(
     '/oauth2/tokens',

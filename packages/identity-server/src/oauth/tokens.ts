@@ -1,6 +1,7 @@
 import type { Ctx, OAuthClient, Org } from '../context.js';
 import type { PersonRow } from '../persons/persons.js';
 import type { UserTokenClaims } from '../tokens/token-service.js';
+import { noteClientUse } from './client-usage.js';
 import { issueRefreshToken, refreshEnabled } from './refresh-tokens.js';
 
 /** Access token (a user token naming the client) and, when asked, an OpenID Connect id_token for the client. */
@@ -9,11 +10,14 @@ export async function issueOAuthTokens(
   client: OAuthClient,
   person: PersonRow,
   authentications: UserTokenClaims['authentications'],
-  opts: { scope: string; nonce?: string | undefined; idToken: boolean; refresh?: { org: Org; familyId?: string; grantScope: string } },
+  opts: { scope: string; nonce?: string | undefined; idToken: boolean; refresh?: { org: Org; familyId?: string; grantScope: string }; customClaims?: Record<string, unknown> },
 ) {
   const methods = [...new Set(authentications.map((a) => a.method))];
+  await noteClientUse(ctx, person.org_id, client.client_id);
   const access_token = await ctx.tokens.sign(
     {
+      // Checked by the caller: never a reserved claim.
+      ...opts.customClaims,
       token_use: 'access',
       person_id: person.id,
       oid: person.org_id,
@@ -50,7 +54,7 @@ export async function issueOAuthTokens(
     access_token,
     ...(id_token ? { id_token } : {}),
     ...(refresh_token ? { refresh_token } : {}),
-    token_type: 'Bearer',
+    token_type: 'bearer',
     expires_in: client.access_token_duration ?? ctx.tokens.opts.ttlSeconds,
     scope: opts.scope,
   };

@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Ctx, Org } from '../context.js';
 import { nowIso } from '../context.js';
-import { conflict, notFound, page } from '../http/errors.js';
+import { conflict, notFound } from '../http/errors.js';
+import { offsetPage, readPage } from '../http/pagination.js';
 import { requireApiKey } from '../http/guards.js';
 import { orgPerson } from './person-store.js';
 import { groupMembersQuery, personsOut } from './person-list.js';
@@ -30,10 +31,10 @@ export function registerGroupRoutes(app: FastifyInstance, ctx: Ctx): void {
   });
   app.get<Wire<'/groups', 'get'>>('/groups', async (req) => {
     const org = await admin(req);
-    const limit = Number(req.query.limit ?? 100);
-    const offset = Number(req.query.offset ?? 0);
+    const { limit, start } = readPage(req.query);
+    const offset = start.offset ?? 0;
     const all = await ctx.db.selectFrom('groups').selectAll().where('org_id', '=', org.id).orderBy('name').execute();
-    return page(all.slice(offset, offset + limit).map(groupOut), limit, offset, all.length);
+    return offsetPage(all.slice(offset, offset + limit).map(groupOut), limit, offset, all.length);
   });
   app.get<Wire<'/groups/{group_name}', 'get'>>('/groups/:group_name', async (req) => ({ result: groupOut(await groupRow(await admin(req), req.params.group_name)) }));
   app.delete<Wire<'/groups/{group_name}', 'delete'>>('/groups/:group_name', async (req, reply) => {
@@ -56,11 +57,11 @@ export function registerGroupRoutes(app: FastifyInstance, ctx: Ctx): void {
   app.get<Wire<'/groups/{group_name}/persons', 'get'>>('/groups/:group_name/persons', async (req) => {
     const org = await admin(req);
     await groupRow(org, req.params.group_name);
-    const limit = Number(req.query.limit ?? 100);
-    const offset = Number(req.query.offset ?? 0);
+    const { limit, start } = readPage(req.query);
+    const offset = start.offset ?? 0;
     const rows = await members(org, req.params.group_name).selectAll('persons').orderBy('persons.created_at').orderBy('persons.id').limit(limit).offset(offset).execute();
     const total = await members(org, req.params.group_name).select((eb) => eb.fn.countAll<string | number>().as('n')).executeTakeFirstOrThrow();
-    return page(await personsOut(ctx, rows), limit, offset, Number(total.n));
+    return offsetPage(await personsOut(ctx, rows), limit, offset, Number(total.n));
   });
   app.delete<Wire<'/groups/{group_name}/persons/{person_id}', 'delete'>>('/groups/:group_name/persons/:person_id', async (req, reply) => {
     const org = await admin(req);

@@ -2,10 +2,11 @@ import { sql, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kys
 import type { Ctx } from '../context.js';
 import type { Database, Db } from '../db/index.js';
 import type { DialectName } from '../db/migrations.js';
+import type { Start } from '../http/pagination.js';
 import type { PersonRow } from './persons.js';
 import { matches, type Comparison, type Filter } from './scim-filter.js';
 
-// `GET /persons` in SQL (#23): the SCIM filter becomes a WHERE clause, the page is `limit/offset` in SQL and the
+// `GET /persons` in SQL (#23): the SCIM filter becomes a WHERE clause, the page is `limit/offset` (or a start after a sort key) in SQL and the
 // persons of a page are read in three queries whatever the page size. The indexes it relies on are in
 // src/db/growth.ts, and test/indexes.test.ts checks the plans.
 
@@ -95,23 +96,37 @@ export function personsQuery(db: Db, dialect: DialectName, orgId: string, filter
 }
 
 /**
- * The ids of one page, newest first (`created_at desc, id`), from the index alone (persons_org_created holds org_id,
- * created_at and id): an offset steps over index entries, never over rows.
+ * The ids (and sort keys) of one page, newest first (`created_at desc, id`), from the index alone
+ * (persons_org_created holds org_id, created_at and id): an offset steps over index entries, never over rows, and a
+ * start after a sort key seeks straight to it (`created_at <= c` bounds the index range; the `or` settles ties).
  */
-export function pageIdsQuery(db: Db, dialect: DialectName, orgId: string, opts: { filter?: Filter | undefined; limit: number; offset: number }) {
-  return personsQuery(db, dialect, orgId, opts.filter).select('persons.id').orderBy('persons.created_at', 'desc').orderBy('persons.id').limit(opts.limit).offset(opts.offset);
+export function pageIdsQuery(db: Db, dialect: DialectName, orgId: string, opts: { filter?: Filter | undefined; limit: number; start: Start }) {
+  let q = personsQuery(db, dialect, orgId, opts.filter).select(['persons.id', 'persons.created_at']).orderBy('persons.created_at', 'desc').orderBy('persons.id').limit(opts.limit);
+  const { after, offset } = opts.start;
+  if (after) {
+    const [createdAt, id] = after.map(String) as [string, string];
+    q = q.where('persons.created_at', '<=', createdAt).where(sql<SqlBool>`(persons.created_at < ${createdAt} or persons.id > ${id})`);
+  } else if (offset) q = q.offset(offset);
+  return q;
 }
 
-/** One page and the exact number of persons passing the filter. */
-export async function listPersons(ctx: Ctx, orgId: string, opts: { filter?: Filter | undefined; limit: number; offset: number }): Promise<{ rows: PersonRow[]; total: number }> {
+/**
+ * One page, the exact number of persons passing the filter, and the sort key to continue from when more follow
+ * (one id more than the page is read to know).
+ */
+export async function listPersons(ctx: Ctx, orgId: string, opts: { filter?: Filter | undefined; limit: number; start: Start }): Promise<{ rows: PersonRow[]; total: number; nextKey: string[] | undefined }> {
+  const found = await pageIdsQuery(ctx.db, ctx.dialect, orgId, { ...opts, limit: opts.limit + 1 }).execute();
+  const pageIds = found.slice(0, opts.limit);
+  const last = pageIds[pageIds.length - 1];
+  const nextKey = found.length > opts.limit && last ? [last.created_at, last.id] : undefined;
   // Two steps rather than one `id in (subquery)`: the rows are then read by primary key whatever the planner thinks.
-  const ids = (await pageIdsQuery(ctx.db, ctx.dialect, orgId, opts).execute()).map((r) => r.id);
+  const ids = pageIds.map((r) => r.id);
   const rows = ids.length ? await ctx.db.selectFrom('persons').selectAll().where('id', 'in', ids).orderBy('created_at', 'desc').orderBy('id').execute() : [];
   // Unfiltered: the count the triggers keep (a million persons are not counted per request).
   const total = opts.filter
     ? (await personsQuery(ctx.db, ctx.dialect, orgId, opts.filter).select((eb) => eb.fn.countAll<string | number>().as('n')).executeTakeFirstOrThrow()).n
     : ((await ctx.db.selectFrom('org_person_counts').select('persons').where('org_id', '=', orgId).executeTakeFirst())?.persons ?? 0);
-  return { rows, total: Number(total) };
+  return { rows, total: Number(total), nextKey };
 }
 
 /** Persons as the management API shows them: handles, attributes and roles of all of them in three queries. */

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Ctx, OrgSettings } from '../context.js';
 import { nowIso } from '../context.js';
-import { badRequest, conflict, notFound, page } from '../http/errors.js';
+import { badRequest, conflict, notFound } from '../http/errors.js';
+import { keyedPage, readPage } from '../http/pagination.js';
 import { requireApiKey } from '../http/guards.js';
 import { parseHandle } from './handles.js';
 import { splitList } from './attributes.js';
@@ -71,12 +72,11 @@ export function registerPersonRoutes(app: FastifyInstance, ctx: Ctx): void {
 
   app.get<Wire<'/persons', 'get'>>('/persons', async (req) => {
     const org = await admin(req);
-    const limit = Number(req.query.limit ?? 100);
-    const offset = Number(req.query.offset ?? 0);
+    const request = readPage(req.query, true);
     const fields = personFields(req.query.fields);
     const filter = listingFilter(req.query);
-    const { rows, total } = await listPersons(ctx, org.id, { filter, limit, offset });
-    return page((await personsOut(ctx, rows)).map((p) => project(p, fields)), limit, offset, total);
+    const { rows, total, nextKey } = await listPersons(ctx, org.id, { filter, limit: request.limit, start: request.start });
+    return keyedPage((await personsOut(ctx, rows)).map((p) => project(p, fields)), request, total, nextKey);
   });
 
   app.get<Wire<'/persons/{person_id}', 'get'>>('/persons/:person_id', async (req) => {

@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Ctx } from '../context.js';
 import { hashSecret, sameDigest } from '../crypto/secrets.js';
-import { answer, badRequest, notFound, unauthorized } from '../http/errors.js';
-import { clientIp, requireOrg } from '../http/guards.js';
+import { answer, badRequest, forbidden, notFound, unauthorized } from '../http/errors.js';
+import { clientIp, requireApiKey, requireOrg } from '../http/guards.js';
 import { sendMessagePage } from '../http/html.js';
 import * as S from '../http/schemas.js';
 import { parseHandle } from '../persons/handles.js';
@@ -114,23 +114,31 @@ export function registerTokenRoutes(app: FastifyInstance, ctx: Ctx): void {
     return { result: token };
   });
 
+  /** The organization a backend names by its API key (checked), when it sends one. */
+  const keyOrg = async (req: FastifyRequest) => (req.headers['keyway-api-key'] === undefined ? undefined : await requireApiKey(ctx, req));
+
   app.post<Wire<'/token/validate', 'post'>>('/token/validate', { schema: { body: S.tokenBody } }, async (req) => {
+    const org = await keyOrg(req);
     const res = await ctx.tokens.validate(req.body.token, 'validate');
     if (!res.valid) return { result: { valid: false, invalidity_reason: res.invalidity_reason } };
     const orgHeader = req.headers['keyway-orgid'];
-    if (typeof orgHeader === 'string' && orgHeader !== res.claims.oid) {
+    const expected = org?.id ?? (typeof orgHeader === 'string' ? orgHeader : undefined);
+    if (expected !== undefined && expected !== res.claims.oid) {
       return { result: { valid: false, invalidity_reason: 'token belongs to another organization' } };
     }
     return { result: { valid: true, expires_in_seconds: res.expires_in_seconds, expires_at: res.expires_at } };
   });
 
-  app.post<Wire<'/token/revoke', 'post'>>('/token/revoke', { schema: { body: S.tokenBody } }, async (req) => {
+  // The token is the capability (whoever holds it may end it); an API key may end any token of its organization.
+  app.post<Wire<'/token/revoke', 'post'>>('/token/revoke', { schema: { body: S.tokenBody } }, async (req, reply) => {
+    const org = await keyOrg(req);
     const res = await ctx.tokens.validate(req.body.token, 'revoke');
     if (res.valid) {
+      if (org && res.claims.oid !== org.id) throw forbidden('token belongs to another organization');
       await ctx.tokens.revoke(res.claims);
-      return { result: { revoked: true } };
+      return reply.code(204).send();
     }
-    if (res.invalidity_reason === 'token has been revoked' || res.invalidity_reason === 'token has expired') return { result: { revoked: true } };
+    if (res.invalidity_reason === 'token has been revoked' || res.invalidity_reason === 'token has expired') return reply.code(204).send();
     throw badRequest(`cannot revoke: ${res.invalidity_reason}`);
   });
 }

@@ -3,7 +3,8 @@ import * as oidc from 'openid-client';
 import type { Ctx, Org } from '../context.js';
 import { nowIso } from '../context.js';
 import type { SsoOidcTokenTable } from '../db/schema.js';
-import { ApiError, notFound, page } from '../http/errors.js';
+import { ApiError, notFound } from '../http/errors.js';
+import { offsetPage, readPage } from '../http/pagination.js';
 import { sha256 } from '../crypto/secrets.js';
 import { openIdpTokens, ssoTokenOut } from './idp-tokens.js';
 import { requireApiKey } from '../http/guards.js';
@@ -74,10 +75,10 @@ export function registerSsoTokenRoutes(app: FastifyInstance, ctx: Ctx): void {
 
   app.get<Wire<'/sso/oidc/tokens', 'get'>>('/sso/oidc/tokens', async (req) => {
     const org = await admin(req);
-    const limit = Number(req.query.limit ?? 100);
-    const offset = Number(req.query.offset ?? 0);
+    const { limit, start } = readPage(req.query);
+    const offset = start.offset ?? 0;
     const rows = await select(org, { person_id: req.query.person_id, include_revoked: req.query.include_revoked === true });
-    return page(rows.slice(offset, offset + limit).map((r) => ssoTokenOut(ctx, r)), limit, offset, rows.length);
+    return offsetPage(rows.slice(offset, offset + limit).map((r) => ssoTokenOut(ctx, r)), limit, offset, rows.length);
   });
 
   app.post<Wire<'/sso/oidc/tokens/query', 'post'>>('/sso/oidc/tokens/query', async (req) => {

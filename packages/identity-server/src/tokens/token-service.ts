@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { SignJWT, exportJWK, generateKeyPair, importJWK, jwtVerify, decodeJwt, decodeProtectedHeader, errors as joseErrors, type JWK, type CryptoKey } from 'jose';
+import { sql } from 'kysely';
 import type { Db } from '../db/index.js';
 import { exclusively } from '../db/locks.js';
 import type { DialectName } from '../db/migrations.js';
@@ -381,12 +382,18 @@ export class TokenService {
   }
 
   /** Revokes every token of the client for the subject (person id, or the client id for its own tokens) issued until now. */
-  async revokeAll(clientId: string, subject: string): Promise<void> {
-    const before = Math.floor(Date.now() / 1000);
+  /** Revokes the tokens issued to `subject` for `clientId` before `before` (epoch seconds; default now). */
+  async revokeAll(clientId: string, subject: string, before = Math.floor(Date.now() / 1000)): Promise<void> {
     await this.db
       .insertInto('subject_revocations')
       .values({ client_id: clientId, subject, revoked_before: before, revoked_at: new Date().toISOString() })
-      .onConflict((oc) => oc.columns(['client_id', 'subject']).doUpdateSet({ revoked_before: before, revoked_at: new Date().toISOString() }))
+      // A later call with an earlier \`before\` never brings tokens back: the bound only grows.
+      .onConflict((oc) =>
+        oc.columns(['client_id', 'subject']).doUpdateSet({
+          revoked_before: sql<number>`case when subject_revocations.revoked_before > excluded.revoked_before then subject_revocations.revoked_before else excluded.revoked_before end`,
+          revoked_at: new Date().toISOString(),
+        }),
+      )
       .execute();
   }
 }

@@ -52,3 +52,10 @@ export function renderTokenTemplate(template: Record<string, unknown>, person: T
   };
   return walk(template) as Record<string, unknown>;
 }
+
+/** `custom_claims` of a minted token: 400 naming the reserved claims it would set. */
+export function checkCustomClaims(custom: Record<string, unknown>, groupsClaim = 'groups'): Record<string, unknown> {
+  const reserved = Object.keys(custom).filter((k) => RESERVED_CLAIMS.has(k) || k === groupsClaim);
+  if (reserved.length) throw badRequest(`custom_claims may not set reserved claims: ${reserved.join(', ')}`);
+  return custom;
+}
