@@ -35,7 +35,13 @@ export const managementSchemas = {
     tenant_name: str(),
     person_id: ref('PersonId'),
   }, ['id', 'org_name', 'person_id']),
-  HandleList: closed({ handles: arrayOf(ref('PersonHandle'), { minItems: 1, maxItems: 20 }) }, ['handles']),
+  HandleList: {
+    description: 'The handles to add: a list (as the public reference sends them), or `{handles: [...]}` (accepted too).',
+    oneOf: [
+      arrayOf(ref('PersonHandle'), { minItems: 1, maxItems: 20 }),
+      closed({ handles: arrayOf(ref('PersonHandle'), { minItems: 1, maxItems: 20 }) }, ['handles']),
+    ],
+  },
   GroupNameList: closed({ groups: arrayOf(ref('GroupName'), { maxItems: 100, uniqueItems: true }) }, ['groups']),
   RoleNameList: closed({ roles: arrayOf(ref('RoleName'), { maxItems: 100, uniqueItems: true }) }, ['roles']),
   PermissionNameList: closed({ permissions: arrayOf(ref('PermissionName'), { maxItems: 500, uniqueItems: true }) }, ['permissions']),
@@ -67,20 +73,22 @@ export const managementSchemas = {
   }, ['imported', 'failed', 'failures']),
 
   // ---------- groups and RBAC ----------
-  Group: open({ name: ref('GroupName'), description, created_at: dateTime() }, ['name']),
+  Group: open({ name: ref('GroupName'), description, created: dateTime(), members_count: int({ minimum: 0, description: 'Number of persons in the group.' }) }, ['name', 'created', 'members_count']),
   GroupCreate: closed({ name: ref('GroupName'), description }, ['name']),
-  Permission: open({ name: ref('PermissionName'), description, created_at: dateTime() }, ['name']),
+  Permission: open({ name: ref('PermissionName'), description, created: dateTime() }, ['name', 'created']),
   PermissionCreate: closed({ name: ref('PermissionName'), description }, ['name']),
-  PermissionPatch: closed({ description }, ['description']),
-  Role: open({ name: ref('RoleName'), description, permissions: arrayOf(ref('PermissionName')), created_at: dateTime() }, ['name', 'permissions']),
+  PermissionPatch: closed({ description }, []),
+  Role: open({ name: ref('RoleName'), description, permissions: arrayOf(ref('PermissionName')), created: dateTime() }, ['name', 'permissions', 'created']),
   RoleCreate: closed({ name: ref('RoleName'), description, permissions: arrayOf(ref('PermissionName'), { maxItems: 500, uniqueItems: true }) }, ['name']),
   RolePatch: closed({ description, permissions: arrayOf(ref('PermissionName'), { maxItems: 500, uniqueItems: true }) }, [], { minProperties: 1 }),
-  PersonPermissions: open({
-    permissions: arrayOf(ref('PermissionName')),
-    sources: open({}, [], { additionalProperties: arrayOf(str()), description: 'Permission → roles (or `additional`) granting it.' }),
-  }, ['permissions']),
-  RbacCheckRequest: closed({ person_id: ref('PersonId'), permission: ref('PermissionName') }, ['person_id', 'permission']),
-  RbacCheckResult: open({ allowed: bool(), granted_by: arrayOf(str()) }, ['allowed']),
+  RbacCheckRequest: {
+    description: '`permission_name` (the public reference\'s name); Keyway\'s earlier `permission` is accepted too.',
+    oneOf: [
+      closed({ person_id: ref('PersonId'), permission_name: ref('PermissionName') }, ['person_id', 'permission_name'], { title: 'permission_name' }),
+      closed({ person_id: ref('PersonId'), permission: ref('PermissionName') }, ['person_id', 'permission'], { title: 'permission (earlier name)' }),
+    ],
+  },
+  RbacCheckResult: open({ granted: bool(), granted_by: arrayOf(str({ description: 'A role name, or `additional` for a permission granted directly.' })) }, ['granted']),
 
   // ---------- OAuth2 clients ----------
   OAuth2Client: open({

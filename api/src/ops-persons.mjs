@@ -1,6 +1,6 @@
 // @ts-check
 // Management operations on persons: persons, handles, credentials, consents, attributes, groups, bulk import.
-import { ref, str, open, arrayOf, closed } from './lib.mjs';
+import { ref, str, int, open, arrayOf, closed } from './lib.mjs';
 import {
   PERSON, PERSON_ID, ORG_ID, SUBORG_ID, EMAIL_HANDLE, PHONE_HANDLE, CREDENTIALS, CONSENTS, CONSENT_DESCRIPTION, USER_TOKEN, CREATED_AT,
 } from './examples.mjs';
@@ -8,7 +8,9 @@ import {
 const P = '/persons/{person_id}';
 const mgmt = { security: /** @type {const} */ ('management') };
 const personParam = ['PersonIdPath'];
-const GROUP = { name: 'editors', description: 'May edit the docs', created_at: CREATED_AT };
+const GROUP = { name: 'editors', description: 'May edit the docs', created: CREATED_AT, members_count: 2 };
+/** The answer of the calls the public reference answers with the envelope alone (no `result`). */
+const EMPTY_ENVELOPE = { raw: true, schema: ref('Envelope'), example: {} };
 const person2 = { ...PERSON, person_id: 'pid:0193a1f2c4b87d3e9f10a2b3c4d5e6f8', handles: [{ type: 'email_address', value: 'grace@example.com' }], groups: ['editors'], attributes: {} };
 
 export const consentDeleteParams = [
@@ -96,10 +98,14 @@ the handles, credentials, attributes and consents are deleted too and the person
     ...mgmt, method: 'post', path: `${P}/direct-id`, id: 'createPersonDirectId', tags: ['persons'], params: personParam,
     summary: 'Get Direct-ID value for a person',
     description: `
-Issues a single-use Direct-ID for the person, valid for a few minutes. Give it to your front end (for example in a
-link) and the SDK signs the person in without asking for a factor; the resulting token lists \`direct_id\`. Treat it
-like a password.`,
-    ok: { schema: ref('DirectIdResult'), example: { direct_id: 'eyJvaWQiOiIzZjZhMGMxZSJ9.c2lnbmF0dXJl' } },
+Issues a single-use Direct-ID for the person, valid for \`duration_secs\` (default 300, at most 3600). Give it to
+your front end (for example in a link) and the SDK signs the person in without asking for a factor; the resulting
+token lists \`direct_id\`. Treat it like a password. \`result\` is the Direct-ID.`,
+    body: {
+      schema: closed({ duration_secs: int({ minimum: 10, maximum: 3600, default: 300, description: 'How long the Direct-ID stays valid, in seconds.' }) }),
+      example: { duration_secs: 300 }, required: false,
+    },
+    ok: { status: 201, schema: str({ description: 'Opaque single-use value; pass it to the SDK (URL parameter) to sign the person in.' }), example: 'eyJvaWQiOiIzZjZhMGMxZSJ9.c2lnbmF0dXJl' },
   },
   {
     ...mgmt, method: 'post', path: `${P}/mint-token`, id: 'mintPersonToken', tags: ['persons', 'tokens'], params: personParam,
@@ -107,9 +113,9 @@ like a password.`,
     description: `
 Issues a user token for the person without any authentication, for back-end integrations and tests. The token lists
 \`api\` (or the given methods) in \`authenticated_methods\` and may carry extra claims; reserved claim names are
-rejected with 400.`,
+rejected with 400. \`result\` is the token.`,
     body: { schema: ref('MintTokenRequest'), example: { custom_claims: { plan: 'pro' }, expiry_seconds: 3600 }, required: false },
-    ok: { schema: ref('TokenResult'), example: { token: USER_TOKEN } },
+    ok: { status: 201, schema: ref('UserToken'), example: USER_TOKEN },
   },
   // ---------- groups of a person ----------
   {
@@ -129,8 +135,8 @@ rejected with 400.`,
   {
     ...mgmt, method: 'get', path: `${P}/permissions`, id: 'getPersonPermissions', tags: ['persons', 'rbac'], params: personParam,
     summary: 'Get permissions for a person',
-    description: 'The effective permissions of the person: those of their roles plus the additional ones, with where each comes from.',
-    ok: { schema: ref('PersonPermissions'), example: { permissions: ['docs:read', 'docs:write'], sources: { 'docs:read': ['reader'], 'docs:write': ['additional'] } } },
+    description: 'The names of the effective permissions of the person: those of their roles plus the additional ones. `POST /rbac/check` tells what grants one.',
+    ok: { schema: arrayOf(ref('PermissionName')), example: ['docs:read', 'docs:write'] },
   },
   {
     ...mgmt, method: 'get', path: `${P}/additional-permissions`, id: 'getPersonAdditionalPermissions', tags: ['persons', 'rbac'], params: personParam,
@@ -143,7 +149,7 @@ rejected with 400.`,
     summary: 'Set the permissions for a person',
     description: 'Replaces the person\'s direct permissions. Every permission must exist (400 otherwise); role permissions are unaffected.',
     body: { schema: ref('PermissionNameList'), example: { permissions: ['docs:write'] } },
-    ok: { schema: arrayOf(ref('PermissionName')), example: ['docs:write'] },
+    ok: { status: 204, description: 'Replaced.' },
   },
   {
     ...mgmt, method: 'get', path: `${P}/roles`, id: 'getPersonRoles', tags: ['persons', 'rbac'], params: personParam,
@@ -156,7 +162,7 @@ rejected with 400.`,
     summary: 'Set the roles for a person',
     description: 'Replaces the person\'s roles with exactly the given ones. Unknown roles answer 400 and nothing changes.',
     body: { schema: ref('RoleNameList'), example: { roles: ['reader', 'editor'] } },
-    ok: { schema: arrayOf(ref('RoleName')), example: ['reader', 'editor'] },
+    ok: { status: 204, description: 'Replaced.' },
   },
   // ---------- groups ----------
   {
@@ -170,49 +176,50 @@ rejected with 400.`,
   {
     ...mgmt, method: 'get', path: '/groups', id: 'listGroups', tags: ['groups'], params: ['Limit', 'Offset'],
     summary: 'Get a list of groups',
-    description: 'Lists the groups of the organization in name order, page by page (`limit` at most 1000), with the total in `meta.pagination`.',
-    ok: { schema: arrayOf(ref('Group')), example: [GROUP], paginated: true },
+    description: 'Lists the names of the groups of the organization in name order, page by page (`limit` at most 1000), with the total in `meta.pagination`; `GET /groups/{group_name}` gives one group in full.',
+    ok: { schema: arrayOf(ref('GroupName')), example: ['editors', 'reviewers'], paginated: true },
   },
   {
     ...mgmt, method: 'get', path: '/groups/{group_name}', id: 'getGroup', tags: ['groups'], params: ['GroupNamePath'],
     summary: 'Get a group',
-    description: 'Returns one group with its description and creation time; 404 when no group of the organization has that name.',
+    description: 'Returns one group with its description, creation time and number of members; 404 when no group of the organization has that name.',
     ok: { schema: ref('Group'), example: GROUP },
   },
   {
     ...mgmt, method: 'delete', path: '/groups/{group_name}', id: 'deleteGroup', tags: ['groups'], params: ['GroupNamePath'],
     summary: 'Delete a group',
-    description: 'Deletes the group and every membership in it. Tokens issued before keep the old groups claim until they expire.',
-    ok: { status: 204, description: 'Deleted.' },
+    description: 'Deletes the group and every membership in it. Tokens issued before keep the old groups claim until they expire. The answer is the envelope without `result`.',
+    ok: { status: 200, ...EMPTY_ENVELOPE, description: 'Deleted.' },
   },
   {
     ...mgmt, method: 'post', path: '/groups/{group_name}/persons', id: 'addPersonsToGroup', tags: ['groups', 'persons'], params: ['GroupNamePath'],
     summary: 'Add persons to a group',
-    description: 'Adds up to 1000 persons to the group; persons already in it are left as they are. An unknown person id answers 400 and nobody is added.',
+    description: 'Adds up to 1000 persons to the group; persons already in it are left as they are. An unknown person id answers 404 and nobody is added. The answer is the envelope without `result`.',
     body: { schema: ref('PersonIdList'), example: { persons: [PERSON_ID] } },
-    ok: { status: 204, description: 'Added.' },
+    ok: { status: 201, ...EMPTY_ENVELOPE, description: 'Added.' },
   },
   {
     ...mgmt, method: 'get', path: '/groups/{group_name}/persons', id: 'listGroupPersons', tags: ['groups', 'persons'], params: ['GroupNamePath', 'Limit', 'Offset'],
     summary: 'List the persons in a group',
-    description: 'Lists the persons who are members of the group, page by page, with handles and attributes as `GET /persons` returns them.',
-    ok: { schema: arrayOf(ref('Person')), example: [PERSON], paginated: true },
+    description: 'Lists the ids of the persons who are members of the group, oldest member first, page by page; `GET /persons?ids=…` reads them in full.',
+    ok: { schema: arrayOf(ref('PersonId')), example: [PERSON_ID], paginated: true },
   },
   {
     ...mgmt, method: 'delete', path: '/groups/{group_name}/persons/{person_id}', id: 'removePersonFromGroup', tags: ['groups', 'persons'], params: ['GroupNamePath', 'PersonIdPath'],
     summary: 'Delete a person from a group',
-    description: 'Removes one person from the group; the person and the group remain.',
-    ok: { status: 204, description: 'Removed.' },
+    description: 'Removes one person from the group; the person and the group remain. The answer is the envelope without `result`.',
+    ok: { status: 200, ...EMPTY_ENVELOPE, description: 'Removed.' },
   },
   // ---------- handles ----------
   {
     ...mgmt, method: 'post', path: `${P}/handles`, id: 'addPersonHandles', tags: ['person-handles'], params: personParam,
     summary: 'Add handles to a person',
     description: `
-Adds e-mail addresses, phone numbers (E.164) or usernames the person can sign in with. A handle owned by another
-person of the pool answers 409 'person exists'; malformed ones answer 400 with the SDK-mapped messages.`,
-    body: { schema: ref('HandleList'), example: { handles: [PHONE_HANDLE] } },
-    ok: { schema: arrayOf(ref('PersonHandle')), example: [EMAIL_HANDLE, PHONE_HANDLE], description: 'All handles of the person.' },
+Adds e-mail addresses, phone numbers (E.164) or usernames the person can sign in with, sent as a list of handles. A
+handle owned by another person of the pool answers 409 'person exists'; malformed ones answer 400 with the
+SDK-mapped messages. \`GET .../handles\` reads the result.`,
+    body: { schema: ref('HandleList'), example: [PHONE_HANDLE] },
+    ok: { status: 204, description: 'Added.' },
     errors: ['IdBadRequest', 'PersonExists'],
   },
   {
@@ -290,7 +297,7 @@ reset link is sent to it right away. A person without a password answers 404.`,
     summary: 'Store GDPR consent',
     description: `Adds consent levels on behalf of the person (for consent collected outside the SDK) and returns all levels.${CONSENT_DESCRIPTION}`,
     body: { schema: ref('GdprConsentRequest'), example: { consent_levels: ['marketing'] } },
-    ok: { schema: ref('GdprConsentList'), example: { consents: CONSENTS } },
+    ok: { status: 201, schema: ref('GdprConsentList'), example: { consents: CONSENTS } },
   },
   {
     ...mgmt, method: 'put', path: `${P}/consent/gdpr`, id: 'setPersonGdprConsent', tags: ['person-consents'], params: personParam,

@@ -360,7 +360,6 @@ export const schemas = {
     person_type: ref('PersonType'),
     groups: arrayOf(str()),
   }, ['person_id', 'oid'], { description: 'Claims of a user token (the groups claim name may be overridden by the token template).' }),
-  DirectIdResult: open({ direct_id: str({ description: 'Opaque single-use value; pass it to the SDK (URL parameter) to sign the person in.' }) }, ['direct_id']),
   MintTokenRequest: closed({
     authenticated_methods: arrayOf(ref('AuthenticationMethod'), { minItems: 1 }),
     custom_claims: open({}, [], { additionalProperties: true, maxProperties: 50, description: 'Extra claims; reserved claim names are rejected.' }),

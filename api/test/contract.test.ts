@@ -194,10 +194,11 @@ describe('entities of product-spec §3', () => {
     expect(validate({ handle: 42, factor: { method: 'otp_via_email' } })).toBe(false);
     expect(validate({ handle: '', factor: { method: 'otp_via_email' } })).toBe(false);
   });
-  it('logout answers result.revoked and deletes of the signed-in person answer what is left', () => {
+  it('logout answers result.revoked; removing consent answers 204 without a body, as the published client reads it (a void answer)', () => {
     const ok = (method: string, path: string) =>
       resolve<{ content: Record<string, MediaType> }>(doc, doc.paths[path]![method]!.responses['200'] as Json).content['application/json']!.example;
     expect(ok('post', '/token/revoke')).toEqual({ result: { revoked: true } });
-    expect(ok('delete', '/consent/gdpr')).toHaveProperty('result.consents');
+    expect(Object.keys(doc.paths['/consent/gdpr']!.delete!.responses).filter((s) => s.startsWith('2'))).toEqual(['204']);
+    expect((doc.paths['/consent/gdpr']!.delete!.responses['204'] as { content?: unknown }).content).toBeUndefined();
   });
 });

@@ -521,7 +521,7 @@ export interface paths {
         post: operations["postMyGdprConsent"];
         /**
          * Remove GDPR consent levels of the signed-in person
-         * @description Removes the listed levels, or all of them with `deleteAll=true`, and returns the levels left. One of the two query parameters is required (400 otherwise).
+         * @description Removes the listed levels, or all of them with `deleteAll=true`. One of the two query parameters is required (400 otherwise). `GET /consent/gdpr` reads the levels left.
          */
         delete: operations["deleteMyGdprConsent"];
         options?: never;
@@ -892,9 +892,9 @@ export interface paths {
         put?: never;
         /**
          * Get Direct-ID value for a person
-         * @description Issues a single-use Direct-ID for the person, valid for a few minutes. Give it to your front end (for example in a
-         *     link) and the SDK signs the person in without asking for a factor; the resulting token lists `direct_id`. Treat it
-         *     like a password.
+         * @description Issues a single-use Direct-ID for the person, valid for `duration_secs` (default 300, at most 3600). Give it to
+         *     your front end (for example in a link) and the SDK signs the person in without asking for a factor; the resulting
+         *     token lists `direct_id`. Treat it like a password. `result` is the Direct-ID.
          */
         post: operations["createPersonDirectId"];
         delete?: never;
@@ -916,7 +916,7 @@ export interface paths {
          * Mint a token for a person
          * @description Issues a user token for the person without any authentication, for back-end integrations and tests. The token lists
          *     `api` (or the given methods) in `authenticated_methods` and may carry extra claims; reserved claim names are
-         *     rejected with 400.
+         *     rejected with 400. `result` is the token.
          */
         post: operations["mintPersonToken"];
         delete?: never;
@@ -958,7 +958,7 @@ export interface paths {
         };
         /**
          * Get permissions for a person
-         * @description The effective permissions of the person: those of their roles plus the additional ones, with where each comes from.
+         * @description The names of the effective permissions of the person: those of their roles plus the additional ones. `POST /rbac/check` tells what grants one.
          */
         get: operations["getPersonPermissions"];
         put?: never;
@@ -1026,7 +1026,7 @@ export interface paths {
         };
         /**
          * Get a list of groups
-         * @description Lists the groups of the organization in name order, page by page (`limit` at most 1000), with the total in `meta.pagination`.
+         * @description Lists the names of the groups of the organization in name order, page by page (`limit` at most 1000), with the total in `meta.pagination`; `GET /groups/{group_name}` gives one group in full.
          */
         get: operations["listGroups"];
         put?: never;
@@ -1050,14 +1050,14 @@ export interface paths {
         };
         /**
          * Get a group
-         * @description Returns one group with its description and creation time; 404 when no group of the organization has that name.
+         * @description Returns one group with its description, creation time and number of members; 404 when no group of the organization has that name.
          */
         get: operations["getGroup"];
         put?: never;
         post?: never;
         /**
          * Delete a group
-         * @description Deletes the group and every membership in it. Tokens issued before keep the old groups claim until they expire.
+         * @description Deletes the group and every membership in it. Tokens issued before keep the old groups claim until they expire. The answer is the envelope without `result`.
          */
         delete: operations["deleteGroup"];
         options?: never;
@@ -1074,13 +1074,13 @@ export interface paths {
         };
         /**
          * List the persons in a group
-         * @description Lists the persons who are members of the group, page by page, with handles and attributes as `GET /persons` returns them.
+         * @description Lists the ids of the persons who are members of the group, oldest member first, page by page; `GET /persons?ids=…` reads them in full.
          */
         get: operations["listGroupPersons"];
         put?: never;
         /**
          * Add persons to a group
-         * @description Adds up to 1000 persons to the group; persons already in it are left as they are. An unknown person id answers 400 and nobody is added.
+         * @description Adds up to 1000 persons to the group; persons already in it are left as they are. An unknown person id answers 404 and nobody is added. The answer is the envelope without `result`.
          */
         post: operations["addPersonsToGroup"];
         delete?: never;
@@ -1101,7 +1101,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a person from a group
-         * @description Removes one person from the group; the person and the group remain.
+         * @description Removes one person from the group; the person and the group remain. The answer is the envelope without `result`.
          */
         delete: operations["removePersonFromGroup"];
         options?: never;
@@ -1124,8 +1124,9 @@ export interface paths {
         put?: never;
         /**
          * Add handles to a person
-         * @description Adds e-mail addresses, phone numbers (E.164) or usernames the person can sign in with. A handle owned by another
-         *     person of the pool answers 409 'person exists'; malformed ones answer 400 with the SDK-mapped messages.
+         * @description Adds e-mail addresses, phone numbers (E.164) or usernames the person can sign in with, sent as a list of handles. A
+         *     handle owned by another person of the pool answers 409 'person exists'; malformed ones answer 400 with the
+         *     SDK-mapped messages. `GET .../handles` reads the result.
          */
         post: operations["addPersonHandles"];
         delete?: never;
@@ -2049,7 +2050,7 @@ export interface paths {
         };
         /**
          * Get a list of permissions
-         * @description Lists the permissions defined in the organization (or inherited through the RBAC pool).
+         * @description Lists the names of the permissions defined in the organization (or inherited through the RBAC pool).
          */
         get: operations["listPermissions"];
         put?: never;
@@ -2101,7 +2102,7 @@ export interface paths {
         };
         /**
          * Get a list of roles
-         * @description Lists the roles of the organization with their permissions, including roles inherited through the RBAC pool.
+         * @description Lists the names of the roles of the organization, including roles inherited through the RBAC pool; `GET /rbac/roles/{role_name}` gives the permissions of one.
          */
         get: operations["listRoles"];
         put?: never;
@@ -2155,7 +2156,7 @@ export interface paths {
         put?: never;
         /**
          * Check whether a person has a permission
-         * @description Answers whether the person holds the permission through a role or directly, and which grants it. Unknown permissions answer `allowed: false`; an unknown person answers 404.
+         * @description Answers whether the person holds the permission (`granted`) through a role or directly, and what grants it (`granted_by`). Unknown permissions answer `granted: false`; an unknown person answers 404.
          */
         post: operations["checkPermission"];
         delete?: never;
@@ -3048,10 +3049,6 @@ export interface components {
             person_type?: components["schemas"]["PersonType"];
             groups?: string[];
         };
-        DirectIdResult: {
-            /** @description Opaque single-use value; pass it to the SDK (URL parameter) to sign the person in. */
-            direct_id: string;
-        };
         MintTokenRequest: {
             authenticated_methods?: components["schemas"]["AuthenticationMethod"][];
             /** @description Extra claims; reserved claim names are rejected. */
@@ -3283,7 +3280,8 @@ export interface components {
             tenant_name?: string;
             person_id: components["schemas"]["PersonId"];
         };
-        HandleList: {
+        /** @description The handles to add: a list (as the public reference sends them), or `{handles: [...]}` (accepted too). */
+        HandleList: components["schemas"]["PersonHandle"][] | {
             handles: components["schemas"]["PersonHandle"][];
         };
         GroupNameList: {
@@ -3345,7 +3343,9 @@ export interface components {
             name: components["schemas"]["GroupName"];
             description?: string;
             /** Format: date-time */
-            created_at?: string;
+            created: string;
+            /** @description Number of persons in the group. */
+            members_count: number;
         };
         GroupCreate: {
             name: components["schemas"]["GroupName"];
@@ -3355,21 +3355,21 @@ export interface components {
             name: components["schemas"]["PermissionName"];
             description?: string;
             /** Format: date-time */
-            created_at?: string;
+            created: string;
         };
         PermissionCreate: {
             name: components["schemas"]["PermissionName"];
             description?: string;
         };
         PermissionPatch: {
-            description: string;
+            description?: string;
         };
         Role: {
             name: components["schemas"]["RoleName"];
             description?: string;
             permissions: components["schemas"]["PermissionName"][];
             /** Format: date-time */
-            created_at?: string;
+            created: string;
         };
         RoleCreate: {
             name: components["schemas"]["RoleName"];
@@ -3380,19 +3380,16 @@ export interface components {
             description?: string;
             permissions?: components["schemas"]["PermissionName"][];
         };
-        PersonPermissions: {
-            permissions: components["schemas"]["PermissionName"][];
-            /** @description Permission → roles (or `additional`) granting it. */
-            sources?: {
-                [key: string]: string[];
-            };
-        };
+        /** @description `permission_name` (the public reference's name); Keyway's earlier `permission` is accepted too. */
         RbacCheckRequest: {
+            person_id: components["schemas"]["PersonId"];
+            permission_name: components["schemas"]["PermissionName"];
+        } | {
             person_id: components["schemas"]["PersonId"];
             permission: components["schemas"]["PermissionName"];
         };
         RbacCheckResult: {
-            allowed: boolean;
+            granted: boolean;
             granted_by?: string[];
         };
         OAuth2Client: {
@@ -5603,8 +5600,8 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success. */
-            200: {
+            /** @description Created. */
+            201: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5661,28 +5658,12 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The consent levels left. */
-            200: {
+            /** @description Removed. */
+            204: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    /**
-                     * @example {
-                     *       "result": {
-                     *         "consents": [
-                     *           {
-                     *             "consent_level": "necessary",
-                     *             "created_at": "2026-03-14T09:26:53Z"
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Envelope"] & {
-                        result: components["schemas"]["GdprConsentList"];
-                    };
-                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -6912,23 +6893,37 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "duration_secs": 300
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description How long the Direct-ID stays valid, in seconds.
+                     * @default 300
+                     */
+                    duration_secs?: number;
+                };
+            };
+        };
         responses: {
-            /** @description Success. */
-            200: {
+            /** @description Created. */
+            201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
-                     *       "result": {
-                     *         "direct_id": "eyJvaWQiOiIzZjZhMGMxZSJ9.c2lnbmF0dXJl"
-                     *       }
+                     *       "result": "eyJvaWQiOiIzZjZhMGMxZSJ9.c2lnbmF0dXJl"
                      *     }
                      */
                     "application/json": components["schemas"]["Envelope"] & {
-                        result: components["schemas"]["DirectIdResult"];
+                        /** @description Opaque single-use value; pass it to the SDK (URL parameter) to sign the person in. */
+                        result: string;
                     };
                 };
             };
@@ -6937,6 +6932,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -6969,21 +6966,19 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success. */
-            200: {
+            /** @description Created. */
+            201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
-                     *       "result": {
-                     *         "token": "eyJhbGciOiJFUzI1NiIsImtpZCI6ImstMjAyNi0wMyIsInR5cCI6IkpXVCJ9.eyJwZXJzb25faWQiOiJwaWQ6MDE5M2ExZjJjNGI4N2QzZTlmMTBhMmIzYzRkNWU2ZjciLCJvaWQiOiIzZjZhMGMxZS01YjdkLTRlMmEtOWM0MS0wZDJlN2Y4YTliMTAiLCJmaXJzdF90b2tlbiI6ZmFsc2UsImF1dGhlbnRpY2F0ZWRfbWV0aG9kcyI6WyJvdHBfdmlhX2VtYWlsIl0sInBlcnNvbl90eXBlIjoicmVndWxhciIsImdyb3VwcyI6WyJlZGl0b3JzIl0sImV4cCI6MTc3MzQ4MzYxM30.q3Yw8n2JxT0bV5cP1sK7mR9dL4fH6gE2aZ0uN8iC3oWkXy1tQ5vB7jM9pS4eR2hD6lA0fG8zU3cY1nK5wT7xQ"
-                     *       }
+                     *       "result": "eyJhbGciOiJFUzI1NiIsImtpZCI6ImstMjAyNi0wMyIsInR5cCI6IkpXVCJ9.eyJwZXJzb25faWQiOiJwaWQ6MDE5M2ExZjJjNGI4N2QzZTlmMTBhMmIzYzRkNWU2ZjciLCJvaWQiOiIzZjZhMGMxZS01YjdkLTRlMmEtOWM0MS0wZDJlN2Y4YTliMTAiLCJmaXJzdF90b2tlbiI6ZmFsc2UsImF1dGhlbnRpY2F0ZWRfbWV0aG9kcyI6WyJvdHBfdmlhX2VtYWlsIl0sInBlcnNvbl90eXBlIjoicmVndWxhciIsImdyb3VwcyI6WyJlZGl0b3JzIl0sImV4cCI6MTc3MzQ4MzYxM30.q3Yw8n2JxT0bV5cP1sK7mR9dL4fH6gE2aZ0uN8iC3oWkXy1tQ5vB7jM9pS4eR2hD6lA0fG8zU3cY1nK5wT7xQ"
                      *     }
                      */
                     "application/json": components["schemas"]["Envelope"] & {
-                        result: components["schemas"]["TokenResult"];
+                        result: components["schemas"]["UserToken"];
                     };
                 };
             };
@@ -7111,24 +7106,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "result": {
-                     *         "permissions": [
-                     *           "docs:read",
-                     *           "docs:write"
-                     *         ],
-                     *         "sources": {
-                     *           "docs:read": [
-                     *             "reader"
-                     *           ],
-                     *           "docs:write": [
-                     *             "additional"
-                     *           ]
-                     *         }
-                     *       }
+                     *       "result": [
+                     *         "docs:read",
+                     *         "docs:write"
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["Envelope"] & {
-                        result: components["schemas"]["PersonPermissions"];
+                        result: components["schemas"]["PermissionName"][];
                     };
                 };
             };
@@ -7204,23 +7189,12 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success. */
-            200: {
+            /** @description Replaced. */
+            204: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    /**
-                     * @example {
-                     *       "result": [
-                     *         "docs:write"
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Envelope"] & {
-                        result: components["schemas"]["PermissionName"][];
-                    };
-                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -7298,24 +7272,12 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success. */
-            200: {
+            /** @description Replaced. */
+            204: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    /**
-                     * @example {
-                     *       "result": [
-                     *         "reader",
-                     *         "editor"
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Envelope"] & {
-                        result: components["schemas"]["RoleName"][];
-                    };
-                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -7350,23 +7312,20 @@ export interface operations {
                     /**
                      * @example {
                      *       "result": [
-                     *         {
-                     *           "name": "editors",
-                     *           "description": "May edit the docs",
-                     *           "created_at": "2026-03-14T09:26:53Z"
-                     *         }
+                     *         "editors",
+                     *         "reviewers"
                      *       ],
                      *       "meta": {
                      *         "pagination": {
                      *           "limit": 100,
                      *           "offset": 0,
-                     *           "total_count": 1
+                     *           "total_count": 2
                      *         }
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Envelope"] & {
-                        result: components["schemas"]["Group"][];
+                        result: components["schemas"]["GroupName"][];
                     };
                 };
             };
@@ -7411,7 +7370,8 @@ export interface operations {
                      *       "result": {
                      *         "name": "editors",
                      *         "description": "May edit the docs",
-                     *         "created_at": "2026-03-14T09:26:53Z"
+                     *         "created": "2026-03-14T09:26:53Z",
+                     *         "members_count": 2
                      *       }
                      *     }
                      */
@@ -7453,7 +7413,8 @@ export interface operations {
                      *       "result": {
                      *         "name": "editors",
                      *         "description": "May edit the docs",
-                     *         "created_at": "2026-03-14T09:26:53Z"
+                     *         "created": "2026-03-14T09:26:53Z",
+                     *         "members_count": 2
                      *       }
                      *     }
                      */
@@ -7487,11 +7448,14 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description Deleted. */
-            204: {
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /** @example {} */
+                    "application/json": components["schemas"]["Envelope"];
+                };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -7527,31 +7491,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "result": [
-                     *         {
-                     *           "person_id": "pid:0193a1f2c4b87d3e9f10a2b3c4d5e6f7",
-                     *           "active": true,
-                     *           "person_type": "regular",
-                     *           "region": "eu-west",
-                     *           "handles": [
-                     *             {
-                     *               "type": "email_address",
-                     *               "value": "ada@example.com"
-                     *             },
-                     *             {
-                     *               "type": "phone_number",
-                     *               "value": "+447700900123"
-                     *             }
-                     *           ],
-                     *           "groups": [
-                     *             "editors"
-                     *           ],
-                     *           "attributes": {
-                     *             "end_user_read_write": {
-                     *               "theme": "dark",
-                     *               "newsletter": true
-                     *             }
-                     *           }
-                     *         }
+                     *         "pid:0193a1f2c4b87d3e9f10a2b3c4d5e6f7"
                      *       ],
                      *       "meta": {
                      *         "pagination": {
@@ -7563,7 +7503,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Envelope"] & {
-                        result: components["schemas"]["Person"][];
+                        result: components["schemas"]["PersonId"][];
                     };
                 };
             };
@@ -7603,11 +7543,14 @@ export interface operations {
         };
         responses: {
             /** @description Added. */
-            204: {
+            201: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /** @example {} */
+                    "application/json": components["schemas"]["Envelope"];
+                };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -7639,11 +7582,14 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description Removed. */
-            204: {
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /** @example {} */
+                    "application/json": components["schemas"]["Envelope"];
+                };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -7715,43 +7661,23 @@ export interface operations {
         requestBody: {
             content: {
                 /**
-                 * @example {
-                 *       "handles": [
-                 *         {
-                 *           "type": "phone_number",
-                 *           "value": "+447700900123"
-                 *         }
-                 *       ]
-                 *     }
+                 * @example [
+                 *       {
+                 *         "type": "phone_number",
+                 *         "value": "+447700900123"
+                 *       }
+                 *     ]
                  */
                 "application/json": components["schemas"]["HandleList"];
             };
         };
         responses: {
-            /** @description All handles of the person. */
-            200: {
+            /** @description Added. */
+            204: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    /**
-                     * @example {
-                     *       "result": [
-                     *         {
-                     *           "type": "email_address",
-                     *           "value": "ada@example.com"
-                     *         },
-                     *         {
-                     *           "type": "phone_number",
-                     *           "value": "+447700900123"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Envelope"] & {
-                        result: components["schemas"]["PersonHandle"][];
-                    };
-                };
+                content?: never;
             };
             400: components["responses"]["IdBadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -8306,8 +8232,8 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success. */
-            200: {
+            /** @description Created. */
+            201: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11480,16 +11406,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "result": [
-                     *         {
-                     *           "name": "docs:write",
-                     *           "description": "Edit documentation pages",
-                     *           "created_at": "2026-03-14T09:26:53Z"
-                     *         }
+                     *         "docs:read",
+                     *         "docs:write"
                      *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["Envelope"] & {
-                        result: components["schemas"]["Permission"][];
+                        result: components["schemas"]["PermissionName"][];
                     };
                 };
             };
@@ -11523,24 +11446,11 @@ export interface operations {
         };
         responses: {
             /** @description Created. */
-            201: {
+            204: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    /**
-                     * @example {
-                     *       "result": {
-                     *         "name": "docs:write",
-                     *         "description": "Edit documentation pages",
-                     *         "created_at": "2026-03-14T09:26:53Z"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Envelope"] & {
-                        result: components["schemas"]["Permission"];
-                    };
-                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -11575,7 +11485,7 @@ export interface operations {
                      *       "result": {
                      *         "name": "docs:write",
                      *         "description": "Edit documentation pages",
-                     *         "created_at": "2026-03-14T09:26:53Z"
+                     *         "created": "2026-03-14T09:26:53Z"
                      *       }
                      *     }
                      */
@@ -11649,25 +11559,12 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success. */
-            200: {
+            /** @description Changed. */
+            204: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    /**
-                     * @example {
-                     *       "result": {
-                     *         "name": "docs:write",
-                     *         "description": "Edit and publish documentation pages",
-                     *         "created_at": "2026-03-14T09:26:53Z"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Envelope"] & {
-                        result: components["schemas"]["Permission"];
-                    };
-                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -11697,20 +11594,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "result": [
-                     *         {
-                     *           "name": "editor",
-                     *           "description": "Writes the docs",
-                     *           "permissions": [
-                     *             "docs:read",
-                     *             "docs:write"
-                     *           ],
-                     *           "created_at": "2026-03-14T09:26:53Z"
-                     *         }
+                     *         "editor",
+                     *         "reader"
                      *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["Envelope"] & {
-                        result: components["schemas"]["Role"][];
+                        result: components["schemas"]["RoleName"][];
                     };
                 };
             };
@@ -11747,27 +11637,11 @@ export interface operations {
         };
         responses: {
             /** @description Created. */
-            201: {
+            204: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    /**
-                     * @example {
-                     *       "result": {
-                     *         "name": "editor",
-                     *         "description": "Writes the docs",
-                     *         "permissions": [
-                     *           "docs:write"
-                     *         ],
-                     *         "created_at": "2026-03-14T09:26:53Z"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Envelope"] & {
-                        result: components["schemas"]["Role"];
-                    };
-                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -11806,7 +11680,7 @@ export interface operations {
                      *           "docs:read",
                      *           "docs:write"
                      *         ],
-                     *         "created_at": "2026-03-14T09:26:53Z"
+                     *         "created": "2026-03-14T09:26:53Z"
                      *       }
                      *     }
                      */
@@ -11884,30 +11758,12 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success. */
-            200: {
+            /** @description Changed. */
+            204: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    /**
-                     * @example {
-                     *       "result": {
-                     *         "name": "editor",
-                     *         "description": "Writes the docs",
-                     *         "permissions": [
-                     *           "docs:read",
-                     *           "docs:write",
-                     *           "docs:publish"
-                     *         ],
-                     *         "created_at": "2026-03-14T09:26:53Z"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Envelope"] & {
-                        result: components["schemas"]["Role"];
-                    };
-                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -11931,7 +11787,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "person_id": "pid:0193a1f2c4b87d3e9f10a2b3c4d5e6f7",
-                 *       "permission": "docs:write"
+                 *       "permission_name": "docs:write"
                  *     }
                  */
                 "application/json": components["schemas"]["RbacCheckRequest"];
@@ -11947,7 +11803,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "result": {
-                     *         "allowed": true,
+                     *         "granted": true,
                      *         "granted_by": [
                      *           "editor"
                      *         ]

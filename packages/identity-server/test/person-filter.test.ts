@@ -61,7 +61,7 @@ describe.each(BACKENDS)('GET /persons?filter= operators (%s)', (backend) => {
     const members = async (group: string, query = '') => {
       const res = await t.call('GET', `/groups/${group}/persons${query}`, undefined, KEY);
       expect(res.status, JSON.stringify(res.body)).toBe(200);
-      return { names: res.body.result.map((p: { person_id: string }) => Object.keys(ids).find((k) => ids[k] === p.person_id)), total: res.body.meta.pagination.total_count };
+      return { names: res.body.result.map((id: string) => Object.keys(ids).find((k) => ids[k] === id)), total: res.body.meta.pagination.total_count };
     };
     expect(await members('editors')).toEqual({ names: ['cy'], total: 1 });
     expect(await members('Editors')).toEqual({ names: ['ada'], total: 1 });

@@ -29,12 +29,11 @@ export function registerPermissionRoutes(app: FastifyInstance, ctx: Ctx): void {
     await assertNew(ctx, 'rbac_permissions', org, req.body.name);
     const row = { org_id: org.id, name: req.body.name, description: req.body.description ?? null, created_at: nowIso() };
     await ctx.db.insertInto('rbac_permissions').values(row).execute();
-    reply.code(201);
-    return { result: describe(row) };
+    return reply.code(204).send();
   });
   app.get('/rbac/permissions', async (req) => {
     const org = await admin(req);
-    return { result: (await permissionsOf(ctx.db, await rbacPool(ctx, org))).map(describe) };
+    return { result: (await permissionsOf(ctx.db, await rbacPool(ctx, org))).map((p) => p.name) };
   });
   app.get<Wire<'/rbac/permissions/{permission_name}', 'get'>>('/rbac/permissions/:permission_name', async (req) => {
     const org = await admin(req);
@@ -42,11 +41,11 @@ export function registerPermissionRoutes(app: FastifyInstance, ctx: Ctx): void {
     if (!row) throw notFound(`permission "${req.params.permission_name}" does not exist`);
     return { result: describe(row) };
   });
-  app.patch<Wire<'/rbac/permissions/{permission_name}', 'patch'>>('/rbac/permissions/:permission_name', async (req) => {
+  app.patch<Wire<'/rbac/permissions/{permission_name}', 'patch'>>('/rbac/permissions/:permission_name', async (req, reply) => {
     const org = await admin(req);
     const row = await ownPermission(org, req.params.permission_name);
-    await ctx.db.updateTable('rbac_permissions').set({ description: req.body.description }).where('org_id', '=', org.id).where('name', '=', row.name).execute();
-    return { result: describe({ ...row, description: req.body.description }) };
+    if (req.body.description !== undefined) await ctx.db.updateTable('rbac_permissions').set({ description: req.body.description }).where('org_id', '=', org.id).where('name', '=', row.name).execute();
+    return reply.code(204).send();
   });
   app.delete<Wire<'/rbac/permissions/{permission_name}', 'delete'>>('/rbac/permissions/:permission_name', async (req, reply) => {
     const org = await admin(req);
@@ -81,12 +80,11 @@ export function registerRoleRoutes(app: FastifyInstance, ctx: Ctx): void {
     await requireDefined(ctx.db, await rbacPool(ctx, org), 'permission', permissions);
     const row = { org_id: org.id, name: req.body.name, description: req.body.description ?? null, permissions: JSON.stringify(permissions), created_at: nowIso() };
     await ctx.db.insertInto('rbac_roles').values(row).execute();
-    reply.code(201);
-    return { result: roleOut(row) };
+    return reply.code(204).send();
   });
   app.get('/rbac/roles', async (req) => {
     const org = await admin(req);
-    return { result: (await rolesOf(ctx.db, await rbacPool(ctx, org))).map(roleOut) };
+    return { result: (await rolesOf(ctx.db, await rbacPool(ctx, org))).map((r) => r.name) };
   });
   app.get<Wire<'/rbac/roles/{role_name}', 'get'>>('/rbac/roles/:role_name', async (req) => {
     const org = await admin(req);
@@ -94,7 +92,7 @@ export function registerRoleRoutes(app: FastifyInstance, ctx: Ctx): void {
     if (!row) throw notFound(`role "${req.params.role_name}" does not exist`);
     return { result: roleOut(row) };
   });
-  app.patch<Wire<'/rbac/roles/{role_name}', 'patch'>>('/rbac/roles/:role_name', async (req) => {
+  app.patch<Wire<'/rbac/roles/{role_name}', 'patch'>>('/rbac/roles/:role_name', async (req, reply) => {
     const org = await admin(req);
     const row = await ownRole(org, req.params.role_name);
     if (req.body.permissions) await requireDefined(ctx.db, await rbacPool(ctx, org), 'permission', req.body.permissions);
@@ -104,7 +102,7 @@ export function registerRoleRoutes(app: FastifyInstance, ctx: Ctx): void {
       ...(req.body.permissions ? { permissions: JSON.stringify(req.body.permissions) } : {}),
     };
     await ctx.db.updateTable('rbac_roles').set({ description: next.description, permissions: next.permissions }).where('org_id', '=', org.id).where('name', '=', row.name).execute();
-    return { result: roleOut(next) };
+    return reply.code(204).send();
   });
   app.delete<Wire<'/rbac/roles/{role_name}', 'delete'>>('/rbac/roles/:role_name', async (req, reply) => {
     const org = await admin(req);
@@ -127,21 +125,22 @@ export function registerPersonGrantRoutes(app: FastifyInstance, ctx: Ctx): void 
       const org = await admin(req);
       return { result: await grantsOf(ctx.db, (await person(org, req.params.person_id)).id, kind) };
     });
-    app.put<{ Params: { person_id: string }; Body: Record<typeof field, string[]> }>(`/persons/:person_id/${path}`, async (req) => {
+    app.put<{ Params: { person_id: string }; Body: Record<typeof field, string[]> }>(`/persons/:person_id/${path}`, async (req, reply) => {
       const org = await admin(req);
       const p = await person(org, req.params.person_id);
-      return { result: await setGrants(ctx, org, p.id, kind, req.body[field]) };
+      await setGrants(ctx, org, p.id, kind, req.body[field]);
+      return reply.code(204).send();
     });
   }
   app.get<Wire<'/persons/{person_id}/permissions', 'get'>>('/persons/:person_id/permissions', async (req) => {
     const org = await admin(req);
-    const sources = await effectivePermissions(ctx, org, (await person(org, req.params.person_id)).id);
-    return { result: { permissions: Object.keys(sources), sources } };
+    return { result: Object.keys(await effectivePermissions(ctx, org, (await person(org, req.params.person_id)).id)) };
   });
   app.post<Wire<'/rbac/check', 'post'>>('/rbac/check', async (req) => {
     const org = await admin(req);
     const sources = await effectivePermissions(ctx, org, (await person(org, req.body.person_id)).id);
-    const grantedBy = sources[req.body.permission] ?? [];
-    return { result: { allowed: grantedBy.length > 0, granted_by: grantedBy } };
+    // `permission_name` is the public reference's field; `permission` is Keyway's earlier name (the contract takes one of the two).
+    const grantedBy = sources['permission_name' in req.body ? req.body.permission_name : req.body.permission] ?? [];
+    return { result: { granted: grantedBy.length > 0, granted_by: grantedBy } };
   });
 }

@@ -27,7 +27,8 @@ interface RoleRow {
   created_at: string;
 }
 
-export const describe = (r: { name: string; description: string | null; created_at: string }) => ({ name: r.name, ...(r.description ? { description: r.description } : {}), created_at: r.created_at });
+/** A permission (or the common part of a role) as the API shows it: `created` is the public reference's name. */
+export const describe = (r: { name: string; description: string | null; created_at: string }) => ({ name: r.name, ...(r.description ? { description: r.description } : {}), created: r.created_at });
 export const roleOut = (r: RoleRow) => ({ ...describe(r), permissions: JSON.parse(r.permissions) as string[] });
 
 /** Rows of the pool, the nearest organization's definition winning when a name is defined twice. */

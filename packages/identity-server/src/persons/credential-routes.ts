@@ -120,15 +120,16 @@ export function registerPasswordResetRoutes(app: FastifyInstance, ctx: Ctx): voi
 /** Direct-id links and tokens minted for a person. */
 export function registerPersonTokenRoutes(app: FastifyInstance, ctx: Ctx): void {
   const admin = (req: FastifyRequest) => requireApiKey(ctx, req);
-  app.post<Wire<'/persons/{person_id}/direct-id', 'post'>>('/persons/:person_id/direct-id', async (req) => {
+  app.post<Wire<'/persons/{person_id}/direct-id', 'post'>>('/persons/:person_id/direct-id', async (req, reply) => {
     const org = await admin(req);
     const p = await orgPerson(ctx, org, req.params.person_id);
-    return { result: { direct_id: await directIdFor(ctx, org, p.id) } };
+    reply.code(201);
+    return { result: await directIdFor(ctx, org, p.id, req.body?.duration_secs ?? 300) };
   });
 
   app.post<Wire<'/persons/{person_id}/mint-token', 'post'>>(
     '/persons/:person_id/mint-token',
-    async (req) => {
+    async (req, reply) => {
       const org = await admin(req);
       const p = await orgPerson(ctx, org, req.params.person_id);
       const custom = req.body?.custom_claims ?? {};
@@ -148,7 +149,8 @@ export function registerPersonTokenRoutes(app: FastifyInstance, ctx: Ctx): void 
         },
         req.body?.expiry_seconds,
       );
-      return { result: { token } };
+      reply.code(201);
+      return { result: token };
     },
   );
 }

@@ -115,10 +115,11 @@ export function registerPersonHandleRoutes(app: FastifyInstance, ctx: Ctx): void
     const org = await admin(req);
     return { result: await listHandles((await orgPerson(ctx, org, req.params.person_id)).id) };
   });
-  app.post<Wire<'/persons/{person_id}/handles', 'post'>>('/persons/:person_id/handles', async (req) => {
+  app.post<Wire<'/persons/{person_id}/handles', 'post'>>('/persons/:person_id/handles', async (req, reply) => {
     const org = await admin(req);
     const p = await orgPerson(ctx, org, req.params.person_id);
-    const handles = req.body.handles.map((h) => parseHandle(h));
+    // A list of handles (the public reference), or Keyway's earlier `{handles: [...]}`.
+    const handles = (Array.isArray(req.body) ? req.body : req.body.handles).map((h) => parseHandle(h));
     await assertHandlesFree(ctx, org, handles, p.id);
     const now = nowIso();
     for (const h of handles) {
@@ -128,7 +129,7 @@ export function registerPersonHandleRoutes(app: FastifyInstance, ctx: Ctx): void
         .onConflict((oc) => oc.columns(['org_id', 'type', 'value']).doNothing())
         .execute();
     }
-    return { result: await listHandles(p.id) };
+    return reply.code(204).send();
   });
   app.delete<Wire<'/persons/{person_id}/handles/{handle}', 'delete'>>('/persons/:person_id/handles/:handle', async (req, reply: FastifyReply) => {
     const org = await admin(req);

@@ -1,0 +1,107 @@
+import { describe, expect, it } from 'vitest';
+import { contractApi } from './contract.js';
+import { BACKENDS, decodeClaims, useTestServer } from './helpers.js';
+
+// Issue #24, tags Persons, Person Credentials, Person handles, Person Consents, Persons Bulk Import, Groups, RBAC:
+// calls made exactly as the public "SlashID API" document describes them (method, path, field names, status code,
+// result shape; `SlashID-` headers read as `Keyway-`), against the real server on both databases. Every answer is
+// also checked against api/openapi.yaml (contractApi).
+
+const KEY = { headers: { 'keyway-api-key': 'kw_dev_api_key_not_secret' } };
+
+describe.each(BACKENDS)('public-document calls: groups, RBAC, persons (%s)', (backend) => {
+  const t = useTestServer(backend);
+  const newPerson = async (email: string) => {
+    const res = await contractApi(t.server)('POST', '/persons', { handles: [{ type: 'email_address', value: email }] }, KEY);
+    expect(res.status).toBe(201);
+    return res.body.result.person_id as string;
+  };
+
+  it('groups: names in listings, created and members_count, documented status codes', async () => {
+    const call = contractApi(t.server);
+    const [a, b] = [await newPerson('grp-a@example.com'), await newPerson('grp-b@example.com')];
+    expect((await call('POST', '/groups', { name: 'writers', description: 'Write' }, KEY)).status).toBe(201);
+    await call('POST', '/groups', { name: 'auditors' }, KEY);
+    const list = await call('GET', '/groups', undefined, KEY);
+    expect(list.status).toBe(200);
+    expect(list.body.result).toEqual(['auditors', 'writers']);
+
+    const added = await call('POST', '/groups/writers/persons', { persons: [a, b] }, KEY);
+    expect(added.status).toBe(201);
+    expect(added.body.result).toBeUndefined();
+    const group = await call('GET', '/groups/writers', undefined, KEY);
+    expect(group.body.result).toEqual({ name: 'writers', description: 'Write', created: expect.stringMatching(/^\d{4}-\d\d-\d\dT/), members_count: 2 });
+    expect((await call('GET', '/groups/writers/persons', undefined, KEY)).body.result).toEqual([a, b]);
+
+    const removed = await call('DELETE', `/groups/writers/persons/${a}`, undefined, KEY);
+    expect(removed.status).toBe(200);
+    expect((await call('GET', '/groups/writers/persons', undefined, KEY)).body.result).toEqual([b]);
+    expect((await call('GET', '/groups/writers', undefined, KEY)).body.result.members_count).toBe(1);
+    const deleted = await call('DELETE', '/groups/writers', undefined, KEY);
+    expect(deleted.status).toBe(200);
+    expect((await call('GET', '/groups/writers', undefined, KEY)).status).toBe(404);
+    expect((await call('GET', `/persons/${b}/groups`, undefined, KEY)).body.result).toEqual([]);
+  });
+
+  it('RBAC: 204 on create and change, names in listings, created, permission_name and granted', async () => {
+    const call = contractApi(t.server);
+    const made = await call('POST', '/rbac/permissions', { name: 'pages:read', description: 'Read pages' }, KEY);
+    expect(made.status).toBe(204);
+    await call('POST', '/rbac/permissions', { name: 'pages:write' }, KEY);
+    expect((await call('POST', '/rbac/roles', { name: 'page-editor', permissions: ['pages:read'] }, KEY)).status).toBe(204);
+    expect((await call('GET', '/rbac/permissions', undefined, KEY)).body.result).toEqual(['pages:read', 'pages:write']);
+    expect((await call('GET', '/rbac/roles', undefined, KEY)).body.result).toEqual(['page-editor']);
+    expect((await call('GET', '/rbac/permissions/pages:read', undefined, KEY)).body.result).toEqual({ name: 'pages:read', description: 'Read pages', created: expect.stringMatching(/^\d{4}-/) });
+    const role = await call('GET', '/rbac/roles/page-editor', undefined, KEY);
+    expect(role.body.result).toEqual({ name: 'page-editor', permissions: ['pages:read'], created: expect.stringMatching(/^\d{4}-/) });
+
+    expect((await call('PATCH', '/rbac/permissions/pages:write', { description: 'Write pages' }, KEY)).status).toBe(204);
+    expect((await call('GET', '/rbac/permissions/pages:write', undefined, KEY)).body.result.description).toBe('Write pages');
+    // The document makes every field of the permission change optional: an empty change changes nothing.
+    expect((await call('PATCH', '/rbac/permissions/pages:write', {}, KEY)).status).toBe(204);
+    expect((await call('GET', '/rbac/permissions/pages:write', undefined, KEY)).body.result.description).toBe('Write pages');
+    expect((await call('PATCH', '/rbac/roles/page-editor', { permissions: ['pages:read', 'pages:write'] }, KEY)).status).toBe(204);
+    expect((await call('GET', '/rbac/roles/page-editor', undefined, KEY)).body.result.permissions).toEqual(['pages:read', 'pages:write']);
+
+    const id = await newPerson('rbac-doc@example.com');
+    expect((await call('PUT', `/persons/${id}/roles`, { roles: ['page-editor'] }, KEY)).status).toBe(204);
+    expect((await call('GET', `/persons/${id}/roles`, undefined, KEY)).body.result).toEqual(['page-editor']);
+    expect((await call('PUT', `/persons/${id}/additional-permissions`, { permissions: ['pages:write'] }, KEY)).status).toBe(204);
+    expect((await call('GET', `/persons/${id}/additional-permissions`, undefined, KEY)).body.result).toEqual(['pages:write']);
+    expect((await call('GET', `/persons/${id}/permissions`, undefined, KEY)).body.result).toEqual(['pages:read', 'pages:write']);
+
+    const check = await call('POST', '/rbac/check', { person_id: id, permission_name: 'pages:write' }, KEY);
+    expect(check.status).toBe(200);
+    expect(check.body.result).toMatchObject({ granted: true });
+    expect((await call('POST', '/rbac/check', { person_id: id, permission_name: 'pages:delete' }, KEY)).body.result).toMatchObject({ granted: false });
+    // Keyway's earlier field name stays accepted.
+    expect((await call('POST', '/rbac/check', { person_id: id, permission: 'pages:read' }, KEY)).body.result).toMatchObject({ granted: true });
+    expect((await call('POST', '/rbac/check', { person_id: id }, KEY)).status).toBe(400);
+  });
+
+  it('handles, consents, direct-id and mint-token answer the documented codes and shapes', async () => {
+    const call = contractApi(t.server);
+    const id = await newPerson('handles-doc@example.com');
+    const added = await call('POST', `/persons/${id}/handles`, [{ type: 'phone_number', value: '+447700900123' }, { type: 'username', value: 'doc-user' }], KEY);
+    expect(added.status).toBe(204);
+    expect((await call('GET', `/persons/${id}/handles`, undefined, KEY)).body.result).toEqual([
+      { type: 'email_address', value: 'handles-doc@example.com' },
+      { type: 'phone_number', value: '+447700900123' },
+      { type: 'username', value: 'doc-user' },
+    ]);
+
+    const consent = await call('POST', `/persons/${id}/consent/gdpr`, { consent_levels: ['analytics'] }, KEY);
+    expect(consent.status).toBe(201);
+    expect(consent.body.result.consents.map((c: { consent_level: string }) => c.consent_level)).toEqual(['analytics']);
+
+    const direct = await call('POST', `/persons/${id}/direct-id`, { duration_secs: 120 }, KEY);
+    expect(direct.status).toBe(201);
+    expect(typeof direct.body.result).toBe('string');
+    expect((await call('POST', `/persons/${id}/direct-id`, undefined, KEY)).status).toBe(201);
+
+    const minted = await call('POST', `/persons/${id}/mint-token`, { custom_claims: { plan: 'pro' } }, KEY);
+    expect(minted.status).toBe(201);
+    expect(typeof minted.body.result).toBe('string');
+    expect(decodeClaims(minted.body.result)).toMatchObject({ person_id: id, plan: 'pro' });
+  });
+});
