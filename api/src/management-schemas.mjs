@@ -22,13 +22,13 @@ export const managementSchemas = {
   // ---------- persons (management) ----------
   PersonCreate: closed({
     active: { type: 'boolean', default: true },
-    region: ref('Region'),
+    region: ref('RegionInput'),
     handles: arrayOf(ref('PersonHandle'), { minItems: 1, maxItems: 20 }),
     groups: arrayOf(ref('GroupName'), { maxItems: 100, uniqueItems: true }),
     roles: arrayOf(ref('RoleName'), { maxItems: 100, uniqueItems: true }),
     attributes: ref('AttributesByBucket'),
   }, ['handles']),
-  PersonPatch: closed({ active: bool(), region: ref('Region') }, [], { minProperties: 1 }),
+  PersonPatch: closed({ active: bool(), region: ref('RegionInput') }, [], { minProperties: 1 }),
   PersonOrganization: open({
     id: ref('OrganizationId'),
     org_name: str(),

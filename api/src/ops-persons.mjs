@@ -322,7 +322,7 @@ Returns the CSV header row (and one sample row) that \`POST /persons/bulk-import
 columns named \`attr:<bucket>:<name>\` (a cell that is JSON is stored as that value, any other text as a string).`,
     ok: {
       raw: true, contentType: 'text/csv', schema: str({ contentMediaType: 'text/csv' }),
-      example: 'handle_type,handle_value,active,region,groups,roles,attr:end_user_read_only:plan\nemail_address,ada@example.com,true,eu-west,editors;reviewers,reader,pro\n',
+      example: 'handle_type,handle_value,active,region,groups,roles,attr:end_user_read_only:plan\nemail_address,ada@example.com,true,europe-belgium,editors;reviewers,reader,pro\n',
     },
   },
   {
@@ -336,7 +336,7 @@ columns, unknown columns or buckets) or that is not CSV answers 400 and imports 
     body: {
       contentType: 'multipart/form-data',
       schema: closed({ file: str({ contentMediaType: 'text/csv', description: 'The CSV file.' }) }, ['file']),
-      example: { file: 'handle_type,handle_value,region,groups,roles\nemail_address,ada@example.com,eu-west,editors,reader\n' },
+      example: { file: 'handle_type,handle_value,region,groups,roles\nemail_address,ada@example.com,europe-belgium,editors,reader\n' },
       sample: { 'x-sample-filenames': { file: 'persons.csv' } },
     },
     ok: { schema: ref('BulkImportResult'), example: { imported: 1, failed: 1, failures: [{ row: 3, message: 'malformed e-mail address' }] } },

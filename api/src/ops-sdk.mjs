@@ -212,7 +212,7 @@ challenge returns the user token.`,
 Creates a person without any handle and returns a token with \`person_type: anonymous\`. Use it to keep attributes and
 consents for a visitor before sign-up; a later ID request sent with this token as bearer upgrades the same person to a
 regular one. Anonymous tokens never count as authenticated.`,
-    body: { schema: ref('AnonymousPersonRequest'), example: { region: 'eu-west' }, required: false },
+    body: { schema: ref('AnonymousPersonRequest'), example: { region: 'europe-belgium' }, required: false },
     ok: { schema: ref('UserToken'), example: USER_TOKEN, description: '`result` is the anonymous person\'s token.' },
   },
   {

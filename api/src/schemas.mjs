@@ -87,7 +87,11 @@ export const schemas = {
   ChallengeId: str({ pattern: ID_PATTERN, description: 'Challenge identifier.' }),
   ResourceId: str({ pattern: ID_PATTERN, description: 'Opaque identifier of a stored object.' }),
   UserToken: str({ pattern: '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]*$', maxLength: 16384, description: 'A signed JWT (user token).' }),
-  Region: str({ enum: ['us-central', 'eu-west', 'eu-north', 'ap-northeast', 'ap-southeast'], description: 'Data residency region of a person.' }),
+  Region: str({ enum: ['us-iowa', 'europe-belgium', 'europe-england', 'asia-japan', 'australia-sydney'], description: 'Data residency region of a person.' }),
+  RegionInput: str({
+    enum: ['us-iowa', 'europe-belgium', 'europe-england', 'asia-japan', 'australia-sydney', 'us-central', 'eu-west', 'eu-north', 'ap-northeast', 'ap-southeast'],
+    description: 'Data residency region of a person. Earlier names are accepted and stored as today\'s: `us-central` → `us-iowa`, `eu-west` and `eu-north` → `europe-belgium`, `ap-northeast` → `asia-japan`, `ap-southeast` → `australia-sydney`.',
+  }),
 
   // ---------- persons ----------
   PersonHandleType: str({ enum: ['email_address', 'phone_number', 'username'] }),
@@ -370,7 +374,7 @@ export const schemas = {
     token: ref('UserToken'),
     url: str({ format: 'uri', description: '`target_url` with a `challenge_pack_id` parameter that signs the person in there (only when target_url was given).' }),
   }, ['token']),
-  AnonymousPersonRequest: closed({ region: ref('Region') }),
+  AnonymousPersonRequest: closed({ region: ref('RegionInput') }),
 
   // ---------- consents ----------
   ConsentLevel: str({ enum: CONSENT_LEVELS }),

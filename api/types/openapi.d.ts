@@ -2420,7 +2420,12 @@ export interface components {
          * @description Data residency region of a person.
          * @enum {string}
          */
-        Region: "us-central" | "eu-west" | "eu-north" | "ap-northeast" | "ap-southeast";
+        Region: "us-iowa" | "europe-belgium" | "europe-england" | "asia-japan" | "australia-sydney";
+        /**
+         * @description Data residency region of a person. Earlier names are accepted and stored as today's: `us-central` → `us-iowa`, `eu-west` and `eu-north` → `europe-belgium`, `ap-northeast` → `asia-japan`, `ap-southeast` → `australia-sydney`.
+         * @enum {string}
+         */
+        RegionInput: "us-iowa" | "europe-belgium" | "europe-england" | "asia-japan" | "australia-sydney" | "us-central" | "eu-west" | "eu-north" | "ap-northeast" | "ap-southeast";
         /** @enum {string} */
         PersonHandleType: "email_address" | "phone_number" | "username";
         PersonHandle: {
@@ -3073,7 +3078,7 @@ export interface components {
             url?: string;
         };
         AnonymousPersonRequest: {
-            region?: components["schemas"]["Region"];
+            region?: components["schemas"]["RegionInput"];
         };
         /** @enum {string} */
         ConsentLevel: "none" | "necessary" | "analytics" | "marketing" | "retargeting" | "tracking";
@@ -3264,7 +3269,7 @@ export interface components {
         PersonCreate: {
             /** @default true */
             active: boolean;
-            region?: components["schemas"]["Region"];
+            region?: components["schemas"]["RegionInput"];
             handles: components["schemas"]["PersonHandle"][];
             groups?: components["schemas"]["GroupName"][];
             roles?: components["schemas"]["RoleName"][];
@@ -3272,7 +3277,7 @@ export interface components {
         };
         PersonPatch: {
             active?: boolean;
-            region?: components["schemas"]["Region"];
+            region?: components["schemas"]["RegionInput"];
         };
         PersonOrganization: {
             id: components["schemas"]["OrganizationId"];
@@ -4512,7 +4517,7 @@ export interface operations {
                      *           "person_id": "pid:0193a1f2c4b87d3e9f10a2b3c4d5e6f7",
                      *           "active": true,
                      *           "person_type": "regular",
-                     *           "region": "eu-west",
+                     *           "region": "europe-belgium",
                      *           "handles": [
                      *             {
                      *               "type": "email_address",
@@ -4934,7 +4939,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "region": "eu-west"
+                 *       "region": "europe-belgium"
                  *     }
                  */
                 "application/json": components["schemas"]["AnonymousPersonRequest"];
@@ -6410,7 +6415,7 @@ export interface operations {
                      *           "person_id": "pid:0193a1f2c4b87d3e9f10a2b3c4d5e6f7",
                      *           "active": true,
                      *           "person_type": "regular",
-                     *           "region": "eu-west",
+                     *           "region": "europe-belgium",
                      *           "handles": [
                      *             {
                      *               "type": "email_address",
@@ -6435,7 +6440,7 @@ export interface operations {
                      *           "person_id": "pid:0193a1f2c4b87d3e9f10a2b3c4d5e6f8",
                      *           "active": true,
                      *           "person_type": "regular",
-                     *           "region": "eu-west",
+                     *           "region": "europe-belgium",
                      *           "handles": [
                      *             {
                      *               "type": "email_address",
@@ -6521,7 +6526,7 @@ export interface operations {
                      *         "person_id": "pid:0193a1f2c4b87d3e9f10a2b3c4d5e6f7",
                      *         "active": true,
                      *         "person_type": "regular",
-                     *         "region": "eu-west",
+                     *         "region": "europe-belgium",
                      *         "handles": [
                      *           {
                      *             "type": "email_address",
@@ -6585,7 +6590,7 @@ export interface operations {
                  *           "value": "+447700900123"
                  *         }
                  *       ],
-                 *       "region": "eu-west",
+                 *       "region": "europe-belgium",
                  *       "groups": [
                  *         "editors"
                  *       ],
@@ -6613,7 +6618,7 @@ export interface operations {
                      *         "person_id": "pid:0193a1f2c4b87d3e9f10a2b3c4d5e6f7",
                      *         "active": true,
                      *         "person_type": "regular",
-                     *         "region": "eu-west",
+                     *         "region": "europe-belgium",
                      *         "handles": [
                      *           {
                      *             "type": "email_address",
@@ -6684,7 +6689,7 @@ export interface operations {
                      *         "person_id": "pid:0193a1f2c4b87d3e9f10a2b3c4d5e6f7",
                      *         "active": true,
                      *         "person_type": "regular",
-                     *         "region": "eu-west",
+                     *         "region": "europe-belgium",
                      *         "handles": [
                      *           {
                      *             "type": "email_address",
@@ -6789,7 +6794,7 @@ export interface operations {
                      *         "person_id": "pid:0193a1f2c4b87d3e9f10a2b3c4d5e6f7",
                      *         "active": false,
                      *         "person_type": "regular",
-                     *         "region": "eu-west",
+                     *         "region": "europe-belgium",
                      *         "handles": [
                      *           {
                      *             "type": "email_address",
@@ -8328,7 +8333,7 @@ export interface operations {
                 content: {
                     /**
                      * @example handle_type,handle_value,active,region,groups,roles,attr:end_user_read_only:plan
-                     *     email_address,ada@example.com,true,eu-west,editors;reviewers,reader,pro
+                     *     email_address,ada@example.com,true,europe-belgium,editors;reviewers,reader,pro
                      */
                     "text/csv": string;
                 };
@@ -8354,7 +8359,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "file": "handle_type,handle_value,region,groups,roles\nemail_address,ada@example.com,eu-west,editors,reader\n"
+                 *       "file": "handle_type,handle_value,region,groups,roles\nemail_address,ada@example.com,europe-belgium,editors,reader\n"
                  *     }
                  */
                 "multipart/form-data": {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { contractApi } from './contract.js';
 import { BACKENDS, decodeClaims, useTestServer } from './helpers.js';
+import { migrations } from '../src/db/migrations.js';
 
 // Issue #24, tags Persons, Person Credentials, Person handles, Person Consents, Persons Bulk Import, Groups, RBAC:
 // calls made exactly as the public "SlashID API" document describes them (method, path, field names, status code,
@@ -103,5 +104,37 @@ describe.each(BACKENDS)('public-document calls: groups, RBAC, persons (%s)', (ba
     expect(minted.status).toBe(201);
     expect(typeof minted.body.result).toBe('string');
     expect(decodeClaims(minted.body.result)).toMatchObject({ person_id: id, plan: 'pro' });
+  });
+
+  it('regions: the document\'s names in and out; earlier names accepted and stored as the new ones', async () => {
+    const call = contractApi(t.server);
+    const made = await call('POST', '/persons', { handles: [{ type: 'email_address', value: 'tokyo@example.com' }], region: 'asia-japan' }, KEY);
+    expect(made.body.result.region).toBe('asia-japan');
+    const id = made.body.result.person_id as string;
+    expect((await call('PATCH', `/persons/${id}`, { region: 'europe-england' }, KEY)).body.result.region).toBe('europe-england');
+    expect((await call('PATCH', `/persons/${id}`, { region: 'eu-north' }, KEY)).body.result.region).toBe('europe-belgium');
+    const old = await call('PUT', '/persons', { handles: [{ type: 'email_address', value: 'iowa@example.com' }], region: 'us-central' }, KEY);
+    expect(old.body.result.region).toBe('us-iowa');
+    expect((await call('POST', '/persons', { handles: [{ type: 'email_address', value: 'default@example.com' }] }, KEY)).body.result.region).toBe('europe-belgium');
+    expect((await call('PATCH', `/persons/${id}`, { region: 'mars' }, KEY)).status).toBe(400);
+
+    // The SDK-facing anonymous person takes the same names; an unknown one is a 400 naming it.
+    const anon = await call('POST', '/persons/anonymous', { region: 'australia-sydney' });
+    expect(anon.status).toBe(200);
+    expect((await call('GET', `/persons/${decodeClaims(anon.body.result).person_id}`, undefined, KEY)).body.result.region).toBe('australia-sydney');
+    const mars = await call('POST', '/persons/anonymous', { region: 'mars' });
+    expect(mars.status).toBe(400);
+    expect(mars.body.errors[0].message).toMatch(/unknown region "mars"|region/);
+
+    // A filter written with an earlier name finds the persons stored under the new one.
+    const filtered = await call('GET', `/persons?filter=${encodeURIComponent('region eq "us-central"')}`, undefined, KEY);
+    expect(filtered.body.result.map((p: { person_id: string }) => p.person_id)).toEqual([old.body.result.person_id]);
+
+    // Migration 0014 rewrites values stored under the earlier names.
+    await t.server.db.updateTable('persons').set({ region: 'ap-southeast' }).where('id', '=', id).execute();
+    await t.server.db.updateTable('persons').set({ region: 'eu-west' }).where('id', '=', old.body.result.person_id).execute();
+    await migrations(backend)['0014_region_names']!.up(t.server.db);
+    expect((await call('GET', `/persons/${id}`, undefined, KEY)).body.result.region).toBe('australia-sydney');
+    expect((await call('GET', `/persons/${old.body.result.person_id}`, undefined, KEY)).body.result.region).toBe('europe-belgium');
   });
 });

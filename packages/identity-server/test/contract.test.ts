@@ -54,7 +54,7 @@ describe.each(BACKENDS)('contract: real answers match api/openapi.yaml (%s)', (b
     await fetch((await lastMessage(server, 'c4@example.com')).link!);
     expect((await call('GET', `/challenge/${chId}/v2`)).status).toBe(200);
 
-    const anon = await call('POST', '/persons/anonymous', { region: 'eu-north' });
+    const anon = await call('POST', '/persons/anonymous', { region: 'europe-england' });
     expect(decodeClaims(anon.body.result).person_type).toBe('anonymous');
     expect((await call('POST', '/recover', { handle: 'c3@example.com', factor: { method: 'otp_via_email' } })).status).toBe(200);
     // The published client: factor password, the factor's method repeated in its options.

@@ -6,16 +6,16 @@ import type { Ctx, Org } from '../context.js';
 import { nowIso } from '../context.js';
 import { ApiError, badRequest } from '../http/errors.js';
 import { parseHandle, type Handle } from './handles.js';
+import { DEFAULT_REGION, regionOf } from './regions.js';
 import { BUCKETS } from './attributes.js';
 import { rbacPool } from '../organizations/rbac.js';
 import type { Db } from '../db/index.js';
 import { requireApiKey } from '../http/guards.js';
 
 export const MAX_IMPORT_ROWS = 10_000;
-const REGIONS = ['us-central', 'eu-west', 'eu-north', 'ap-northeast', 'ap-southeast'];
 const NAME = /^[A-Za-z0-9_.:-]{1,128}$/;
 const ATTRIBUTE = /^attr:([^:]+):([A-Za-z0-9_.-]{1,128})$/;
-const TEMPLATE = 'handle_type,handle_value,active,region,groups,roles,attr:end_user_read_only:plan\nemail_address,ada@example.com,true,eu-west,editors;reviewers,reader,pro\n';
+const TEMPLATE = 'handle_type,handle_value,active,region,groups,roles,attr:end_user_read_only:plan\nemail_address,ada@example.com,true,europe-belgium,editors;reviewers,reader,pro\n';
 const CHUNK = 400;
 
 interface Row {
@@ -61,10 +61,7 @@ function readRow(header: string[], cells: string[], row: number, roles: Set<stri
     out.active = active === 'true';
   }
   const region = get('region')?.trim();
-  if (region) {
-    if (!REGIONS.includes(region)) throw badRequest(`unknown region "${region}" (use one of ${REGIONS.join(', ')})`);
-    out.region = region;
-  }
+  if (region) out.region = regionOf(region);
   const groups = list(get('groups'), 'groups');
   if (groups) out.groups = groups;
   const rowRoles = list(get('roles'), 'roles');
@@ -192,7 +189,7 @@ async function importRows(ctx: Ctx, org: Org, header: string[], records: string[
         }
         const id = `pid:${randomUUID()}`;
         created.push(id);
-        persons.push({ id, org_id: org.id, person_type: 'regular', active: r.active === false ? 0 : 1, region: r.region ?? 'eu-west', groups: JSON.stringify(r.groups ?? []), created_at: now });
+        persons.push({ id, org_id: org.id, person_type: 'regular', active: r.active === false ? 0 : 1, region: r.region ?? DEFAULT_REGION, groups: JSON.stringify(r.groups ?? []), created_at: now });
         handles.push({ id: randomUUID(), org_id: org.id, person_id: id, type: r.handle.type, value: r.handle.value, created_at: now });
         for (const a of r.attributes) attributes.push({ person_id: id, bucket: a.bucket, name: a.name, value: a.value, updated_at: now });
         for (const name of r.roles ?? []) grants.push({ person_id: id, kind: 'role' as const, name });

@@ -5,6 +5,7 @@ import { nowIso } from '../context.js';
 import { badRequest, conflict, notFound, page } from '../http/errors.js';
 import { requireApiKey } from '../http/guards.js';
 import { parseHandle } from './handles.js';
+import { regionOf } from './regions.js';
 import { splitList } from './attributes.js';
 import { getPerson, type PersonRow } from './persons.js';
 import { assertHandlesFree, checkPersonBody, createPersonFrom, orgPerson, personOut, registerGroups, upsertPerson, type PersonBody } from './person-store.js';
@@ -90,7 +91,7 @@ export function registerPersonRoutes(app: FastifyInstance, ctx: Ctx): void {
     const p = await orgPerson(ctx, org, req.params.person_id);
     const set: Partial<PersonRow> = {};
     if (req.body.active !== undefined) set.active = req.body.active ? 1 : 0;
-    if (req.body.region !== undefined) set.region = req.body.region;
+    if (req.body.region !== undefined) set.region = regionOf(req.body.region);
     if (Object.keys(set).length) await ctx.db.updateTable('persons').set(set).where('id', '=', p.id).execute();
     return { result: await personOut(ctx, (await getPerson(ctx, p.id))!) };
   });

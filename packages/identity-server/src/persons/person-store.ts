@@ -5,6 +5,7 @@ import { answer, badRequest, conflict, notFound } from '../http/errors.js';
 import { rbacPool, requireDefined, setGrants } from '../organizations/rbac.js';
 import { BUCKETS, writeBuckets } from './attributes.js';
 import { parseHandle, type Handle } from './handles.js';
+import { regionOf, regionOrDefault } from './regions.js';
 import { getPerson, type PersonRow } from './persons.js';
 import type { Schema } from '../http/wire.js';
 import { personsOut } from './person-list.js';
@@ -52,7 +53,7 @@ export async function createPersonFrom(ctx: Ctx, org: Org, body: PersonBody, han
   await assertHandlesFree(ctx, org, handles);
   await registerGroups(ctx, org, body.groups ?? []);
   const now = nowIso();
-  const person: PersonRow = { id: `pid:${randomUUID()}`, org_id: org.id, person_type: 'regular', active: body.active === false ? 0 : 1, region: body.region ?? 'eu-west', groups: JSON.stringify(body.groups ?? []), created_at: now };
+  const person: PersonRow = { id: `pid:${randomUUID()}`, org_id: org.id, person_type: 'regular', active: body.active === false ? 0 : 1, region: regionOrDefault(body.region), groups: JSON.stringify(body.groups ?? []), created_at: now };
   try {
     await ctx.db.transaction().execute(async (trx) => {
       await trx.insertInto('persons').values(person).execute();
@@ -94,7 +95,7 @@ export async function upsertPerson(ctx: Ctx, org: Org, body: PersonBody): Promis
     }
     const set: Partial<PersonRow> = {};
     if (body.active !== undefined) set.active = body.active ? 1 : 0;
-    if (body.region !== undefined) set.region = body.region;
+    if (body.region !== undefined) set.region = regionOf(body.region);
     if (body.groups !== undefined) set.groups = JSON.stringify(body.groups);
     if (Object.keys(set).length) await trx.updateTable('persons').set(set).where('id', '=', p.id).execute();
   });
