@@ -23,11 +23,11 @@ export const managementSchemas = {
   PersonCreate: closed({
     active: { type: 'boolean', default: true },
     region: ref('RegionInput'),
-    handles: arrayOf(ref('PersonHandle'), { minItems: 1, maxItems: 20 }),
+    handles: arrayOf(ref('PersonHandle'), { maxItems: 20, description: 'Optional: a person without handles can be given them later (`POST /persons/{person_id}/handles`). Without handles, `PUT /persons` has nothing to find a person by and creates one.' }),
     groups: arrayOf(ref('GroupName'), { maxItems: 100, uniqueItems: true }),
     roles: arrayOf(ref('RoleName'), { maxItems: 100, uniqueItems: true }),
     attributes: ref('AttributesByBucket'),
-  }, ['handles']),
+  }, []),
   PersonPatch: closed({ active: bool(), region: ref('RegionInput') }, [], { minProperties: 1 }),
   PersonOrganization: open({
     id: ref('OrganizationId'),
@@ -42,7 +42,7 @@ export const managementSchemas = {
       closed({ handles: arrayOf(ref('PersonHandle'), { minItems: 1, maxItems: 20 }) }, ['handles']),
     ],
   },
-  GroupNameList: closed({ groups: arrayOf(ref('GroupName'), { maxItems: 100, uniqueItems: true }) }, ['groups']),
+  GroupNameList: closed({ groups: arrayOf(ref('GroupName'), { maxItems: 100, uniqueItems: true, description: 'Absent: no groups.' }) }, []),
   RoleNameList: closed({ roles: arrayOf(ref('RoleName'), { maxItems: 100, uniqueItems: true }) }, ['roles']),
   PermissionNameList: closed({ permissions: arrayOf(ref('PermissionName'), { maxItems: 500, uniqueItems: true }) }, ['permissions']),
   PersonIdList: closed({ persons: arrayOf(ref('PersonId'), { minItems: 1, maxItems: 1000, uniqueItems: true }) }, ['persons']),

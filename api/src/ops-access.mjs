@@ -2,6 +2,7 @@
 // RBAC (permissions, roles, checks), OAuth2 client management and SSO provider tokens.
 import { ref, arrayOf, open } from './lib.mjs';
 import { crudOperations } from './crud.mjs';
+import { ETAG_HEADER } from './components.mjs';
 import { CREATED_AT, PERSON_ID, USER_TOKEN } from './examples.mjs';
 
 const mgmt = { security: /** @type {const} */ ('management') };
@@ -10,14 +11,21 @@ const ROLE = { name: 'editor', description: 'Writes the docs', permissions: ['do
 
 /**
  * The RBAC families as the public reference answers them: the listing gives names, creating and changing answer 204
- * without a body (read the object back with its GET).
+ * without a body (read the object back with its GET); a change honours `If-Match` with the `ETag` of the GET.
  * @param {import('./operation.mjs').OpSpec[]} ops @param {string} nameSchema @param {string[]} names
  * @returns {import('./operation.mjs').OpSpec[]}
  */
 const rbacFamily = (ops, nameSchema, names) => ops.map((op) => {
   if (op.id.startsWith('list')) return { ...op, ok: { schema: arrayOf(ref(nameSchema)), example: names } };
   if (op.method === 'post') return { ...op, ok: { status: 204, description: 'Created.' } };
-  if (op.method === 'patch') return { ...op, ok: { status: 204, description: 'Changed.' } };
+  if (op.method === 'patch') {
+    return {
+      ...op, params: [...(op.params ?? []), 'IfMatch'], errors: [...(op.errors ?? []), 'PreconditionFailed'],
+      description: `${op.description} With \`If-Match\`, only if it is still as that \`ETag\` (412 otherwise).`,
+      ok: { status: 204, description: 'Changed.', headers: ETAG_HEADER },
+    };
+  }
+  if (op.method === 'get' && op.ok.schema) return { ...op, ok: { ...op.ok, headers: ETAG_HEADER } };
   return op;
 });
 const CLIENT = {

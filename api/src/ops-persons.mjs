@@ -1,6 +1,7 @@
 // @ts-check
 // Management operations on persons: persons, handles, credentials, consents, attributes, groups, bulk import.
 import { ref, str, int, open, arrayOf, closed } from './lib.mjs';
+import { ETAG_HEADER } from './components.mjs';
 import {
   PERSON, PERSON_ID, ORG_ID, SUBORG_ID, EMAIL_HANDLE, PHONE_HANDLE, CREDENTIALS, CONSENTS, CONSENT_DESCRIPTION, USER_TOKEN, CREATED_AT,
 } from './examples.mjs';
@@ -141,28 +142,30 @@ rejected with 400. \`result\` is the token.`,
   {
     ...mgmt, method: 'get', path: `${P}/additional-permissions`, id: 'getPersonAdditionalPermissions', tags: ['persons', 'rbac'], params: personParam,
     summary: 'Get additional permissions for a person',
-    description: 'Permissions granted to the person directly, outside any role. Use it to audit exceptions; `GET .../permissions` gives the effective set.',
-    ok: { schema: arrayOf(ref('PermissionName')), example: ['docs:write'] },
+    description: 'Permissions granted to the person directly, outside any role. Use it to audit exceptions; `GET .../permissions` gives the effective set. The `ETag` goes into `If-Match` of a change.',
+    ok: { schema: arrayOf(ref('PermissionName')), example: ['docs:write'], headers: ETAG_HEADER },
   },
   {
-    ...mgmt, method: 'put', path: `${P}/additional-permissions`, id: 'setPersonAdditionalPermissions', tags: ['persons', 'rbac'], params: personParam,
+    ...mgmt, method: 'put', path: `${P}/additional-permissions`, id: 'setPersonAdditionalPermissions', tags: ['persons', 'rbac'], params: [...personParam, 'IfMatch'],
     summary: 'Set the permissions for a person',
-    description: 'Replaces the person\'s direct permissions. Every permission must exist (400 otherwise); role permissions are unaffected.',
+    description: 'Replaces the person\'s direct permissions. Every permission must exist (400 otherwise); role permissions are unaffected. With `If-Match`, only if they are still those of that `ETag` (412 otherwise).',
     body: { schema: ref('PermissionNameList'), example: { permissions: ['docs:write'] } },
-    ok: { status: 204, description: 'Replaced.' },
+    ok: { status: 204, description: 'Replaced.', headers: ETAG_HEADER },
+    errors: ['PreconditionFailed'],
   },
   {
     ...mgmt, method: 'get', path: `${P}/roles`, id: 'getPersonRoles', tags: ['persons', 'rbac'], params: personParam,
     summary: 'Get roles for a person',
-    description: 'Names of the roles assigned to the person. Roles inherited through the RBAC pool of a parent organization are included.',
-    ok: { schema: arrayOf(ref('RoleName')), example: ['reader'] },
+    description: 'Names of the roles assigned to the person. Roles inherited through the RBAC pool of a parent organization are included. The `ETag` goes into `If-Match` of a change.',
+    ok: { schema: arrayOf(ref('RoleName')), example: ['reader'], headers: ETAG_HEADER },
   },
   {
-    ...mgmt, method: 'put', path: `${P}/roles`, id: 'setPersonRoles', tags: ['persons', 'rbac'], params: personParam,
+    ...mgmt, method: 'put', path: `${P}/roles`, id: 'setPersonRoles', tags: ['persons', 'rbac'], params: [...personParam, 'IfMatch'],
     summary: 'Set the roles for a person',
-    description: 'Replaces the person\'s roles with exactly the given ones. Unknown roles answer 400 and nothing changes.',
+    description: 'Replaces the person\'s roles with exactly the given ones. Unknown roles answer 400 and nothing changes. With `If-Match`, only if they are still those of that `ETag` (412 otherwise).',
     body: { schema: ref('RoleNameList'), example: { roles: ['reader', 'editor'] } },
-    ok: { status: 204, description: 'Replaced.' },
+    ok: { status: 204, description: 'Replaced.', headers: ETAG_HEADER },
+    errors: ['PreconditionFailed'],
   },
   // ---------- groups ----------
   {

@@ -978,12 +978,12 @@ export interface paths {
         };
         /**
          * Get additional permissions for a person
-         * @description Permissions granted to the person directly, outside any role. Use it to audit exceptions; `GET .../permissions` gives the effective set.
+         * @description Permissions granted to the person directly, outside any role. Use it to audit exceptions; `GET .../permissions` gives the effective set. The `ETag` goes into `If-Match` of a change.
          */
         get: operations["getPersonAdditionalPermissions"];
         /**
          * Set the permissions for a person
-         * @description Replaces the person's direct permissions. Every permission must exist (400 otherwise); role permissions are unaffected.
+         * @description Replaces the person's direct permissions. Every permission must exist (400 otherwise); role permissions are unaffected. With `If-Match`, only if they are still those of that `ETag` (412 otherwise).
          */
         put: operations["setPersonAdditionalPermissions"];
         post?: never;
@@ -1002,12 +1002,12 @@ export interface paths {
         };
         /**
          * Get roles for a person
-         * @description Names of the roles assigned to the person. Roles inherited through the RBAC pool of a parent organization are included.
+         * @description Names of the roles assigned to the person. Roles inherited through the RBAC pool of a parent organization are included. The `ETag` goes into `If-Match` of a change.
          */
         get: operations["getPersonRoles"];
         /**
          * Set the roles for a person
-         * @description Replaces the person's roles with exactly the given ones. Unknown roles answer 400 and nothing changes.
+         * @description Replaces the person's roles with exactly the given ones. Unknown roles answer 400 and nothing changes. With `If-Match`, only if they are still those of that `ETag` (412 otherwise).
          */
         put: operations["setPersonRoles"];
         post?: never;
@@ -2088,7 +2088,7 @@ export interface paths {
         head?: never;
         /**
          * Update a permission
-         * @description Changes the description of a permission; the name is its identity and cannot change.
+         * @description Changes the description of a permission; the name is its identity and cannot change. With `If-Match`, only if it is still as that `ETag` (412 otherwise).
          */
         patch: operations["patchPermission"];
         trace?: never;
@@ -2140,7 +2140,7 @@ export interface paths {
         head?: never;
         /**
          * Update a role
-         * @description Changes the description or replaces the permission set of a role; persons holding the role are affected at once.
+         * @description Changes the description or replaces the permission set of a role; persons holding the role are affected at once. With `If-Match`, only if it is still as that `ETag` (412 otherwise).
          */
         patch: operations["patchRole"];
         trace?: never;
@@ -3270,7 +3270,8 @@ export interface components {
             /** @default true */
             active: boolean;
             region?: components["schemas"]["RegionInput"];
-            handles: components["schemas"]["PersonHandle"][];
+            /** @description Optional: a person without handles can be given them later (`POST /persons/{person_id}/handles`). Without handles, `PUT /persons` has nothing to find a person by and creates one. */
+            handles?: components["schemas"]["PersonHandle"][];
             groups?: components["schemas"]["GroupName"][];
             roles?: components["schemas"]["RoleName"][];
             attributes?: components["schemas"]["AttributesByBucket"];
@@ -3290,7 +3291,8 @@ export interface components {
             handles: components["schemas"]["PersonHandle"][];
         };
         GroupNameList: {
-            groups: components["schemas"]["GroupName"][];
+            /** @description Absent: no groups. */
+            groups?: components["schemas"]["GroupName"][];
         };
         RoleNameList: {
             roles: components["schemas"]["RoleName"][];
@@ -3874,6 +3876,15 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
+        /** @description The object changed since the ETag given in If-Match was read; nothing was changed. Read it again. */
+        PreconditionFailed: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
         /** @description A person with one of the given handles already exists. */
         PersonExists: {
             headers: {
@@ -3997,6 +4008,8 @@ export interface components {
         RequiredConsistency: "local_region" | "all_regions";
         /** @description Seconds to wait for the requested consistency; 408 when it is not reached in time. */
         RequiredConsistencyTimeout: number;
+        /** @description The `ETag` of the object as last read (`*`: any). When the object changed since, nothing is changed and the answer is 412. */
+        IfMatch: string;
         /** @description Id of the organization the call acts on (sent by the SDK; required where the security of the operation names it). */
         OrgIdHeader: string;
         /** @description Version of the calling SDK, e.g. 3.29.3. */
@@ -7144,6 +7157,8 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
+                    /** @description Version of the object; send it back in `If-Match` to change it only if nobody changed it meanwhile. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7170,6 +7185,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The `ETag` of the object as last read (`*`: any). When the object changed since, nothing is changed and the answer is 412. */
+                "If-Match"?: components["parameters"]["IfMatch"];
                 /** @description Wait until the change is visible in the local region or in all regions before answering. */
                 "Keyway-Required-Consistency"?: components["parameters"]["RequiredConsistency"];
                 /** @description Seconds to wait for the requested consistency; 408 when it is not reached in time. */
@@ -7197,6 +7214,8 @@ export interface operations {
             /** @description Replaced. */
             204: {
                 headers: {
+                    /** @description Version of the object; send it back in `If-Match` to change it only if nobody changed it meanwhile. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -7206,6 +7225,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -7226,6 +7246,8 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
+                    /** @description Version of the object; send it back in `If-Match` to change it only if nobody changed it meanwhile. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7252,6 +7274,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The `ETag` of the object as last read (`*`: any). When the object changed since, nothing is changed and the answer is 412. */
+                "If-Match"?: components["parameters"]["IfMatch"];
                 /** @description Wait until the change is visible in the local region or in all regions before answering. */
                 "Keyway-Required-Consistency"?: components["parameters"]["RequiredConsistency"];
                 /** @description Seconds to wait for the requested consistency; 408 when it is not reached in time. */
@@ -7280,6 +7304,8 @@ export interface operations {
             /** @description Replaced. */
             204: {
                 headers: {
+                    /** @description Version of the object; send it back in `If-Match` to change it only if nobody changed it meanwhile. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -7289,6 +7315,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -11482,6 +11509,8 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
+                    /** @description Version of the object; send it back in `If-Match` to change it only if nobody changed it meanwhile. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11542,6 +11571,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The `ETag` of the object as last read (`*`: any). When the object changed since, nothing is changed and the answer is 412. */
+                "If-Match"?: components["parameters"]["IfMatch"];
                 /** @description Wait until the change is visible in the local region or in all regions before answering. */
                 "Keyway-Required-Consistency"?: components["parameters"]["RequiredConsistency"];
                 /** @description Seconds to wait for the requested consistency; 408 when it is not reached in time. */
@@ -11567,6 +11598,8 @@ export interface operations {
             /** @description Changed. */
             204: {
                 headers: {
+                    /** @description Version of the object; send it back in `If-Match` to change it only if nobody changed it meanwhile. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -11576,6 +11609,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -11673,6 +11707,8 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
+                    /** @description Version of the object; send it back in `If-Match` to change it only if nobody changed it meanwhile. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11737,6 +11773,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The `ETag` of the object as last read (`*`: any). When the object changed since, nothing is changed and the answer is 412. */
+                "If-Match"?: components["parameters"]["IfMatch"];
                 /** @description Wait until the change is visible in the local region or in all regions before answering. */
                 "Keyway-Required-Consistency"?: components["parameters"]["RequiredConsistency"];
                 /** @description Seconds to wait for the requested consistency; 408 when it is not reached in time. */
@@ -11766,6 +11804,8 @@ export interface operations {
             /** @description Changed. */
             204: {
                 headers: {
+                    /** @description Version of the object; send it back in `If-Match` to change it only if nobody changed it meanwhile. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -11775,6 +11815,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];

@@ -137,4 +137,64 @@ describe.each(BACKENDS)('public-document calls: groups, RBAC, persons (%s)', (ba
     expect((await call('GET', `/persons/${id}`, undefined, KEY)).body.result.region).toBe('australia-sydney');
     expect((await call('GET', `/persons/${old.body.result.person_id}`, undefined, KEY)).body.result.region).toBe('europe-belgium');
   });
+
+  it('If-Match: a change with the ETag of the last read passes, a stale one answers 412 and changes nothing', async () => {
+    const call = contractApi(t.server);
+    await call('POST', '/rbac/permissions', { name: 'etag:a' }, KEY);
+    await call('POST', '/rbac/permissions', { name: 'etag:b' }, KEY);
+    await call('POST', '/rbac/roles', { name: 'etag-role', permissions: ['etag:a'] }, KEY);
+    const id = await newPerson('etag@example.com');
+
+    // A person's roles (and, the same way, additional permissions).
+    const roles = await call('GET', `/persons/${id}/roles`, undefined, KEY);
+    const tag = roles.headers.get('etag')!;
+    expect(tag).toMatch(/^"[A-Za-z0-9_-]+"$/);
+    const first = await call('PUT', `/persons/${id}/roles`, { roles: ['etag-role'] }, { headers: { ...KEY.headers, 'if-match': tag } });
+    expect(first.status).toBe(204);
+    expect(first.headers.get('etag')).not.toBe(tag);
+    const stale = await call('PUT', `/persons/${id}/roles`, { roles: [] }, { headers: { ...KEY.headers, 'if-match': tag } });
+    expect(stale.status).toBe(412);
+    expect(stale.body.errors[0]).toEqual({ httpcode: 412, message: expect.stringContaining('the object changed since it was read') });
+    expect((await call('GET', `/persons/${id}/roles`, undefined, KEY)).body.result).toEqual(['etag-role']);
+    expect((await call('GET', `/persons/${id}/roles`, undefined, KEY)).headers.get('etag')).toBe(first.headers.get('etag'));
+    expect((await call('PUT', `/persons/${id}/roles`, { roles: [] }, { headers: { ...KEY.headers, 'if-match': '*' } })).status).toBe(204);
+    const perms = await call('GET', `/persons/${id}/additional-permissions`, undefined, KEY);
+    await call('PUT', `/persons/${id}/additional-permissions`, { permissions: ['etag:b'] }, KEY); // someone else's change
+    expect((await call('PUT', `/persons/${id}/additional-permissions`, { permissions: ['etag:a'] }, { headers: { ...KEY.headers, 'if-match': perms.headers.get('etag')! } })).status).toBe(412);
+    expect((await call('GET', `/persons/${id}/additional-permissions`, undefined, KEY)).body.result).toEqual(['etag:b']);
+
+    // Roles and permissions of the organization.
+    const role = await call('GET', '/rbac/roles/etag-role', undefined, KEY);
+    const changed = await call('PATCH', '/rbac/roles/etag-role', { permissions: ['etag:a', 'etag:b'] }, { headers: { ...KEY.headers, 'if-match': role.headers.get('etag')! } });
+    expect(changed.status).toBe(204);
+    expect((await call('GET', '/rbac/roles/etag-role', undefined, KEY)).headers.get('etag')).toBe(changed.headers.get('etag'));
+    expect((await call('PATCH', '/rbac/roles/etag-role', { description: 'late' }, { headers: { ...KEY.headers, 'if-match': role.headers.get('etag')! } })).status).toBe(412);
+    expect((await call('GET', '/rbac/roles/etag-role', undefined, KEY)).body.result).toEqual({ name: 'etag-role', permissions: ['etag:a', 'etag:b'], created: expect.any(String) });
+    const permission = await call('GET', '/rbac/permissions/etag:a', undefined, KEY);
+    expect((await call('PATCH', '/rbac/permissions/etag:a', { description: 'A' }, { headers: { ...KEY.headers, 'if-match': permission.headers.get('etag')! } })).status).toBe(204);
+    expect((await call('PATCH', '/rbac/permissions/etag:a', { description: 'B' }, { headers: { ...KEY.headers, 'if-match': permission.headers.get('etag')! } })).status).toBe(412);
+    expect((await call('GET', '/rbac/permissions/etag:a', undefined, KEY)).body.result.description).toBe('A');
+    expect((await call('PATCH', '/rbac/permissions/etag:nope', { description: 'x' }, { headers: { ...KEY.headers, 'if-match': '*' } })).status).toBe(404);
+  });
+
+  it('a person may be created without handles and given them later; groups may be set to none by omitting them', async () => {
+    const call = contractApi(t.server);
+    const bare = await call('POST', '/persons', { attributes: { end_user_read_write: { step: 1 } } }, KEY);
+    expect(bare.status).toBe(201);
+    expect(bare.body.result).toMatchObject({ person_type: 'regular', handles: [], attributes: { end_user_read_write: { step: 1 } } });
+    const id = bare.body.result.person_id as string;
+    expect((await call('POST', `/persons/${id}/handles`, [{ type: 'email_address', value: 'later@example.com' }], KEY)).status).toBe(204);
+    expect((await call('GET', `/persons?handle=email_address:later@example.com`, undefined, KEY)).body.result.map((p: { person_id: string }) => p.person_id)).toEqual([id]);
+    // PUT without handles has nothing to find a person by: it creates one.
+    const put = await call('PUT', '/persons', { groups: ['no-handle'] }, KEY);
+    expect(put.status).toBe(200);
+    expect(put.body.result.person_id).not.toBe(id);
+    expect(put.body.result.handles).toEqual([]);
+
+    await call('PUT', `/persons/${id}/groups`, { groups: ['a-team'] }, KEY);
+    const cleared = await call('PUT', `/persons/${id}/groups`, {}, KEY);
+    expect(cleared.status).toBe(200);
+    expect(cleared.body.result).toEqual([]);
+    expect((await call('GET', `/persons/${id}/groups`, undefined, KEY)).body.result).toEqual([]);
+  });
 });

@@ -151,9 +151,10 @@ export function registerPersonHandleRoutes(app: FastifyInstance, ctx: Ctx): void
   app.put<Wire<'/persons/{person_id}/groups', 'put'>>('/persons/:person_id/groups', async (req) => {
     const org = await admin(req);
     const p = await orgPerson(ctx, org, req.params.person_id);
-    await registerGroups(ctx, org, req.body.groups);
-    await ctx.db.updateTable('persons').set({ groups: JSON.stringify(req.body.groups) }).where('id', '=', p.id).execute();
-    return { result: req.body.groups };
+    const groups = req.body.groups ?? [];
+    await registerGroups(ctx, org, groups);
+    await ctx.db.updateTable('persons').set({ groups: JSON.stringify(groups) }).where('id', '=', p.id).execute();
+    return { result: groups };
   });
   app.get<Wire<'/persons/{person_id}/organizations', 'get'>>('/persons/:person_id/organizations', async (req) => {
     const org = await admin(req);

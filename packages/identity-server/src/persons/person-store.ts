@@ -46,7 +46,7 @@ export async function assertHandlesFree(ctx: Ctx, org: Org, handles: Handle[], p
 export async function checkPersonBody(ctx: Ctx, org: Org, body: PersonBody): Promise<Handle[]> {
   for (const b of Object.keys(body.attributes ?? {})) if (!(BUCKETS as readonly string[]).includes(b)) throw badRequest(`unknown attribute bucket "${b}"`);
   if (body.roles?.length) await requireDefined(ctx.db, await rbacPool(ctx, org), 'role', body.roles);
-  return body.handles.map((h) => parseHandle(h));
+  return (body.handles ?? []).map((h) => parseHandle(h));
 }
 /** Creates a person from a checked body; 409 when a handle is taken (also when another request took it meanwhile). */
 export async function createPersonFrom(ctx: Ctx, org: Org, body: PersonBody, handles: Handle[]): Promise<PersonRow> {
