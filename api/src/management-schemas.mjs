@@ -53,14 +53,29 @@ export const managementSchemas = {
       closed({ type: str({ const: 'totp' }), label: str({ maxLength: 200 }), secret: str({ pattern: '^[A-Z2-7]{16,128}=*$', description: 'Base32 TOTP secret.' }) }, ['type', 'secret'], { title: 'totp' }),
     ],
   },
-  PasswordSet: closed({
-    password: str({ minLength: 1, maxLength: 256 }),
-    skip_validation: { type: 'boolean', default: false, description: 'Store even if the password breaks the organization rules (imports).' },
-  }, ['password']),
+  PasswordSet: {
+    description: 'The password itself (hashed here), or a password credential as the public reference sends it, with the hash another system made (`params.password_hash`).',
+    oneOf: [
+      closed({
+        password: str({ minLength: 1, maxLength: 256 }),
+        skip_validation: { type: 'boolean', default: false, description: 'Store even if the password breaks the organization rules (imports).' },
+        label: str({ maxLength: 200 }),
+      }, ['password'], { title: 'password' }),
+      closed({
+        type: str({ enum: ['password', 'public-key', 'totp'], description: 'Only `password` is accepted by this call (400 otherwise).' }),
+        label: str({ maxLength: 200 }),
+        params: closed({
+          password_hash: str({ minLength: 1, maxLength: 1024, description: 'bcrypt (`$2a$`, `$2b$`, `$2y$`) or scrypt PHC string; other formats answer 400 naming the format. Replaced by a hash of this server at the first sign-in; never read back.' }),
+        }, ['password_hash']),
+      }, ['type', 'params'], { title: 'password hash' }),
+    ],
+  },
   PasswordResetRequest: closed({
-    handle: ref('PersonHandle'),
-    redirect_target: url(),
-  }, ['handle']),
+    reset_handle: ref('PersonHandle'),
+    handle: { ...ref('PersonHandle'), description: 'Earlier name of `reset_handle`.' },
+    force_change: bool('Also refuse sign-ins with the current password until it is reset (as `password-rotate` does).'),
+    redirect_target: url({ description: 'Page of your application that completes the reset with the SDK.' }),
+  }, ['redirect_target']),
   PasswordRotateRequest: closed({
     handle: ref('PersonHandle'),
     reason: str({ maxLength: 500 }),

@@ -267,15 +267,15 @@ SDK-mapped messages. \`GET .../handles\` reads the result.`,
   {
     ...mgmt, method: 'put', path: `${P}/credentials/password`, id: 'setPersonPassword', tags: ['person-credentials'], params: personParam,
     summary: 'Create or overwrite a password credential',
-    description: 'Sets the person\'s password (hashed with a memory-hard function). It must satisfy the organization\'s password rules unless `skip_validation` is set; failures answer 400 naming the rules.',
+    description: 'Sets the person\'s password (hashed with a memory-hard function). It must satisfy the organization\'s password rules unless `skip_validation` is set; failures answer 400 naming the rules. A hash made by another system can be imported instead (`type: password`, `params.password_hash`: bcrypt or scrypt PHC; other formats answer 400 naming the format); it is replaced by this server\'s own hash at the first sign-in.',
     body: { schema: ref('PasswordSet'), example: { password: 'correct horse battery staple' } },
     ok: { schema: ref('Credential'), example: CREDENTIALS[0] },
   },
   {
     ...mgmt, method: 'post', path: `${P}/credentials/password-reset`, id: 'resetPersonPassword', tags: ['person-credentials'], params: personParam,
     summary: 'Trigger a password reset flow',
-    description: 'Sends the person a password-reset link to the given handle; opening it leads to a `password_reset` challenge. The current password keeps working until replaced.',
-    body: { schema: ref('PasswordResetRequest'), example: { handle: EMAIL_HANDLE, redirect_target: 'https://app.example.com/reset' } },
+    description: 'Sends the person a password-reset link to `reset_handle` (by default the person\'s first e-mail address, else phone number); opening it leads to a `password_reset` challenge. The current password keeps working until replaced, unless `force_change` is set.',
+    body: { schema: ref('PasswordResetRequest'), example: { reset_handle: EMAIL_HANDLE, redirect_target: 'https://app.example.com/reset' } },
     ok: { status: 202, schema: open({ sent_to: ref('PersonHandle') }, ['sent_to']), example: { sent_to: EMAIL_HANDLE } },
   },
   {
@@ -285,7 +285,7 @@ SDK-mapped messages. \`GET .../handles\` reads the result.`,
 Marks the password as compromised: sign-ins with it are refused (403 'password must be changed') until a new password
 is set (reset link, account recovery or \`PUT .../credentials/password\`). With a \`handle\` (and \`redirect_target\`) a
 reset link is sent to it right away. A person without a password answers 404.`,
-    body: { schema: ref('PasswordRotateRequest'), example: { reason: 'found in a breach corpus', handle: EMAIL_HANDLE, redirect_target: 'https://app.example.com/reset' } },
+    body: { schema: ref('PasswordRotateRequest'), example: { reason: 'found in a breach corpus', handle: EMAIL_HANDLE, redirect_target: 'https://app.example.com/reset' }, required: false },
     ok: { schema: open({ rotation_required: { type: 'boolean', const: true } }, ['rotation_required']), example: { rotation_required: true } },
   },
   // ---------- consents ----------

@@ -1213,7 +1213,7 @@ export interface paths {
         get?: never;
         /**
          * Create or overwrite a password credential
-         * @description Sets the person's password (hashed with a memory-hard function). It must satisfy the organization's password rules unless `skip_validation` is set; failures answer 400 naming the rules.
+         * @description Sets the person's password (hashed with a memory-hard function). It must satisfy the organization's password rules unless `skip_validation` is set; failures answer 400 naming the rules. A hash made by another system can be imported instead (`type: password`, `params.password_hash`: bcrypt or scrypt PHC; other formats answer 400 naming the format); it is replaced by this server's own hash at the first sign-in.
          */
         put: operations["setPersonPassword"];
         post?: never;
@@ -1234,7 +1234,7 @@ export interface paths {
         put?: never;
         /**
          * Trigger a password reset flow
-         * @description Sends the person a password-reset link to the given handle; opening it leads to a `password_reset` challenge. The current password keeps working until replaced.
+         * @description Sends the person a password-reset link to `reset_handle` (by default the person's first e-mail address, else phone number); opening it leads to a `password_reset` challenge. The current password keeps working until replaced, unless `force_change` is set.
          */
         post: operations["resetPersonPassword"];
         delete?: never;
@@ -3316,6 +3316,7 @@ export interface components {
             /** @description Base32 TOTP secret. */
             secret: string;
         };
+        /** @description The password itself (hashed here), or a password credential as the public reference sends it, with the hash another system made (`params.password_hash`). */
         PasswordSet: {
             password: string;
             /**
@@ -3323,11 +3324,30 @@ export interface components {
              * @default false
              */
             skip_validation: boolean;
+            label?: string;
+        } | {
+            /**
+             * @description Only `password` is accepted by this call (400 otherwise).
+             * @enum {string}
+             */
+            type: "password" | "public-key" | "totp";
+            label?: string;
+            params: {
+                /** @description bcrypt (`$2a$`, `$2b$`, `$2y$`) or scrypt PHC string; other formats answer 400 naming the format. Replaced by a hash of this server at the first sign-in; never read back. */
+                password_hash: string;
+            };
         };
         PasswordResetRequest: {
-            handle: components["schemas"]["PersonHandle"];
-            /** Format: uri */
-            redirect_target?: string;
+            reset_handle?: components["schemas"]["PersonHandle"];
+            /** @description Earlier name of `reset_handle`. */
+            handle?: components["schemas"]["PersonHandle"];
+            /** @description Also refuse sign-ins with the current password until it is reset (as `password-rotate` does). */
+            force_change?: boolean;
+            /**
+             * Format: uri
+             * @description Page of your application that completes the reset with the SDK.
+             */
+            redirect_target: string;
         };
         PasswordRotateRequest: {
             handle?: components["schemas"]["PersonHandle"];
@@ -8023,7 +8043,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "handle": {
+                 *       "reset_handle": {
                  *         "type": "email_address",
                  *         "value": "ada@example.com"
                  *       },
@@ -8082,7 +8102,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 /**
                  * @example {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { contractApi } from './contract.js';
-import { BACKENDS, decodeClaims, useTestServer } from './helpers.js';
+import bcrypt from 'bcryptjs';
+import { BACKENDS, decodeClaims, lastMessage, useTestServer } from './helpers.js';
 import { migrations } from '../src/db/migrations.js';
 
 // Issue #24, tags Persons, Person Credentials, Person handles, Person Consents, Persons Bulk Import, Groups, RBAC:
@@ -196,5 +197,45 @@ describe.each(BACKENDS)('public-document calls: groups, RBAC, persons (%s)', (ba
     expect(cleared.status).toBe(200);
     expect(cleared.body.result).toEqual([]);
     expect((await call('GET', `/persons/${id}/groups`, undefined, KEY)).body.result).toEqual([]);
+  });
+
+  it('password credentials as the document sends them: imported bcrypt hashes, reset_handle, force_change, rotate without a body', async () => {
+    const call = contractApi(t.server);
+    const id = await newPerson('hash@example.com');
+    const signIn = async (password: string) => {
+      const start = await t.call('POST', '/id/v2', { handle: 'hash@example.com', factor: { method: 'password' } });
+      const ch = start.body.result[0];
+      return t.call('POST', '/attestation/v3', { challenge_id: ch.id, challenge_type: ch.type, data: { password } });
+    };
+    const imported = await call('PUT', `/persons/${id}/credentials/password`, { type: 'password', label: 'From the old system', params: { password_hash: bcrypt.hashSync('Old system pass 7', 4) } }, KEY);
+    expect(imported.status).toBe(200);
+    expect(imported.body.result).toMatchObject({ type: 'password', label: 'From the old system', params: { hash_algorithm: 'bcrypt' } });
+    expect(JSON.stringify(imported.body.result)).not.toContain('$2');
+    expect((await signIn('wrong password 1')).status).toBe(401);
+    expect((await signIn('Old system pass 7')).status).toBe(200);
+    // The first sign-in that proves the password replaces the imported hash with this server's own.
+    expect((await call('GET', `/persons/${id}/credentials`, undefined, KEY)).body.result[0].params).toEqual({ hash_algorithm: 'scrypt' });
+    expect((await signIn('Old system pass 7')).status).toBe(200);
+
+    const argon = await call('PUT', `/persons/${id}/credentials/password`, { type: 'password', params: { password_hash: '$argon2id$v=19$m=65536,t=3,p=4$c2FsdHNhbHQ$aGFzaGhhc2hoYXNo' } }, KEY);
+    expect(argon.status).toBe(400);
+    expect(argon.body.errors[0].message).toMatch(/^params\.password_hash: the format "argon2id" is not supported/);
+    expect((await call('PUT', `/persons/${id}/credentials/password`, { type: 'totp', params: { password_hash: 'x' } }, KEY)).status).toBe(400);
+    expect((await signIn('Old system pass 7')).status).toBe(200); // nothing changed
+
+    // Reset: reset_handle (or, absent, the first e-mail address); force_change refuses the current password until reset.
+    const reset = await call('POST', `/persons/${id}/credentials/password-reset`, { reset_handle: { type: 'email_address', value: 'hash@example.com' }, redirect_target: 'http://localhost:3000/reset' }, KEY);
+    expect(reset.status).toBe(202);
+    expect((await signIn('Old system pass 7')).status).toBe(200);
+    const forced = await call('POST', `/persons/${id}/credentials/password-reset`, { force_change: true, redirect_target: 'http://localhost:3000/reset' }, KEY);
+    expect(forced.status).toBe(202);
+    expect(forced.body.result.sent_to).toEqual({ type: 'email_address', value: 'hash@example.com' });
+    expect((await lastMessage(t.server, 'hash@example.com')).link).toMatch(/^http:\/\/localhost:3000\/reset\?challenge_pack_id=/);
+    expect((await signIn('Old system pass 7')).status).toBe(403);
+
+    await call('PUT', `/persons/${id}/credentials/password`, { password: 'Fresh pass 88', skip_validation: true }, KEY);
+    const rotated = await call('POST', `/persons/${id}/credentials/password-rotate`, undefined, KEY);
+    expect(rotated.status).toBe(200);
+    expect((await signIn('Fresh pass 88')).status).toBe(403);
   });
 });
