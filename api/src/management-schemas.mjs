@@ -82,10 +82,11 @@ export const managementSchemas = {
     redirect_target: url({ description: 'Page of your application that completes the reset (required with `handle`).' }),
   }, []),
   BulkImportResult: open({
-    imported: int({ minimum: 0 }),
-    failed: int({ minimum: 0 }),
-    failures: arrayOf(open({ row: int({ minimum: 1 }), message: str() }, ['row', 'message'])),
-  }, ['imported', 'failed', 'failures']),
+    successful_imports: int({ minimum: 0, description: 'Rows imported (persons created or updated).' }),
+    failed_imports: int({ minimum: 0, description: 'Rows refused.' }),
+    failed_csv: str({ contentMediaType: 'text/csv', description: 'The header and the refused rows as sent (present when some were refused): fix them and send this file again.' }),
+    failures: arrayOf(open({ row: int({ minimum: 1 }), message: str() }, ['row', 'message']), { description: 'Why each row was refused (the header is row 1).' }),
+  }, ['successful_imports', 'failed_imports', 'failures']),
 
   // ---------- groups and RBAC ----------
   Group: open({ name: ref('GroupName'), description, created: dateTime(), members_count: int({ minimum: 0, description: 'Number of persons in the group.' }) }, ['name', 'created', 'members_count']),

@@ -332,16 +332,16 @@ columns named \`attr:<bucket>:<name>\` (a cell that is JSON is stored as that va
     ...mgmt, method: 'post', path: '/persons/bulk-import', id: 'bulkImportPersons', tags: ['persons-bulk-import'],
     summary: 'Bulk import persons',
     description: `
-Imports up to 10 000 persons from a CSV file in the template's format. Rows are checked one by one: valid rows are
-imported, invalid ones are reported with their row number (the header is row 1) and reason, so a file can be fixed
-and re-sent (existing persons are updated, not duplicated). A file whose header cannot be used (missing handle
+Imports up to 10 000 persons from a CSV file (multipart part \`persons\`) in the template's format. Rows are checked one by one: valid rows are
+imported, invalid ones are reported with their row number (the header is row 1) and reason, and come back as
+\`failed_csv\`, so they can be fixed and re-sent (existing persons are updated, not duplicated). A file whose header cannot be used (missing handle
 columns, unknown columns or buckets) or that is not CSV answers 400 and imports nothing.`,
     body: {
       contentType: 'multipart/form-data',
-      schema: closed({ file: str({ contentMediaType: 'text/csv', description: 'The CSV file.' }) }, ['file']),
-      example: { file: 'handle_type,handle_value,region,groups,roles\nemail_address,ada@example.com,europe-belgium,editors,reader\n' },
-      sample: { 'x-sample-filenames': { file: 'persons.csv' } },
+      schema: closed({ persons: str({ contentMediaType: 'text/csv', description: 'The CSV file (a part named `file`, the earlier name, is accepted too).' }) }, ['persons']),
+      example: { persons: 'handle_type,handle_value,region,groups,roles\nemail_address,ada@example.com,europe-belgium,editors,reader\n' },
+      sample: { 'x-sample-filenames': { persons: 'persons.csv' } },
     },
-    ok: { schema: ref('BulkImportResult'), example: { imported: 1, failed: 1, failures: [{ row: 3, message: 'malformed e-mail address' }] } },
+    ok: { schema: ref('BulkImportResult'), example: { successful_imports: 1, failed_imports: 1, failed_csv: 'handle_type,handle_value\nemail_address,ada@\n', failures: [{ row: 3, message: 'malformed e-mail address' }] } },
   },
 ];

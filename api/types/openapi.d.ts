@@ -1320,9 +1320,9 @@ export interface paths {
         put?: never;
         /**
          * Bulk import persons
-         * @description Imports up to 10 000 persons from a CSV file in the template's format. Rows are checked one by one: valid rows are
-         *     imported, invalid ones are reported with their row number (the header is row 1) and reason, so a file can be fixed
-         *     and re-sent (existing persons are updated, not duplicated). A file whose header cannot be used (missing handle
+         * @description Imports up to 10 000 persons from a CSV file (multipart part `persons`) in the template's format. Rows are checked one by one: valid rows are
+         *     imported, invalid ones are reported with their row number (the header is row 1) and reason, and come back as
+         *     `failed_csv`, so they can be fixed and re-sent (existing persons are updated, not duplicated). A file whose header cannot be used (missing handle
          *     columns, unknown columns or buckets) or that is not CSV answers 400 and imports nothing.
          */
         post: operations["bulkImportPersons"];
@@ -3359,8 +3359,13 @@ export interface components {
             redirect_target?: string;
         };
         BulkImportResult: {
-            imported: number;
-            failed: number;
+            /** @description Rows imported (persons created or updated). */
+            successful_imports: number;
+            /** @description Rows refused. */
+            failed_imports: number;
+            /** @description The header and the refused rows as sent (present when some were refused): fix them and send this file again. */
+            failed_csv?: string;
+            /** @description Why each row was refused (the header is row 1). */
             failures: {
                 row: number;
                 message: string;
@@ -8406,12 +8411,12 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "file": "handle_type,handle_value,region,groups,roles\nemail_address,ada@example.com,europe-belgium,editors,reader\n"
+                 *       "persons": "handle_type,handle_value,region,groups,roles\nemail_address,ada@example.com,europe-belgium,editors,reader\n"
                  *     }
                  */
                 "multipart/form-data": {
-                    /** @description The CSV file. */
-                    file: string;
+                    /** @description The CSV file (a part named `file`, the earlier name, is accepted too). */
+                    persons: string;
                 };
             };
         };
@@ -8425,8 +8430,9 @@ export interface operations {
                     /**
                      * @example {
                      *       "result": {
-                     *         "imported": 1,
-                     *         "failed": 1,
+                     *         "successful_imports": 1,
+                     *         "failed_imports": 1,
+                     *         "failed_csv": "handle_type,handle_value\nemail_address,ada@\n",
                      *         "failures": [
                      *           {
                      *             "row": 3,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { contractApi } from './contract.js';
+import { contractApi, expectMatchesSpec } from './contract.js';
 import bcrypt from 'bcryptjs';
 import { BACKENDS, decodeClaims, lastMessage, useTestServer } from './helpers.js';
 import { migrations } from '../src/db/migrations.js';
@@ -237,5 +237,20 @@ describe.each(BACKENDS)('public-document calls: groups, RBAC, persons (%s)', (ba
     const rotated = await call('POST', `/persons/${id}/credentials/password-rotate`, undefined, KEY);
     expect(rotated.status).toBe(200);
     expect((await signIn('Fresh pass 88')).status).toBe(403);
+  });
+
+  it('bulk import: the CSV in the part `persons`, answered with successful_imports, failed_imports and failed_csv', async () => {
+    const csv = 'handle_type,handle_value,groups\nemail_address,bulk-doc@example.com,importers\nemail_address,"not, an email",importers\n';
+    const form = new FormData();
+    form.append('persons', new Blob([csv], { type: 'text/csv' }), 'persons.csv');
+    const res = await fetch(`${t.server.url}/persons/bulk-import`, { method: 'POST', headers: { 'keyway-orgid': t.server.orgId, ...KEY.headers }, body: form });
+    const body = (await res.json()) as { result: Record<string, unknown> };
+    expectMatchesSpec('POST', '/persons/bulk-import', res.status, body);
+    expect(res.status).toBe(200);
+    expect(body.result).toMatchObject({ successful_imports: 1, failed_imports: 1 });
+    // The refused rows as sent, quoted where needed, ready to be fixed and sent again.
+    expect(body.result.failed_csv).toBe('handle_type,handle_value,groups\nemail_address,"not, an email",importers\n');
+    const found = await contractApi(t.server)('GET', '/persons?handle=email_address:bulk-doc@example.com', undefined, KEY);
+    expect(found.body.result[0].groups).toEqual(['importers']);
   });
 });

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import multipart from '@fastify/multipart';
 import { parse } from 'csv-parse/sync';
+import { stringify } from 'csv-stringify/sync';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Ctx, Org } from '../context.js';
 import { nowIso } from '../context.js';
@@ -76,18 +77,22 @@ function readRow(header: string[], cells: string[], row: number, roles: Set<stri
   return out;
 }
 
-/** `GET /persons/bulk-import` (the CSV template) and `POST /persons/bulk-import` (multipart `file`): valid rows are imported or update the person owning the handle, bad rows are reported. */
+/**
+ * `GET /persons/bulk-import` (the CSV template) and `POST /persons/bulk-import` (multipart part `persons`, the public
+ * reference's name, or Keyway's earlier `file`): valid rows are imported or update the person owning the handle, bad
+ * rows are reported.
+ */
 export function registerBulkImportRoutes(app: FastifyInstance, ctx: Ctx): void {
   app.get('/persons/bulk-import', async (req, reply) => {
     await requireApiKey(ctx, req);
     return reply.type('text/csv; charset=utf-8').header('content-disposition', 'attachment; filename="persons-import.csv"').send(TEMPLATE);
   });
 
-  /** The `file` part as text; a body the multipart parser cannot read (no boundary, cut short) is the sender's error. */
+  /** The CSV part as text; a body the multipart parser cannot read (no boundary, cut short) is the sender's error. */
   async function readCsvPart(req: FastifyRequest): Promise<string> {
     try {
       const part = await req.file();
-      if (!part || part.fieldname !== 'file') throw badRequest('multipart body has no part named "file"');
+      if (!part || !['persons', 'file'].includes(part.fieldname)) throw badRequest('multipart body has no part named "persons" (or "file")');
       return (await part.toBuffer()).toString('utf8').replace(/^\uFEFF/, '');
     } catch (err) {
       const status = (err as { statusCode?: number }).statusCode;
@@ -100,7 +105,7 @@ export function registerBulkImportRoutes(app: FastifyInstance, ctx: Ctx): void {
     await scope.register(multipart, { limits: { files: 1, fileSize: 16 * 1024 * 1024, fields: 5 } });
     scope.post('/persons/bulk-import', async (req) => {
       const org = await requireApiKey(ctx, req);
-      if (!req.isMultipart()) throw new ApiError(415, 'send the CSV as multipart/form-data with a part named "file"');
+      if (!req.isMultipart()) throw new ApiError(415, 'send the CSV as multipart/form-data with a part named "persons"');
       const text = await readCsvPart(req);
       let records: string[][];
       try {
@@ -136,7 +141,7 @@ async function ownersOf(db: Db, orgId: string, chunk: Row[]): Promise<Map<string
 
 async function importRows(ctx: Ctx, org: Org, header: string[], records: string[][]) {
   const roles = new Set((await ctx.db.selectFrom('rbac_roles').select('name').where('org_id', 'in', await rbacPool(ctx, org)).execute()).map((r) => r.name));
-  const failures: Array<{ row: number; message: string }> = [];
+  const failures: Array<{ row: number; message: string; cells: string[] }> = [];
   const rows: Row[] = [];
   const seen = new Map<string, number>();
   records.forEach((cells, i) => {
@@ -150,7 +155,7 @@ async function importRows(ctx: Ctx, org: Org, header: string[], records: string[
       rows.push(r);
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
-      failures.push({ row, message: err.message });
+      failures.push({ row, message: err.message, cells });
     }
   });
 
@@ -203,5 +208,11 @@ async function importRows(ctx: Ctx, org: Org, header: string[], records: string[
   }
   await ctx.webhooks.emitMany(org.id, 'PersonCreated_v1', created.map((person_id) => ({ person_id, person_type: 'regular', source: 'bulk_import' })));
   failures.sort((a, b) => a.row - b.row);
-  return { imported: rows.length, failed: failures.length, failures };
+  return {
+    successful_imports: rows.length,
+    failed_imports: failures.length,
+    // The header and the refused rows as sent: fix them and send this file again.
+    ...(failures.length ? { failed_csv: stringify([header, ...failures.map((f) => f.cells)]) } : {}),
+    failures: failures.map(({ row, message }) => ({ row, message })),
+  };
 }
