@@ -33,8 +33,9 @@ export const managementSchemas = {
     id: ref('OrganizationId'),
     org_name: str(),
     tenant_name: str(),
+    parent_id: str({ description: 'The parent organization, for a suborganization.' }),
     person_id: ref('PersonId'),
-  }, ['id', 'org_name', 'person_id']),
+  }, ['id', 'org_name', 'tenant_name', 'person_id']),
   HandleList: {
     description: 'The handles to add: a list (as the public reference sends them), or `{handles: [...]}` (accepted too).',
     oneOf: [

@@ -170,7 +170,7 @@ export const schemas = {
     webauthn_credential_id: str(),
     public_key: str({ description: 'COSE public key, base64url.' }),
     attestation_type: str(),
-    authenticator: open({ aaguid: str(), sign_count: int({ minimum: 0 }), clone_warning: bool() }),
+    authenticator: open({ aaguid: str(), sign_count: int({ minimum: 0 }), clone_warning: bool() }, ['aaguid']),
   }, ['webauthn_credential_id', 'public_key'], { title: 'public-key' }),
   TotpCredentialParams: open({
     recovery_codes_total: int({ minimum: 0 }),

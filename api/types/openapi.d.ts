@@ -2511,7 +2511,7 @@ export interface components {
             public_key: string;
             attestation_type?: string;
             authenticator?: {
-                aaguid?: string;
+                aaguid: string;
                 sign_count?: number;
                 clone_warning?: boolean;
             };
@@ -3283,7 +3283,9 @@ export interface components {
         PersonOrganization: {
             id: components["schemas"]["OrganizationId"];
             org_name: string;
-            tenant_name?: string;
+            tenant_name: string;
+            /** @description The parent organization, for a suborganization. */
+            parent_id?: string;
             person_id: components["schemas"]["PersonId"];
         };
         /** @description The handles to add: a list (as the public reference sends them), or `{handles: [...]}` (accepted too). */

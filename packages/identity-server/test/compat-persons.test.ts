@@ -253,4 +253,11 @@ describe.each(BACKENDS)('public-document calls: groups, RBAC, persons (%s)', (ba
     const found = await contractApi(t.server)('GET', '/persons?handle=email_address:bulk-doc@example.com', undefined, KEY);
     expect(found.body.result[0].groups).toEqual(['importers']);
   });
+
+  it("a person's organizations carry tenant_name (and parent_id for a suborganization)", async () => {
+    const call = contractApi(t.server);
+    const id = await newPerson('orgs-doc@example.com');
+    const orgs = await call('GET', `/persons/${id}/organizations`, undefined, KEY);
+    expect(orgs.body.result).toEqual([{ id: t.server.orgId, org_name: 'Keyway Dev', tenant_name: 'keyway-dev', person_id: id }]);
+  });
 });
