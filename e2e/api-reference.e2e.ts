@@ -119,7 +119,7 @@ describe('try-it in a plain browser against the real identity server', () => {
     expect(await file.inputValue()).toMatch(/^handle_type,handle_value/);
     await file.fill('handle_type,handle_value\nemail_address,tryit-upload@example.com\n');
     await send(page, /^20[01] /);
-    expect(JSON.stringify(await bodyOf(page))).toMatch(/"imported":1,"failed":0/);
+    expect(JSON.stringify(await bodyOf(page))).toMatch(/"successful_imports":1,"failed_imports":0/);
     await page.close();
   });
 

@@ -49,6 +49,11 @@ export const parameters = {
     description: 'Seconds to wait for the requested consistency; 408 when it is not reached in time.',
     schema: int({ minimum: 1, maximum: 60, default: 30 }),
   },
+  IfMatch: {
+    name: 'If-Match', in: 'header', required: false,
+    description: 'The `ETag` of the object as last read (`*`: any). When the object changed since, nothing is changed and the answer is 412.',
+    schema: str({ maxLength: 1000 }),
+  },
   OrgIdHeader: {
     name: 'Keyway-OrgID', in: 'header', required: false,
     description: 'Id of the organization the call acts on (sent by the SDK; required where the security of the operation names it).',
@@ -82,6 +87,9 @@ function errorResponse(description, examples) {
     },
   };
 }
+
+/** Response headers of an object that can be changed under `If-Match`. */
+export const ETAG_HEADER = { ETag: { description: 'Version of the object; send it back in `If-Match` to change it only if nobody changed it meanwhile.', schema: str() } };
 
 export const responses = {
   BadRequest: errorResponse('The request is malformed: invalid JSON, a wrong type, an unknown or missing field. The message names the field.', {
@@ -136,6 +144,9 @@ export const responses = {
   }),
   Conflict: errorResponse('The object already exists or the change conflicts with the current state.', {
     conflict: [409, 'already exists', 'Duplicate'],
+  }),
+  PreconditionFailed: errorResponse('The object changed since the ETag given in If-Match was read; nothing was changed. Read it again.', {
+    stale: [412, 'If-Match "Zm9v" does not match the current ETag "YmFy": the object changed since it was read; read it again', 'Stale ETag'],
   }),
   PersonExists: errorResponse('A person with one of the given handles already exists.', {
     person_exists: [409, 'person exists', 'Duplicate handle'],

@@ -21,7 +21,7 @@ export const PERSON = {
   person_id: PERSON_ID,
   active: true,
   person_type: 'regular',
-  region: 'eu-west',
+  region: 'europe-belgium',
   handles: [EMAIL_HANDLE, PHONE_HANDLE],
   groups: ['editors'],
   attributes: { end_user_read_write: { theme: 'dark', newsletter: true } },

@@ -22,21 +22,28 @@ export const managementSchemas = {
   // ---------- persons (management) ----------
   PersonCreate: closed({
     active: { type: 'boolean', default: true },
-    region: ref('Region'),
-    handles: arrayOf(ref('PersonHandle'), { minItems: 1, maxItems: 20 }),
+    region: ref('RegionInput'),
+    handles: arrayOf(ref('PersonHandle'), { maxItems: 20, description: 'Optional: a person without handles can be given them later (`POST /persons/{person_id}/handles`). Without handles, `PUT /persons` has nothing to find a person by and creates one.' }),
     groups: arrayOf(ref('GroupName'), { maxItems: 100, uniqueItems: true }),
     roles: arrayOf(ref('RoleName'), { maxItems: 100, uniqueItems: true }),
     attributes: ref('AttributesByBucket'),
-  }, ['handles']),
-  PersonPatch: closed({ active: bool(), region: ref('Region') }, [], { minProperties: 1 }),
+  }, []),
+  PersonPatch: closed({ active: bool(), region: ref('RegionInput') }, [], { minProperties: 1 }),
   PersonOrganization: open({
     id: ref('OrganizationId'),
     org_name: str(),
     tenant_name: str(),
+    parent_id: str({ description: 'The parent organization, for a suborganization.' }),
     person_id: ref('PersonId'),
-  }, ['id', 'org_name', 'person_id']),
-  HandleList: closed({ handles: arrayOf(ref('PersonHandle'), { minItems: 1, maxItems: 20 }) }, ['handles']),
-  GroupNameList: closed({ groups: arrayOf(ref('GroupName'), { maxItems: 100, uniqueItems: true }) }, ['groups']),
+  }, ['id', 'org_name', 'tenant_name', 'person_id']),
+  HandleList: {
+    description: 'The handles to add: a list (as the public reference sends them), or `{handles: [...]}` (accepted too).',
+    oneOf: [
+      arrayOf(ref('PersonHandle'), { minItems: 1, maxItems: 20 }),
+      closed({ handles: arrayOf(ref('PersonHandle'), { minItems: 1, maxItems: 20 }) }, ['handles']),
+    ],
+  },
+  GroupNameList: closed({ groups: arrayOf(ref('GroupName'), { maxItems: 100, uniqueItems: true, description: 'Absent: no groups.' }) }, []),
   RoleNameList: closed({ roles: arrayOf(ref('RoleName'), { maxItems: 100, uniqueItems: true }) }, ['roles']),
   PermissionNameList: closed({ permissions: arrayOf(ref('PermissionName'), { maxItems: 500, uniqueItems: true }) }, ['permissions']),
   PersonIdList: closed({ persons: arrayOf(ref('PersonId'), { minItems: 1, maxItems: 1000, uniqueItems: true }) }, ['persons']),
@@ -47,40 +54,58 @@ export const managementSchemas = {
       closed({ type: str({ const: 'totp' }), label: str({ maxLength: 200 }), secret: str({ pattern: '^[A-Z2-7]{16,128}=*$', description: 'Base32 TOTP secret.' }) }, ['type', 'secret'], { title: 'totp' }),
     ],
   },
-  PasswordSet: closed({
-    password: str({ minLength: 1, maxLength: 256 }),
-    skip_validation: { type: 'boolean', default: false, description: 'Store even if the password breaks the organization rules (imports).' },
-  }, ['password']),
+  PasswordSet: {
+    description: 'The password itself (hashed here), or a password credential as the public reference sends it, with the hash another system made (`params.password_hash`).',
+    oneOf: [
+      closed({
+        password: str({ minLength: 1, maxLength: 256 }),
+        skip_validation: { type: 'boolean', default: false, description: 'Store even if the password breaks the organization rules (imports).' },
+        label: str({ maxLength: 200 }),
+      }, ['password'], { title: 'password' }),
+      closed({
+        type: str({ enum: ['password', 'public-key', 'totp'], description: 'Only `password` is accepted by this call (400 otherwise).' }),
+        label: str({ maxLength: 200 }),
+        params: closed({
+          password_hash: str({ minLength: 1, maxLength: 1024, description: 'bcrypt (`$2a$`, `$2b$`, `$2y$`) or scrypt PHC string; other formats answer 400 naming the format. Replaced by a hash of this server at the first sign-in; never read back.' }),
+        }, ['password_hash']),
+      }, ['type', 'params'], { title: 'password hash' }),
+    ],
+  },
   PasswordResetRequest: closed({
-    handle: ref('PersonHandle'),
-    redirect_target: url(),
-  }, ['handle']),
+    reset_handle: ref('PersonHandle'),
+    handle: { ...ref('PersonHandle'), description: 'Earlier name of `reset_handle`.' },
+    force_change: bool('Also refuse sign-ins with the current password until it is reset (as `password-rotate` does).'),
+    redirect_target: url({ description: 'Page of your application that completes the reset with the SDK.' }),
+  }, ['redirect_target']),
   PasswordRotateRequest: closed({
     handle: ref('PersonHandle'),
     reason: str({ maxLength: 500 }),
     redirect_target: url({ description: 'Page of your application that completes the reset (required with `handle`).' }),
   }, []),
   BulkImportResult: open({
-    imported: int({ minimum: 0 }),
-    failed: int({ minimum: 0 }),
-    failures: arrayOf(open({ row: int({ minimum: 1 }), message: str() }, ['row', 'message'])),
-  }, ['imported', 'failed', 'failures']),
+    successful_imports: int({ minimum: 0, description: 'Rows imported (persons created or updated).' }),
+    failed_imports: int({ minimum: 0, description: 'Rows refused.' }),
+    failed_csv: str({ contentMediaType: 'text/csv', description: 'The header and the refused rows as sent (present when some were refused): fix them and send this file again.' }),
+    failures: arrayOf(open({ row: int({ minimum: 1 }), message: str() }, ['row', 'message']), { description: 'Why each row was refused (the header is row 1).' }),
+  }, ['successful_imports', 'failed_imports', 'failures']),
 
   // ---------- groups and RBAC ----------
-  Group: open({ name: ref('GroupName'), description, created_at: dateTime() }, ['name']),
+  Group: open({ name: ref('GroupName'), description, created: dateTime(), members_count: int({ minimum: 0, description: 'Number of persons in the group.' }) }, ['name', 'created', 'members_count']),
   GroupCreate: closed({ name: ref('GroupName'), description }, ['name']),
-  Permission: open({ name: ref('PermissionName'), description, created_at: dateTime() }, ['name']),
+  Permission: open({ name: ref('PermissionName'), description, created: dateTime() }, ['name', 'created']),
   PermissionCreate: closed({ name: ref('PermissionName'), description }, ['name']),
-  PermissionPatch: closed({ description }, ['description']),
-  Role: open({ name: ref('RoleName'), description, permissions: arrayOf(ref('PermissionName')), created_at: dateTime() }, ['name', 'permissions']),
+  PermissionPatch: closed({ description }, []),
+  Role: open({ name: ref('RoleName'), description, permissions: arrayOf(ref('PermissionName')), created: dateTime() }, ['name', 'permissions', 'created']),
   RoleCreate: closed({ name: ref('RoleName'), description, permissions: arrayOf(ref('PermissionName'), { maxItems: 500, uniqueItems: true }) }, ['name']),
   RolePatch: closed({ description, permissions: arrayOf(ref('PermissionName'), { maxItems: 500, uniqueItems: true }) }, [], { minProperties: 1 }),
-  PersonPermissions: open({
-    permissions: arrayOf(ref('PermissionName')),
-    sources: open({}, [], { additionalProperties: arrayOf(str()), description: 'Permission → roles (or `additional`) granting it.' }),
-  }, ['permissions']),
-  RbacCheckRequest: closed({ person_id: ref('PersonId'), permission: ref('PermissionName') }, ['person_id', 'permission']),
-  RbacCheckResult: open({ allowed: bool(), granted_by: arrayOf(str()) }, ['allowed']),
+  RbacCheckRequest: {
+    description: '`permission_name` (the public reference\'s name); Keyway\'s earlier `permission` is accepted too.',
+    oneOf: [
+      closed({ person_id: ref('PersonId'), permission_name: ref('PermissionName') }, ['person_id', 'permission_name'], { title: 'permission_name' }),
+      closed({ person_id: ref('PersonId'), permission: ref('PermissionName') }, ['person_id', 'permission'], { title: 'permission (earlier name)' }),
+    ],
+  },
+  RbacCheckResult: open({ granted: bool(), granted_by: arrayOf(str({ description: 'A role name, or `additional` for a permission granted directly.' })) }, ['granted']),
 
   // ---------- OAuth2 clients ----------
   OAuth2Client: open({

@@ -16,7 +16,7 @@ const ERROR_STATUS = {
   BadRequest: 400, IdBadRequest: 400, AttestationBadRequest: 400, OAuth2BadRequest: 400,
   Unauthorized: 401, AttestationUnauthorized: 401, OAuth2Unauthorized: 401,
   Forbidden: 403, IdForbidden: 403, AttestationForbidden: 403,
-  NotFound: 404, RequestTimeout: 408, Conflict: 409, PersonExists: 409,
+  NotFound: 404, RequestTimeout: 408, Conflict: 409, PersonExists: 409, PreconditionFailed: 412,
   PayloadTooLarge: 413, UnsupportedMediaType: 415, TooManyRequests: 429, MessageNotSent: 502, ProviderUnavailable: 502,
 };
 

@@ -2,11 +2,32 @@
 // RBAC (permissions, roles, checks), OAuth2 client management and SSO provider tokens.
 import { ref, arrayOf, open } from './lib.mjs';
 import { crudOperations } from './crud.mjs';
+import { ETAG_HEADER } from './components.mjs';
 import { CREATED_AT, PERSON_ID, USER_TOKEN } from './examples.mjs';
 
 const mgmt = { security: /** @type {const} */ ('management') };
-const PERMISSION = { name: 'docs:write', description: 'Edit documentation pages', created_at: CREATED_AT };
-const ROLE = { name: 'editor', description: 'Writes the docs', permissions: ['docs:read', 'docs:write'], created_at: CREATED_AT };
+const PERMISSION = { name: 'docs:write', description: 'Edit documentation pages', created: CREATED_AT };
+const ROLE = { name: 'editor', description: 'Writes the docs', permissions: ['docs:read', 'docs:write'], created: CREATED_AT };
+
+/**
+ * The RBAC families as the public reference answers them: the listing gives names, creating and changing answer 204
+ * without a body (read the object back with its GET); a change honours `If-Match` with the `ETag` of the GET.
+ * @param {import('./operation.mjs').OpSpec[]} ops @param {string} nameSchema @param {string[]} names
+ * @returns {import('./operation.mjs').OpSpec[]}
+ */
+const rbacFamily = (ops, nameSchema, names) => ops.map((op) => {
+  if (op.id.startsWith('list')) return { ...op, ok: { schema: arrayOf(ref(nameSchema)), example: names } };
+  if (op.method === 'post') return { ...op, ok: { status: 204, description: 'Created.' } };
+  if (op.method === 'patch') {
+    return {
+      ...op, params: [...(op.params ?? []), 'IfMatch'], errors: [...(op.errors ?? []), 'PreconditionFailed'],
+      description: `${op.description} With \`If-Match\`, only if it is still as that \`ETag\` (412 otherwise).`,
+      ok: { status: 204, description: 'Changed.', headers: ETAG_HEADER },
+    };
+  }
+  if (op.method === 'get' && op.ok.schema) return { ...op, ok: { ...op.ok, headers: ETAG_HEADER } };
+  return op;
+});
 const CLIENT = {
   client_id: 'docs-portal', client_name: 'Docs portal', scopes: ['openid', 'email'], grant_types: ['authorization_code', 'refresh_token'],
   response_types: [['code']], redirect_uris: ['https://docs.example.com/login'], public: true, access_token_duration: 3600,
@@ -24,38 +45,38 @@ const SSO_TOKEN = {
 /** @type {import('./operation.mjs').OpSpec[]} */
 export const accessOperations = [
   // ---------- RBAC ----------
-  ...crudOperations({
+  ...rbacFamily(crudOperations({
     base: '/rbac/permissions', param: 'PermissionNamePath', paramName: 'permission_name', tags: ['rbac'],
     id: 'Permission', noun: 'permission', schema: 'Permission', createSchema: 'PermissionCreate', patchSchema: 'PermissionPatch',
     example: PERMISSION, createExample: { name: 'docs:write', description: 'Edit documentation pages' }, patchExample: { description: 'Edit and publish documentation pages' },
     summaries: { list: 'Get a list of permissions', create: 'Create a permission', get: 'Get a permission', patch: 'Update a permission', delete: 'Delete a permission' },
     text: {
-      list: 'Lists the permissions defined in the organization (or inherited through the RBAC pool).',
+      list: 'Lists the names of the permissions defined in the organization (or inherited through the RBAC pool).',
       create: 'Defines a permission; its name is what your application checks (e.g. `docs:write`). Names are unique (409).',
       get: 'Returns one permission with its description; 404 when the organization (and its RBAC pool) has no such permission.',
       patch: 'Changes the description of a permission; the name is its identity and cannot change.',
       delete: 'Deletes a permission and removes it from every role and person holding it.',
     },
-  }),
-  ...crudOperations({
+  }), 'PermissionName', ['docs:read', 'docs:write']),
+  ...rbacFamily(crudOperations({
     base: '/rbac/roles', param: 'RoleNamePath', paramName: 'role_name', tags: ['rbac'],
     id: 'Role', noun: 'role', schema: 'Role', createSchema: 'RoleCreate', patchSchema: 'RolePatch',
     example: ROLE, createExample: { name: 'editor', description: 'Writes the docs', permissions: ['docs:write'] }, createdExample: { ...ROLE, permissions: ['docs:write'] }, patchExample: { permissions: ['docs:read', 'docs:write', 'docs:publish'] },
     summaries: { list: 'Get a list of roles', create: 'Create a role', get: 'Get a role', patch: 'Update a role', delete: 'Delete a role' },
     text: {
-      list: 'Lists the roles of the organization with their permissions, including roles inherited through the RBAC pool.',
+      list: 'Lists the names of the roles of the organization, including roles inherited through the RBAC pool; `GET /rbac/roles/{role_name}` gives the permissions of one.',
       create: 'Defines a role as a named set of existing permissions (unknown permissions answer 400): create each permission first with `POST /rbac/permissions`, as its example does for `docs:write`.',
       get: 'Returns one role with the names of the permissions it grants.',
       patch: 'Changes the description or replaces the permission set of a role; persons holding the role are affected at once.',
       delete: 'Deletes a role and unassigns it from every person; their permissions from other roles are unaffected.',
     },
-  }),
+  }), 'RoleName', ['editor', 'reader']),
   {
     ...mgmt, method: 'post', path: '/rbac/check', id: 'checkPermission', tags: ['rbac'],
     summary: 'Check whether a person has a permission',
-    description: 'Answers whether the person holds the permission through a role or directly, and which grants it. Unknown permissions answer `allowed: false`; an unknown person answers 404.',
-    body: { schema: ref('RbacCheckRequest'), example: { person_id: PERSON_ID, permission: 'docs:write' } },
-    ok: { schema: ref('RbacCheckResult'), example: { allowed: true, granted_by: ['editor'] } },
+    description: 'Answers whether the person holds the permission (`granted`) through a role or directly, and what grants it (`granted_by`). Unknown permissions answer `granted: false`; an unknown person answers 404.',
+    body: { schema: ref('RbacCheckRequest'), example: { person_id: PERSON_ID, permission_name: 'docs:write' } },
+    ok: { schema: ref('RbacCheckResult'), example: { granted: true, granted_by: ['editor'] } },
     errors: ['NotFound'],
     consistency: false,
   },

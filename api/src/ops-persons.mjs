@@ -1,6 +1,7 @@
 // @ts-check
 // Management operations on persons: persons, handles, credentials, consents, attributes, groups, bulk import.
-import { ref, str, open, arrayOf, closed } from './lib.mjs';
+import { ref, str, int, open, arrayOf, closed } from './lib.mjs';
+import { ETAG_HEADER } from './components.mjs';
 import {
   PERSON, PERSON_ID, ORG_ID, SUBORG_ID, EMAIL_HANDLE, PHONE_HANDLE, CREDENTIALS, CONSENTS, CONSENT_DESCRIPTION, USER_TOKEN, CREATED_AT,
 } from './examples.mjs';
@@ -8,7 +9,9 @@ import {
 const P = '/persons/{person_id}';
 const mgmt = { security: /** @type {const} */ ('management') };
 const personParam = ['PersonIdPath'];
-const GROUP = { name: 'editors', description: 'May edit the docs', created_at: CREATED_AT };
+const GROUP = { name: 'editors', description: 'May edit the docs', created: CREATED_AT, members_count: 2 };
+/** The answer of the calls the public reference answers with the envelope alone (no `result`). */
+const EMPTY_ENVELOPE = { raw: true, schema: ref('Envelope'), example: {} };
 const person2 = { ...PERSON, person_id: 'pid:0193a1f2c4b87d3e9f10a2b3c4d5e6f8', handles: [{ type: 'email_address', value: 'grace@example.com' }], groups: ['editors'], attributes: {} };
 
 export const consentDeleteParams = [
@@ -96,10 +99,14 @@ the handles, credentials, attributes and consents are deleted too and the person
     ...mgmt, method: 'post', path: `${P}/direct-id`, id: 'createPersonDirectId', tags: ['persons'], params: personParam,
     summary: 'Get Direct-ID value for a person',
     description: `
-Issues a single-use Direct-ID for the person, valid for a few minutes. Give it to your front end (for example in a
-link) and the SDK signs the person in without asking for a factor; the resulting token lists \`direct_id\`. Treat it
-like a password.`,
-    ok: { schema: ref('DirectIdResult'), example: { direct_id: 'eyJvaWQiOiIzZjZhMGMxZSJ9.c2lnbmF0dXJl' } },
+Issues a single-use Direct-ID for the person, valid for \`duration_secs\` (default 300, at most 3600). Give it to
+your front end (for example in a link) and the SDK signs the person in without asking for a factor; the resulting
+token lists \`direct_id\`. Treat it like a password. \`result\` is the Direct-ID.`,
+    body: {
+      schema: closed({ duration_secs: int({ minimum: 10, maximum: 3600, default: 300, description: 'How long the Direct-ID stays valid, in seconds.' }) }),
+      example: { duration_secs: 300 }, required: false,
+    },
+    ok: { status: 201, schema: str({ description: 'Opaque single-use value; pass it to the SDK (URL parameter) to sign the person in.' }), example: 'eyJvaWQiOiIzZjZhMGMxZSJ9.c2lnbmF0dXJl' },
   },
   {
     ...mgmt, method: 'post', path: `${P}/mint-token`, id: 'mintPersonToken', tags: ['persons', 'tokens'], params: personParam,
@@ -107,9 +114,9 @@ like a password.`,
     description: `
 Issues a user token for the person without any authentication, for back-end integrations and tests. The token lists
 \`api\` (or the given methods) in \`authenticated_methods\` and may carry extra claims; reserved claim names are
-rejected with 400.`,
+rejected with 400. \`result\` is the token.`,
     body: { schema: ref('MintTokenRequest'), example: { custom_claims: { plan: 'pro' }, expiry_seconds: 3600 }, required: false },
-    ok: { schema: ref('TokenResult'), example: { token: USER_TOKEN } },
+    ok: { status: 201, schema: ref('UserToken'), example: USER_TOKEN },
   },
   // ---------- groups of a person ----------
   {
@@ -129,34 +136,36 @@ rejected with 400.`,
   {
     ...mgmt, method: 'get', path: `${P}/permissions`, id: 'getPersonPermissions', tags: ['persons', 'rbac'], params: personParam,
     summary: 'Get permissions for a person',
-    description: 'The effective permissions of the person: those of their roles plus the additional ones, with where each comes from.',
-    ok: { schema: ref('PersonPermissions'), example: { permissions: ['docs:read', 'docs:write'], sources: { 'docs:read': ['reader'], 'docs:write': ['additional'] } } },
+    description: 'The names of the effective permissions of the person: those of their roles plus the additional ones. `POST /rbac/check` tells what grants one.',
+    ok: { schema: arrayOf(ref('PermissionName')), example: ['docs:read', 'docs:write'] },
   },
   {
     ...mgmt, method: 'get', path: `${P}/additional-permissions`, id: 'getPersonAdditionalPermissions', tags: ['persons', 'rbac'], params: personParam,
     summary: 'Get additional permissions for a person',
-    description: 'Permissions granted to the person directly, outside any role. Use it to audit exceptions; `GET .../permissions` gives the effective set.',
-    ok: { schema: arrayOf(ref('PermissionName')), example: ['docs:write'] },
+    description: 'Permissions granted to the person directly, outside any role. Use it to audit exceptions; `GET .../permissions` gives the effective set. The `ETag` goes into `If-Match` of a change.',
+    ok: { schema: arrayOf(ref('PermissionName')), example: ['docs:write'], headers: ETAG_HEADER },
   },
   {
-    ...mgmt, method: 'put', path: `${P}/additional-permissions`, id: 'setPersonAdditionalPermissions', tags: ['persons', 'rbac'], params: personParam,
+    ...mgmt, method: 'put', path: `${P}/additional-permissions`, id: 'setPersonAdditionalPermissions', tags: ['persons', 'rbac'], params: [...personParam, 'IfMatch'],
     summary: 'Set the permissions for a person',
-    description: 'Replaces the person\'s direct permissions. Every permission must exist (400 otherwise); role permissions are unaffected.',
+    description: 'Replaces the person\'s direct permissions. Every permission must exist (400 otherwise); role permissions are unaffected. With `If-Match`, only if they are still those of that `ETag` (412 otherwise).',
     body: { schema: ref('PermissionNameList'), example: { permissions: ['docs:write'] } },
-    ok: { schema: arrayOf(ref('PermissionName')), example: ['docs:write'] },
+    ok: { status: 204, description: 'Replaced.', headers: ETAG_HEADER },
+    errors: ['PreconditionFailed'],
   },
   {
     ...mgmt, method: 'get', path: `${P}/roles`, id: 'getPersonRoles', tags: ['persons', 'rbac'], params: personParam,
     summary: 'Get roles for a person',
-    description: 'Names of the roles assigned to the person. Roles inherited through the RBAC pool of a parent organization are included.',
-    ok: { schema: arrayOf(ref('RoleName')), example: ['reader'] },
+    description: 'Names of the roles assigned to the person. Roles inherited through the RBAC pool of a parent organization are included. The `ETag` goes into `If-Match` of a change.',
+    ok: { schema: arrayOf(ref('RoleName')), example: ['reader'], headers: ETAG_HEADER },
   },
   {
-    ...mgmt, method: 'put', path: `${P}/roles`, id: 'setPersonRoles', tags: ['persons', 'rbac'], params: personParam,
+    ...mgmt, method: 'put', path: `${P}/roles`, id: 'setPersonRoles', tags: ['persons', 'rbac'], params: [...personParam, 'IfMatch'],
     summary: 'Set the roles for a person',
-    description: 'Replaces the person\'s roles with exactly the given ones. Unknown roles answer 400 and nothing changes.',
+    description: 'Replaces the person\'s roles with exactly the given ones. Unknown roles answer 400 and nothing changes. With `If-Match`, only if they are still those of that `ETag` (412 otherwise).',
     body: { schema: ref('RoleNameList'), example: { roles: ['reader', 'editor'] } },
-    ok: { schema: arrayOf(ref('RoleName')), example: ['reader', 'editor'] },
+    ok: { status: 204, description: 'Replaced.', headers: ETAG_HEADER },
+    errors: ['PreconditionFailed'],
   },
   // ---------- groups ----------
   {
@@ -170,49 +179,50 @@ rejected with 400.`,
   {
     ...mgmt, method: 'get', path: '/groups', id: 'listGroups', tags: ['groups'], params: ['Limit', 'Offset', 'Cursor'],
     summary: 'Get a list of groups',
-    description: 'Lists the groups of the organization in name order, page by page (`limit` at most 1000), with the total in `meta.pagination`.',
-    ok: { schema: arrayOf(ref('Group')), example: [GROUP], paginated: true },
+    description: 'Lists the names of the groups of the organization in name order, page by page (`limit` at most 1000), with the total in `meta.pagination`; `GET /groups/{group_name}` gives one group in full.',
+    ok: { schema: arrayOf(ref('GroupName')), example: ['editors', 'reviewers'], paginated: true },
   },
   {
     ...mgmt, method: 'get', path: '/groups/{group_name}', id: 'getGroup', tags: ['groups'], params: ['GroupNamePath'],
     summary: 'Get a group',
-    description: 'Returns one group with its description and creation time; 404 when no group of the organization has that name.',
+    description: 'Returns one group with its description, creation time and number of members; 404 when no group of the organization has that name.',
     ok: { schema: ref('Group'), example: GROUP },
   },
   {
     ...mgmt, method: 'delete', path: '/groups/{group_name}', id: 'deleteGroup', tags: ['groups'], params: ['GroupNamePath'],
     summary: 'Delete a group',
-    description: 'Deletes the group and every membership in it. Tokens issued before keep the old groups claim until they expire.',
-    ok: { status: 204, description: 'Deleted.' },
+    description: 'Deletes the group and every membership in it. Tokens issued before keep the old groups claim until they expire. The answer is the envelope without `result`.',
+    ok: { status: 200, ...EMPTY_ENVELOPE, description: 'Deleted.' },
   },
   {
     ...mgmt, method: 'post', path: '/groups/{group_name}/persons', id: 'addPersonsToGroup', tags: ['groups', 'persons'], params: ['GroupNamePath'],
     summary: 'Add persons to a group',
-    description: 'Adds up to 1000 persons to the group; persons already in it are left as they are. An unknown person id answers 400 and nobody is added.',
+    description: 'Adds up to 1000 persons to the group; persons already in it are left as they are. An unknown person id answers 404 and nobody is added. The answer is the envelope without `result`.',
     body: { schema: ref('PersonIdList'), example: { persons: [PERSON_ID] } },
-    ok: { status: 204, description: 'Added.' },
+    ok: { status: 201, ...EMPTY_ENVELOPE, description: 'Added.' },
   },
   {
     ...mgmt, method: 'get', path: '/groups/{group_name}/persons', id: 'listGroupPersons', tags: ['groups', 'persons'], params: ['GroupNamePath', 'Limit', 'Offset', 'Cursor'],
     summary: 'List the persons in a group',
-    description: 'Lists the persons who are members of the group, page by page, with handles and attributes as `GET /persons` returns them.',
-    ok: { schema: arrayOf(ref('Person')), example: [PERSON], paginated: true },
+    description: 'Lists the ids of the persons who are members of the group, oldest member first, page by page; `GET /persons?ids=…` reads them in full.',
+    ok: { schema: arrayOf(ref('PersonId')), example: [PERSON_ID], paginated: true },
   },
   {
     ...mgmt, method: 'delete', path: '/groups/{group_name}/persons/{person_id}', id: 'removePersonFromGroup', tags: ['groups', 'persons'], params: ['GroupNamePath', 'PersonIdPath'],
     summary: 'Delete a person from a group',
-    description: 'Removes one person from the group; the person and the group remain.',
-    ok: { status: 204, description: 'Removed.' },
+    description: 'Removes one person from the group; the person and the group remain. The answer is the envelope without `result`.',
+    ok: { status: 200, ...EMPTY_ENVELOPE, description: 'Removed.' },
   },
   // ---------- handles ----------
   {
     ...mgmt, method: 'post', path: `${P}/handles`, id: 'addPersonHandles', tags: ['person-handles'], params: personParam,
     summary: 'Add handles to a person',
     description: `
-Adds e-mail addresses, phone numbers (E.164) or usernames the person can sign in with. A handle owned by another
-person of the pool answers 409 'person exists'; malformed ones answer 400 with the SDK-mapped messages.`,
-    body: { schema: ref('HandleList'), example: { handles: [PHONE_HANDLE] } },
-    ok: { schema: arrayOf(ref('PersonHandle')), example: [EMAIL_HANDLE, PHONE_HANDLE], description: 'All handles of the person.' },
+Adds e-mail addresses, phone numbers (E.164) or usernames the person can sign in with, sent as a list of handles. A
+handle owned by another person of the pool answers 409 'person exists'; malformed ones answer 400 with the
+SDK-mapped messages. \`GET .../handles\` reads the result.`,
+    body: { schema: ref('HandleList'), example: [PHONE_HANDLE] },
+    ok: { status: 204, description: 'Added.' },
     errors: ['IdBadRequest', 'PersonExists'],
   },
   {
@@ -257,15 +267,15 @@ person of the pool answers 409 'person exists'; malformed ones answer 400 with t
   {
     ...mgmt, method: 'put', path: `${P}/credentials/password`, id: 'setPersonPassword', tags: ['person-credentials'], params: personParam,
     summary: 'Create or overwrite a password credential',
-    description: 'Sets the person\'s password (hashed with a memory-hard function). It must satisfy the organization\'s password rules unless `skip_validation` is set; failures answer 400 naming the rules.',
+    description: 'Sets the person\'s password (hashed with a memory-hard function). It must satisfy the organization\'s password rules unless `skip_validation` is set; failures answer 400 naming the rules. A hash made by another system can be imported instead (`type: password`, `params.password_hash`: bcrypt or scrypt PHC; other formats answer 400 naming the format); it is replaced by this server\'s own hash at the first sign-in.',
     body: { schema: ref('PasswordSet'), example: { password: 'correct horse battery staple' } },
     ok: { schema: ref('Credential'), example: CREDENTIALS[0] },
   },
   {
     ...mgmt, method: 'post', path: `${P}/credentials/password-reset`, id: 'resetPersonPassword', tags: ['person-credentials'], params: personParam,
     summary: 'Trigger a password reset flow',
-    description: 'Sends the person a password-reset link to the given handle; opening it leads to a `password_reset` challenge. The current password keeps working until replaced.',
-    body: { schema: ref('PasswordResetRequest'), example: { handle: EMAIL_HANDLE, redirect_target: 'https://app.example.com/reset' } },
+    description: 'Sends the person a password-reset link to `reset_handle` (by default the person\'s first e-mail address, else phone number); opening it leads to a `password_reset` challenge. The current password keeps working until replaced, unless `force_change` is set.',
+    body: { schema: ref('PasswordResetRequest'), example: { reset_handle: EMAIL_HANDLE, redirect_target: 'https://app.example.com/reset' } },
     ok: { status: 202, schema: open({ sent_to: ref('PersonHandle') }, ['sent_to']), example: { sent_to: EMAIL_HANDLE } },
   },
   {
@@ -275,7 +285,7 @@ person of the pool answers 409 'person exists'; malformed ones answer 400 with t
 Marks the password as compromised: sign-ins with it are refused (403 'password must be changed') until a new password
 is set (reset link, account recovery or \`PUT .../credentials/password\`). With a \`handle\` (and \`redirect_target\`) a
 reset link is sent to it right away. A person without a password answers 404.`,
-    body: { schema: ref('PasswordRotateRequest'), example: { reason: 'found in a breach corpus', handle: EMAIL_HANDLE, redirect_target: 'https://app.example.com/reset' } },
+    body: { schema: ref('PasswordRotateRequest'), example: { reason: 'found in a breach corpus', handle: EMAIL_HANDLE, redirect_target: 'https://app.example.com/reset' }, required: false },
     ok: { schema: open({ rotation_required: { type: 'boolean', const: true } }, ['rotation_required']), example: { rotation_required: true } },
   },
   // ---------- consents ----------
@@ -290,7 +300,7 @@ reset link is sent to it right away. A person without a password answers 404.`,
     summary: 'Store GDPR consent',
     description: `Adds consent levels on behalf of the person (for consent collected outside the SDK) and returns all levels.${CONSENT_DESCRIPTION}`,
     body: { schema: ref('GdprConsentRequest'), example: { consent_levels: ['marketing'] } },
-    ok: { schema: ref('GdprConsentList'), example: { consents: CONSENTS } },
+    ok: { status: 201, schema: ref('GdprConsentList'), example: { consents: CONSENTS } },
   },
   {
     ...mgmt, method: 'put', path: `${P}/consent/gdpr`, id: 'setPersonGdprConsent', tags: ['person-consents'], params: personParam,
@@ -315,23 +325,23 @@ Returns the CSV header row (and one sample row) that \`POST /persons/bulk-import
 columns named \`attr:<bucket>:<name>\` (a cell that is JSON is stored as that value, any other text as a string).`,
     ok: {
       raw: true, contentType: 'text/csv', schema: str({ contentMediaType: 'text/csv' }),
-      example: 'handle_type,handle_value,active,region,groups,roles,attr:end_user_read_only:plan\nemail_address,ada@example.com,true,eu-west,editors;reviewers,reader,pro\n',
+      example: 'handle_type,handle_value,active,region,groups,roles,attr:end_user_read_only:plan\nemail_address,ada@example.com,true,europe-belgium,editors;reviewers,reader,pro\n',
     },
   },
   {
     ...mgmt, method: 'post', path: '/persons/bulk-import', id: 'bulkImportPersons', tags: ['persons-bulk-import'],
     summary: 'Bulk import persons',
     description: `
-Imports up to 10 000 persons from a CSV file in the template's format. Rows are checked one by one: valid rows are
-imported, invalid ones are reported with their row number (the header is row 1) and reason, so a file can be fixed
-and re-sent (existing persons are updated, not duplicated). A file whose header cannot be used (missing handle
+Imports up to 10 000 persons from a CSV file (multipart part \`persons\`) in the template's format. Rows are checked one by one: valid rows are
+imported, invalid ones are reported with their row number (the header is row 1) and reason, and come back as
+\`failed_csv\`, so they can be fixed and re-sent (existing persons are updated, not duplicated). A file whose header cannot be used (missing handle
 columns, unknown columns or buckets) or that is not CSV answers 400 and imports nothing.`,
     body: {
       contentType: 'multipart/form-data',
-      schema: closed({ file: str({ contentMediaType: 'text/csv', description: 'The CSV file.' }) }, ['file']),
-      example: { file: 'handle_type,handle_value,region,groups,roles\nemail_address,ada@example.com,eu-west,editors,reader\n' },
-      sample: { 'x-sample-filenames': { file: 'persons.csv' } },
+      schema: closed({ persons: str({ contentMediaType: 'text/csv', description: 'The CSV file (a part named `file`, the earlier name, is accepted too).' }) }, ['persons']),
+      example: { persons: 'handle_type,handle_value,region,groups,roles\nemail_address,ada@example.com,europe-belgium,editors,reader\n' },
+      sample: { 'x-sample-filenames': { persons: 'persons.csv' } },
     },
-    ok: { schema: ref('BulkImportResult'), example: { imported: 1, failed: 1, failures: [{ row: 3, message: 'malformed e-mail address' }] } },
+    ok: { schema: ref('BulkImportResult'), example: { successful_imports: 1, failed_imports: 1, failed_csv: 'handle_type,handle_value\nemail_address,ada@\n', failures: [{ row: 3, message: 'malformed e-mail address' }] } },
   },
 ];

@@ -212,7 +212,7 @@ challenge returns the user token.`,
 Creates a person without any handle and returns a token with \`person_type: anonymous\`. Use it to keep attributes and
 consents for a visitor before sign-up; a later ID request sent with this token as bearer upgrades the same person to a
 regular one. Anonymous tokens never count as authenticated.`,
-    body: { schema: ref('AnonymousPersonRequest'), example: { region: 'eu-west' }, required: false },
+    body: { schema: ref('AnonymousPersonRequest'), example: { region: 'europe-belgium' }, required: false },
     ok: { schema: ref('UserToken'), example: USER_TOKEN, description: '`result` is the anonymous person\'s token.' },
   },
   {
@@ -309,7 +309,7 @@ Only writable buckets are accepted; others answer 403 and nothing is written.`,
     summary: 'Add GDPR consent levels for the signed-in person',
     description: `Adds the given levels to those already given and returns the full list.${CONSENT_DESCRIPTION}`,
     body: { schema: ref('GdprConsentRequest'), example: { consent_levels: ['analytics'] } },
-    ok: { schema: ref('GdprConsentList'), example: { consents: CONSENTS } },
+    ok: { status: 201, schema: ref('GdprConsentList'), example: { consents: CONSENTS } },
   },
   {
     method: 'put', path: '/consent/gdpr', id: 'putMyGdprConsent', tags: ['person-consents'], sdk: true, security: 'user',
@@ -325,8 +325,8 @@ Only writable buckets are accepted; others answer 403 and nothing is written.`,
       { name: 'deleteAll', in: 'query', required: false, description: 'Remove every level; use instead of consent_levels.', schema: { type: 'boolean' } },
     ],
     summary: 'Remove GDPR consent levels of the signed-in person',
-    description: 'Removes the listed levels, or all of them with `deleteAll=true`, and returns the levels left. One of the two query parameters is required (400 otherwise).',
-    ok: { schema: ref('GdprConsentList'), example: { consents: CONSENTS.slice(0, 1) }, description: 'The consent levels left.' },
+    description: 'Removes the listed levels, or all of them with `deleteAll=true`. One of the two query parameters is required (400 otherwise). `GET /consent/gdpr` reads the levels left.',
+    ok: { status: 204, description: 'Removed.' },
   },
   {
     method: 'post', path: '/token/validate', id: 'postTokenValidate', tags: ['tokens'], sdk: true, security: 'orgOrManagement',

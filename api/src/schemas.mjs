@@ -94,7 +94,11 @@ export const schemas = {
   ChallengeId: str({ pattern: ID_PATTERN, description: 'Challenge identifier.' }),
   ResourceId: str({ pattern: ID_PATTERN, description: 'Opaque identifier of a stored object.' }),
   UserToken: str({ pattern: '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]*$', maxLength: 16384, description: 'A signed JWT (user token).' }),
-  Region: str({ enum: ['us-central', 'eu-west', 'eu-north', 'ap-northeast', 'ap-southeast'], description: 'Data residency region of a person.' }),
+  Region: str({ enum: ['us-iowa', 'europe-belgium', 'europe-england', 'asia-japan', 'australia-sydney'], description: 'Data residency region of a person.' }),
+  RegionInput: str({
+    enum: ['us-iowa', 'europe-belgium', 'europe-england', 'asia-japan', 'australia-sydney', 'us-central', 'eu-west', 'eu-north', 'ap-northeast', 'ap-southeast'],
+    description: 'Data residency region of a person. Earlier names are accepted and stored as today\'s: `us-central` → `us-iowa`, `eu-west` and `eu-north` → `europe-belgium`, `ap-northeast` → `asia-japan`, `ap-southeast` → `australia-sydney`.',
+  }),
 
   // ---------- persons ----------
   PersonHandleType: str({ enum: ['email_address', 'phone_number', 'username'] }),
@@ -173,7 +177,7 @@ export const schemas = {
     webauthn_credential_id: str(),
     public_key: str({ description: 'COSE public key, base64url.' }),
     attestation_type: str(),
-    authenticator: open({ aaguid: str(), sign_count: int({ minimum: 0 }), clone_warning: bool() }),
+    authenticator: open({ aaguid: str(), sign_count: int({ minimum: 0 }), clone_warning: bool() }, ['aaguid']),
   }, ['webauthn_credential_id', 'public_key'], { title: 'public-key' }),
   TotpCredentialParams: open({
     recovery_codes_total: int({ minimum: 0 }),
@@ -367,7 +371,6 @@ export const schemas = {
     person_type: ref('PersonType'),
     groups: arrayOf(str()),
   }, ['person_id', 'oid'], { description: 'Claims of a user token (the groups claim name may be overridden by the token template).' }),
-  DirectIdResult: open({ direct_id: str({ description: 'Opaque single-use value; pass it to the SDK (URL parameter) to sign the person in.' }) }, ['direct_id']),
   MintTokenRequest: closed({
     authenticated_methods: arrayOf(ref('AuthenticationMethod'), { minItems: 1 }),
     custom_claims: open({}, [], { additionalProperties: true, maxProperties: 50, description: 'Extra claims; reserved claim names are rejected.' }),
@@ -378,7 +381,7 @@ export const schemas = {
     token: ref('UserToken'),
     url: str({ format: 'uri', description: '`target_url` with a `challenge_pack_id` parameter that signs the person in there (only when target_url was given).' }),
   }, ['token']),
-  AnonymousPersonRequest: closed({ region: ref('Region') }),
+  AnonymousPersonRequest: closed({ region: ref('RegionInput') }),
 
   // ---------- consents ----------
   ConsentLevel: str({ enum: CONSENT_LEVELS }),

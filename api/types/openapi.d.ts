@@ -521,7 +521,7 @@ export interface paths {
         post: operations["postMyGdprConsent"];
         /**
          * Remove GDPR consent levels of the signed-in person
-         * @description Removes the listed levels, or all of them with `deleteAll=true`, and returns the levels left. One of the two query parameters is required (400 otherwise).
+         * @description Removes the listed levels, or all of them with `deleteAll=true`. One of the two query parameters is required (400 otherwise). `GET /consent/gdpr` reads the levels left.
          */
         delete: operations["deleteMyGdprConsent"];
         options?: never;
@@ -893,9 +893,9 @@ export interface paths {
         put?: never;
         /**
          * Get Direct-ID value for a person
-         * @description Issues a single-use Direct-ID for the person, valid for a few minutes. Give it to your front end (for example in a
-         *     link) and the SDK signs the person in without asking for a factor; the resulting token lists `direct_id`. Treat it
-         *     like a password.
+         * @description Issues a single-use Direct-ID for the person, valid for `duration_secs` (default 300, at most 3600). Give it to
+         *     your front end (for example in a link) and the SDK signs the person in without asking for a factor; the resulting
+         *     token lists `direct_id`. Treat it like a password. `result` is the Direct-ID.
          */
         post: operations["createPersonDirectId"];
         delete?: never;
@@ -917,7 +917,7 @@ export interface paths {
          * Mint a token for a person
          * @description Issues a user token for the person without any authentication, for back-end integrations and tests. The token lists
          *     `api` (or the given methods) in `authenticated_methods` and may carry extra claims; reserved claim names are
-         *     rejected with 400.
+         *     rejected with 400. `result` is the token.
          */
         post: operations["mintPersonToken"];
         delete?: never;
@@ -959,7 +959,7 @@ export interface paths {
         };
         /**
          * Get permissions for a person
-         * @description The effective permissions of the person: those of their roles plus the additional ones, with where each comes from.
+         * @description The names of the effective permissions of the person: those of their roles plus the additional ones. `POST /rbac/check` tells what grants one.
          */
         get: operations["getPersonPermissions"];
         put?: never;
@@ -979,12 +979,12 @@ export interface paths {
         };
         /**
          * Get additional permissions for a person
-         * @description Permissions granted to the person directly, outside any role. Use it to audit exceptions; `GET .../permissions` gives the effective set.
+         * @description Permissions granted to the person directly, outside any role. Use it to audit exceptions; `GET .../permissions` gives the effective set. The `ETag` goes into `If-Match` of a change.
          */
         get: operations["getPersonAdditionalPermissions"];
         /**
          * Set the permissions for a person
-         * @description Replaces the person's direct permissions. Every permission must exist (400 otherwise); role permissions are unaffected.
+         * @description Replaces the person's direct permissions. Every permission must exist (400 otherwise); role permissions are unaffected. With `If-Match`, only if they are still those of that `ETag` (412 otherwise).
          */
         put: operations["setPersonAdditionalPermissions"];
         post?: never;
@@ -1003,12 +1003,12 @@ export interface paths {
         };
         /**
          * Get roles for a person
-         * @description Names of the roles assigned to the person. Roles inherited through the RBAC pool of a parent organization are included.
+         * @description Names of the roles assigned to the person. Roles inherited through the RBAC pool of a parent organization are included. The `ETag` goes into `If-Match` of a change.
          */
         get: operations["getPersonRoles"];
         /**
          * Set the roles for a person
-         * @description Replaces the person's roles with exactly the given ones. Unknown roles answer 400 and nothing changes.
+         * @description Replaces the person's roles with exactly the given ones. Unknown roles answer 400 and nothing changes. With `If-Match`, only if they are still those of that `ETag` (412 otherwise).
          */
         put: operations["setPersonRoles"];
         post?: never;
@@ -1027,7 +1027,7 @@ export interface paths {
         };
         /**
          * Get a list of groups
-         * @description Lists the groups of the organization in name order, page by page (`limit` at most 1000), with the total in `meta.pagination`.
+         * @description Lists the names of the groups of the organization in name order, page by page (`limit` at most 1000), with the total in `meta.pagination`; `GET /groups/{group_name}` gives one group in full.
          */
         get: operations["listGroups"];
         put?: never;
@@ -1051,14 +1051,14 @@ export interface paths {
         };
         /**
          * Get a group
-         * @description Returns one group with its description and creation time; 404 when no group of the organization has that name.
+         * @description Returns one group with its description, creation time and number of members; 404 when no group of the organization has that name.
          */
         get: operations["getGroup"];
         put?: never;
         post?: never;
         /**
          * Delete a group
-         * @description Deletes the group and every membership in it. Tokens issued before keep the old groups claim until they expire.
+         * @description Deletes the group and every membership in it. Tokens issued before keep the old groups claim until they expire. The answer is the envelope without `result`.
          */
         delete: operations["deleteGroup"];
         options?: never;
@@ -1075,13 +1075,13 @@ export interface paths {
         };
         /**
          * List the persons in a group
-         * @description Lists the persons who are members of the group, page by page, with handles and attributes as `GET /persons` returns them.
+         * @description Lists the ids of the persons who are members of the group, oldest member first, page by page; `GET /persons?ids=…` reads them in full.
          */
         get: operations["listGroupPersons"];
         put?: never;
         /**
          * Add persons to a group
-         * @description Adds up to 1000 persons to the group; persons already in it are left as they are. An unknown person id answers 400 and nobody is added.
+         * @description Adds up to 1000 persons to the group; persons already in it are left as they are. An unknown person id answers 404 and nobody is added. The answer is the envelope without `result`.
          */
         post: operations["addPersonsToGroup"];
         delete?: never;
@@ -1102,7 +1102,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a person from a group
-         * @description Removes one person from the group; the person and the group remain.
+         * @description Removes one person from the group; the person and the group remain. The answer is the envelope without `result`.
          */
         delete: operations["removePersonFromGroup"];
         options?: never;
@@ -1125,8 +1125,9 @@ export interface paths {
         put?: never;
         /**
          * Add handles to a person
-         * @description Adds e-mail addresses, phone numbers (E.164) or usernames the person can sign in with. A handle owned by another
-         *     person of the pool answers 409 'person exists'; malformed ones answer 400 with the SDK-mapped messages.
+         * @description Adds e-mail addresses, phone numbers (E.164) or usernames the person can sign in with, sent as a list of handles. A
+         *     handle owned by another person of the pool answers 409 'person exists'; malformed ones answer 400 with the
+         *     SDK-mapped messages. `GET .../handles` reads the result.
          */
         post: operations["addPersonHandles"];
         delete?: never;
@@ -1213,7 +1214,7 @@ export interface paths {
         get?: never;
         /**
          * Create or overwrite a password credential
-         * @description Sets the person's password (hashed with a memory-hard function). It must satisfy the organization's password rules unless `skip_validation` is set; failures answer 400 naming the rules.
+         * @description Sets the person's password (hashed with a memory-hard function). It must satisfy the organization's password rules unless `skip_validation` is set; failures answer 400 naming the rules. A hash made by another system can be imported instead (`type: password`, `params.password_hash`: bcrypt or scrypt PHC; other formats answer 400 naming the format); it is replaced by this server's own hash at the first sign-in.
          */
         put: operations["setPersonPassword"];
         post?: never;
@@ -1234,7 +1235,7 @@ export interface paths {
         put?: never;
         /**
          * Trigger a password reset flow
-         * @description Sends the person a password-reset link to the given handle; opening it leads to a `password_reset` challenge. The current password keeps working until replaced.
+         * @description Sends the person a password-reset link to `reset_handle` (by default the person's first e-mail address, else phone number); opening it leads to a `password_reset` challenge. The current password keeps working until replaced, unless `force_change` is set.
          */
         post: operations["resetPersonPassword"];
         delete?: never;
@@ -1320,9 +1321,9 @@ export interface paths {
         put?: never;
         /**
          * Bulk import persons
-         * @description Imports up to 10 000 persons from a CSV file in the template's format. Rows are checked one by one: valid rows are
-         *     imported, invalid ones are reported with their row number (the header is row 1) and reason, so a file can be fixed
-         *     and re-sent (existing persons are updated, not duplicated). A file whose header cannot be used (missing handle
+         * @description Imports up to 10 000 persons from a CSV file (multipart part `persons`) in the template's format. Rows are checked one by one: valid rows are
+         *     imported, invalid ones are reported with their row number (the header is row 1) and reason, and come back as
+         *     `failed_csv`, so they can be fixed and re-sent (existing persons are updated, not duplicated). A file whose header cannot be used (missing handle
          *     columns, unknown columns or buckets) or that is not CSV answers 400 and imports nothing.
          */
         post: operations["bulkImportPersons"];
@@ -2050,7 +2051,7 @@ export interface paths {
         };
         /**
          * Get a list of permissions
-         * @description Lists the permissions defined in the organization (or inherited through the RBAC pool).
+         * @description Lists the names of the permissions defined in the organization (or inherited through the RBAC pool).
          */
         get: operations["listPermissions"];
         put?: never;
@@ -2088,7 +2089,7 @@ export interface paths {
         head?: never;
         /**
          * Update a permission
-         * @description Changes the description of a permission; the name is its identity and cannot change.
+         * @description Changes the description of a permission; the name is its identity and cannot change. With `If-Match`, only if it is still as that `ETag` (412 otherwise).
          */
         patch: operations["patchPermission"];
         trace?: never;
@@ -2102,7 +2103,7 @@ export interface paths {
         };
         /**
          * Get a list of roles
-         * @description Lists the roles of the organization with their permissions, including roles inherited through the RBAC pool.
+         * @description Lists the names of the roles of the organization, including roles inherited through the RBAC pool; `GET /rbac/roles/{role_name}` gives the permissions of one.
          */
         get: operations["listRoles"];
         put?: never;
@@ -2140,7 +2141,7 @@ export interface paths {
         head?: never;
         /**
          * Update a role
-         * @description Changes the description or replaces the permission set of a role; persons holding the role are affected at once.
+         * @description Changes the description or replaces the permission set of a role; persons holding the role are affected at once. With `If-Match`, only if it is still as that `ETag` (412 otherwise).
          */
         patch: operations["patchRole"];
         trace?: never;
@@ -2156,7 +2157,7 @@ export interface paths {
         put?: never;
         /**
          * Check whether a person has a permission
-         * @description Answers whether the person holds the permission through a role or directly, and which grants it. Unknown permissions answer `allowed: false`; an unknown person answers 404.
+         * @description Answers whether the person holds the permission (`granted`) through a role or directly, and what grants it (`granted_by`). Unknown permissions answer `granted: false`; an unknown person answers 404.
          */
         post: operations["checkPermission"];
         delete?: never;
@@ -2428,7 +2429,12 @@ export interface components {
          * @description Data residency region of a person.
          * @enum {string}
          */
-        Region: "us-central" | "eu-west" | "eu-north" | "ap-northeast" | "ap-southeast";
+        Region: "us-iowa" | "europe-belgium" | "europe-england" | "asia-japan" | "australia-sydney";
+        /**
+         * @description Data residency region of a person. Earlier names are accepted and stored as today's: `us-central` → `us-iowa`, `eu-west` and `eu-north` → `europe-belgium`, `ap-northeast` → `asia-japan`, `ap-southeast` → `australia-sydney`.
+         * @enum {string}
+         */
+        RegionInput: "us-iowa" | "europe-belgium" | "europe-england" | "asia-japan" | "australia-sydney" | "us-central" | "eu-west" | "eu-north" | "ap-northeast" | "ap-southeast";
         /** @enum {string} */
         PersonHandleType: "email_address" | "phone_number" | "username";
         PersonHandle: {
@@ -2514,7 +2520,7 @@ export interface components {
             public_key: string;
             attestation_type?: string;
             authenticator?: {
-                aaguid?: string;
+                aaguid: string;
                 sign_count?: number;
                 clone_warning?: boolean;
             };
@@ -3057,10 +3063,6 @@ export interface components {
             person_type?: components["schemas"]["PersonType"];
             groups?: string[];
         };
-        DirectIdResult: {
-            /** @description Opaque single-use value; pass it to the SDK (URL parameter) to sign the person in. */
-            direct_id: string;
-        };
         MintTokenRequest: {
             authenticated_methods?: components["schemas"]["AuthenticationMethod"][];
             /** @description Extra claims; reserved claim names are rejected. */
@@ -3085,7 +3087,7 @@ export interface components {
             url?: string;
         };
         AnonymousPersonRequest: {
-            region?: components["schemas"]["Region"];
+            region?: components["schemas"]["RegionInput"];
         };
         /** @enum {string} */
         ConsentLevel: "none" | "necessary" | "analytics" | "marketing" | "retargeting" | "tracking";
@@ -3311,27 +3313,32 @@ export interface components {
         PersonCreate: {
             /** @default true */
             active: boolean;
-            region?: components["schemas"]["Region"];
-            handles: components["schemas"]["PersonHandle"][];
+            region?: components["schemas"]["RegionInput"];
+            /** @description Optional: a person without handles can be given them later (`POST /persons/{person_id}/handles`). Without handles, `PUT /persons` has nothing to find a person by and creates one. */
+            handles?: components["schemas"]["PersonHandle"][];
             groups?: components["schemas"]["GroupName"][];
             roles?: components["schemas"]["RoleName"][];
             attributes?: components["schemas"]["AttributesByBucket"];
         };
         PersonPatch: {
             active?: boolean;
-            region?: components["schemas"]["Region"];
+            region?: components["schemas"]["RegionInput"];
         };
         PersonOrganization: {
             id: components["schemas"]["OrganizationId"];
             org_name: string;
-            tenant_name?: string;
+            tenant_name: string;
+            /** @description The parent organization, for a suborganization. */
+            parent_id?: string;
             person_id: components["schemas"]["PersonId"];
         };
-        HandleList: {
+        /** @description The handles to add: a list (as the public reference sends them), or `{handles: [...]}` (accepted too). */
+        HandleList: components["schemas"]["PersonHandle"][] | {
             handles: components["schemas"]["PersonHandle"][];
         };
         GroupNameList: {
-            groups: components["schemas"]["GroupName"][];
+            /** @description Absent: no groups. */
+            groups?: components["schemas"]["GroupName"][];
         };
         RoleNameList: {
             roles: components["schemas"]["RoleName"][];
@@ -3355,6 +3362,7 @@ export interface components {
             /** @description Base32 TOTP secret. */
             secret: string;
         };
+        /** @description The password itself (hashed here), or a password credential as the public reference sends it, with the hash another system made (`params.password_hash`). */
         PasswordSet: {
             password: string;
             /**
@@ -3362,11 +3370,30 @@ export interface components {
              * @default false
              */
             skip_validation: boolean;
+            label?: string;
+        } | {
+            /**
+             * @description Only `password` is accepted by this call (400 otherwise).
+             * @enum {string}
+             */
+            type: "password" | "public-key" | "totp";
+            label?: string;
+            params: {
+                /** @description bcrypt (`$2a$`, `$2b$`, `$2y$`) or scrypt PHC string; other formats answer 400 naming the format. Replaced by a hash of this server at the first sign-in; never read back. */
+                password_hash: string;
+            };
         };
         PasswordResetRequest: {
-            handle: components["schemas"]["PersonHandle"];
-            /** Format: uri */
-            redirect_target?: string;
+            reset_handle?: components["schemas"]["PersonHandle"];
+            /** @description Earlier name of `reset_handle`. */
+            handle?: components["schemas"]["PersonHandle"];
+            /** @description Also refuse sign-ins with the current password until it is reset (as `password-rotate` does). */
+            force_change?: boolean;
+            /**
+             * Format: uri
+             * @description Page of your application that completes the reset with the SDK.
+             */
+            redirect_target: string;
         };
         PasswordRotateRequest: {
             handle?: components["schemas"]["PersonHandle"];
@@ -3378,8 +3405,13 @@ export interface components {
             redirect_target?: string;
         };
         BulkImportResult: {
-            imported: number;
-            failed: number;
+            /** @description Rows imported (persons created or updated). */
+            successful_imports: number;
+            /** @description Rows refused. */
+            failed_imports: number;
+            /** @description The header and the refused rows as sent (present when some were refused): fix them and send this file again. */
+            failed_csv?: string;
+            /** @description Why each row was refused (the header is row 1). */
             failures: {
                 row: number;
                 message: string;
@@ -3389,7 +3421,9 @@ export interface components {
             name: components["schemas"]["GroupName"];
             description?: string;
             /** Format: date-time */
-            created_at?: string;
+            created: string;
+            /** @description Number of persons in the group. */
+            members_count: number;
         };
         GroupCreate: {
             name: components["schemas"]["GroupName"];
@@ -3399,21 +3433,21 @@ export interface components {
             name: components["schemas"]["PermissionName"];
             description?: string;
             /** Format: date-time */
-            created_at?: string;
+            created: string;
         };
         PermissionCreate: {
             name: components["schemas"]["PermissionName"];
             description?: string;
         };
         PermissionPatch: {
-            description: string;
+            description?: string;
         };
         Role: {
             name: components["schemas"]["RoleName"];
             description?: string;
             permissions: components["schemas"]["PermissionName"][];
             /** Format: date-time */
-            created_at?: string;
+            created: string;
         };
         RoleCreate: {
             name: components["schemas"]["RoleName"];
@@ -3424,19 +3458,16 @@ export interface components {
             description?: string;
             permissions?: components["schemas"]["PermissionName"][];
         };
-        PersonPermissions: {
-            permissions: components["schemas"]["PermissionName"][];
-            /** @description Permission → roles (or `additional`) granting it. */
-            sources?: {
-                [key: string]: string[];
-            };
-        };
+        /** @description `permission_name` (the public reference's name); Keyway's earlier `permission` is accepted too. */
         RbacCheckRequest: {
+            person_id: components["schemas"]["PersonId"];
+            permission_name: components["schemas"]["PermissionName"];
+        } | {
             person_id: components["schemas"]["PersonId"];
             permission: components["schemas"]["PermissionName"];
         };
         RbacCheckResult: {
-            allowed: boolean;
+            granted: boolean;
             granted_by?: string[];
         };
         OAuth2Client: {
@@ -3971,6 +4002,15 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
+        /** @description The object changed since the ETag given in If-Match was read; nothing was changed. Read it again. */
+        PreconditionFailed: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
         /** @description A person with one of the given handles already exists. */
         PersonExists: {
             headers: {
@@ -4096,6 +4136,8 @@ export interface components {
         RequiredConsistency: "local_region" | "all_regions";
         /** @description Seconds to wait for the requested consistency; 408 when it is not reached in time. */
         RequiredConsistencyTimeout: number;
+        /** @description The `ETag` of the object as last read (`*`: any). When the object changed since, nothing is changed and the answer is 412. */
+        IfMatch: string;
         /** @description Id of the organization the call acts on (sent by the SDK; required where the security of the operation names it). */
         OrgIdHeader: string;
         /** @description Version of the calling SDK, e.g. 3.29.3. */
@@ -4616,7 +4658,7 @@ export interface operations {
                      *           "person_id": "pid:0193a1f2c4b87d3e9f10a2b3c4d5e6f7",
                      *           "active": true,
                      *           "person_type": "regular",
-                     *           "region": "eu-west",
+                     *           "region": "europe-belgium",
                      *           "handles": [
                      *             {
                      *               "type": "email_address",
@@ -5038,7 +5080,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "region": "eu-west"
+                 *       "region": "europe-belgium"
                  *     }
                  */
                 "application/json": components["schemas"]["AnonymousPersonRequest"];
@@ -5704,8 +5746,8 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success. */
-            200: {
+            /** @description Created. */
+            201: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5762,28 +5804,12 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The consent levels left. */
-            200: {
+            /** @description Removed. */
+            204: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    /**
-                     * @example {
-                     *       "result": {
-                     *         "consents": [
-                     *           {
-                     *             "consent_level": "necessary",
-                     *             "created_at": "2026-03-14T09:26:53Z"
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Envelope"] & {
-                        result: components["schemas"]["GdprConsentList"];
-                    };
-                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -6562,7 +6588,7 @@ export interface operations {
                      *           "person_id": "pid:0193a1f2c4b87d3e9f10a2b3c4d5e6f7",
                      *           "active": true,
                      *           "person_type": "regular",
-                     *           "region": "eu-west",
+                     *           "region": "europe-belgium",
                      *           "handles": [
                      *             {
                      *               "type": "email_address",
@@ -6587,7 +6613,7 @@ export interface operations {
                      *           "person_id": "pid:0193a1f2c4b87d3e9f10a2b3c4d5e6f8",
                      *           "active": true,
                      *           "person_type": "regular",
-                     *           "region": "eu-west",
+                     *           "region": "europe-belgium",
                      *           "handles": [
                      *             {
                      *               "type": "email_address",
@@ -6678,7 +6704,7 @@ export interface operations {
                      *         "person_id": "pid:0193a1f2c4b87d3e9f10a2b3c4d5e6f7",
                      *         "active": true,
                      *         "person_type": "regular",
-                     *         "region": "eu-west",
+                     *         "region": "europe-belgium",
                      *         "handles": [
                      *           {
                      *             "type": "email_address",
@@ -6742,7 +6768,7 @@ export interface operations {
                  *           "value": "+447700900123"
                  *         }
                  *       ],
-                 *       "region": "eu-west",
+                 *       "region": "europe-belgium",
                  *       "groups": [
                  *         "editors"
                  *       ],
@@ -6770,7 +6796,7 @@ export interface operations {
                      *         "person_id": "pid:0193a1f2c4b87d3e9f10a2b3c4d5e6f7",
                      *         "active": true,
                      *         "person_type": "regular",
-                     *         "region": "eu-west",
+                     *         "region": "europe-belgium",
                      *         "handles": [
                      *           {
                      *             "type": "email_address",
@@ -6841,7 +6867,7 @@ export interface operations {
                      *         "person_id": "pid:0193a1f2c4b87d3e9f10a2b3c4d5e6f7",
                      *         "active": true,
                      *         "person_type": "regular",
-                     *         "region": "eu-west",
+                     *         "region": "europe-belgium",
                      *         "handles": [
                      *           {
                      *             "type": "email_address",
@@ -6946,7 +6972,7 @@ export interface operations {
                      *         "person_id": "pid:0193a1f2c4b87d3e9f10a2b3c4d5e6f7",
                      *         "active": false,
                      *         "person_type": "regular",
-                     *         "region": "eu-west",
+                     *         "region": "europe-belgium",
                      *         "handles": [
                      *           {
                      *             "type": "email_address",
@@ -7050,23 +7076,37 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "duration_secs": 300
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description How long the Direct-ID stays valid, in seconds.
+                     * @default 300
+                     */
+                    duration_secs?: number;
+                };
+            };
+        };
         responses: {
-            /** @description Success. */
-            200: {
+            /** @description Created. */
+            201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
-                     *       "result": {
-                     *         "direct_id": "eyJvaWQiOiIzZjZhMGMxZSJ9.c2lnbmF0dXJl"
-                     *       }
+                     *       "result": "eyJvaWQiOiIzZjZhMGMxZSJ9.c2lnbmF0dXJl"
                      *     }
                      */
                     "application/json": components["schemas"]["Envelope"] & {
-                        result: components["schemas"]["DirectIdResult"];
+                        /** @description Opaque single-use value; pass it to the SDK (URL parameter) to sign the person in. */
+                        result: string;
                     };
                 };
             };
@@ -7075,6 +7115,8 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -7107,21 +7149,19 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success. */
-            200: {
+            /** @description Created. */
+            201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
-                     *       "result": {
-                     *         "token": "eyJhbGciOiJFUzI1NiIsImtpZCI6ImstMjAyNi0wMyIsInR5cCI6IkpXVCJ9.eyJwZXJzb25faWQiOiJwaWQ6MDE5M2ExZjJjNGI4N2QzZTlmMTBhMmIzYzRkNWU2ZjciLCJvaWQiOiIzZjZhMGMxZS01YjdkLTRlMmEtOWM0MS0wZDJlN2Y4YTliMTAiLCJmaXJzdF90b2tlbiI6ZmFsc2UsImF1dGhlbnRpY2F0ZWRfbWV0aG9kcyI6WyJvdHBfdmlhX2VtYWlsIl0sInBlcnNvbl90eXBlIjoicmVndWxhciIsImdyb3VwcyI6WyJlZGl0b3JzIl0sImV4cCI6MTc3MzQ4MzYxM30.q3Yw8n2JxT0bV5cP1sK7mR9dL4fH6gE2aZ0uN8iC3oWkXy1tQ5vB7jM9pS4eR2hD6lA0fG8zU3cY1nK5wT7xQ"
-                     *       }
+                     *       "result": "eyJhbGciOiJFUzI1NiIsImtpZCI6ImstMjAyNi0wMyIsInR5cCI6IkpXVCJ9.eyJwZXJzb25faWQiOiJwaWQ6MDE5M2ExZjJjNGI4N2QzZTlmMTBhMmIzYzRkNWU2ZjciLCJvaWQiOiIzZjZhMGMxZS01YjdkLTRlMmEtOWM0MS0wZDJlN2Y4YTliMTAiLCJmaXJzdF90b2tlbiI6ZmFsc2UsImF1dGhlbnRpY2F0ZWRfbWV0aG9kcyI6WyJvdHBfdmlhX2VtYWlsIl0sInBlcnNvbl90eXBlIjoicmVndWxhciIsImdyb3VwcyI6WyJlZGl0b3JzIl0sImV4cCI6MTc3MzQ4MzYxM30.q3Yw8n2JxT0bV5cP1sK7mR9dL4fH6gE2aZ0uN8iC3oWkXy1tQ5vB7jM9pS4eR2hD6lA0fG8zU3cY1nK5wT7xQ"
                      *     }
                      */
                     "application/json": components["schemas"]["Envelope"] & {
-                        result: components["schemas"]["TokenResult"];
+                        result: components["schemas"]["UserToken"];
                     };
                 };
             };
@@ -7249,24 +7289,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "result": {
-                     *         "permissions": [
-                     *           "docs:read",
-                     *           "docs:write"
-                     *         ],
-                     *         "sources": {
-                     *           "docs:read": [
-                     *             "reader"
-                     *           ],
-                     *           "docs:write": [
-                     *             "additional"
-                     *           ]
-                     *         }
-                     *       }
+                     *       "result": [
+                     *         "docs:read",
+                     *         "docs:write"
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["Envelope"] & {
-                        result: components["schemas"]["PersonPermissions"];
+                        result: components["schemas"]["PermissionName"][];
                     };
                 };
             };
@@ -7292,6 +7322,8 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
+                    /** @description Version of the object; send it back in `If-Match` to change it only if nobody changed it meanwhile. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7318,6 +7350,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The `ETag` of the object as last read (`*`: any). When the object changed since, nothing is changed and the answer is 412. */
+                "If-Match"?: components["parameters"]["IfMatch"];
                 /** @description Wait until the change is visible in the local region or in all regions before answering. */
                 "Keyway-Required-Consistency"?: components["parameters"]["RequiredConsistency"];
                 /** @description Seconds to wait for the requested consistency; 408 when it is not reached in time. */
@@ -7342,29 +7376,21 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success. */
-            200: {
+            /** @description Replaced. */
+            204: {
                 headers: {
+                    /** @description Version of the object; send it back in `If-Match` to change it only if nobody changed it meanwhile. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
-                content: {
-                    /**
-                     * @example {
-                     *       "result": [
-                     *         "docs:write"
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Envelope"] & {
-                        result: components["schemas"]["PermissionName"][];
-                    };
-                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -7385,6 +7411,8 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
+                    /** @description Version of the object; send it back in `If-Match` to change it only if nobody changed it meanwhile. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7411,6 +7439,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The `ETag` of the object as last read (`*`: any). When the object changed since, nothing is changed and the answer is 412. */
+                "If-Match"?: components["parameters"]["IfMatch"];
                 /** @description Wait until the change is visible in the local region or in all regions before answering. */
                 "Keyway-Required-Consistency"?: components["parameters"]["RequiredConsistency"];
                 /** @description Seconds to wait for the requested consistency; 408 when it is not reached in time. */
@@ -7436,30 +7466,21 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success. */
-            200: {
+            /** @description Replaced. */
+            204: {
                 headers: {
+                    /** @description Version of the object; send it back in `If-Match` to change it only if nobody changed it meanwhile. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
-                content: {
-                    /**
-                     * @example {
-                     *       "result": [
-                     *         "reader",
-                     *         "editor"
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Envelope"] & {
-                        result: components["schemas"]["RoleName"][];
-                    };
-                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -7490,28 +7511,25 @@ export interface operations {
                     /**
                      * @example {
                      *       "result": [
-                     *         {
-                     *           "name": "editors",
-                     *           "description": "May edit the docs",
-                     *           "created_at": "2026-03-14T09:26:53Z"
-                     *         }
+                     *         "editors",
+                     *         "reviewers"
                      *       ],
                      *       "meta": {
                      *         "pagination": {
                      *           "limit": 100,
                      *           "offset": 0,
-                     *           "total_count": 1
+                     *           "total_count": 2
                      *         },
                      *         "cursor_pagination": {
                      *           "cursor": "",
                      *           "limit": 100,
-                     *           "total_count": 1
+                     *           "total_count": 2
                      *         }
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Envelope"] & {
-                        result: components["schemas"]["Group"][];
+                        result: components["schemas"]["GroupName"][];
                     };
                 };
             };
@@ -7556,7 +7574,8 @@ export interface operations {
                      *       "result": {
                      *         "name": "editors",
                      *         "description": "May edit the docs",
-                     *         "created_at": "2026-03-14T09:26:53Z"
+                     *         "created": "2026-03-14T09:26:53Z",
+                     *         "members_count": 2
                      *       }
                      *     }
                      */
@@ -7598,7 +7617,8 @@ export interface operations {
                      *       "result": {
                      *         "name": "editors",
                      *         "description": "May edit the docs",
-                     *         "created_at": "2026-03-14T09:26:53Z"
+                     *         "created": "2026-03-14T09:26:53Z",
+                     *         "members_count": 2
                      *       }
                      *     }
                      */
@@ -7632,11 +7652,14 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description Deleted. */
-            204: {
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /** @example {} */
+                    "application/json": components["schemas"]["Envelope"];
+                };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -7674,31 +7697,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "result": [
-                     *         {
-                     *           "person_id": "pid:0193a1f2c4b87d3e9f10a2b3c4d5e6f7",
-                     *           "active": true,
-                     *           "person_type": "regular",
-                     *           "region": "eu-west",
-                     *           "handles": [
-                     *             {
-                     *               "type": "email_address",
-                     *               "value": "ada@example.com"
-                     *             },
-                     *             {
-                     *               "type": "phone_number",
-                     *               "value": "+447700900123"
-                     *             }
-                     *           ],
-                     *           "groups": [
-                     *             "editors"
-                     *           ],
-                     *           "attributes": {
-                     *             "end_user_read_write": {
-                     *               "theme": "dark",
-                     *               "newsletter": true
-                     *             }
-                     *           }
-                     *         }
+                     *         "pid:0193a1f2c4b87d3e9f10a2b3c4d5e6f7"
                      *       ],
                      *       "meta": {
                      *         "pagination": {
@@ -7715,7 +7714,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Envelope"] & {
-                        result: components["schemas"]["Person"][];
+                        result: components["schemas"]["PersonId"][];
                     };
                 };
             };
@@ -7755,11 +7754,14 @@ export interface operations {
         };
         responses: {
             /** @description Added. */
-            204: {
+            201: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /** @example {} */
+                    "application/json": components["schemas"]["Envelope"];
+                };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -7791,11 +7793,14 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description Removed. */
-            204: {
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /** @example {} */
+                    "application/json": components["schemas"]["Envelope"];
+                };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -7867,43 +7872,23 @@ export interface operations {
         requestBody: {
             content: {
                 /**
-                 * @example {
-                 *       "handles": [
-                 *         {
-                 *           "type": "phone_number",
-                 *           "value": "+447700900123"
-                 *         }
-                 *       ]
-                 *     }
+                 * @example [
+                 *       {
+                 *         "type": "phone_number",
+                 *         "value": "+447700900123"
+                 *       }
+                 *     ]
                  */
                 "application/json": components["schemas"]["HandleList"];
             };
         };
         responses: {
-            /** @description All handles of the person. */
-            200: {
+            /** @description Added. */
+            204: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    /**
-                     * @example {
-                     *       "result": [
-                     *         {
-                     *           "type": "email_address",
-                     *           "value": "ada@example.com"
-                     *         },
-                     *         {
-                     *           "type": "phone_number",
-                     *           "value": "+447700900123"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Envelope"] & {
-                        result: components["schemas"]["PersonHandle"][];
-                    };
-                };
+                content?: never;
             };
             400: components["responses"]["IdBadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -8217,7 +8202,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "handle": {
+                 *       "reset_handle": {
                  *         "type": "email_address",
                  *         "value": "ada@example.com"
                  *       },
@@ -8276,7 +8261,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -8458,8 +8443,8 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success. */
-            200: {
+            /** @description Created. */
+            201: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8554,7 +8539,7 @@ export interface operations {
                 content: {
                     /**
                      * @example handle_type,handle_value,active,region,groups,roles,attr:end_user_read_only:plan
-                     *     email_address,ada@example.com,true,eu-west,editors;reviewers,reader,pro
+                     *     email_address,ada@example.com,true,europe-belgium,editors;reviewers,reader,pro
                      */
                     "text/csv": string;
                 };
@@ -8580,12 +8565,12 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "file": "handle_type,handle_value,region,groups,roles\nemail_address,ada@example.com,eu-west,editors,reader\n"
+                 *       "persons": "handle_type,handle_value,region,groups,roles\nemail_address,ada@example.com,europe-belgium,editors,reader\n"
                  *     }
                  */
                 "multipart/form-data": {
-                    /** @description The CSV file. */
-                    file: string;
+                    /** @description The CSV file (a part named `file`, the earlier name, is accepted too). */
+                    persons: string;
                 };
             };
         };
@@ -8599,8 +8584,9 @@ export interface operations {
                     /**
                      * @example {
                      *       "result": {
-                     *         "imported": 1,
-                     *         "failed": 1,
+                     *         "successful_imports": 1,
+                     *         "failed_imports": 1,
+                     *         "failed_csv": "handle_type,handle_value\nemail_address,ada@\n",
                      *         "failures": [
                      *           {
                      *             "row": 3,
@@ -11632,16 +11618,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "result": [
-                     *         {
-                     *           "name": "docs:write",
-                     *           "description": "Edit documentation pages",
-                     *           "created_at": "2026-03-14T09:26:53Z"
-                     *         }
+                     *         "docs:read",
+                     *         "docs:write"
                      *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["Envelope"] & {
-                        result: components["schemas"]["Permission"][];
+                        result: components["schemas"]["PermissionName"][];
                     };
                 };
             };
@@ -11675,24 +11658,11 @@ export interface operations {
         };
         responses: {
             /** @description Created. */
-            201: {
+            204: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    /**
-                     * @example {
-                     *       "result": {
-                     *         "name": "docs:write",
-                     *         "description": "Edit documentation pages",
-                     *         "created_at": "2026-03-14T09:26:53Z"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Envelope"] & {
-                        result: components["schemas"]["Permission"];
-                    };
-                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -11719,6 +11689,8 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
+                    /** @description Version of the object; send it back in `If-Match` to change it only if nobody changed it meanwhile. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11727,7 +11699,7 @@ export interface operations {
                      *       "result": {
                      *         "name": "docs:write",
                      *         "description": "Edit documentation pages",
-                     *         "created_at": "2026-03-14T09:26:53Z"
+                     *         "created": "2026-03-14T09:26:53Z"
                      *       }
                      *     }
                      */
@@ -11779,6 +11751,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The `ETag` of the object as last read (`*`: any). When the object changed since, nothing is changed and the answer is 412. */
+                "If-Match"?: components["parameters"]["IfMatch"];
                 /** @description Wait until the change is visible in the local region or in all regions before answering. */
                 "Keyway-Required-Consistency"?: components["parameters"]["RequiredConsistency"];
                 /** @description Seconds to wait for the requested consistency; 408 when it is not reached in time. */
@@ -11801,31 +11775,21 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success. */
-            200: {
+            /** @description Changed. */
+            204: {
                 headers: {
+                    /** @description Version of the object; send it back in `If-Match` to change it only if nobody changed it meanwhile. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
-                content: {
-                    /**
-                     * @example {
-                     *       "result": {
-                     *         "name": "docs:write",
-                     *         "description": "Edit and publish documentation pages",
-                     *         "created_at": "2026-03-14T09:26:53Z"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Envelope"] & {
-                        result: components["schemas"]["Permission"];
-                    };
-                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -11849,20 +11813,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "result": [
-                     *         {
-                     *           "name": "editor",
-                     *           "description": "Writes the docs",
-                     *           "permissions": [
-                     *             "docs:read",
-                     *             "docs:write"
-                     *           ],
-                     *           "created_at": "2026-03-14T09:26:53Z"
-                     *         }
+                     *         "editor",
+                     *         "reader"
                      *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["Envelope"] & {
-                        result: components["schemas"]["Role"][];
+                        result: components["schemas"]["RoleName"][];
                     };
                 };
             };
@@ -11899,27 +11856,11 @@ export interface operations {
         };
         responses: {
             /** @description Created. */
-            201: {
+            204: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    /**
-                     * @example {
-                     *       "result": {
-                     *         "name": "editor",
-                     *         "description": "Writes the docs",
-                     *         "permissions": [
-                     *           "docs:write"
-                     *         ],
-                     *         "created_at": "2026-03-14T09:26:53Z"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Envelope"] & {
-                        result: components["schemas"]["Role"];
-                    };
-                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -11946,6 +11887,8 @@ export interface operations {
             /** @description Success. */
             200: {
                 headers: {
+                    /** @description Version of the object; send it back in `If-Match` to change it only if nobody changed it meanwhile. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11958,7 +11901,7 @@ export interface operations {
                      *           "docs:read",
                      *           "docs:write"
                      *         ],
-                     *         "created_at": "2026-03-14T09:26:53Z"
+                     *         "created": "2026-03-14T09:26:53Z"
                      *       }
                      *     }
                      */
@@ -12010,6 +11953,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The `ETag` of the object as last read (`*`: any). When the object changed since, nothing is changed and the answer is 412. */
+                "If-Match"?: components["parameters"]["IfMatch"];
                 /** @description Wait until the change is visible in the local region or in all regions before answering. */
                 "Keyway-Required-Consistency"?: components["parameters"]["RequiredConsistency"];
                 /** @description Seconds to wait for the requested consistency; 408 when it is not reached in time. */
@@ -12036,36 +11981,21 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success. */
-            200: {
+            /** @description Changed. */
+            204: {
                 headers: {
+                    /** @description Version of the object; send it back in `If-Match` to change it only if nobody changed it meanwhile. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
-                content: {
-                    /**
-                     * @example {
-                     *       "result": {
-                     *         "name": "editor",
-                     *         "description": "Writes the docs",
-                     *         "permissions": [
-                     *           "docs:read",
-                     *           "docs:write",
-                     *           "docs:publish"
-                     *         ],
-                     *         "created_at": "2026-03-14T09:26:53Z"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Envelope"] & {
-                        result: components["schemas"]["Role"];
-                    };
-                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -12083,7 +12013,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "person_id": "pid:0193a1f2c4b87d3e9f10a2b3c4d5e6f7",
-                 *       "permission": "docs:write"
+                 *       "permission_name": "docs:write"
                  *     }
                  */
                 "application/json": components["schemas"]["RbacCheckRequest"];
@@ -12099,7 +12029,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "result": {
-                     *         "allowed": true,
+                     *         "granted": true,
                      *         "granted_by": [
                      *           "editor"
                      *         ]

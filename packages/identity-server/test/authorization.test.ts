@@ -93,7 +93,7 @@ describe.each(BACKENDS)('authorization of the management API (%s)', (backend) =>
       checked.push(label);
     }
     expect(checked.length).toBeGreaterThan(40);
-    expect((await call('POST', '/rbac/check', { person_id: person.person_id, permission: 'a:perm' }, B)).status).toBe(404);
+    expect((await call('POST', '/rbac/check', { person_id: person.person_id, permission_name: 'a:perm' }, B)).status).toBe(404);
     expect((await call('PUT', '/persons', { handles: [{ type: 'email_address', value: 'owned@example.com' }], attributes: { end_user_read_write: { secret: 'b' } } }, B)).body.result.person_id).not.toBe(person.person_id);
 
     // A's data is untouched.

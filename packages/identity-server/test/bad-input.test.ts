@@ -17,7 +17,7 @@ const OPERATIONS: Array<{ method: string; path: string; body: Record<string, unk
   { method: 'POST', path: '/organizations/suborganizations', body: { org_name: 'Sub' }, admin: true, wrongType: { org_name: ['Sub'] } },
   { method: 'POST', path: '/token/validate', body: { token: 'x' }, wrongType: { token: ['x'] } },
   { method: 'POST', path: '/token/revoke', body: { token: 'x' }, wrongType: { token: null } },
-  { method: 'POST', path: '/persons/anonymous', body: { region: 'eu-west' }, wrongType: { region: 5 } },
+  { method: 'POST', path: '/persons/anonymous', body: { region: 'europe-belgium' }, wrongType: { region: 5 } },
   { method: 'PUT', path: '/attributes', body: { end_user_read_write: { a: 1 } }, auth: true, wrongType: { end_user_read_write: 'a' } },
   { method: 'PATCH', path: '/attributes', body: { end_user_read_write: { a: 1 } }, auth: true, wrongType: { end_user_read_write: [1] } },
   { method: 'PUT', path: '/attributes/end_user_read_write', body: { a: 1 }, auth: true, wrongType: [1, 2] as unknown as Record<string, unknown> },

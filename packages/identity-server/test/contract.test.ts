@@ -54,7 +54,7 @@ describe.each(BACKENDS)('contract: real answers match api/openapi.yaml (%s)', (b
     await fetch((await lastMessage(server, 'c4@example.com')).link!);
     expect((await call('GET', `/challenge/${chId}/v2`)).status).toBe(200);
 
-    const anon = await call('POST', '/persons/anonymous', { region: 'eu-north' });
+    const anon = await call('POST', '/persons/anonymous', { region: 'europe-england' });
     expect(decodeClaims(anon.body.result).person_type).toBe('anonymous');
     expect((await call('POST', '/recover', { handle: 'c3@example.com', factor: { method: 'otp_via_email' } })).status).toBe(200);
     // The published client: factor password, the factor's method repeated in its options.
@@ -100,13 +100,14 @@ describe.each(BACKENDS)('contract: real answers match api/openapi.yaml (%s)', (b
     expect((await call('GET', '/attributes/end_user_read_write?attributes=c', undefined, opts)).status).toBe(200);
     expect((await call('DELETE', '/attributes/end_user_read_write?attributes=c', undefined, opts)).status).toBe(200);
     expect((await call('PATCH', '/attributes/end_user_read_only', { x: 1 }, opts)).status).toBe(403);
-    expect((await call('POST', '/consent/gdpr', { consent_levels: ['analytics'] }, opts)).status).toBe(200);
+    expect((await call('POST', '/consent/gdpr', { consent_levels: ['analytics'] }, opts)).status).toBe(201);
     expect((await call('PUT', '/consent/gdpr', { consent_levels: ['marketing'] }, opts)).status).toBe(200);
     expect((await call('GET', '/consent/gdpr', undefined, opts)).status).toBe(200);
-    expect((await call('DELETE', '/consent/gdpr?consent_levels=marketing', undefined, opts)).status).toBe(200);
+    expect((await call('DELETE', '/consent/gdpr?consent_levels=marketing', undefined, opts)).status).toBe(204);
     // Repeated, as the published client sends the levels.
     await call('POST', '/consent/gdpr', { consent_levels: ['analytics', 'marketing', 'tracking'] }, opts);
-    const left = await call('DELETE', '/consent/gdpr?consent_levels=analytics&consent_levels=marketing', undefined, opts);
+    expect((await call('DELETE', '/consent/gdpr?consent_levels=analytics&consent_levels=marketing', undefined, opts)).status).toBe(204);
+    const left = await call('GET', '/consent/gdpr', undefined, opts);
     expect(left.body.result.consents.map((c: any) => c.consent_level)).toEqual(['tracking']);
     const event = { event_name: 'PersonIdentified_v1', organization_id: server.orgId, analytics_correlation_id: 'x', window_location: 'http://localhost:3000/', user_agent: 'ua', event_data: {} };
     expect((await call('POST', '/actions/sdk', event, opts)).status).toBe(200);

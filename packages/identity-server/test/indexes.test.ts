@@ -56,7 +56,7 @@ describe.each(BACKENDS)('query plans at 10⁴ rows (%s)', (backend) => {
   });
 
   it('finds persons by handle (equal, and by prefix) through the index on lower(value)', async () => {
-    for (const filter of ['handles.value eq "Seed-0004242@seed.example"', 'handles.value sw "seed-00042"', 'handles.value sw "seed-00042" and region eq "us-east"']) {
+    for (const filter of ['handles.value eq "Seed-0004242@seed.example"', 'handles.value sw "seed-00042"', 'handles.value sw "seed-00042" and region eq "us-iowa"']) {
       for (const query of [pageIdsQuery(t.server.db, backend, t.server.orgId, { filter: parseFilter(filter), limit: 100, start: { offset: 0 } }), persons(filter).select((eb) => eb.fn.countAll().as('n'))]) {
         const text = await plan(query);
         usesIndex(text, 'handles_org_lower_value');

@@ -148,10 +148,11 @@ describe.each(BACKENDS)('management API for one person (%s)', (backend) => {
     expect((await t.call('POST', '/id/v2', { handle: 'managed@example.com', factor: { method: 'password' } })).body.errors[0].message).toBe('no password set');
 
     const minted = await call('POST', `/persons/${id}/mint-token`, { custom_claims: { tenant: 'blue' }, expiry_seconds: 120 }, KEY);
-    expect(decodeClaims(minted.body.result.token)).toMatchObject({ person_id: id, authenticated_methods: ['api'], tenant: 'blue' });
-    const claims = decodeClaims(minted.body.result.token);
+    expect(minted.status).toBe(201);
+    expect(decodeClaims(minted.body.result)).toMatchObject({ person_id: id, authenticated_methods: ['api'], tenant: 'blue' });
+    const claims = decodeClaims(minted.body.result);
     expect(claims.exp - claims.iat).toBe(120);
-    expect((await call('POST', '/token/validate', { token: minted.body.result.token })).body.result.valid).toBe(true);
+    expect((await call('POST', '/token/validate', { token: minted.body.result })).body.result.valid).toBe(true);
     const reserved = await call('POST', `/persons/${id}/mint-token`, { custom_claims: { oid: 'other', sub: 'x' } }, KEY);
     expect(reserved.body.errors[0]).toEqual({ httpcode: 400, message: 'custom_claims may not set reserved claims: oid, sub' });
 
@@ -181,7 +182,8 @@ describe.each(BACKENDS)('management API for one person (%s)', (backend) => {
     expect(buckets.body.result).toContainEqual({ name: 'person_pool-end_user_read_only', end_user_access: 'read_only', shared_with_person_pool: true });
 
     const direct = await call('POST', `/persons/${id}/direct-id`, undefined, KEY);
-    const pack = await call('GET', `/challenge_pack/${direct.body.result.direct_id}`);
+    expect(direct.status).toBe(201);
+    const pack = await call('GET', `/challenge_pack/${direct.body.result}`);
     const [nonce] = pack.body.result;
     const signed = await call('POST', '/attestation/v3', { challenge_id: nonce.id, challenge_type: 'nonce', data: { challenge: nonce.options.challenge } });
     expect(decodeClaims(signed.body.result.token)).toMatchObject({ person_id: id, authenticated_methods: ['direct_id'] });
@@ -199,16 +201,16 @@ describe.each(BACKENDS)('groups (%s)', (backend) => {
     expect((await call('POST', '/groups', { name: 'editors' }, KEY)).status).toBe(409);
     const a = decodeClaims(await signInWithEmail(t.server, 'ga@example.com')).person_id;
     const b = decodeClaims(await signInWithEmail(t.server, 'gb@example.com')).person_id;
-    expect((await call('POST', '/groups/editors/persons', { persons: [a, b] }, KEY)).status).toBe(204);
+    expect((await call('POST', '/groups/editors/persons', { persons: [a, b] }, KEY)).status).toBe(201);
     const members = await call('GET', '/groups/editors/persons', undefined, KEY);
-    expect(members.body.result.map((p: any) => p.person_id)).toEqual([a, b]);
+    expect(members.body.result).toEqual([a, b]);
     expect(decodeClaims(await signInWithEmail(t.server, 'ga@example.com')).groups).toEqual(['editors']);
-    expect((await call('DELETE', `/groups/editors/persons/${b}`, undefined, KEY)).status).toBe(204);
+    expect((await call('DELETE', `/groups/editors/persons/${b}`, undefined, KEY)).status).toBe(200);
     expect((await call('GET', '/groups/editors/persons', undefined, KEY)).body.meta.pagination.total_count).toBe(1);
     // Groups set on a person directly are listed too.
     await call('PUT', `/persons/${b}/groups`, { groups: ['reviewers'] }, KEY);
-    expect((await call('GET', '/groups', undefined, KEY)).body.result.map((g: any) => g.name)).toEqual(['editors', 'reviewers']);
-    expect((await call('DELETE', '/groups/editors', undefined, KEY)).status).toBe(204);
+    expect((await call('GET', '/groups', undefined, KEY)).body.result).toEqual(['editors', 'reviewers']);
+    expect((await call('DELETE', '/groups/editors', undefined, KEY)).status).toBe(200);
     expect((await call('GET', `/persons/${a}/groups`, undefined, KEY)).body.result).toEqual([]);
     expect((await call('GET', '/groups/editors', undefined, KEY)).status).toBe(404);
     expect((await call('POST', '/groups/nope/persons', { persons: [a] }, KEY)).body.errors[0]).toEqual({ httpcode: 404, message: 'group "nope" does not exist' });

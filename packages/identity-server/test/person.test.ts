@@ -67,12 +67,14 @@ describe.each(BACKENDS)('person-facing calls (%s)', (backend) => {
     expect(Date.parse(added.body.result.consents[0].created_at)).not.toBeNaN();
     const replaced = await t.call('PUT', '/consent/gdpr', { consent_levels: ['marketing', 'tracking'] }, { token });
     expect(replaced.body.result.consents.map((c: any) => c.consent_level)).toEqual(['marketing', 'tracking']);
-    const removed = await t.call('DELETE', '/consent/gdpr?consent_levels=tracking', undefined, { token });
-    expect(removed.body.result.consents.map((c: any) => c.consent_level)).toEqual(['marketing']);
+    expect(added.status).toBe(201);
+    expect((await t.call('DELETE', '/consent/gdpr?consent_levels=tracking', undefined, { token })).status).toBe(204);
+    expect((await t.call('GET', '/consent/gdpr', undefined, { token })).body.result.consents.map((c: any) => c.consent_level)).toEqual(['marketing']);
     const neither = await t.call('DELETE', '/consent/gdpr', undefined, { token });
     expect(neither.status).toBe(400);
     expect(neither.body.errors[0].message).toBe('give consent_levels (comma-separated) or deleteAll=true');
-    expect((await t.call('DELETE', '/consent/gdpr?deleteAll=true', undefined, { token })).body.result).toEqual({ consents: [] });
+    expect((await t.call('DELETE', '/consent/gdpr?deleteAll=true', undefined, { token })).status).toBe(204);
+    expect((await t.call('GET', '/consent/gdpr', undefined, { token })).body.result).toEqual({ consents: [] });
   });
 
   it('validates and revokes tokens; revoked tokens stop working', async () => {

@@ -6,7 +6,7 @@
 // Person i (1 … count) is predictable, so a test can compute what it expects:
 //   id          pid:<prefix>-<i on 7 digits>
 //   handle      <prefix>-<i on 7 digits>@seed.example (email_address)
-//   region      us-east when i is odd, else eu-west
+//   region      us-iowa when i is odd, else europe-belgium
 //   groups      ["tenth"] when i is a multiple of 10, else []
 //   created_at  2020-01-01T00:00:00Z + i seconds (GET /persons lists newest first: i descending)
 // The rows match the `persons` and `handles` tables of src/db/migrations.ts; nothing else is written.
@@ -26,7 +26,7 @@ export function seedStatements(dialect, { orgId, count, prefix = 'seed' }) {
   const statements = [
     `${head}insert into persons (id, org_id, person_type, active, region, groups, created_at)
      select 'pid:${prefix}-' || ${num}, '${orgId}', 'regular', 1,
-            case when i % 2 = 1 then 'us-east' else 'eu-west' end,
+            case when i % 2 = 1 then 'us-iowa' else 'europe-belgium' end,
             case when i % 10 = 0 then '["tenth"]' else '[]' end, ${at}
      from ${from}`,
     `${head}insert into handles (id, org_id, person_id, type, value, created_at)

@@ -130,10 +130,10 @@ describe('users', () => {
     const anonToken = jwt({ person_id: 'anon', oid: 'org1', person_type: 'anonymous' });
     const calls = route('POST', '/persons/anonymous', { token: anonToken });
     const c = client();
-    const u = await createAnonymousUser(c, 'eu-west');
+    const u = await createAnonymousUser(c, 'europe-belgium');
     expect(u).toBeInstanceOf(AnonymousUser);
     expect(c.token).toBe(anonToken);
-    expect(calls[0]!.body).toEqual({ region: 'eu-west' });
+    expect(calls[0]!.body).toEqual({ region: 'europe-belgium' });
     expect(calls[0]!.headers.get('keyway-orgid')).toBe('org1');
     route('POST', '/persons/anonymous', { token: TOKEN });
     await expect(createAnonymousUser(c)).rejects.toThrow(/person_type anonymous/);

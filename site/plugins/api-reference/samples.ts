@@ -72,7 +72,7 @@ export const SDK_CALLS: Record<string, SdkCall> = {
     methods: ['signInWithSSO'],
     code: "// From a click handler: the popup must open on a user gesture.\nconst token = await keyway.signInWithSSO({ method: 'oidc', options: { provider: 'google', ux_mode: 'popup' } }).result;",
   },
-  'POST /persons/anonymous': { methods: ['createAnonymousUser'], code: "const anonymous = await keyway.createAnonymousUser('eu-west');\nconsole.log(anonymous.token);" },
+  'POST /persons/anonymous': { methods: ['createAnonymousUser'], code: "const anonymous = await keyway.createAnonymousUser('europe-belgium');\nconsole.log(anonymous.token);" },
   'GET /oauth2/authorize': {
     methods: ['hostedLogin', 'handleURL'],
     code: "// Sends the browser to the hosted login page; on the redirect page, keyway.handleURL() finishes the sign-in.\nawait keyway.hostedLogin({ clientId: 'docs-portal', redirectUri: 'https://docs.example.com/login' });",

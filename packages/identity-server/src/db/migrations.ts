@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import { growth } from './growth.js';
+import { REGION_ALIASES } from '../persons/regions.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -365,6 +366,11 @@ async function apiKeyLookup(db: Kysely<any>, dialect: DialectName): Promise<void
     .execute();
 }
 
+/** Persons' regions take the public reference's names (Keyway's earlier names stay accepted on input, see persons/regions.ts). */
+async function regionNames(db: Kysely<any>): Promise<void> {
+  for (const [old, now] of Object.entries(REGION_ALIASES)) await db.updateTable('persons').set({ region: now }).where('region', '=', old).execute();
+}
+
 /** Versioned schema changes, applied in name order by Kysely's migrator on every start. */
 export function migrations(dialect: DialectName): Record<string, Migration> {
   return {
@@ -386,6 +392,7 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0011_guess_failures': { up: guessFailures },
     '0012_shared_state': { up: (db: Kysely<any>) => sharedState(db, dialect) },
     '0013_growth': { up: (db: Kysely<any>) => growth(db, dialect) },
+    '0014_region_names': { up: regionNames },
     '0016_key_lookup_client_usage': { up: (db: Kysely<any>) => apiKeyLookup(db, dialect) },
   };
 }

@@ -1,4 +1,6 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Selectable } from 'kysely';
+import type { Database } from '../db/schema.js';
 import type { Ctx, Org } from '../context.js';
 import { nowIso } from '../context.js';
 import { ApiError, badRequest, notFound } from '../http/errors.js';
@@ -6,6 +8,7 @@ import { requireApiKey } from '../http/guards.js';
 import { orgPerson } from '../persons/person-store.js';
 import { describe, effectivePermissions, grantsOf, permissionsOf, rbacPool, requireDefined, roleOut, rolesOf, setGrants } from './rbac.js';
 import type { Wire } from '../http/wire.js';
+import { checkIfMatch, etagOf, sendEtag } from '../http/etag.js';
 
 // RBAC of the management API: permissions and roles of the organization (inherited by suborganizations created with
 // `inherits_rbac_pools`), a person's roles, additional and effective permissions, and `POST /rbac/check`.
@@ -14,6 +17,28 @@ import type { Wire } from '../http/wire.js';
 async function assertNew(ctx: Ctx, table: 'rbac_permissions' | 'rbac_roles', org: Org, name: string): Promise<void> {
   const taken = await ctx.db.selectFrom(table).select('name').where('org_id', '=', org.id).where('name', '=', name).executeTakeFirst();
   if (taken) throw new ApiError(409, `${table === 'rbac_roles' ? 'role' : 'permission'} "${name}" already exists`);
+}
+
+/**
+ * Changes an organization's own permission or role under `If-Match`: the row is read (locked on PostgreSQL) in the
+ * transaction that writes it, its ETag is that of its answer (`shown`), and the answer carries the new ETag. 404 when
+ * the organization has no such row of its own.
+ */
+async function changeOwn<T extends 'rbac_permissions' | 'rbac_roles'>(
+  ctx: Ctx, req: FastifyRequest, reply: FastifyReply, table: T, org: Org, name: string,
+  shown: (row: Selectable<Database[T]>) => unknown,
+  change: (row: Selectable<Database[T]>) => Partial<Selectable<Database[T]>>,
+): Promise<FastifyReply> {
+  const after = await ctx.db.transaction().execute(async (trx) => {
+    const read = trx.selectFrom(table as 'rbac_roles').selectAll().where('org_id', '=', org.id).where('name', '=', name);
+    const row = (await (ctx.dialect === 'postgres' ? read.forUpdate() : read).executeTakeFirst()) as Selectable<Database[T]> | undefined;
+    if (!row) throw notFound(`${table === 'rbac_roles' ? 'role' : 'permission'} "${name}" does not exist in this organization`);
+    checkIfMatch(req, etagOf(shown(row)));
+    const set = change(row);
+    if (Object.keys(set).length) await trx.updateTable(table as 'rbac_roles').set(set as object).where('org_id', '=', org.id).where('name', '=', name).execute();
+    return { ...row, ...set };
+  });
+  return sendEtag(reply, shown(after)).code(204).send();
 }
 
 /** `/rbac/permissions`. */
@@ -29,24 +54,23 @@ export function registerPermissionRoutes(app: FastifyInstance, ctx: Ctx): void {
     await assertNew(ctx, 'rbac_permissions', org, req.body.name);
     const row = { org_id: org.id, name: req.body.name, description: req.body.description ?? null, created_at: nowIso() };
     await ctx.db.insertInto('rbac_permissions').values(row).execute();
-    reply.code(201);
-    return { result: describe(row) };
+    return reply.code(204).send();
   });
   app.get('/rbac/permissions', async (req) => {
     const org = await admin(req);
-    return { result: (await permissionsOf(ctx.db, await rbacPool(ctx, org))).map(describe) };
+    return { result: (await permissionsOf(ctx.db, await rbacPool(ctx, org))).map((p) => p.name) };
   });
-  app.get<Wire<'/rbac/permissions/{permission_name}', 'get'>>('/rbac/permissions/:permission_name', async (req) => {
+  app.get<Wire<'/rbac/permissions/{permission_name}', 'get'>>('/rbac/permissions/:permission_name', async (req, reply) => {
     const org = await admin(req);
     const row = (await permissionsOf(ctx.db, await rbacPool(ctx, org))).find((p) => p.name === req.params.permission_name);
     if (!row) throw notFound(`permission "${req.params.permission_name}" does not exist`);
+    sendEtag(reply, describe(row));
     return { result: describe(row) };
   });
-  app.patch<Wire<'/rbac/permissions/{permission_name}', 'patch'>>('/rbac/permissions/:permission_name', async (req) => {
+  app.patch<Wire<'/rbac/permissions/{permission_name}', 'patch'>>('/rbac/permissions/:permission_name', async (req, reply) => {
     const org = await admin(req);
-    const row = await ownPermission(org, req.params.permission_name);
-    await ctx.db.updateTable('rbac_permissions').set({ description: req.body.description }).where('org_id', '=', org.id).where('name', '=', row.name).execute();
-    return { result: describe({ ...row, description: req.body.description }) };
+    const { description } = req.body;
+    return changeOwn(ctx, req, reply, 'rbac_permissions', org, req.params.permission_name, describe, () => (description !== undefined ? { description } : {}));
   });
   app.delete<Wire<'/rbac/permissions/{permission_name}', 'delete'>>('/rbac/permissions/:permission_name', async (req, reply) => {
     const org = await admin(req);
@@ -81,30 +105,28 @@ export function registerRoleRoutes(app: FastifyInstance, ctx: Ctx): void {
     await requireDefined(ctx.db, await rbacPool(ctx, org), 'permission', permissions);
     const row = { org_id: org.id, name: req.body.name, description: req.body.description ?? null, permissions: JSON.stringify(permissions), created_at: nowIso() };
     await ctx.db.insertInto('rbac_roles').values(row).execute();
-    reply.code(201);
-    return { result: roleOut(row) };
+    return reply.code(204).send();
   });
   app.get('/rbac/roles', async (req) => {
     const org = await admin(req);
-    return { result: (await rolesOf(ctx.db, await rbacPool(ctx, org))).map(roleOut) };
+    return { result: (await rolesOf(ctx.db, await rbacPool(ctx, org))).map((r) => r.name) };
   });
-  app.get<Wire<'/rbac/roles/{role_name}', 'get'>>('/rbac/roles/:role_name', async (req) => {
+  app.get<Wire<'/rbac/roles/{role_name}', 'get'>>('/rbac/roles/:role_name', async (req, reply) => {
     const org = await admin(req);
     const row = (await rolesOf(ctx.db, await rbacPool(ctx, org))).find((r) => r.name === req.params.role_name);
     if (!row) throw notFound(`role "${req.params.role_name}" does not exist`);
+    sendEtag(reply, roleOut(row));
     return { result: roleOut(row) };
   });
-  app.patch<Wire<'/rbac/roles/{role_name}', 'patch'>>('/rbac/roles/:role_name', async (req) => {
+  app.patch<Wire<'/rbac/roles/{role_name}', 'patch'>>('/rbac/roles/:role_name', async (req, reply) => {
     const org = await admin(req);
-    const row = await ownRole(org, req.params.role_name);
-    if (req.body.permissions) await requireDefined(ctx.db, await rbacPool(ctx, org), 'permission', req.body.permissions);
-    const next = {
-      ...row,
-      ...(req.body.description !== undefined ? { description: req.body.description } : {}),
-      ...(req.body.permissions ? { permissions: JSON.stringify(req.body.permissions) } : {}),
-    };
-    await ctx.db.updateTable('rbac_roles').set({ description: next.description, permissions: next.permissions }).where('org_id', '=', org.id).where('name', '=', row.name).execute();
-    return { result: roleOut(next) };
+    const { description, permissions } = req.body;
+    await ownRole(org, req.params.role_name); // 404 before a 400 about the permissions
+    if (permissions) await requireDefined(ctx.db, await rbacPool(ctx, org), 'permission', permissions);
+    return changeOwn(ctx, req, reply, 'rbac_roles', org, req.params.role_name, roleOut, () => ({
+      ...(description !== undefined ? { description } : {}),
+      ...(permissions ? { permissions: JSON.stringify(permissions) } : {}),
+    }));
   });
   app.delete<Wire<'/rbac/roles/{role_name}', 'delete'>>('/rbac/roles/:role_name', async (req, reply) => {
     const org = await admin(req);
@@ -118,30 +140,36 @@ export function registerRoleRoutes(app: FastifyInstance, ctx: Ctx): void {
   });
 }
 
+/** What the ETag of a person's roles or additional permissions covers: the names in code-point order (the databases' collations differ). */
+const grantsState = (names: string[]) => [...names].sort();
+
 /** A person's roles, additional and effective permissions, and `/rbac/check`. */
 export function registerPersonGrantRoutes(app: FastifyInstance, ctx: Ctx): void {
   const admin = (req: FastifyRequest) => requireApiKey(ctx, req);
   const person = (org: Org, id: string) => orgPerson(ctx, org, id);
   for (const [path, kind, field] of [['roles', 'role', 'roles'], ['additional-permissions', 'permission', 'permissions']] as const) {
-    app.get<{ Params: { person_id: string } }>(`/persons/:person_id/${path}`, async (req) => {
+    app.get<{ Params: { person_id: string } }>(`/persons/:person_id/${path}`, async (req, reply) => {
       const org = await admin(req);
-      return { result: await grantsOf(ctx.db, (await person(org, req.params.person_id)).id, kind) };
+      const names = await grantsOf(ctx.db, (await person(org, req.params.person_id)).id, kind);
+      sendEtag(reply, grantsState(names));
+      return { result: names };
     });
-    app.put<{ Params: { person_id: string }; Body: Record<typeof field, string[]> }>(`/persons/:person_id/${path}`, async (req) => {
+    app.put<{ Params: { person_id: string }; Body: Record<typeof field, string[]> }>(`/persons/:person_id/${path}`, async (req, reply) => {
       const org = await admin(req);
       const p = await person(org, req.params.person_id);
-      return { result: await setGrants(ctx, org, p.id, kind, req.body[field]) };
+      const names = await setGrants(ctx, org, p.id, kind, req.body[field], (current) => checkIfMatch(req, etagOf(grantsState(current))));
+      return sendEtag(reply, grantsState(names)).code(204).send();
     });
   }
   app.get<Wire<'/persons/{person_id}/permissions', 'get'>>('/persons/:person_id/permissions', async (req) => {
     const org = await admin(req);
-    const sources = await effectivePermissions(ctx, org, (await person(org, req.params.person_id)).id);
-    return { result: { permissions: Object.keys(sources), sources } };
+    return { result: Object.keys(await effectivePermissions(ctx, org, (await person(org, req.params.person_id)).id)) };
   });
   app.post<Wire<'/rbac/check', 'post'>>('/rbac/check', async (req) => {
     const org = await admin(req);
     const sources = await effectivePermissions(ctx, org, (await person(org, req.body.person_id)).id);
-    const grantedBy = sources[req.body.permission] ?? [];
-    return { result: { allowed: grantedBy.length > 0, granted_by: grantedBy } };
+    // `permission_name` is the public reference's field; `permission` is Keyway's earlier name (the contract takes one of the two).
+    const grantedBy = sources['permission_name' in req.body ? req.body.permission_name : req.body.permission] ?? [];
+    return { result: { granted: grantedBy.length > 0, granted_by: grantedBy } };
   });
 }

@@ -27,7 +27,8 @@ interface RoleRow {
   created_at: string;
 }
 
-export const describe = (r: { name: string; description: string | null; created_at: string }) => ({ name: r.name, ...(r.description ? { description: r.description } : {}), created_at: r.created_at });
+/** A permission (or the common part of a role) as the API shows it: `created` is the public reference's name. */
+export const describe = (r: { name: string; description: string | null; created_at: string }) => ({ name: r.name, ...(r.description ? { description: r.description } : {}), created: r.created_at });
 export const roleOut = (r: RoleRow) => ({ ...describe(r), permissions: JSON.parse(r.permissions) as string[] });
 
 /** Rows of the pool, the nearest organization's definition winning when a name is defined twice. */
@@ -49,10 +50,19 @@ export async function requireDefined(db: Db, pool: string[], kind: Kind, names: 
 export const grantsOf = async (db: Db, personId: string, kind: Kind): Promise<string[]> =>
   (await db.selectFrom('person_grants').select('name').where('person_id', '=', personId).where('kind', '=', kind).orderBy('name').execute()).map((r) => r.name);
 
-/** Replaces a person's roles or additional permissions (every name must exist in the organization's RBAC pool). */
-export async function setGrants(ctx: Ctx, org: Org, personId: string, kind: Kind, names: string[]): Promise<string[]> {
+/**
+ * Replaces a person's roles or additional permissions (every name must exist in the organization's RBAC pool).
+ * `precondition` sees the current names inside the writing transaction (the person's row locked on PostgreSQL; SQLite
+ * runs one write transaction at a time) and may refuse the change by throwing.
+ */
+export async function setGrants(ctx: Ctx, org: Org, personId: string, kind: Kind, names: string[], precondition?: (current: string[]) => void): Promise<string[]> {
   await requireDefined(ctx.db, await rbacPool(ctx, org), kind, names);
   await ctx.db.transaction().execute(async (trx) => {
+    if (precondition) {
+      const lock = trx.selectFrom('persons').select('id').where('id', '=', personId);
+      await (ctx.dialect === 'postgres' ? lock.forUpdate() : lock).execute();
+      precondition(await grantsOf(trx, personId, kind));
+    }
     await trx.deleteFrom('person_grants').where('person_id', '=', personId).where('kind', '=', kind).execute();
     for (const name of new Set(names)) await trx.insertInto('person_grants').values({ person_id: personId, kind, name }).execute();
   });

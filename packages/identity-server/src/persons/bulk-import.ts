@@ -1,21 +1,22 @@
 import { randomUUID } from 'node:crypto';
 import multipart from '@fastify/multipart';
 import { parse } from 'csv-parse/sync';
+import { stringify } from 'csv-stringify/sync';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Ctx, Org } from '../context.js';
 import { nowIso } from '../context.js';
 import { ApiError, badRequest } from '../http/errors.js';
 import { parseHandle, type Handle } from './handles.js';
+import { DEFAULT_REGION, regionOf } from './regions.js';
 import { BUCKETS } from './attributes.js';
 import { rbacPool } from '../organizations/rbac.js';
 import type { Db } from '../db/index.js';
 import { requireApiKey } from '../http/guards.js';
 
 export const MAX_IMPORT_ROWS = 10_000;
-const REGIONS = ['us-central', 'eu-west', 'eu-north', 'ap-northeast', 'ap-southeast'];
 const NAME = /^[A-Za-z0-9_.:-]{1,128}$/;
 const ATTRIBUTE = /^attr:([^:]+):([A-Za-z0-9_.-]{1,128})$/;
-const TEMPLATE = 'handle_type,handle_value,active,region,groups,roles,attr:end_user_read_only:plan\nemail_address,ada@example.com,true,eu-west,editors;reviewers,reader,pro\n';
+const TEMPLATE = 'handle_type,handle_value,active,region,groups,roles,attr:end_user_read_only:plan\nemail_address,ada@example.com,true,europe-belgium,editors;reviewers,reader,pro\n';
 const CHUNK = 400;
 
 interface Row {
@@ -61,10 +62,7 @@ function readRow(header: string[], cells: string[], row: number, roles: Set<stri
     out.active = active === 'true';
   }
   const region = get('region')?.trim();
-  if (region) {
-    if (!REGIONS.includes(region)) throw badRequest(`unknown region "${region}" (use one of ${REGIONS.join(', ')})`);
-    out.region = region;
-  }
+  if (region) out.region = regionOf(region);
   const groups = list(get('groups'), 'groups');
   if (groups) out.groups = groups;
   const rowRoles = list(get('roles'), 'roles');
@@ -79,18 +77,22 @@ function readRow(header: string[], cells: string[], row: number, roles: Set<stri
   return out;
 }
 
-/** `GET /persons/bulk-import` (the CSV template) and `POST /persons/bulk-import` (multipart `file`): valid rows are imported or update the person owning the handle, bad rows are reported. */
+/**
+ * `GET /persons/bulk-import` (the CSV template) and `POST /persons/bulk-import` (multipart part `persons`, the public
+ * reference's name, or Keyway's earlier `file`): valid rows are imported or update the person owning the handle, bad
+ * rows are reported.
+ */
 export function registerBulkImportRoutes(app: FastifyInstance, ctx: Ctx): void {
   app.get('/persons/bulk-import', async (req, reply) => {
     await requireApiKey(ctx, req);
     return reply.type('text/csv; charset=utf-8').header('content-disposition', 'attachment; filename="persons-import.csv"').send(TEMPLATE);
   });
 
-  /** The `file` part as text; a body the multipart parser cannot read (no boundary, cut short) is the sender's error. */
+  /** The CSV part as text; a body the multipart parser cannot read (no boundary, cut short) is the sender's error. */
   async function readCsvPart(req: FastifyRequest): Promise<string> {
     try {
       const part = await req.file();
-      if (!part || part.fieldname !== 'file') throw badRequest('multipart body has no part named "file"');
+      if (!part || !['persons', 'file'].includes(part.fieldname)) throw badRequest('multipart body has no part named "persons" (or "file")');
       return (await part.toBuffer()).toString('utf8').replace(/^\uFEFF/, '');
     } catch (err) {
       const status = (err as { statusCode?: number }).statusCode;
@@ -103,7 +105,7 @@ export function registerBulkImportRoutes(app: FastifyInstance, ctx: Ctx): void {
     await scope.register(multipart, { limits: { files: 1, fileSize: 16 * 1024 * 1024, fields: 5 } });
     scope.post('/persons/bulk-import', async (req) => {
       const org = await requireApiKey(ctx, req);
-      if (!req.isMultipart()) throw new ApiError(415, 'send the CSV as multipart/form-data with a part named "file"');
+      if (!req.isMultipart()) throw new ApiError(415, 'send the CSV as multipart/form-data with a part named "persons"');
       const text = await readCsvPart(req);
       let records: string[][];
       try {
@@ -139,7 +141,7 @@ async function ownersOf(db: Db, orgId: string, chunk: Row[]): Promise<Map<string
 
 async function importRows(ctx: Ctx, org: Org, header: string[], records: string[][]) {
   const roles = new Set((await ctx.db.selectFrom('rbac_roles').select('name').where('org_id', 'in', await rbacPool(ctx, org)).execute()).map((r) => r.name));
-  const failures: Array<{ row: number; message: string }> = [];
+  const failures: Array<{ row: number; message: string; cells: string[] }> = [];
   const rows: Row[] = [];
   const seen = new Map<string, number>();
   records.forEach((cells, i) => {
@@ -153,7 +155,7 @@ async function importRows(ctx: Ctx, org: Org, header: string[], records: string[
       rows.push(r);
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
-      failures.push({ row, message: err.message });
+      failures.push({ row, message: err.message, cells });
     }
   });
 
@@ -192,7 +194,7 @@ async function importRows(ctx: Ctx, org: Org, header: string[], records: string[
         }
         const id = `pid:${randomUUID()}`;
         created.push(id);
-        persons.push({ id, org_id: org.id, person_type: 'regular', active: r.active === false ? 0 : 1, region: r.region ?? 'eu-west', groups: JSON.stringify(r.groups ?? []), created_at: now });
+        persons.push({ id, org_id: org.id, person_type: 'regular', active: r.active === false ? 0 : 1, region: r.region ?? DEFAULT_REGION, groups: JSON.stringify(r.groups ?? []), created_at: now });
         handles.push({ id: randomUUID(), org_id: org.id, person_id: id, type: r.handle.type, value: r.handle.value, created_at: now });
         for (const a of r.attributes) attributes.push({ person_id: id, bucket: a.bucket, name: a.name, value: a.value, updated_at: now });
         for (const name of r.roles ?? []) grants.push({ person_id: id, kind: 'role' as const, name });
@@ -206,5 +208,11 @@ async function importRows(ctx: Ctx, org: Org, header: string[], records: string[
   }
   await ctx.webhooks.emitMany(org.id, 'PersonCreated_v1', created.map((person_id) => ({ person_id, person_type: 'regular', source: 'bulk_import' })));
   failures.sort((a, b) => a.row - b.row);
-  return { imported: rows.length, failed: failures.length, failures };
+  return {
+    successful_imports: rows.length,
+    failed_imports: failures.length,
+    // The header and the refused rows as sent: fix them and send this file again.
+    ...(failures.length ? { failed_csv: stringify([header, ...failures.map((f) => f.cells)]) } : {}),
+    failures: failures.map(({ row, message }) => ({ row, message })),
+  };
 }

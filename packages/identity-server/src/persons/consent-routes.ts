@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Ctx } from '../context.js';
 import { requireApiKey, requireUser } from '../http/guards.js';
 import * as S from '../http/schemas.js';
@@ -12,9 +12,10 @@ export function registerOwnConsentRoutes(app: FastifyInstance, ctx: Ctx): void {
     const claims = await requireUser(ctx, req);
     return { result: await listConsents(ctx, claims.person_id) };
   });
-  app.post<Wire<'/consent/gdpr', 'post'>>('/consent/gdpr', { schema: { body: S.consentBody } }, async (req) => {
+  app.post<Wire<'/consent/gdpr', 'post'>>('/consent/gdpr', { schema: { body: S.consentBody } }, async (req, reply) => {
     const claims = await requireUser(ctx, req);
     await addConsents(ctx, claims.person_id, req.body.consent_levels, false);
+    reply.code(201);
     return { result: await listConsents(ctx, claims.person_id) };
   });
   app.put<Wire<'/consent/gdpr', 'put'>>('/consent/gdpr', { schema: { body: S.consentBody } }, async (req) => {
@@ -25,10 +26,10 @@ export function registerOwnConsentRoutes(app: FastifyInstance, ctx: Ctx): void {
   app.delete<Wire<'/consent/gdpr', 'delete'>>(
     '/consent/gdpr',
     { schema: { querystring: { type: 'object', additionalProperties: false, properties: { consent_levels: S.commaOrRepeatedList, deleteAll: { enum: ['true', 'false'] } } } } },
-    async (req) => {
+    async (req, reply) => {
       const claims = await requireUser(ctx, req);
       await removeConsents(ctx, claims.person_id, req.query);
-      return { result: await listConsents(ctx, claims.person_id) };
+      return reply.code(204).send();
     },
   );
 }
@@ -40,9 +41,11 @@ export function registerManagedConsentRoutes(app: FastifyInstance, ctx: Ctx): vo
     const p = await orgPerson(ctx, await admin(req), req.params.person_id);
     return { result: await listConsents(ctx, p.id) };
   });
-  const adminConsents = (replace: boolean) => async (req: FastifyRequest<Wire<'/persons/{person_id}/consent/gdpr', 'put'>>) => {
+  const adminConsents = (replace: boolean) => async (req: FastifyRequest<Wire<'/persons/{person_id}/consent/gdpr', 'put'>>, reply: FastifyReply) => {
     const p = await orgPerson(ctx, await admin(req), req.params.person_id);
     await addConsents(ctx, p.id, req.body.consent_levels, replace);
+    // The public reference answers 201 to adding levels (POST) and 200 to setting them (PUT).
+    if (!replace) reply.code(201);
     return { result: await listConsents(ctx, p.id) };
   };
   app.post('/persons/:person_id/consent/gdpr', adminConsents(false));

@@ -6,8 +6,8 @@ import { badRequest, notFound } from '../http/errors.js';
 import { requireApiKey } from '../http/guards.js';
 import { checkRedirect } from '../http/origins.js';
 import { directIdFor, sendPasswordResetLink } from '../signin/one-time-sign-in.js';
-import { rulesOf, setPassword } from '../signin/factors/password.js';
-import { failedRules } from '../signin/factors/password-hashing.js';
+import { rulesOf, setPassword, storePasswordHash } from '../signin/factors/password.js';
+import { failedRules, importableHash } from '../signin/factors/password-hashing.js';
 import { RESERVED_CLAIMS } from '../tokens/token-template.js';
 import { parseHandle } from './handles.js';
 import { credentialOut, type PersonRow } from './persons.js';
@@ -39,11 +39,18 @@ export function registerCredentialRoutes(app: FastifyInstance, ctx: Ctx): void {
   app.put<Wire<'/persons/{person_id}/credentials/password', 'put'>>('/persons/:person_id/credentials/password', async (req) => {
     const org = await admin(req);
     const p = await orgPerson(ctx, org, req.params.person_id);
-    if (!req.body.skip_validation) {
-      const failed = failedRules(req.body.password, rulesOf(org));
-      if (failed.length) throw badRequest(`password does not satisfy the validation rules: ${failed.join(', ')}`);
+    const body = req.body;
+    if ('params' in body) {
+      // The public reference's shape: a password credential carrying a hash another system made.
+      if (body.type !== 'password') throw badRequest(`type "${body.type}": this call sets a password; create other credentials with POST /persons/{person_id}/credentials`);
+      await storePasswordHash(ctx, p.id, importableHash(body.params.password_hash), body.label);
+    } else {
+      if (!body.skip_validation) {
+        const failed = failedRules(body.password, rulesOf(org));
+        if (failed.length) throw badRequest(`password does not satisfy the validation rules: ${failed.join(', ')}`);
+      }
+      await setPassword(ctx, p.id, body.password, body.label);
     }
-    await setPassword(ctx, p.id, req.body.password);
     const cred = await ctx.db.selectFrom('credentials').selectAll().where('person_id', '=', p.id).where('type', '=', 'password').executeTakeFirstOrThrow();
     return { result: credentialOut(cred) };
   });
@@ -86,15 +93,28 @@ export function registerPasswordResetRoutes(app: FastifyInstance, ctx: Ctx): voi
     async (req) => {
       const org = await admin(req);
       const p = await orgPerson(ctx, org, req.params.person_id);
-      const cred = await ctx.db.selectFrom('credentials').selectAll().where('person_id', '=', p.id).where('type', '=', 'password').executeTakeFirst();
-      if (!cred) throw notFound(`person "${p.id}" has no password`);
+      if (!(await passwordOf(p))) throw notFound(`person "${p.id}" has no password`);
       const reset = req.body?.handle ? await ownedResetHandle(org, p, req.body.handle, req.body.redirect_target) : undefined;
-      const secret = { ...(JSON.parse(cred.secret) as Record<string, unknown>), rotation_required: true, rotation_reason: req.body?.reason ?? null };
-      await ctx.db.updateTable('credentials').set({ secret: JSON.stringify(secret) }).where('id', '=', cred.id).execute();
+      await requireRotation(p, req.body?.reason ?? null);
       if (reset) await sendPasswordResetLink(ctx, org, p.id, reset.handle, reset.target);
       return { result: { rotation_required: true } };
     },
   );
+  const passwordOf = (p: PersonRow) => ctx.db.selectFrom('credentials').selectAll().where('person_id', '=', p.id).where('type', '=', 'password').executeTakeFirst();
+  /** Refuses sign-ins with the current password (if any) until a new one is set. */
+  const requireRotation = async (p: PersonRow, reason: string | null) => {
+    const cred = await passwordOf(p);
+    if (!cred) return;
+    const secret = { ...(JSON.parse(cred.secret) as Record<string, unknown>), rotation_required: true, rotation_reason: reason };
+    await ctx.db.updateTable('credentials').set({ secret: JSON.stringify(secret) }).where('id', '=', cred.id).execute();
+  };
+  /** The handle a reset link goes to when none is named: the person's first e-mail address, else phone number. */
+  const firstReachableHandle = async (p: PersonRow) => {
+    const rows = await ctx.db.selectFrom('handles').select(['type', 'value']).where('person_id', '=', p.id).where('type', 'in', ['email_address', 'phone_number']).orderBy('created_at').execute();
+    const pick = rows.find((h) => h.type === 'email_address') ?? rows[0];
+    if (!pick) throw badRequest(`person "${p.id}" has no e-mail address or phone number to send a reset link to`);
+    return pick;
+  };
   /** A handle of the person that can receive a reset link, with the page that completes the reset. */
   const ownedResetHandle = async (org: Org, p: PersonRow, raw: { type: string; value: string }, redirectTarget: string | undefined) => {
     const handle = parseHandle(raw);
@@ -109,7 +129,8 @@ export function registerPasswordResetRoutes(app: FastifyInstance, ctx: Ctx): voi
     async (req, reply) => {
       const org = await admin(req);
       const p = await orgPerson(ctx, org, req.params.person_id);
-      const { handle, target } = await ownedResetHandle(org, p, req.body.handle, req.body.redirect_target);
+      const { handle, target } = await ownedResetHandle(org, p, req.body.reset_handle ?? req.body.handle ?? (await firstReachableHandle(p)), req.body.redirect_target);
+      if (req.body.force_change) await requireRotation(p, 'password reset requested with force_change');
       await sendPasswordResetLink(ctx, org, p.id, handle, target);
       reply.code(202);
       return { result: { sent_to: handle } };
@@ -120,15 +141,16 @@ export function registerPasswordResetRoutes(app: FastifyInstance, ctx: Ctx): voi
 /** Direct-id links and tokens minted for a person. */
 export function registerPersonTokenRoutes(app: FastifyInstance, ctx: Ctx): void {
   const admin = (req: FastifyRequest) => requireApiKey(ctx, req);
-  app.post<Wire<'/persons/{person_id}/direct-id', 'post'>>('/persons/:person_id/direct-id', async (req) => {
+  app.post<Wire<'/persons/{person_id}/direct-id', 'post'>>('/persons/:person_id/direct-id', async (req, reply) => {
     const org = await admin(req);
     const p = await orgPerson(ctx, org, req.params.person_id);
-    return { result: { direct_id: await directIdFor(ctx, org, p.id) } };
+    reply.code(201);
+    return { result: await directIdFor(ctx, org, p.id, req.body?.duration_secs ?? 300) };
   });
 
   app.post<Wire<'/persons/{person_id}/mint-token', 'post'>>(
     '/persons/:person_id/mint-token',
-    async (req) => {
+    async (req, reply) => {
       const org = await admin(req);
       const p = await orgPerson(ctx, org, req.params.person_id);
       const custom = req.body?.custom_claims ?? {};
@@ -148,7 +170,8 @@ export function registerPersonTokenRoutes(app: FastifyInstance, ctx: Ctx): void 
         },
         req.body?.expiry_seconds,
       );
-      return { result: { token } };
+      reply.code(201);
+      return { result: token };
     },
   );
 }

@@ -6,6 +6,7 @@ import { badRequest, conflict, notFound } from '../http/errors.js';
 import { keyedPage, readPage } from '../http/pagination.js';
 import { requireApiKey } from '../http/guards.js';
 import { parseHandle } from './handles.js';
+import { regionOf } from './regions.js';
 import { splitList } from './attributes.js';
 import { getPerson, type PersonRow } from './persons.js';
 import { assertHandlesFree, checkPersonBody, createPersonFrom, orgPerson, personOut, registerGroups, upsertPerson, type PersonBody } from './person-store.js';
@@ -90,7 +91,7 @@ export function registerPersonRoutes(app: FastifyInstance, ctx: Ctx): void {
     const p = await orgPerson(ctx, org, req.params.person_id);
     const set: Partial<PersonRow> = {};
     if (req.body.active !== undefined) set.active = req.body.active ? 1 : 0;
-    if (req.body.region !== undefined) set.region = req.body.region;
+    if (req.body.region !== undefined) set.region = regionOf(req.body.region);
     if (Object.keys(set).length) await ctx.db.updateTable('persons').set(set).where('id', '=', p.id).execute();
     return { result: await personOut(ctx, (await getPerson(ctx, p.id))!) };
   });
@@ -115,10 +116,11 @@ export function registerPersonHandleRoutes(app: FastifyInstance, ctx: Ctx): void
     const org = await admin(req);
     return { result: await listHandles((await orgPerson(ctx, org, req.params.person_id)).id) };
   });
-  app.post<Wire<'/persons/{person_id}/handles', 'post'>>('/persons/:person_id/handles', async (req) => {
+  app.post<Wire<'/persons/{person_id}/handles', 'post'>>('/persons/:person_id/handles', async (req, reply) => {
     const org = await admin(req);
     const p = await orgPerson(ctx, org, req.params.person_id);
-    const handles = req.body.handles.map((h) => parseHandle(h));
+    // A list of handles (the public reference), or Keyway's earlier `{handles: [...]}`.
+    const handles = (Array.isArray(req.body) ? req.body : req.body.handles).map((h) => parseHandle(h));
     await assertHandlesFree(ctx, org, handles, p.id);
     const now = nowIso();
     for (const h of handles) {
@@ -128,7 +130,7 @@ export function registerPersonHandleRoutes(app: FastifyInstance, ctx: Ctx): void
         .onConflict((oc) => oc.columns(['org_id', 'type', 'value']).doNothing())
         .execute();
     }
-    return { result: await listHandles(p.id) };
+    return reply.code(204).send();
   });
   app.delete<Wire<'/persons/{person_id}/handles/{handle}', 'delete'>>('/persons/:person_id/handles/:handle', async (req, reply: FastifyReply) => {
     const org = await admin(req);
@@ -149,9 +151,10 @@ export function registerPersonHandleRoutes(app: FastifyInstance, ctx: Ctx): void
   app.put<Wire<'/persons/{person_id}/groups', 'put'>>('/persons/:person_id/groups', async (req) => {
     const org = await admin(req);
     const p = await orgPerson(ctx, org, req.params.person_id);
-    await registerGroups(ctx, org, req.body.groups);
-    await ctx.db.updateTable('persons').set({ groups: JSON.stringify(req.body.groups) }).where('id', '=', p.id).execute();
-    return { result: req.body.groups };
+    const groups = req.body.groups ?? [];
+    await registerGroups(ctx, org, groups);
+    await ctx.db.updateTable('persons').set({ groups: JSON.stringify(groups) }).where('id', '=', p.id).execute();
+    return { result: groups };
   });
   app.get<Wire<'/persons/{person_id}/organizations', 'get'>>('/persons/:person_id/organizations', async (req) => {
     const org = await admin(req);
@@ -159,6 +162,6 @@ export function registerPersonHandleRoutes(app: FastifyInstance, ctx: Ctx): void
     // The home organization, and every organization that pools its persons.
     const rows = await ctx.db.selectFrom('organizations').selectAll().orderBy('created_at').execute();
     const pooling = rows.filter((r) => r.id === p.org_id || ((JSON.parse(r.settings) as OrgSettings).person_pool_orgs_ids ?? []).includes(p.org_id));
-    return { result: filterOrganizations(pooling, req.query.filter).map((r) => ({ id: r.id, org_name: r.org_name, tenant_name: r.tenant_name, person_id: p.id })) };
+    return { result: filterOrganizations(pooling, req.query.filter).map((r) => ({ id: r.id, org_name: r.org_name, tenant_name: r.tenant_name, ...(r.parent_id ? { parent_id: r.parent_id } : {}), person_id: p.id })) };
   });
 }

@@ -5,6 +5,7 @@ import { answer, badRequest, conflict, notFound } from '../http/errors.js';
 import { rbacPool, requireDefined, setGrants } from '../organizations/rbac.js';
 import { BUCKETS, writeBuckets } from './attributes.js';
 import { parseHandle, type Handle } from './handles.js';
+import { regionOf, regionOrDefault } from './regions.js';
 import { getPerson, type PersonRow } from './persons.js';
 import type { Schema } from '../http/wire.js';
 import { personsOut } from './person-list.js';
@@ -45,14 +46,14 @@ export async function assertHandlesFree(ctx: Ctx, org: Org, handles: Handle[], p
 export async function checkPersonBody(ctx: Ctx, org: Org, body: PersonBody): Promise<Handle[]> {
   for (const b of Object.keys(body.attributes ?? {})) if (!(BUCKETS as readonly string[]).includes(b)) throw badRequest(`unknown attribute bucket "${b}"`);
   if (body.roles?.length) await requireDefined(ctx.db, await rbacPool(ctx, org), 'role', body.roles);
-  return body.handles.map((h) => parseHandle(h));
+  return (body.handles ?? []).map((h) => parseHandle(h));
 }
 /** Creates a person from a checked body; 409 when a handle is taken (also when another request took it meanwhile). */
 export async function createPersonFrom(ctx: Ctx, org: Org, body: PersonBody, handles: Handle[]): Promise<PersonRow> {
   await assertHandlesFree(ctx, org, handles);
   await registerGroups(ctx, org, body.groups ?? []);
   const now = nowIso();
-  const person: PersonRow = { id: `pid:${randomUUID()}`, org_id: org.id, person_type: 'regular', active: body.active === false ? 0 : 1, region: body.region ?? 'eu-west', groups: JSON.stringify(body.groups ?? []), created_at: now };
+  const person: PersonRow = { id: `pid:${randomUUID()}`, org_id: org.id, person_type: 'regular', active: body.active === false ? 0 : 1, region: regionOrDefault(body.region), groups: JSON.stringify(body.groups ?? []), created_at: now };
   try {
     await ctx.db.transaction().execute(async (trx) => {
       await trx.insertInto('persons').values(person).execute();
@@ -94,7 +95,7 @@ export async function upsertPerson(ctx: Ctx, org: Org, body: PersonBody): Promis
     }
     const set: Partial<PersonRow> = {};
     if (body.active !== undefined) set.active = body.active ? 1 : 0;
-    if (body.region !== undefined) set.region = body.region;
+    if (body.region !== undefined) set.region = regionOf(body.region);
     if (body.groups !== undefined) set.groups = JSON.stringify(body.groups);
     if (Object.keys(set).length) await trx.updateTable('persons').set(set).where('id', '=', p.id).execute();
   });

@@ -4,6 +4,7 @@ import type { PersonTable } from '../db/schema.js';
 import { nowIso } from '../context.js';
 import { answer, ApiError, forbidden } from '../http/errors.js';
 import type { Handle } from './handles.js';
+import { regionOrDefault } from './regions.js';
 import type { Authentication, UserTokenClaims } from '../tokens/token-service.js';
 
 export type PersonRow = PersonTable;
@@ -35,7 +36,7 @@ export async function createPerson(
     org_id: org.id,
     person_type: opts.type,
     active: org.settings.auto_activate === false && opts.type === 'regular' ? 0 : 1,
-    region: opts.region ?? 'eu-west',
+    region: regionOrDefault(opts.region),
     groups: '[]',
     created_at: now,
   };

@@ -1,4 +1,5 @@
 import { badRequest } from '../http/errors.js';
+import { REGION_ALIASES } from './regions.js';
 
 export const ATTRIBUTES = ['person_id', 'active', 'person_type', 'region', 'handles.value', 'handles.type', 'groups'] as const;
 export type Attribute = (typeof ATTRIBUTES)[number];
@@ -61,7 +62,10 @@ export function parseFilter(src: string, attributes: readonly string[] = ATTRIBU
         fail(`the value ${raw} is not a valid quoted string`);
       }
     }
-    return { kind: op as 'eq' | 'ne' | 'co' | 'sw', attr, value: value.toLowerCase() };
+    value = value.toLowerCase();
+    // A region's earlier name selects the persons stored under the name it stands for (migration 0014).
+    if (attr === 'region' && (op === 'eq' || op === 'ne')) value = REGION_ALIASES[value] ?? value;
+    return { kind: op as 'eq' | 'ne' | 'co' | 'sw', attr, value };
   };
   const conjunction = (): Filter<string> => {
     let left = comparison();

@@ -53,9 +53,9 @@ export async function sendPasswordResetLink(ctx: Ctx, org: Org, personId: string
 }
 
 /** A single-use Direct-ID (5 minutes): the id of a challenge pack holding a nonce challenge that signs the person in. */
-export async function directIdFor(ctx: Ctx, org: Org, personId: string): Promise<string> {
-  const { row, secret } = await oneTimeSignIn(ctx, org, personId, 'direct_id', 300);
-  return createChallengePack(ctx, org, [{ id: row.id, type: 'nonce', authentication_method: 'direct_id', options: { challenge: secret } }], 300);
+export async function directIdFor(ctx: Ctx, org: Org, personId: string, ttlSeconds = 300): Promise<string> {
+  const { row, secret } = await oneTimeSignIn(ctx, org, personId, 'direct_id', ttlSeconds);
+  return createChallengePack(ctx, org, [{ id: row.id, type: 'nonce', authentication_method: 'direct_id', options: { challenge: secret } }], ttlSeconds);
 }
 
 /** Stores a list of challenges under an id the SDK fetches with `GET /challenge_pack/{id}` (`challenge_pack_id` URL parameter). */

@@ -1,4 +1,6 @@
 import { randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import bcrypt from 'bcryptjs';
+import { badRequest } from '../../http/errors.js';
 
 const scrypt = (password: string, salt: Buffer, keylen: number, opts: ScryptOptions) =>
   new Promise<Buffer>((resolve, reject) => scryptCb(password, salt, keylen, opts, (err, key) => (err ? reject(err) : resolve(key))));
@@ -16,7 +18,26 @@ export async function hashPassword(password: string): Promise<string> {
   return `$scrypt$ln=${Math.log2(PARAMS.N)},r=${PARAMS.r},p=${PARAMS.p}$${b64(salt)}$${b64(key)}`;
 }
 
+/** bcrypt's modular crypt format (`$2b$12$` + 53 characters), as other systems export it. */
+const BCRYPT = /^\$2[aby]\$(0[4-9]|[12]\d|3[01])\$[./A-Za-z0-9]{53}$/;
+const SCRYPT = /^\$scrypt\$ln=(\d+),r=(\d+),p=(\d+)\$([A-Za-z0-9+/]+)\$([A-Za-z0-9+/]+)$/;
+
+/** Whether a stored hash is in this server's own format (otherwise it was imported and is replaced at the next sign-in). */
+export const isNativeHash = (stored: string): boolean => SCRYPT.test(stored);
+
+/**
+ * An imported password hash as it will be stored, when this server can verify it: bcrypt (`$2a$`, `$2b$`, `$2y$`,
+ * checked with bcryptjs) or this server's scrypt PHC string. Any other format is a 400 naming it.
+ */
+export function importableHash(hash: string): string {
+  if (BCRYPT.test(hash) || SCRYPT.test(hash)) return hash;
+  const id = /^\$([A-Za-z0-9-]+)\$/.exec(hash)?.[1] ?? /^([a-z0-9_]+)\$/.exec(hash)?.[1];
+  throw badRequest(`params.password_hash: ${id ? `the format "${id}" is` : 'this format is'} not supported; import bcrypt ($2a$, $2b$, $2y$) or scrypt PHC ($scrypt$ln=…,r=…,p=…$salt$hash) hashes, or set the password itself`);
+}
+
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+  // Imported bcrypt hashes were made from the password as typed (no normalization).
+  if (BCRYPT.test(stored)) return bcrypt.compare(password, stored);
   const m = /^\$scrypt\$ln=(\d+),r=(\d+),p=(\d+)\$([A-Za-z0-9+/]+)\$([A-Za-z0-9+/]+)$/.exec(stored);
   if (!m) return false;
   const expected = Buffer.from(m[5]!, 'base64');

@@ -6,7 +6,7 @@ import { loadOrg } from '../../organizations/settings.js';
 import { hashAlgorithm, issueToken } from '../../persons/persons.js';
 import { clearPersonFactor } from '../guessing.js';
 import { challengeData, checkAnswer, createChallenge, finishSignIn, resolveChallengePerson, rowHandle, type AttestationHandler, type ChallengeData, type Factor, type FactorHandler, type StartRequest } from '../challenges.js';
-import { failedRules, hashPassword, PASSWORD_RULES, verifyPassword, type PasswordRule } from './password-hashing.js';
+import { failedRules, hashPassword, isNativeHash, PASSWORD_RULES, verifyPassword, type PasswordRule } from './password-hashing.js';
 import { credentialOf, subjectOf } from './subject.js';
 
 // The `password` factor: set a password on first use, verify it, reset it after recovery or from an emailed link.
@@ -53,7 +53,11 @@ function passwordOf(data: Record<string, unknown>, rules: PasswordRule[] | false
 
 /** Stores (or replaces) the person's password credential. */
 export async function setPassword(ctx: Ctx, personId: string, password: string, label = 'Password'): Promise<void> {
-  const hash = await hashPassword(password);
+  await storePasswordHash(ctx, personId, await hashPassword(password), label);
+}
+
+/** Stores (or replaces) the person's password credential from a hash (made here, or imported: see `importableHash`). */
+export async function storePasswordHash(ctx: Ctx, personId: string, hash: string, label = 'Password'): Promise<void> {
   const now = nowIso();
   await ctx.db.transaction().execute(async (trx) => {
     await trx.deleteFrom('credentials').where('person_id', '=', personId).where('type', '=', 'password').execute();
@@ -81,7 +85,12 @@ const answerPasswordVerify: AttestationHandler = async (ctx, row, data) => {
   const correct = await verifyPassword(password, secret.hash);
   await checkAnswer(ctx, row, correct, 'incorrect password');
   if (secret.rotation_required) throw forbidden('password must be changed: reset it with the link you were sent, or through account recovery');
-  await ctx.db.updateTable('credentials').set({ last_used: nowIso() }).where('id', '=', cred.id).execute();
+  // An imported hash (bcrypt) is replaced by this server's own at the first sign-in that proves the password.
+  const rehash = isNativeHash(secret.hash) ? {} : await (async () => {
+    const hash = await hashPassword(password);
+    return { secret: JSON.stringify({ ...secret, hash }), params: JSON.stringify({ hash_algorithm: hashAlgorithm(hash) }) };
+  })();
+  await ctx.db.updateTable('credentials').set({ last_used: nowIso(), ...rehash }).where('id', '=', cred.id).execute();
   return finishSignIn(ctx, row, 'password');
 };
 
