@@ -26,9 +26,7 @@ function attributeOperations({ base, owner, tags, params, idPrefix, notes }) {
     body: multi
       ? { schema: ref('AttributesByBucket'), example: MULTI_EXAMPLE }
       : { schema: ref('Attributes'), example: SINGLE_EXAMPLE },
-    ok: multi
-      ? { schema: ref('AttributesByBucket'), example: MULTI_EXAMPLE, description: 'The stored attributes of the written buckets.' }
-      : { schema: ref('Attributes'), example: SINGLE_EXAMPLE, description: 'The stored attributes of the bucket.' },
+    ok: { status: 204, description: 'Stored; read them back with the GET of the same path.' },
   });
   return [
     write('patch', true),

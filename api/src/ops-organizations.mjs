@@ -7,12 +7,16 @@ import { ORGANIZATION, ORG_ID, SUBORG_ID, CREATED_AT, PASSWORD_RULES } from './e
 
 const mgmt = { security: /** @type {const} */ ('management') };
 const CONFIG = {
+  deny_self_registration: false, new_person_handle_patterns: ['@example\\.com$'], token_duration: 3600,
+  allowed_factor_methods: ['otp_via_email', 'email_link', 'webauthn', 'password', 'totp'], requires_manual_approval: false,
+  authn_link_allowed_redirect_uris: ['https://app.example.com/auth'], authn_redirect_page_ui_config: { title: 'Acme', background_color: '#0b1f3a' },
+  sudo_mode_duration: 0, canonical_identity_ai_matching_enabled: false, from_email: 'no-reply@example.com', from_phone_number_sms: '',
   allow_self_registration: true, handle_patterns: ['@example\\.com$'], token_duration_seconds: 3600,
   allowed_factors: ['otp_via_email', 'email_link', 'webauthn', 'password', 'totp'], require_approval_for_new_persons: false,
   password_validation_rules: PASSWORD_RULES, groups_claim_name: 'groups',
 };
 const TIER = { name: 'growth', monthly_active_persons: 10000, suborganizations: 10, api_calls_per_minute: 6000, price_per_month_usd: 240 };
-const TEMPLATE = { name: 'otp_via_email', subject: 'Your Acme sign-in code', html_body: '<p>Your code is <b>{{ code }}</b>.</p>', text_body: 'Your code is {{ code }}.', updated_at: CREATED_AT };
+const TEMPLATE = { name: 'email_otp_message', subject: 'Your Acme sign-in code', body: '<p>Your code is <b>{{ code }}</b>.</p>', text_body: 'Your code is {{ code }}.', sender_name: 'Acme', customized: true, updated_at: CREATED_AT };
 const EXT_CRED = { id: 'xc_01JD8ZD1', label: 'Transactional SMTP', type: 'smtp', public_fields: { host: 'smtp.example.com', port: 587, from: 'no-reply@example.com' }, created_at: CREATED_AT };
 // Metadata of an identity provider as it publishes it (a self-signed P-256 signing certificate): registering from inline
 // XML runs as printed, where a metadata URL would have to be fetched.
@@ -34,6 +38,8 @@ const OIDC = { client_id: '1234567890-abc.apps.example.com', label: 'Google', pr
 const WEBHOOK = { id: 'wh_01JD8ZF2', name: 'Audit sink', description: 'Sends sign-in events to the audit service', target_url: 'https://audit.example.com/keyway', custom_headers: { 'X-Team': ['identity'] }, timeout: 10, created_at: CREATED_AT };
 const TRIGGER = { trigger_type: 'event', trigger_name: 'AuthenticationSucceeded_v1' };
 const domains = { domains: ['docs.example.com', 'app.example.com'] };
+/** The public reference answers a change of these configuration objects with 204 and no body (read back with the GET). */
+const patchAnswersNoContent = (/** @type {import('./operation.mjs').OpSpec} */ op) => (op.method === 'patch' ? { ...op, ok: { status: 204, description: 'Changed; the GET of the same path reads it back.' } } : op);
 
 /** @type {import('./operation.mjs').OpSpec[]} */
 export const organizationOperations = [
@@ -74,7 +80,7 @@ Creates an organization below this one, for a tenant of a multi-tenant product. 
 pool (the same people sign in to both), its group pool, and inherit its roles and permissions. The answer includes
 the new organization's API key, shown only once.`,
     body: { schema: ref('SuborganizationCreate'), example: { org_name: 'Acme Docs EU', tenant_name: 'acme', share_person_pool: true, inherits_rbac_pools: true } },
-    ok: { status: 201, schema: ref('SuborganizationCreated'), example: { id: SUBORG_ID, parent_id: ORG_ID, org_name: 'Acme Docs EU', tenant_name: 'acme', api_key: 'kw_live_2f9c7a1e5b3d4f60a8e1c2b3d4e5f6a7b8c9d0e1' } },
+    ok: { status: 200, schema: ref('SuborganizationCreated'), example: { id: SUBORG_ID, parent_id: ORG_ID, org_name: 'Acme Docs EU', tenant_name: 'acme', api_key: 'kw_live_2f9c7a1e5b3d4f60a8e1c2b3d4e5f6a7b8c9d0e1' } },
   },
   {
     ...mgmt, method: 'put', path: '/organizations/api-keys', id: 'rotateApiKey', tags: ['organizations'],
@@ -92,12 +98,18 @@ the new organization's API key, shown only once.`,
     ...mgmt, method: 'patch', path: '/organizations/config', id: 'patchOrganizationConfig', tags: ['organizations'],
     summary: 'Update organization config',
     description: `
-Changes the given settings only. Turning \`allow_self_registration\` off makes ID requests for unknown handles answer
-403 'self-registration not allowed for this organization'; handles outside \`handle_patterns\` answer 403 'person
-cannot be registered'; with \`require_approval_for_new_persons\` new persons answer 403 'person is not active' until
-activated. Patterns must be valid regular expressions (400 otherwise).`,
-    body: { schema: ref('OrganizationConfigPatch'), example: { allow_self_registration: false } },
-    ok: { schema: ref('OrganizationConfig'), example: { ...CONFIG, allow_self_registration: false } },
+Changes the given settings only. With \`deny_self_registration\` ID requests for unknown handles answer 403
+'self-registration not allowed for this organization'; handles outside \`new_person_handle_patterns\` answer 403 'person
+cannot be registered'; with \`requires_manual_approval\` new persons answer 403 'person is not active' until activated.
+\`token_duration\` is the lifetime of user tokens in seconds; \`allowed_factor_methods\` limits the factors \`/id\` accepts
+(every factor when empty). A sign-in link may return to a URI of \`authn_link_allowed_redirect_uris\` or below its path,
+besides the allowed domains. \`authn_redirect_page_ui_config\` is sent as a \`ui_customization\` challenge before the
+challenge of every link or code sign-in. \`sudo_mode_duration\` and \`canonical_identity_ai_matching_enabled\` are stored
+and served with no effect yet. The former names (\`allow_self_registration\`, \`handle_patterns\`,
+\`token_duration_seconds\`, \`allowed_factors\`, \`require_approval_for_new_persons\`) are still accepted; given with
+the new name, they must agree (400 otherwise). Patterns must be valid regular expressions (400 otherwise).`,
+    body: { schema: ref('OrganizationConfigPatch'), example: { deny_self_registration: true, token_duration: 7200 } },
+    ok: { status: 204, description: 'Changed; `GET /organizations/config` reads the settings back.' },
   },
   {
     ...mgmt, method: 'get', path: '/organizations/quota/current-tier', id: 'getCurrentPricingTier', tags: ['organizations'],
@@ -125,46 +137,51 @@ activated. Patterns must be valid regular expressions (400 otherwise).`,
     ...mgmt, method: 'get', path: '/organizations/config/domains', id: 'listAllowedDomains', tags: ['organization-allowed-domains'],
     summary: 'List the allowed domains',
     description: 'Domains accepted as redirect targets of links and SSO, and as passkey scopes, for this organization.',
-    ok: { schema: open({ domains: arrayOf(str()) }, ['domains']), example: domains },
+    ok: { schema: arrayOf(str()), example: domains.domains },
   },
   {
     ...mgmt, method: 'post', path: '/organizations/config/domains', id: 'addAllowedDomains', tags: ['organization-allowed-domains'],
     summary: 'Add allowed domains',
-    description: 'Adds domains (lower-case DNS names, no scheme or path). Subdomains must be listed separately. With `overwrite=true` the given domains replace the list. Returns the full list.',
+    description: 'Adds domains (lower-case DNS names, no scheme or path). Subdomains must be listed separately. With `overwrite=true` the given domains replace the list.',
     params: [{ name: 'overwrite', in: 'query', required: false, description: 'Replace the whole list by the given domains instead of adding them.', schema: { type: 'boolean' } }],
     body: { schema: ref('DomainList'), example: { domains: ['app.example.com'] } },
-    ok: { schema: open({ domains: arrayOf(str()) }, ['domains']), example: domains },
+    ok: { status: 204, description: 'Added; `GET /organizations/config/domains` lists them.' },
   },
   {
     ...mgmt, method: 'delete', path: '/organizations/config/domains', id: 'removeAllowedDomains', tags: ['organization-allowed-domains'],
     summary: 'Remove allowed domains',
-    description: 'Removes domains: one with `domain`, several in the body, or every one with `deleteAll=true` (one of the three is required). Links and SSO flows already started for them fail on return. Returns the remaining list.',
+    description: 'Removes domains: one with `domain`, several in the body, or every one with `deleteAll=true` (one of the three is required). Links and SSO flows already started for them fail on return.',
     params: [
       { name: 'domain', in: 'query', required: false, description: 'A domain to remove.', schema: str({ maxLength: 253 }) },
       { name: 'deleteAll', in: 'query', required: false, description: 'Remove every allowed domain.', schema: { type: 'boolean' } },
     ],
     body: { schema: ref('DomainList'), required: false, example: { domains: ['app.example.com'] } },
-    ok: { schema: open({ domains: arrayOf(str()) }, ['domains']), example: { domains: ['docs.example.com'] } },
+    ok: { status: 204, description: 'Removed.' },
   },
   // ---------- e-mail templates ----------
   {
     ...mgmt, method: 'get', path: '/organizations/config/templates', id: 'listEmailTemplates', tags: ['organization-email-templates'],
     summary: 'List available templates',
-    description: 'Lists the e-mail templates (sign-in link, one-time code, password reset, welcome) with their current content.',
-    ok: { schema: arrayOf(ref('EmailTemplate')), example: [TEMPLATE] },
+    description: 'Names of the message templates the organization can replace: e-mails (`email_*`) and SMS (`text_*`) for the sign-in link, the one-time code, the password reset link and the notice of a changed password. Read one with the GET of its name.',
+    ok: { schema: arrayOf(ref('EmailTemplateName')), example: ['email_authn_challenge', 'email_otp_message', 'email_password_change_notify', 'email_password_reset', 'text_authn_challenge', 'text_otp_message', 'text_password_change_notify', 'text_password_reset'] },
   },
   {
     ...mgmt, method: 'get', path: '/organizations/config/templates/{template_name}', id: 'getEmailTemplate', tags: ['organization-email-templates'], params: ['TemplateNamePath'],
     summary: 'Get the named template',
-    description: 'Returns one template. Placeholders such as `{{ code }}` and `{{ link }}` are filled when the e-mail is sent.',
+    description: 'Returns one template: the organization\'s replacement (`customized`) or the built-in text. Placeholders `{{ code }}`, `{{ link }}`, `{{ org_name }}` and `{{ minutes }}` are filled when the message is sent (HTML-escaped in an e-mail body).',
     ok: { schema: ref('EmailTemplate'), example: TEMPLATE },
   },
   {
     ...mgmt, method: 'put', path: '/organizations/config/templates/{template_name}', id: 'setEmailTemplate', tags: ['organization-email-templates'], params: ['TemplateNamePath'],
     summary: 'Modify the named template',
-    description: 'Replaces the subject and bodies of a template. The template must keep its required placeholder (`{{ code }}` or `{{ link }}`), else 400.',
-    body: { schema: ref('EmailTemplateUpdate'), example: { subject: 'Your Acme sign-in code', html_body: '<p>Your code is <b>{{ code }}</b>.</p>' } },
-    ok: { schema: ref('EmailTemplate'), example: TEMPLATE },
+    description: `
+Changes the fields given (\`subject\`, \`body\`, \`text_body\`, \`sender_name\`); the others keep their current value. A new
+\`body\` without \`text_body\` drops the former plain-text alternative (it is then derived from the HTML). The code and
+link templates must keep their placeholder (\`{{ code }}\` or \`{{ link }}\`), else 400. Sign-in codes and links and
+organization-initiated password resets use the replacement, by e-mail and by SMS; account recovery messages keep the
+built-in text, and no password-change notice is sent yet.`,
+    body: { schema: ref('EmailTemplateUpdate'), required: false, example: { subject: 'Your Acme sign-in code', body: '<p>Your code is <b>{{ code }}</b>.</p>', sender_name: 'Acme' } },
+    ok: { status: 204, description: 'Stored; the GET of the same path reads it back.' },
   },
   // ---------- external credentials ----------
   ...crudOperations({
@@ -181,7 +198,7 @@ activated. Patterns must be valid regular expressions (400 otherwise).`,
       patch: 'Changes the label or fields of an external credential; secret fields given replace the stored ones.',
       delete: 'Removes an external credential; features using it fall back to Keyway defaults.',
     },
-  }).map((op) => op.method === 'delete'
+  }).map(patchAnswersNoContent).map((op) => op.method === 'delete'
     ? {
       ...op,
       path: '/organizations/config/external-credentials',
@@ -206,7 +223,7 @@ activated. Patterns must be valid regular expressions (400 otherwise).`,
     summary: 'Update KYC organization config',
     description: 'Changes the given KYC settings only. Country codes are ISO 3166-1 alpha-2.',
     body: { schema: ref('KycConfigPatch'), example: { required_for_registration: true } },
-    ok: { schema: ref('KycConfig'), example: { enabled: true, provider: 'document_check', required_for_registration: true, allowed_document_countries: ['GB', 'DE', 'FR'] } },
+    ok: { status: 204, description: 'Changed; `GET /organizations/config/kyc` reads the settings back.' },
   },
   // ---------- SSO providers ----------
   ...crudOperations({
@@ -223,7 +240,7 @@ activated. Patterns must be valid regular expressions (400 otherwise).`,
       patch: 'Changes the label, metadata or attribute mapping of a SAML provider; new metadata is fetched and checked before it is stored.',
       delete: 'Removes a SAML provider; SAML sign-ins through it stop at once and persons who only used it must recover another factor.',
     },
-  }),
+  }).map(patchAnswersNoContent),
   ...crudOperations({
     base: '/organizations/sso/oidc/provider-credentials', param: 'OAuthClientIdPath', paramName: 'oauth_client_id', tags: ['organization-sso-config'],
     id: 'OidcProviderCredentials', noun: 'OIDC provider credentials', schema: 'OidcProviderCredentials', createSchema: 'OidcProviderCredentialsCreate', patchSchema: 'OidcProviderCredentialsPatch',
@@ -238,7 +255,9 @@ activated. Patterns must be valid regular expressions (400 otherwise).`,
       patch: 'Changes the label, scopes or secret of an OIDC provider configuration.',
       delete: 'Removes an OIDC provider configuration; sign-ins through it stop at once.',
     },
-  }).map((op) => op.method === 'get' && !op.path.includes('{')
+  }).map((op) => op.method === 'delete'
+    ? { ...op, ok: { status: 200, schema: ref('OidcProviderCredentials'), example: OIDC, description: 'Deleted; the configuration as it was.' } }
+    : op.method === 'get' && !op.path.includes('{')
     ? { ...op, params: [{ name: 'oauth_provider', in: 'query', required: false, description: 'Only the configurations of this provider (`azuread` is a name of `azure`).', schema: str({ enum: ['google', 'apple', 'azure', 'azuread', 'facebook', 'github', 'gitlab', 'line', 'bitbucket', 'okta', 'keycloak', 'generic'] }) }] }
     : op),
   // ---------- token template ----------
@@ -256,7 +275,7 @@ Replaces the token template. It must render to a JSON object; it may add the per
 claims and cannot override reserved claims (person_id, oid, authenticated_methods, exp …): violations answer 400
 naming the claim. Applies to tokens issued from then on.`,
     body: { schema: ref('TokenTemplate'), example: { content: '{"roles": "{{ person.roles }}", "plan": "{{ person.attributes.end_user_read_only.plan }}"}' } },
-    ok: { schema: ref('TokenTemplate'), example: { content: '{"roles": "{{ person.roles }}", "plan": "{{ person.attributes.end_user_read_only.plan }}"}' } },
+    ok: { status: 204, description: 'Stored.' },
   },
   // ---------- webhooks ----------
   ...crudOperations({
@@ -320,7 +339,7 @@ timeout or an answer that is not a JSON object is ignored: the token is issued w
     summary: 'Generate events for testing',
     description: 'Emits synthetic events of the given types (marked as tests) so that webhook endpoints can be tried without real sign-ins.',
     body: { schema: ref('TestEventsRequest'), example: { events: [{ event_type: 'AuthenticationSucceeded_v1', count: 2 }] } },
-    ok: { status: 202, schema: open({ generated: int({ minimum: 0 }) }, ['generated']), example: { generated: 2 } },
+    ok: { status: 201, schema: open({ generated: int({ minimum: 0 }) }, ['generated']), example: { generated: 2 } },
   },
 ];
 

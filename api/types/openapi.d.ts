@@ -1565,10 +1565,16 @@ export interface paths {
         head?: never;
         /**
          * Update organization config
-         * @description Changes the given settings only. Turning `allow_self_registration` off makes ID requests for unknown handles answer
-         *     403 'self-registration not allowed for this organization'; handles outside `handle_patterns` answer 403 'person
-         *     cannot be registered'; with `require_approval_for_new_persons` new persons answer 403 'person is not active' until
-         *     activated. Patterns must be valid regular expressions (400 otherwise).
+         * @description Changes the given settings only. With `deny_self_registration` ID requests for unknown handles answer 403
+         *     'self-registration not allowed for this organization'; handles outside `new_person_handle_patterns` answer 403 'person
+         *     cannot be registered'; with `requires_manual_approval` new persons answer 403 'person is not active' until activated.
+         *     `token_duration` is the lifetime of user tokens in seconds; `allowed_factor_methods` limits the factors `/id` accepts
+         *     (every factor when empty). A sign-in link may return to a URI of `authn_link_allowed_redirect_uris` or below its path,
+         *     besides the allowed domains. `authn_redirect_page_ui_config` is sent as a `ui_customization` challenge before the
+         *     challenge of every link or code sign-in. `sudo_mode_duration` and `canonical_identity_ai_matching_enabled` are stored
+         *     and served with no effect yet. The former names (`allow_self_registration`, `handle_patterns`,
+         *     `token_duration_seconds`, `allowed_factors`, `require_approval_for_new_persons`) are still accepted; given with
+         *     the new name, they must agree (400 otherwise). Patterns must be valid regular expressions (400 otherwise).
          */
         patch: operations["patchOrganizationConfig"];
         trace?: never;
@@ -1648,12 +1654,12 @@ export interface paths {
         put?: never;
         /**
          * Add allowed domains
-         * @description Adds domains (lower-case DNS names, no scheme or path). Subdomains must be listed separately. With `overwrite=true` the given domains replace the list. Returns the full list.
+         * @description Adds domains (lower-case DNS names, no scheme or path). Subdomains must be listed separately. With `overwrite=true` the given domains replace the list.
          */
         post: operations["addAllowedDomains"];
         /**
          * Remove allowed domains
-         * @description Removes domains: one with `domain`, several in the body, or every one with `deleteAll=true` (one of the three is required). Links and SSO flows already started for them fail on return. Returns the remaining list.
+         * @description Removes domains: one with `domain`, several in the body, or every one with `deleteAll=true` (one of the three is required). Links and SSO flows already started for them fail on return.
          */
         delete: operations["removeAllowedDomains"];
         options?: never;
@@ -1670,7 +1676,7 @@ export interface paths {
         };
         /**
          * List available templates
-         * @description Lists the e-mail templates (sign-in link, one-time code, password reset, welcome) with their current content.
+         * @description Names of the message templates the organization can replace: e-mails (`email_*`) and SMS (`text_*`) for the sign-in link, the one-time code, the password reset link and the notice of a changed password. Read one with the GET of its name.
          */
         get: operations["listEmailTemplates"];
         put?: never;
@@ -1690,12 +1696,16 @@ export interface paths {
         };
         /**
          * Get the named template
-         * @description Returns one template. Placeholders such as `{{ code }}` and `{{ link }}` are filled when the e-mail is sent.
+         * @description Returns one template: the organization's replacement (`customized`) or the built-in text. Placeholders `{{ code }}`, `{{ link }}`, `{{ org_name }}` and `{{ minutes }}` are filled when the message is sent (HTML-escaped in an e-mail body).
          */
         get: operations["getEmailTemplate"];
         /**
          * Modify the named template
-         * @description Replaces the subject and bodies of a template. The template must keep its required placeholder (`{{ code }}` or `{{ link }}`), else 400.
+         * @description Changes the fields given (`subject`, `body`, `text_body`, `sender_name`); the others keep their current value. A new
+         *     `body` without `text_body` drops the former plain-text alternative (it is then derived from the HTML). The code and
+         *     link templates must keep their placeholder (`{{ code }}` or `{{ link }}`), else 400. Sign-in codes and links and
+         *     organization-initiated password resets use the replacement, by e-mail and by SMS; account recovery messages keep the
+         *     built-in text, and no password-change notice is sent yet.
          */
         put: operations["setEmailTemplate"];
         post?: never;
@@ -2361,8 +2371,7 @@ export interface paths {
          * Revoke an OAuth token obtained through SSO with OIDC
          * @description Revokes the tokens a person obtained through one OIDC client: the refresh token and then the access token are revoked
          *     at the provider (RFC 7009) when it publishes a revocation endpoint, then their values are forgotten and the entry is
-         *     marked revoked. `revoked` counts the entries revoked (0 when none was live); `revoked_at_provider` tells whether the
-         *     provider was called. When the provider cannot be reached or refuses, nothing changes and the answer is 502. An unknown
+         *     marked revoked (nothing live is not an error). When the provider cannot be reached or refuses, nothing changes and the answer is 502. An unknown
          *     person, or a client that is neither configured nor has stored tokens, answers 404.
          */
         post: operations["revokeSsoOidcTokens"];
@@ -3260,10 +3269,15 @@ export interface components {
         /** @description Permission name, e.g. `docs:write`. */
         PermissionName: string;
         /**
-         * @description Template name.
+         * @description Template name: `email_*` e-mails, `text_*` SMS; `authn_challenge` the sign-in link, `otp_message` the one-time code, `password_reset` the reset link, `password_change_notify` the notice of a changed password (stored; not sent by this server yet).
          * @enum {string}
          */
-        EmailTemplateName: "email_link" | "otp_via_email" | "password_reset" | "welcome";
+        EmailTemplateName: "email_authn_challenge" | "email_otp_message" | "email_password_change_notify" | "email_password_reset" | "text_authn_challenge" | "text_otp_message" | "text_password_change_notify" | "text_password_reset";
+        /**
+         * @description Template name; the former names `email_link`, `otp_via_email` and `password_reset` still name `email_authn_challenge`, `email_otp_message` and `email_password_reset`.
+         * @enum {string}
+         */
+        EmailTemplatePathName: "email_authn_challenge" | "email_otp_message" | "email_password_change_notify" | "email_password_reset" | "text_authn_challenge" | "text_otp_message" | "text_password_change_notify" | "text_password_reset" | "email_link" | "otp_via_email" | "password_reset";
         PersonCreate: {
             /** @default true */
             active: boolean;
@@ -3476,24 +3490,73 @@ export interface components {
             created_at?: string;
         };
         OrganizationConfig: {
-            allow_self_registration?: boolean;
+            /** @description Unknown handles cannot sign up by signing in (403 `self-registration not allowed for this organization`). */
+            deny_self_registration: boolean;
             /** @description Handles must match one pattern to register. */
+            new_person_handle_patterns: string[];
+            /** @description Lifetime of user tokens, in seconds. */
+            token_duration: number;
+            /** @description Factors `/id` accepts (every factor when empty). */
+            allowed_factor_methods: components["schemas"]["AuthenticationMethod"][];
+            /** @description New persons start inactive (403 `person is not active`) until activated. */
+            requires_manual_approval: boolean;
+            /** @description Redirect targets of sign-in links accepted besides the allowed domains: same origin, and the path equal to or below the listed path. */
+            authn_link_allowed_redirect_uris: string[];
+            authn_redirect_page_ui_config?: components["schemas"]["RedirectPageUiConfig"];
+            /** @description Seconds (stored and served; this server has no sudo mode yet). */
+            sudo_mode_duration: number;
+            /** @description Stored and served; this server does no identity matching. */
+            canonical_identity_ai_matching_enabled?: boolean;
+            /** @description Sender address of e-mails (the SMTP `from`; empty when the server keeps e-mails in its mailbox only). */
+            from_email: string;
+            /** @description Sender of SMS (empty: this server has no SMS gateway). */
+            from_phone_number_sms: string;
+            /** @description Former name: the opposite of `deny_self_registration`. */
+            allow_self_registration?: boolean;
+            /** @description Former name of `new_person_handle_patterns`. */
             handle_patterns?: string[];
+            /** @description Former name of `token_duration`. */
             token_duration_seconds?: number;
+            /** @description Former name of `allowed_factor_methods`. */
             allowed_factors?: components["schemas"]["AuthenticationMethod"][];
+            /** @description Former name of `requires_manual_approval`. */
             require_approval_for_new_persons?: boolean;
             password_validation_rules?: components["schemas"]["PasswordValidationRule"][];
             /** @default groups */
             groups_claim_name: string;
         };
         OrganizationConfigPatch: {
+            deny_self_registration?: boolean;
+            new_person_handle_patterns?: string[];
+            /** @description Seconds. */
+            token_duration?: number;
+            allowed_factor_methods?: components["schemas"]["AuthenticationMethod"][];
+            requires_manual_approval?: boolean;
+            authn_link_allowed_redirect_uris?: string[];
+            authn_redirect_page_ui_config?: components["schemas"]["RedirectPageUiConfig"];
+            /** @description Seconds. */
+            sudo_mode_duration?: number;
+            canonical_identity_ai_matching_enabled?: boolean;
+            /** @description Former name: the opposite of `deny_self_registration`. */
             allow_self_registration?: boolean;
+            /** @description Former name of `new_person_handle_patterns`. */
             handle_patterns?: string[];
+            /** @description Former name of `token_duration`. */
             token_duration_seconds?: number;
+            /** @description Former name of `allowed_factor_methods`. */
             allowed_factors?: components["schemas"]["AuthenticationMethod"][];
+            /** @description Former name of `requires_manual_approval`. */
             require_approval_for_new_persons?: boolean;
             password_validation_rules?: components["schemas"]["PasswordValidationRule"][];
             groups_claim_name?: string;
+        };
+        /** @description Branding of the page a sign-in link opens. */
+        RedirectPageUiConfig: {
+            /** Format: uri */
+            logo_url?: string;
+            title?: string;
+            background_color?: string;
+            text_color?: string;
         };
         PricingTier: {
             name: string;
@@ -3525,16 +3588,30 @@ export interface components {
         };
         EmailTemplate: {
             name: components["schemas"]["EmailTemplateName"];
-            subject: string;
-            html_body: string;
+            /** @description E-mail subject (absent for SMS). */
+            subject?: string;
+            /** @description HTML of an e-mail; the text of an SMS. */
+            body: string;
+            /** @description Plain-text alternative of an e-mail (derived from `body` when absent). */
             text_body?: string;
+            /** @description Display name of the e-mail sender (the `From` name when SMTP is configured). */
+            sender_name?: string;
+            /** @description Whether the organization replaced the built-in template. */
+            customized?: boolean;
             /** Format: date-time */
             updated_at?: string;
         };
         EmailTemplateUpdate: {
-            subject: string;
-            html_body: string;
+            subject?: string;
+            /** @description HTML of an e-mail; the text of an SMS. */
+            body?: string;
+            /**
+             * @deprecated
+             * @description Former name of `body`, still accepted.
+             */
+            html_body?: string;
             text_body?: string;
+            sender_name?: string;
         };
         /** @enum {string} */
         ExternalCredentialType: "smtp" | "sms_gateway" | "oidc_client" | "apple_signin";
@@ -3966,9 +4043,9 @@ export interface components {
         HandlePath: string;
         /**
          * @description Template name.
-         * @example otp_via_email
+         * @example email_otp_message
          */
-        TemplateNamePath: components["schemas"]["EmailTemplateName"];
+        TemplateNamePath: components["schemas"]["EmailTemplatePathName"];
         /** @description Webhook id. */
         WebhookIdPath: components["schemas"]["ResourceId"];
         /** @description SAML provider credentials id. */
@@ -8548,28 +8625,12 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The stored attributes of the written buckets. */
-            200: {
+            /** @description Stored; read them back with the GET of the same path. */
+            204: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    /**
-                     * @example {
-                     *       "result": {
-                     *         "end_user_read_write": {
-                     *           "theme": "dark"
-                     *         },
-                     *         "end_user_no_access": {
-                     *           "risk_score": 12
-                     *         }
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Envelope"] & {
-                        result: components["schemas"]["AttributesByBucket"];
-                    };
-                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -8612,28 +8673,12 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The stored attributes of the written buckets. */
-            200: {
+            /** @description Stored; read them back with the GET of the same path. */
+            204: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    /**
-                     * @example {
-                     *       "result": {
-                     *         "end_user_read_write": {
-                     *           "theme": "dark"
-                     *         },
-                     *         "end_user_no_access": {
-                     *           "risk_score": 12
-                     *         }
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Envelope"] & {
-                        result: components["schemas"]["AttributesByBucket"];
-                    };
-                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -8717,24 +8762,12 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The stored attributes of the bucket. */
-            200: {
+            /** @description Stored; read them back with the GET of the same path. */
+            204: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    /**
-                     * @example {
-                     *       "result": {
-                     *         "risk_score": 12,
-                     *         "reviewed": true
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Envelope"] & {
-                        result: components["schemas"]["Attributes"];
-                    };
-                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -8812,24 +8845,12 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The stored attributes of the bucket. */
-            200: {
+            /** @description Stored; read them back with the GET of the same path. */
+            204: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    /**
-                     * @example {
-                     *       "result": {
-                     *         "risk_score": 12,
-                     *         "reviewed": true
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Envelope"] & {
-                        result: components["schemas"]["Attributes"];
-                    };
-                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -8910,28 +8931,12 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The stored attributes of the written buckets. */
-            200: {
+            /** @description Stored; read them back with the GET of the same path. */
+            204: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    /**
-                     * @example {
-                     *       "result": {
-                     *         "end_user_read_write": {
-                     *           "theme": "dark"
-                     *         },
-                     *         "end_user_no_access": {
-                     *           "risk_score": 12
-                     *         }
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Envelope"] & {
-                        result: components["schemas"]["AttributesByBucket"];
-                    };
-                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -8970,28 +8975,12 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The stored attributes of the written buckets. */
-            200: {
+            /** @description Stored; read them back with the GET of the same path. */
+            204: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    /**
-                     * @example {
-                     *       "result": {
-                     *         "end_user_read_write": {
-                     *           "theme": "dark"
-                     *         },
-                     *         "end_user_no_access": {
-                     *           "risk_score": 12
-                     *         }
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Envelope"] & {
-                        result: components["schemas"]["AttributesByBucket"];
-                    };
-                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -9070,24 +9059,12 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The stored attributes of the bucket. */
-            200: {
+            /** @description Stored; read them back with the GET of the same path. */
+            204: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    /**
-                     * @example {
-                     *       "result": {
-                     *         "risk_score": 12,
-                     *         "reviewed": true
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Envelope"] & {
-                        result: components["schemas"]["Attributes"];
-                    };
-                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -9161,24 +9138,12 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The stored attributes of the bucket. */
-            200: {
+            /** @description Stored; read them back with the GET of the same path. */
+            204: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    /**
-                     * @example {
-                     *       "result": {
-                     *         "risk_score": 12,
-                     *         "reviewed": true
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Envelope"] & {
-                        result: components["schemas"]["Attributes"];
-                    };
-                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -9395,8 +9360,8 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Created. */
-            201: {
+            /** @description Success. */
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9484,6 +9449,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "result": {
+                     *         "deny_self_registration": false,
+                     *         "new_person_handle_patterns": [
+                     *           "@example\\.com$"
+                     *         ],
+                     *         "token_duration": 3600,
+                     *         "allowed_factor_methods": [
+                     *           "otp_via_email",
+                     *           "email_link",
+                     *           "webauthn",
+                     *           "password",
+                     *           "totp"
+                     *         ],
+                     *         "requires_manual_approval": false,
+                     *         "authn_link_allowed_redirect_uris": [
+                     *           "https://app.example.com/auth"
+                     *         ],
+                     *         "authn_redirect_page_ui_config": {
+                     *           "title": "Acme",
+                     *           "background_color": "#0b1f3a"
+                     *         },
+                     *         "sudo_mode_duration": 0,
+                     *         "canonical_identity_ai_matching_enabled": false,
+                     *         "from_email": "no-reply@example.com",
+                     *         "from_phone_number_sms": "",
                      *         "allow_self_registration": true,
                      *         "handle_patterns": [
                      *           "@example\\.com$"
@@ -9542,58 +9531,20 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "allow_self_registration": false
+                 *       "deny_self_registration": true,
+                 *       "token_duration": 7200
                  *     }
                  */
                 "application/json": components["schemas"]["OrganizationConfigPatch"];
             };
         };
         responses: {
-            /** @description Success. */
-            200: {
+            /** @description Changed; `GET /organizations/config` reads the settings back. */
+            204: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    /**
-                     * @example {
-                     *       "result": {
-                     *         "allow_self_registration": false,
-                     *         "handle_patterns": [
-                     *           "@example\\.com$"
-                     *         ],
-                     *         "token_duration_seconds": 3600,
-                     *         "allowed_factors": [
-                     *           "otp_via_email",
-                     *           "email_link",
-                     *           "webauthn",
-                     *           "password",
-                     *           "totp"
-                     *         ],
-                     *         "require_approval_for_new_persons": false,
-                     *         "password_validation_rules": [
-                     *           {
-                     *             "name": "min_length",
-                     *             "pattern": "^.{10,}$",
-                     *             "match_type": "must_match"
-                     *           },
-                     *           {
-                     *             "name": "no_common_word",
-                     *             "pattern": "password",
-                     *             "match_type": "must_not_match",
-                     *             "qualifiers": [
-                     *               "case_insensitive"
-                     *             ]
-                     *           }
-                     *         ],
-                     *         "groups_claim_name": "groups"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Envelope"] & {
-                        result: components["schemas"]["OrganizationConfig"];
-                    };
-                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -9748,18 +9699,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "result": {
-                     *         "domains": [
-                     *           "docs.example.com",
-                     *           "app.example.com"
-                     *         ]
-                     *       }
+                     *       "result": [
+                     *         "docs.example.com",
+                     *         "app.example.com"
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["Envelope"] & {
-                        result: {
-                            domains: string[];
-                        };
+                        result: string[];
                     };
                 };
             };
@@ -9796,28 +9743,12 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success. */
-            200: {
+            /** @description Added; `GET /organizations/config/domains` lists them. */
+            204: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    /**
-                     * @example {
-                     *       "result": {
-                     *         "domains": [
-                     *           "docs.example.com",
-                     *           "app.example.com"
-                     *         ]
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Envelope"] & {
-                        result: {
-                            domains: string[];
-                        };
-                    };
-                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -9858,27 +9789,12 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success. */
-            200: {
+            /** @description Removed. */
+            204: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    /**
-                     * @example {
-                     *       "result": {
-                     *         "domains": [
-                     *           "docs.example.com"
-                     *         ]
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Envelope"] & {
-                        result: {
-                            domains: string[];
-                        };
-                    };
-                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -9907,18 +9823,19 @@ export interface operations {
                     /**
                      * @example {
                      *       "result": [
-                     *         {
-                     *           "name": "otp_via_email",
-                     *           "subject": "Your Acme sign-in code",
-                     *           "html_body": "<p>Your code is <b>{{ code }}</b>.</p>",
-                     *           "text_body": "Your code is {{ code }}.",
-                     *           "updated_at": "2026-03-14T09:26:53Z"
-                     *         }
+                     *         "email_authn_challenge",
+                     *         "email_otp_message",
+                     *         "email_password_change_notify",
+                     *         "email_password_reset",
+                     *         "text_authn_challenge",
+                     *         "text_otp_message",
+                     *         "text_password_change_notify",
+                     *         "text_password_reset"
                      *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["Envelope"] & {
-                        result: components["schemas"]["EmailTemplate"][];
+                        result: components["schemas"]["EmailTemplateName"][];
                     };
                 };
             };
@@ -9934,7 +9851,7 @@ export interface operations {
             path: {
                 /**
                  * @description Template name.
-                 * @example otp_via_email
+                 * @example email_otp_message
                  */
                 template_name: components["parameters"]["TemplateNamePath"];
             };
@@ -9951,10 +9868,12 @@ export interface operations {
                     /**
                      * @example {
                      *       "result": {
-                     *         "name": "otp_via_email",
+                     *         "name": "email_otp_message",
                      *         "subject": "Your Acme sign-in code",
-                     *         "html_body": "<p>Your code is <b>{{ code }}</b>.</p>",
+                     *         "body": "<p>Your code is <b>{{ code }}</b>.</p>",
                      *         "text_body": "Your code is {{ code }}.",
+                     *         "sender_name": "Acme",
+                     *         "customized": true,
                      *         "updated_at": "2026-03-14T09:26:53Z"
                      *       }
                      *     }
@@ -9983,45 +9902,31 @@ export interface operations {
             path: {
                 /**
                  * @description Template name.
-                 * @example otp_via_email
+                 * @example email_otp_message
                  */
                 template_name: components["parameters"]["TemplateNamePath"];
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 /**
                  * @example {
                  *       "subject": "Your Acme sign-in code",
-                 *       "html_body": "<p>Your code is <b>{{ code }}</b>.</p>"
+                 *       "body": "<p>Your code is <b>{{ code }}</b>.</p>",
+                 *       "sender_name": "Acme"
                  *     }
                  */
                 "application/json": components["schemas"]["EmailTemplateUpdate"];
             };
         };
         responses: {
-            /** @description Success. */
-            200: {
+            /** @description Stored; the GET of the same path reads it back. */
+            204: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    /**
-                     * @example {
-                     *       "result": {
-                     *         "name": "otp_via_email",
-                     *         "subject": "Your Acme sign-in code",
-                     *         "html_body": "<p>Your code is <b>{{ code }}</b>.</p>",
-                     *         "text_body": "Your code is {{ code }}.",
-                     *         "updated_at": "2026-03-14T09:26:53Z"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Envelope"] & {
-                        result: components["schemas"]["EmailTemplate"];
-                    };
-                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -10256,31 +10161,12 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success. */
-            200: {
+            /** @description Changed; the GET of the same path reads it back. */
+            204: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    /**
-                     * @example {
-                     *       "result": {
-                     *         "id": "xc_01JD8ZD1",
-                     *         "label": "Primary SMTP",
-                     *         "type": "smtp",
-                     *         "public_fields": {
-                     *           "host": "smtp.example.com",
-                     *           "port": 587,
-                     *           "from": "no-reply@example.com"
-                     *         },
-                     *         "created_at": "2026-03-14T09:26:53Z"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Envelope"] & {
-                        result: components["schemas"]["ExternalCredential"];
-                    };
-                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -10354,30 +10240,12 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success. */
-            200: {
+            /** @description Changed; `GET /organizations/config/kyc` reads the settings back. */
+            204: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    /**
-                     * @example {
-                     *       "result": {
-                     *         "enabled": true,
-                     *         "provider": "document_check",
-                     *         "required_for_registration": true,
-                     *         "allowed_document_countries": [
-                     *           "GB",
-                     *           "DE",
-                     *           "FR"
-                     *         ]
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Envelope"] & {
-                        result: components["schemas"]["KycConfig"];
-                    };
-                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -10596,31 +10464,12 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success. */
-            200: {
+            /** @description Changed; the GET of the same path reads it back. */
+            204: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    /**
-                     * @example {
-                     *       "result": {
-                     *         "id": "spc_01JD8ZE7",
-                     *         "label": "Corporate IdP (EU)",
-                     *         "idp_entity_id": "https://idp.example.com/saml",
-                     *         "sp_entity_id": "https://api.keyway.dev/sso/saml/metadata",
-                     *         "sp_acs_url": "https://api.keyway.dev/sso/saml/acs",
-                     *         "attribute_mapping": {
-                     *           "mail": "email"
-                     *         },
-                     *         "created_at": "2026-03-14T09:26:53Z"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Envelope"] & {
-                        result: components["schemas"]["SamlProviderCredentials"];
-                    };
-                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -10803,12 +10652,30 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Deleted. */
-            204: {
+            /** @description Deleted; the configuration as it was. */
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "client_id": "1234567890-abc.apps.example.com",
+                     *         "label": "Google",
+                     *         "provider": "google",
+                     *         "scopes": [
+                     *           "openid",
+                     *           "email"
+                     *         ],
+                     *         "created_at": "2026-03-14T09:26:53Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Envelope"] & {
+                        result: components["schemas"]["OidcProviderCredentials"];
+                    };
+                };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -10934,23 +10801,12 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success. */
-            200: {
+            /** @description Stored. */
+            204: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    /**
-                     * @example {
-                     *       "result": {
-                     *         "content": "{\"roles\": \"{{ person.roles }}\", \"plan\": \"{{ person.attributes.end_user_read_only.plan }}\"}"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Envelope"] & {
-                        result: components["schemas"]["TokenTemplate"];
-                    };
-                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -11433,8 +11289,8 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Accepted. */
-            202: {
+            /** @description Created. */
+            201: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12707,27 +12563,12 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success. */
-            200: {
+            /** @description Revoked (or nothing was live). */
+            204: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    /**
-                     * @example {
-                     *       "result": {
-                     *         "revoked": 1,
-                     *         "revoked_at_provider": true
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Envelope"] & {
-                        result: {
-                            revoked: number;
-                            revoked_at_provider: boolean;
-                        };
-                    };
-                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];

@@ -5,7 +5,7 @@ import { nowIso } from '../context.js';
 import { loadOrg } from './settings.js';
 import type { ExternalCredentialTable } from '../db/schema.js';
 import { badRequest, notFound } from '../http/errors.js';
-import { DEFAULT_TEMPLATES, REQUIRED_PLACEHOLDER, TEMPLATE_NAMES, type EmailTemplate, type TemplateName } from '../email/templates.js';
+import { DEFAULT_TEMPLATES, LEGACY_TEMPLATE_NAMES, REQUIRED_PLACEHOLDER, storedTemplate, TEMPLATE_NAMES, type EmailTemplate, type TemplateName } from '../email/templates.js';
 import { requireApiKey } from '../http/guards.js';
 import { updateSettings } from './settings.js';
 import type { Wire } from '../http/wire.js';
@@ -67,7 +67,7 @@ export function registerExternalCredentialRoutes(app: FastifyInstance, ctx: Ctx)
     return { result: out(row) };
   });
   app.get<Wire<'/organizations/config/external-credentials/{cred_id}', 'get'>>('/organizations/config/external-credentials/:cred_id', async (req) => ({ result: out(await one(await admin(req), req.params.cred_id)) }));
-  app.patch<Wire<'/organizations/config/external-credentials/{cred_id}', 'patch'>>('/organizations/config/external-credentials/:cred_id', async (req) => {
+  app.patch<Wire<'/organizations/config/external-credentials/{cred_id}', 'patch'>>('/organizations/config/external-credentials/:cred_id', async (req, reply) => {
     const org = await admin(req);
     const row = await one(org, req.params.cred_id);
     const secrets = { ...ctx.sealer.open<Record<string, string>>(row.secret_fields, context(row)), ...req.body.secret_fields };
@@ -78,7 +78,7 @@ export function registerExternalCredentialRoutes(app: FastifyInstance, ctx: Ctx)
       secret_fields: ctx.sealer.seal(secrets, context(row)),
     };
     await ctx.db.updateTable('external_credentials').set({ label: next.label, public_fields: next.public_fields, secret_fields: next.secret_fields }).where('id', '=', row.id).execute();
-    return { result: out(next) };
+    return reply.code(204).send();
   });
   app.delete<Wire<'/organizations/config/external-credentials', 'delete'>>('/organizations/config/external-credentials', async (req, reply) => {
     const org = await admin(req);
@@ -134,40 +134,60 @@ export function registerQuotaRoutes(app: FastifyInstance, ctx: Ctx): void {
 /** E-mail templates and the KYC configuration. */
 export function registerTemplateAndKycRoutes(app: FastifyInstance, ctx: Ctx): void {
   const admin = (req: FastifyRequest) => requireApiKey(ctx, req);
-  // E-mail templates: the organization's replacement, else the built-in one.
+  // Message templates: the organization's replacement, else the built-in one. Legacy names (`otp_via_email` …) name the
+  // same e-mail templates; a replacement is stored under the public reference's name.
   const templateOut = (org: Org, name: TemplateName) => {
-    const custom = org.settings.email_templates?.[name];
+    const custom = storedTemplate(org.settings.email_templates, name);
     return { name, ...(custom ?? DEFAULT_TEMPLATES[name]), customized: custom !== undefined };
   };
   const templateName = (raw: string): TemplateName => {
-    if (!(TEMPLATE_NAMES as readonly string[]).includes(raw)) throw notFound(`template "${raw}" does not exist (use one of ${TEMPLATE_NAMES.join(', ')})`);
-    return raw as TemplateName;
+    if ((TEMPLATE_NAMES as readonly string[]).includes(raw)) return raw as TemplateName;
+    const legacy = LEGACY_TEMPLATE_NAMES[raw];
+    if (!legacy) throw notFound(`template "${raw}" does not exist (use one of ${TEMPLATE_NAMES.join(', ')})`);
+    return legacy;
   };
   app.get('/organizations/config/templates', async (req) => {
-    const org = await admin(req);
-    return { result: TEMPLATE_NAMES.map((n) => templateOut(org, n)) };
+    await admin(req);
+    return { result: [...TEMPLATE_NAMES] };
   });
   app.get<Wire<'/organizations/config/templates/{template_name}', 'get'>>('/organizations/config/templates/:template_name', async (req) => ({ result: templateOut(await admin(req), templateName(req.params.template_name)) }));
-  app.put<Wire<'/organizations/config/templates/{template_name}', 'put'>>('/organizations/config/templates/:template_name', async (req) => {
+  // Changes the fields given; the rest stays as it is (the replacement, else the built-in text).
+  app.put<Wire<'/organizations/config/templates/{template_name}', 'put'>>('/organizations/config/templates/:template_name', async (req, reply) => {
     const org = await admin(req);
     const name = templateName(req.params.template_name);
+    const b = req.body ?? {};
+    const given = b.body ?? b.html_body;
+    const bodyField = b.body !== undefined ? 'body' : 'html_body';
     const needed = REQUIRED_PLACEHOLDER[name];
     const has = (s: string | undefined) => s === undefined || new RegExp(`\\{\\{\\s*${needed}\\s*\\}\\}`).test(s);
-    if (needed && !has(req.body.html_body)) throw badRequest(`html_body of the ${name} template must contain {{ ${needed} }}`);
-    if (needed && !has(req.body.text_body)) throw badRequest(`text_body of the ${name} template must contain {{ ${needed} }}`);
-    const stored: EmailTemplate = { subject: req.body.subject, html_body: req.body.html_body, ...(req.body.text_body !== undefined ? { text_body: req.body.text_body } : {}), updated_at: nowIso() };
+    if (needed && !has(given)) throw badRequest(`${bodyField} of the ${name} template must contain {{ ${needed} }}`);
+    if (needed && !has(b.text_body)) throw badRequest(`text_body of the ${name} template must contain {{ ${needed} }}`);
+    const current = storedTemplate(org.settings.email_templates, name) ?? DEFAULT_TEMPLATES[name];
+    // A new body makes the old plain-text alternative stale: it is derived from the new body unless one is given.
+    const textBody = b.text_body ?? (given === undefined ? current.text_body : undefined);
+    const senderName = b.sender_name ?? current.sender_name;
+    const subject = b.subject ?? current.subject;
+    const stored: EmailTemplate = {
+      ...(subject !== undefined ? { subject } : {}),
+      body: given ?? current.body,
+      ...(textBody !== undefined ? { text_body: textBody } : {}),
+      ...(senderName !== undefined ? { sender_name: senderName } : {}),
+      updated_at: nowIso(),
+    };
     await updateSettings(ctx, org, (s) => {
-      s.email_templates = { ...s.email_templates, [name]: stored };
+      const legacy = Object.keys(LEGACY_TEMPLATE_NAMES).find((k) => LEGACY_TEMPLATE_NAMES[k] === name);
+      const { [legacy ?? name]: _old, ...others } = s.email_templates ?? {};
+      s.email_templates = { ...others, [name]: stored };
     });
-    return { result: { name, ...stored, customized: true } };
+    return reply.code(204).send();
   });
 
   const kycOut = (s: OrgSettings): Required<KycConfig> => ({ enabled: false, provider: 'none', required_for_registration: false, allowed_document_countries: [], ...s.kyc });
   app.get('/organizations/config/kyc', async (req) => ({ result: kycOut((await admin(req)).settings) }));
-  app.patch<Wire<'/organizations/config/kyc', 'patch'>>('/organizations/config/kyc', async (req) => {
-    const settings = await updateSettings(ctx, await admin(req), (s) => {
+  app.patch<Wire<'/organizations/config/kyc', 'patch'>>('/organizations/config/kyc', async (req, reply) => {
+    await updateSettings(ctx, await admin(req), (s) => {
       s.kyc = { enabled: false, ...s.kyc, ...req.body };
     });
-    return { result: kycOut(settings) };
+    return reply.code(204).send();
   });
 }

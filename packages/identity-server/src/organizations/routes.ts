@@ -17,7 +17,19 @@ import { filterOrganizations } from '../persons/scim-filter.js';
 // Management API: the organization itself, its suborganizations (the tree), and its settings (allowed domains, token
 // template, API key, sign-in configuration).
 
-const configOut = (s: OrgSettings) => ({
+/** The sign-in configuration under the public reference's names, and under the names this server used before. */
+const configOut = (ctx: Ctx, s: OrgSettings) => ({
+  deny_self_registration: s.self_registration === false,
+  new_person_handle_patterns: s.handle_patterns ?? [],
+  token_duration: s.token_duration_seconds ?? 3600,
+  allowed_factor_methods: s.allowed_factors ?? [],
+  requires_manual_approval: s.auto_activate === false,
+  authn_link_allowed_redirect_uris: s.authn_link_allowed_redirect_uris ?? [],
+  ...(s.authn_redirect_page_ui_config ? { authn_redirect_page_ui_config: s.authn_redirect_page_ui_config } : {}),
+  sudo_mode_duration: s.sudo_mode_duration ?? 0,
+  canonical_identity_ai_matching_enabled: s.canonical_identity_ai_matching_enabled ?? false,
+  from_email: ctx.mailer.fromAddress,
+  from_phone_number_sms: '',
   allow_self_registration: s.self_registration !== false,
   require_approval_for_new_persons: s.auto_activate === false,
   handle_patterns: s.handle_patterns ?? [],
@@ -26,6 +38,14 @@ const configOut = (s: OrgSettings) => ({
   password_validation_rules: s.password_validation_rules ?? [],
   groups_claim_name: s.groups_claim_name ?? 'groups',
 });
+
+/** A setting given under its public reference name and its former name: the two must agree (400 otherwise). */
+function either<T>(doc: { name: string; value: T | undefined }, former: { name: string; value: T | undefined }): T | undefined {
+  if (doc.value !== undefined && former.value !== undefined && JSON.stringify(doc.value) !== JSON.stringify(former.value)) {
+    throw badRequest(`${doc.name} and ${former.name} (its former name) disagree: give one of them`);
+  }
+  return doc.value ?? former.value;
+}
 
 /** A deletion confirmed more than five minutes away from the server's clock is refused (a stale or replayed request). */
 function checkConfirmation(timestamp: string | undefined): void {
@@ -93,7 +113,6 @@ export function registerOrganizationTreeRoutes(app: FastifyInstance, ctx: Ctx): 
       };
       const tenant = req.body.tenant_name ?? req.body.org_name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
       await writeOrganization(ctx, (trx) => trx.insertInto('organizations').values({ id, parent_id: parent.id, org_name: req.body.org_name, tenant_name: tenant || id, settings: JSON.stringify(settings), created_at: nowIso() }).execute());
-      reply.code(201);
       return { result: { id, parent_id: parent.id, org_name: req.body.org_name, tenant_name: tenant || id, api_key: apiKey } };
     },
   );
@@ -103,34 +122,34 @@ export function registerOrganizationTreeRoutes(app: FastifyInstance, ctx: Ctx): 
 export function registerOrganizationSettingsRoutes(app: FastifyInstance, ctx: Ctx): void {
   const admin = (req: FastifyRequest) => requireApiKey(ctx, req);
   // Allowed domains: redirect targets, passkey origins and CORS for this organization.
-  app.get('/organizations/config/domains', async (req) => ({ result: { domains: (await admin(req)).settings.allowed_domains ?? [] } }));
-  app.post<Wire<'/organizations/config/domains', 'post'>>('/organizations/config/domains', async (req) => {
+  app.get('/organizations/config/domains', async (req) => ({ result: (await admin(req)).settings.allowed_domains ?? [] }));
+  app.post<Wire<'/organizations/config/domains', 'post'>>('/organizations/config/domains', async (req, reply) => {
     const org = await admin(req);
-    const settings = await updateSettings(ctx, org, (s) => {
+    await updateSettings(ctx, org, (s) => {
       const current = new Set(req.query.overwrite === true ? [] : (s.allowed_domains ?? []));
       for (const d of req.body.domains) current.add(d.toLowerCase());
       s.allowed_domains = [...current].sort();
     });
-    return { result: { domains: settings.allowed_domains ?? [] } };
+    return reply.code(204).send();
   });
-  app.delete<Wire<'/organizations/config/domains', 'delete'>>('/organizations/config/domains', async (req) => {
+  app.delete<Wire<'/organizations/config/domains', 'delete'>>('/organizations/config/domains', async (req, reply) => {
     const org = await admin(req);
     const named = [...(req.query.domain === undefined ? [] : [req.query.domain]), ...(req.body?.domains ?? [])].map((d) => d.toLowerCase());
     if (!named.length && req.query.deleteAll !== true) throw badRequest('name the domains to remove: the domain query parameter, a body {"domains": [...]}, or deleteAll=true');
-    const settings = await updateSettings(ctx, org, (s) => {
+    await updateSettings(ctx, org, (s) => {
       s.allowed_domains = req.query.deleteAll === true ? [] : (s.allowed_domains ?? []).filter((d) => !named.includes(d));
     });
-    return { result: { domains: settings.allowed_domains ?? [] } };
+    return reply.code(204).send();
   });
 
   app.get('/organizations/config/token-template', async (req) => ({ result: { content: (await admin(req)).settings.token_template ?? '{}' } }));
-  app.put<Wire<'/organizations/config/token-template', 'put'>>('/organizations/config/token-template', async (req) => {
+  app.put<Wire<'/organizations/config/token-template', 'put'>>('/organizations/config/token-template', async (req, reply) => {
     const org = await admin(req);
     checkTokenTemplate(req.body.content, org.settings.groups_claim_name);
     await updateSettings(ctx, org, (s) => {
       s.token_template = req.body.content;
     });
-    return { result: { content: req.body.content } };
+    return reply.code(204).send();
   });
 
   app.put('/organizations/api-keys', async (req) => {
@@ -152,29 +171,38 @@ export function registerOrganizationSettingsRoutes(app: FastifyInstance, ctx: Ct
     };
   });
 
-  app.get('/organizations/config', async (req) => ({ result: configOut((await admin(req)).settings) }));
+  app.get('/organizations/config', async (req) => ({ result: configOut(ctx, (await admin(req)).settings) }));
   app.patch<Wire<'/organizations/config', 'patch'>>(
     '/organizations/config',
-    async (req) => {
+    async (req, reply) => {
       const org = await admin(req);
       const b = req.body;
-      for (const p of [...(b.handle_patterns ?? []), ...(b.password_validation_rules ?? []).map((r) => r.pattern)]) {
+      const denied = either({ name: 'deny_self_registration', value: b.deny_self_registration }, { name: 'allow_self_registration', value: b.allow_self_registration === undefined ? undefined : !b.allow_self_registration });
+      const approval = either({ name: 'requires_manual_approval', value: b.requires_manual_approval }, { name: 'require_approval_for_new_persons', value: b.require_approval_for_new_persons });
+      const patterns = either({ name: 'new_person_handle_patterns', value: b.new_person_handle_patterns }, { name: 'handle_patterns', value: b.handle_patterns });
+      const duration = either({ name: 'token_duration', value: b.token_duration }, { name: 'token_duration_seconds', value: b.token_duration_seconds });
+      const factors = either({ name: 'allowed_factor_methods', value: b.allowed_factor_methods }, { name: 'allowed_factors', value: b.allowed_factors });
+      for (const p of [...(patterns ?? []), ...(b.password_validation_rules ?? []).map((r) => r.pattern)]) {
         try {
           new RegExp(p, 'u');
         } catch {
           throw badRequest(`pattern ${JSON.stringify(p)} is not a valid regular expression`);
         }
       }
-      const settings = await updateSettings(ctx, org, (s) => {
-        if (b.allow_self_registration !== undefined) s.self_registration = b.allow_self_registration;
-        if (b.require_approval_for_new_persons !== undefined) s.auto_activate = !b.require_approval_for_new_persons;
-        if (b.handle_patterns !== undefined) s.handle_patterns = b.handle_patterns;
-        if (b.token_duration_seconds !== undefined) s.token_duration_seconds = b.token_duration_seconds;
-        if (b.allowed_factors !== undefined) s.allowed_factors = b.allowed_factors;
+      await updateSettings(ctx, org, (s) => {
+        if (denied !== undefined) s.self_registration = !denied;
+        if (approval !== undefined) s.auto_activate = !approval;
+        if (patterns !== undefined) s.handle_patterns = patterns;
+        if (duration !== undefined) s.token_duration_seconds = duration;
+        if (factors !== undefined) s.allowed_factors = factors;
+        if (b.authn_link_allowed_redirect_uris !== undefined) s.authn_link_allowed_redirect_uris = b.authn_link_allowed_redirect_uris;
+        if (b.authn_redirect_page_ui_config !== undefined) s.authn_redirect_page_ui_config = b.authn_redirect_page_ui_config;
+        if (b.sudo_mode_duration !== undefined) s.sudo_mode_duration = b.sudo_mode_duration;
+        if (b.canonical_identity_ai_matching_enabled !== undefined) s.canonical_identity_ai_matching_enabled = b.canonical_identity_ai_matching_enabled;
         if (b.password_validation_rules !== undefined) s.password_validation_rules = b.password_validation_rules;
         if (b.groups_claim_name !== undefined) s.groups_claim_name = b.groups_claim_name;
       });
-      return { result: configOut(settings) };
+      return reply.code(204).send();
     },
   );
 }

@@ -84,7 +84,7 @@ export function registerSamlProviderRoutes(app: FastifyInstance, ctx: Ctx): void
   }));
   app.patch<Wire<'/organizations/sso/saml/provider-credentials/{saml_provider_credentials_id}', 'patch'>>(
     '/organizations/sso/saml/provider-credentials/:saml_provider_credentials_id',
-    async (req) => {
+    async (req, reply) => {
       const org = await admin(req);
       const current: StoredSaml = { ...saml.one(org, req.params.saml_provider_credentials_id) };
       if (req.body.idp_metadata_xml || req.body.idp_metadata_url) {
@@ -95,7 +95,7 @@ export function registerSamlProviderRoutes(app: FastifyInstance, ctx: Ctx): void
       if (req.body.label) current.label = req.body.label;
       if (req.body.attribute_mapping) current.attribute_mapping = req.body.attribute_mapping;
       await saml.replace(org, current);
-      return { result: samlOut(current) };
+      return reply.code(204).send();
     },
   );
   app.delete<Wire<'/organizations/sso/saml/provider-credentials/{saml_provider_credentials_id}', 'delete'>>('/organizations/sso/saml/provider-credentials/:saml_provider_credentials_id', async (req, reply) => {
@@ -140,8 +140,11 @@ export function registerOidcProviderRoutes(app: FastifyInstance, ctx: Ctx): void
       return { result: oidcOut(current) };
     },
   );
-  app.delete<Wire<'/organizations/sso/oidc/provider-credentials/{oauth_client_id}', 'delete'>>('/organizations/sso/oidc/provider-credentials/:oauth_client_id', async (req, reply) => {
-    await oidc.remove(await admin(req), req.params.oauth_client_id);
-    return reply.code(204).send();
+  // The public reference answers 200 with a body: the configuration as it was (without its secret).
+  app.delete<Wire<'/organizations/sso/oidc/provider-credentials/{oauth_client_id}', 'delete'>>('/organizations/sso/oidc/provider-credentials/:oauth_client_id', async (req) => {
+    const org = await admin(req);
+    const gone = oidc.one(org, req.params.oauth_client_id);
+    await oidc.remove(org, req.params.oauth_client_id);
+    return { result: oidcOut(gone) };
   });
 }

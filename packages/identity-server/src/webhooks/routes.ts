@@ -166,7 +166,7 @@ export function registerWebhookTriggerRoutes(app: FastifyInstance, ctx: Ctx): vo
         generated++;
       }
     }
-    reply.code(202);
+    reply.code(201);
     return { result: { generated } };
   });
 }

@@ -1,0 +1,176 @@
+import { describe, expect, it } from 'vitest';
+import { contractApi } from './contract.js';
+import { BACKENDS, decodeClaims, lastMessage, signInWithEmail, useTestServer } from './helpers.js';
+import { startSamlIdp } from './saml-idp.js';
+
+// Issue #24: the organization, configuration, SSO, webhook and attribute operations called exactly as the public
+// reference document describes them (method, path, parameter and field names, status code, result shape), with
+// `SlashID-` headers read as `Keyway-`. Each answer is also checked against api/openapi.yaml (contractApi).
+const KEY = { headers: { 'keyway-api-key': 'kw_dev_api_key_not_secret' } };
+
+describe.each(BACKENDS)('public reference calls: organizations, configuration, SSO, webhooks, attributes (%s)', (backend) => {
+  const t = useTestServer(backend);
+
+  it('attribute writes answer 204 without a body, and what they wrote reads back', async () => {
+    const call = contractApi(t.server);
+    const person = (await call('POST', '/persons', { active: true, handles: [{ type: 'email_address', value: 'attrs@compat.example' }] }, KEY)).body.result.person_id as string;
+    for (const base of [`/persons/${person}`, '/organizations']) {
+      const put = await call('PUT', `${base}/attributes`, { end_user_no_access: { risk: 1, note: 'a' } }, KEY);
+      expect(put.status).toBe(204);
+      expect(put.body).toBeUndefined();
+      const patch = await call('PATCH', `${base}/attributes`, { end_user_no_access: { risk: 2 } }, KEY);
+      expect(patch.status).toBe(204);
+      expect((await call('GET', `${base}/attributes/end_user_no_access`, undefined, KEY)).body.result).toEqual({ risk: 2, note: 'a' });
+      const putOne = await call('PUT', `${base}/attributes/end_user_read_only`, { plan: 'gold' }, KEY);
+      expect(putOne.status).toBe(204);
+      expect(putOne.body).toBeUndefined();
+      const patchOne = await call('PATCH', `${base}/attributes/end_user_read_only`, { seats: 3 }, KEY);
+      expect(patchOne.status).toBe(204);
+      expect((await call('GET', `${base}/attributes/end_user_read_only`, undefined, KEY)).body.result).toEqual({ plan: 'gold', seats: 3 });
+    }
+  });
+
+  it('configuration writes answer 204 as documented, and the change reads back', async () => {
+    const call = contractApi(t.server);
+    const domains = await call('POST', '/organizations/config/domains', { domains: ['app.compat.example', 'docs.compat.example'] }, KEY);
+    expect(domains.status).toBe(204);
+    expect(domains.body).toBeUndefined();
+    const removed = await call('DELETE', '/organizations/config/domains?domain=app.compat.example', undefined, KEY);
+    expect(removed.status).toBe(204);
+    expect(JSON.stringify((await call('GET', '/organizations/config/domains', undefined, KEY)).body.result)).toContain('docs.compat.example');
+
+    const template = await call('PUT', '/organizations/config/token-template', { content: '{"plan": "gold"}' }, KEY);
+    expect(template.status).toBe(204);
+    expect((await call('GET', '/organizations/config/token-template', undefined, KEY)).body.result.content).toBe('{"plan": "gold"}');
+
+    const config = await call('PATCH', '/organizations/config', { groups_claim_name: 'teams' }, KEY);
+    expect(config.status).toBe(204);
+    expect((await call('GET', '/organizations/config', undefined, KEY)).body.result.groups_claim_name).toBe('teams');
+    await call('PATCH', '/organizations/config', { groups_claim_name: 'groups' }, KEY);
+
+    const kyc = await call('PATCH', '/organizations/config/kyc', { enabled: true }, KEY);
+    expect(kyc.status).toBe(204);
+    expect((await call('GET', '/organizations/config/kyc', undefined, KEY)).body.result.enabled).toBe(true);
+
+    const cred = (await call('POST', '/organizations/config/external-credentials', { label: 'SMTP', type: 'smtp', secret_fields: { password: 'p' } }, KEY)).body.result;
+    const id = (cred.id ?? cred[0]) as string;
+    const patched = await call('PATCH', `/organizations/config/external-credentials/${id}`, { label: 'Primary SMTP' }, KEY);
+    expect(patched.status).toBe(204);
+    expect(JSON.stringify((await call('GET', `/organizations/config/external-credentials/${id}`, undefined, KEY)).body.result)).toContain('Primary SMTP');
+  });
+
+  it('SSO provider changes answer as documented: SAML PATCH 204, OIDC DELETE 200 with a body', async () => {
+    const call = contractApi(t.server);
+    const idp = await startSamlIdp('someone@compat.example');
+    try {
+      const saml = (await call('POST', '/organizations/sso/saml/provider-credentials', { label: 'IdP', idp_metadata_xml: idp.metadataXml }, KEY)).body.result.id as string;
+      const patched = await call('PATCH', `/organizations/sso/saml/provider-credentials/${saml}`, { label: 'IdP (EU)' }, KEY);
+      expect(patched.status).toBe(204);
+      expect(patched.body).toBeUndefined();
+      expect((await call('GET', `/organizations/sso/saml/provider-credentials/${saml}`, undefined, KEY)).body.result.label).toBe('IdP (EU)');
+    } finally {
+      await idp.close();
+    }
+    await call('POST', '/organizations/sso/oidc/provider-credentials', { client_id: 'compat-client', client_secret: 's3cret', label: 'Google', provider: 'google' }, KEY);
+    const deleted = await call('DELETE', '/organizations/sso/oidc/provider-credentials/compat-client', undefined, KEY);
+    expect(deleted.status).toBe(200);
+    expect(deleted.body.result).toMatchObject({ client_id: 'compat-client', provider: 'google' });
+    expect((await call('GET', '/organizations/sso/oidc/provider-credentials/compat-client', undefined, KEY)).status).toBe(404);
+  });
+
+  it('PATCH /organizations/config takes the document\'s fields, GET answers them, and they act', async () => {
+    const call = contractApi(t.server);
+    const patched = await call('PATCH', '/organizations/config', {
+      token_duration: 900,
+      allowed_factor_methods: ['otp_via_email', 'email_link'],
+      authn_link_allowed_redirect_uris: ['https://app.compat.example/auth'],
+      authn_redirect_page_ui_config: { title: 'Acme sign-in', background_color: '#112233' },
+      sudo_mode_duration: 300,
+      canonical_identity_ai_matching_enabled: true,
+      requires_manual_approval: false,
+      new_person_handle_patterns: ['@compat\\.example$'],
+    }, KEY);
+    expect(patched.status).toBe(204);
+    try {
+      const config = (await call('GET', '/organizations/config', undefined, KEY)).body.result;
+      expect(config).toMatchObject({
+        deny_self_registration: false, token_duration: 900, allowed_factor_methods: ['otp_via_email', 'email_link'],
+        authn_link_allowed_redirect_uris: ['https://app.compat.example/auth'], authn_redirect_page_ui_config: { title: 'Acme sign-in', background_color: '#112233' },
+        sudo_mode_duration: 300, canonical_identity_ai_matching_enabled: true, requires_manual_approval: false,
+        new_person_handle_patterns: ['@compat\\.example$'], from_email: '', from_phone_number_sms: '', groups_claim_name: 'groups',
+      });
+      // token_duration is the lifetime of user tokens.
+      const claims = decodeClaims(await signInWithEmail(t.server, 'ttl@compat.example'));
+      expect(claims.exp - claims.iat).toBe(900);
+      // allowed_factor_methods limits /id; new_person_handle_patterns limits who registers.
+      const sms = await t.call('POST', '/id/v2', { handle: '+447700900124', factor: { method: 'otp_via_sms' } });
+      expect(sms.body.errors[0].message).toBe('authentication method "otp_via_sms" is not allowed for this organization');
+      // A link may return to a listed URI or below it, and its answer starts with the redirect page branding.
+      const link = (target: string) => t.call('POST', '/id/v2', { handle: 'link@compat.example', factor: { method: 'email_link', options: { redirect_target: target } } });
+      const below = await link('https://app.compat.example/auth/done?x=1');
+      expect(below.status).toBe(200);
+      expect(below.body.result[0]).toMatchObject({ type: 'ui_customization', options: { authn_redirect_page_ui_config: { title: 'Acme sign-in', background_color: '#112233' } } });
+      expect(below.body.result[1]).toMatchObject({ type: 'proxy', id: below.body.result[0].id });
+      expect((await link('https://app.compat.example/authx')).status).toBe(400);
+      expect((await link('https://evil.example/auth')).status).toBe(400);
+      // deny_self_registration: an unknown handle cannot sign up.
+      expect((await call('PATCH', '/organizations/config', { deny_self_registration: true }, KEY)).status).toBe(204);
+      expect((await call('GET', '/organizations/config', undefined, KEY)).body.result).toMatchObject({ deny_self_registration: true, allow_self_registration: false });
+      const stranger = await t.call('POST', '/id/v2', { handle: 'stranger@compat.example', factor: { method: 'otp_via_email' } });
+      const { code } = await lastMessage(t.server, 'stranger@compat.example');
+      const refused = await t.call('POST', '/attestation/v3', { challenge_id: stranger.body.result.at(-1).id, challenge_type: 'otp', data: { otp: code } });
+      expect(refused.body.errors[0]).toEqual({ httpcode: 403, message: 'self-registration not allowed for this organization' });
+      // The former names still work; given together with the new name they must agree.
+      const both = await call('PATCH', '/organizations/config', { deny_self_registration: true, allow_self_registration: true }, KEY);
+      expect(both.status).toBe(400);
+      expect(both.body.errors[0].message).toBe('deny_self_registration and allow_self_registration (its former name) disagree: give one of them');
+    } finally {
+      await call('PATCH', '/organizations/config', { deny_self_registration: false, token_duration: 3600, allowed_factor_methods: [], authn_link_allowed_redirect_uris: [], new_person_handle_patterns: [] }, KEY);
+    }
+  });
+
+  it('message templates have the document\'s eight names and fields, and the e-mails and SMS sent use them', async () => {
+    const call = contractApi(t.server);
+    const names = await call('GET', '/organizations/config/templates', undefined, KEY);
+    expect(names.body.result).toEqual([
+      'email_authn_challenge', 'email_otp_message', 'email_password_change_notify', 'email_password_reset',
+      'text_authn_challenge', 'text_otp_message', 'text_password_change_notify', 'text_password_reset',
+    ]);
+    const builtIn = await call('GET', '/organizations/config/templates/text_otp_message', undefined, KEY);
+    expect(builtIn.body.result).toMatchObject({ body: '{{ code }} is your {{ org_name }} sign-in code. It expires in {{ minutes }} min.', customized: false });
+    const put = await call('PUT', '/organizations/config/templates/email_otp_message', { subject: 'Code {{ code }}', body: '<p>Use <b>{{ code }}</b></p>', sender_name: 'Acme Security' }, KEY);
+    expect(put.status).toBe(204);
+    expect(put.body).toBeUndefined();
+    const read = await call('GET', '/organizations/config/templates/email_otp_message', undefined, KEY);
+    expect(read.body.result).toMatchObject({ subject: 'Code {{ code }}', body: '<p>Use <b>{{ code }}</b></p>', sender_name: 'Acme Security', customized: true });
+    // Only the subject changes: the body and sender stay.
+    expect((await call('PUT', '/organizations/config/templates/email_otp_message', { subject: 'Your code {{ code }}' }, KEY)).status).toBe(204);
+    expect((await call('GET', '/organizations/config/templates/email_otp_message', undefined, KEY)).body.result).toMatchObject({ subject: 'Your code {{ code }}', body: '<p>Use <b>{{ code }}</b></p>', sender_name: 'Acme Security' });
+    // The former name reads the same template.
+    expect((await call('GET', '/organizations/config/templates/otp_via_email', undefined, KEY)).body.result.name).toBe('email_otp_message');
+    await t.call('POST', '/id/v2', { handle: 'tmpl@compat.example', factor: { method: 'otp_via_email' } });
+    const mail = await lastMessage(t.server, 'tmpl@compat.example');
+    expect(mail.subject).toBe(`Your code ${mail.code}`);
+    expect(mail.html).toBe(`<p>Use <b>${mail.code}</b></p>`);
+
+    expect((await call('PUT', '/organizations/config/templates/text_otp_message', { body: 'Acme: {{ code }}' }, KEY)).status).toBe(204);
+    await t.call('POST', '/id/v2', { handle: '+447700900123', factor: { method: 'otp_via_sms' } });
+    const sms = await lastMessage(t.server, '+447700900123');
+    expect(sms.text).toBe(`Acme: ${sms.code}`);
+
+    const noCode = await call('PUT', '/organizations/config/templates/text_otp_message', { body: 'no code' }, KEY);
+    expect(noCode.status).toBe(400);
+    expect(noCode.body.errors[0].message).toBe('body of the text_otp_message template must contain {{ code }}');
+    expect((await call('GET', '/organizations/config/templates/fax_cover', undefined, KEY)).status).toBe(400);
+  });
+
+  it('a suborganization is created with 200 and test events with 201', async () => {
+    const call = contractApi(t.server);
+    const sub = await call('POST', '/organizations/suborganizations', { org_name: 'Compat sub' }, KEY);
+    expect(sub.status).toBe(200);
+    expect(sub.body.result).toMatchObject({ parent_id: t.server.orgId, org_name: 'Compat sub' });
+    expect(typeof sub.body.result.api_key).toBe('string');
+    const events = await call('POST', '/test-events', { events: [{ event_type: 'PersonCreated_v1' }] }, KEY);
+    expect(events.status).toBe(201);
+  });
+});
