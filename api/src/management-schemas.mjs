@@ -138,12 +138,17 @@ export const managementSchemas = {
 
   // ---------- organizations ----------
   SuborganizationCreate: closed({
-    org_name: str({ minLength: 1, maxLength: 200 }),
+    sub_org_name: str({ minLength: 1, maxLength: 200, description: 'Name of the new organization (required, or its former name `org_name`).' }),
+    admins: arrayOf(ref('PersonHandle'), { maxItems: 20, description: 'Handles of the administrators of the new organization: each becomes an active person of it, in its group `admins` (found in its person pool when that already has the handle).' }),
+    persons_org_id: ref('OrganizationId'),
+    groups_org_id: ref('OrganizationId'),
+    inherit_rbac_pools: { type: 'boolean', default: false, description: 'Roles and permissions of the parent apply.' },
+    org_name: str({ minLength: 1, maxLength: 200, description: 'Former name of `sub_org_name`.' }),
     tenant_name: str({ minLength: 1, maxLength: 200 }),
-    share_person_pool: { type: 'boolean', default: false, description: 'Persons of the parent can sign in to the new organization.' },
-    share_group_pool: { type: 'boolean', default: false },
-    inherits_rbac_pools: { type: 'boolean', default: false, description: 'Roles and permissions of the parent apply.' },
-  }, ['org_name']),
+    share_person_pool: { type: 'boolean', default: false, description: 'Persons of the parent can sign in to the new organization (the same as `persons_org_id` = the parent).' },
+    share_group_pool: { type: 'boolean', default: false, description: 'Refused when true: this server shares no group pools.' },
+    inherits_rbac_pools: { type: 'boolean', default: false, description: 'Former name of `inherit_rbac_pools`.' },
+  }),
   SuborganizationCreated: {
     allOf: [ref('Organization'), { type: 'object', required: ['api_key'], properties: { api_key: str({ description: 'Management API key of the new organization; shown once.' }) } }],
   },
@@ -211,6 +216,7 @@ export const managementSchemas = {
     shared_with_person_pool: bool(),
   }, ['name', 'end_user_access', 'shared_with_person_pool']),
   DomainList: closed({ domains: arrayOf(domain, { minItems: 1, maxItems: 100, uniqueItems: true }) }, ['domains']),
+  DomainAdd: closed({ domains: arrayOf(domain, { maxItems: 100, uniqueItems: true, description: 'Domains to add (with `overwrite=true`: the whole list; none clears it).' }) }),
   EmailTemplate: open({
     name: ref('EmailTemplateName'),
     subject: str({ maxLength: 200, description: 'E-mail subject (absent for SMS).' }),
@@ -247,12 +253,14 @@ export const managementSchemas = {
     secret_fields: open({}, [], { additionalProperties: str({ maxLength: 4096 }), maxProperties: 30 }),
   }, [], { minProperties: 1 }),
   KycConfig: open({
+    mobile_redirect_base_url: url({ description: 'Where a mobile verification flow returns to (stored and served; this server calls no KYC provider).' }),
     enabled: bool(),
     provider: str({ enum: ['none', 'document_check', 'bank_id'] }),
     required_for_registration: bool(),
     allowed_document_countries: arrayOf(str({ pattern: '^[A-Z]{2}$' })),
   }, ['enabled']),
   KycConfigPatch: closed({
+    mobile_redirect_base_url: url({ pattern: '^https?://' }),
     enabled: bool(),
     provider: str({ enum: ['none', 'document_check', 'bank_id'] }),
     required_for_registration: bool(),

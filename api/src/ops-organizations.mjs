@@ -48,7 +48,7 @@ export const organizationOperations = [
     ...mgmt, method: 'get', path: '/organizations', id: 'getOrganization', tags: ['organizations'],
     summary: 'Get information about an organization',
     description: 'Returns the organization of `Keyway-OrgID` with its parent and the suborganizations it manages.',
-    ok: { schema: ref('Organization'), example: ORGANIZATION },
+    ok: { schema: ref('OrganizationWithPools'), example: ORGANIZATION },
   },
   {
     ...mgmt, method: 'delete', path: '/organizations', id: 'deleteOrganization', tags: ['organizations'],
@@ -68,18 +68,20 @@ minutes of the server's clock.`,
   {
     ...mgmt, method: 'get', path: '/organizations/suborganizations', id: 'listSuborganizations', tags: ['organizations'],
     summary: 'List suborganizations',
-    description: 'Lists the organizations directly below this one in the hierarchy. `filter` selects by name: `org_name eq "Acme"`, `tenant_name sw "ac"` (operators eq, ne, co, sw, pr, and, or; case-insensitive).',
+    description: 'Lists the ids of the organizations directly below this one in the hierarchy (`GET /organizations` lists them with their names). `filter` selects by name: `org_name eq "Acme"`, `tenant_name sw "ac"` (operators eq, ne, co, sw, pr, and, or; case-insensitive).',
     params: ['OrgFilter'],
-    ok: { schema: arrayOf(ref('Organization')), example: ORGANIZATION.managed_organizations },
+    ok: { schema: arrayOf(ref('OrganizationId')), example: ORGANIZATION.managed_organizations.map((o) => o.id) },
   },
   {
     ...mgmt, method: 'post', path: '/organizations/suborganizations', id: 'createSuborganization', tags: ['organizations', 'rbac'],
     summary: 'Create a suborganization',
     description: `
-Creates an organization below this one, for a tenant of a multi-tenant product. It can share the parent's person
-pool (the same people sign in to both), its group pool, and inherit its roles and permissions. The answer includes
-the new organization's API key, shown only once.`,
-    body: { schema: ref('SuborganizationCreate'), example: { org_name: 'Acme Docs EU', tenant_name: 'acme', share_person_pool: true, inherits_rbac_pools: true } },
+Creates an organization below this one, for a tenant of a multi-tenant product. With \`persons_org_id\` (this
+organization, or one of its own person pool) it shares that person pool: the same people sign in to both. With
+\`inherit_rbac_pools\` the parent's roles and permissions apply. Each handle of \`admins\` becomes an active person of
+the new organization in its group \`admins\`. Group pools are not shared: \`groups_org_id\` answers 400. The answer
+includes the new organization's API key, shown only once.`,
+    body: { schema: ref('SuborganizationCreate'), example: { sub_org_name: 'Acme Docs EU', tenant_name: 'acme', admins: [{ type: 'email_address', value: 'it@acme.example' }], inherit_rbac_pools: true } },
     ok: { status: 200, schema: ref('SuborganizationCreated'), example: { id: SUBORG_ID, parent_id: ORG_ID, org_name: 'Acme Docs EU', tenant_name: 'acme', api_key: 'kw_live_2f9c7a1e5b3d4f60a8e1c2b3d4e5f6a7b8c9d0e1' } },
   },
   {
@@ -144,7 +146,7 @@ the new name, they must agree (400 otherwise). Patterns must be valid regular ex
     summary: 'Add allowed domains',
     description: 'Adds domains (lower-case DNS names, no scheme or path). Subdomains must be listed separately. With `overwrite=true` the given domains replace the list.',
     params: [{ name: 'overwrite', in: 'query', required: false, description: 'Replace the whole list by the given domains instead of adding them.', schema: { type: 'boolean' } }],
-    body: { schema: ref('DomainList'), example: { domains: ['app.example.com'] } },
+    body: { schema: ref('DomainAdd'), required: false, example: { domains: ['app.example.com'] } },
     ok: { status: 204, description: 'Added; `GET /organizations/config/domains` lists them.' },
   },
   {

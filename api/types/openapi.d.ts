@@ -1509,15 +1509,17 @@ export interface paths {
         };
         /**
          * List suborganizations
-         * @description Lists the organizations directly below this one in the hierarchy. `filter` selects by name: `org_name eq "Acme"`, `tenant_name sw "ac"` (operators eq, ne, co, sw, pr, and, or; case-insensitive).
+         * @description Lists the ids of the organizations directly below this one in the hierarchy (`GET /organizations` lists them with their names). `filter` selects by name: `org_name eq "Acme"`, `tenant_name sw "ac"` (operators eq, ne, co, sw, pr, and, or; case-insensitive).
          */
         get: operations["listSuborganizations"];
         put?: never;
         /**
          * Create a suborganization
-         * @description Creates an organization below this one, for a tenant of a multi-tenant product. It can share the parent's person
-         *     pool (the same people sign in to both), its group pool, and inherit its roles and permissions. The answer includes
-         *     the new organization's API key, shown only once.
+         * @description Creates an organization below this one, for a tenant of a multi-tenant product. With `persons_org_id` (this
+         *     organization, or one of its own person pool) it shares that person pool: the same people sign in to both. With
+         *     `inherit_rbac_pools` the parent's roles and permissions apply. Each handle of `admins` becomes an active person of
+         *     the new organization in its group `admins`. Group pools are not shared: `groups_org_id` answers 400. The answer
+         *     includes the new organization's API key, shown only once.
          */
         post: operations["createSuborganization"];
         delete?: never;
@@ -2474,7 +2476,18 @@ export interface components {
             parent_id?: components["schemas"]["OrganizationId"] | null;
             org_name: string;
             tenant_name: string;
+            /** @description Organizations whose persons can sign in to this one (the person pool it shares). */
+            persons_pool_org_ids?: components["schemas"]["OrganizationId"][];
+            /** @description Organizations whose groups this one uses: only itself (this server shares no group pools). */
+            group_pool_org_ids?: components["schemas"]["OrganizationId"][];
+            /** @description Roles and permissions of the parent apply. */
+            inherits_rbac_pools?: boolean;
             managed_organizations?: components["schemas"]["Organization"][];
+        };
+        OrganizationWithPools: components["schemas"]["Organization"] & {
+            persons_pool_org_ids: components["schemas"]["OrganizationId"][];
+            group_pool_org_ids: components["schemas"]["OrganizationId"][];
+            inherits_rbac_pools: boolean;
         };
         OrgHierarchyEntry: {
             id: components["schemas"]["OrganizationId"];
@@ -3465,17 +3478,32 @@ export interface components {
             include_id_token: boolean;
         };
         SuborganizationCreate: {
-            org_name: string;
+            /** @description Name of the new organization (required, or its former name `org_name`). */
+            sub_org_name?: string;
+            /** @description Handles of the administrators of the new organization: each becomes an active person of it, in its group `admins` (found in its person pool when that already has the handle). */
+            admins?: components["schemas"]["PersonHandle"][];
+            persons_org_id?: components["schemas"]["OrganizationId"];
+            groups_org_id?: components["schemas"]["OrganizationId"];
+            /**
+             * @description Roles and permissions of the parent apply.
+             * @default false
+             */
+            inherit_rbac_pools: boolean;
+            /** @description Former name of `sub_org_name`. */
+            org_name?: string;
             tenant_name?: string;
             /**
-             * @description Persons of the parent can sign in to the new organization.
+             * @description Persons of the parent can sign in to the new organization (the same as `persons_org_id` = the parent).
              * @default false
              */
             share_person_pool: boolean;
-            /** @default false */
+            /**
+             * @description Refused when true: this server shares no group pools.
+             * @default false
+             */
             share_group_pool: boolean;
             /**
-             * @description Roles and permissions of the parent apply.
+             * @description Former name of `inherit_rbac_pools`.
              * @default false
              */
             inherits_rbac_pools: boolean;
@@ -3586,6 +3614,10 @@ export interface components {
         DomainList: {
             domains: string[];
         };
+        DomainAdd: {
+            /** @description Domains to add (with `overwrite=true`: the whole list; none clears it). */
+            domains?: string[];
+        };
         EmailTemplate: {
             name: components["schemas"]["EmailTemplateName"];
             /** @description E-mail subject (absent for SMS). */
@@ -3647,6 +3679,11 @@ export interface components {
             };
         };
         KycConfig: {
+            /**
+             * Format: uri
+             * @description Where a mobile verification flow returns to (stored and served; this server calls no KYC provider).
+             */
+            mobile_redirect_base_url?: string;
             enabled: boolean;
             /** @enum {string} */
             provider?: "none" | "document_check" | "bank_id";
@@ -3654,6 +3691,8 @@ export interface components {
             allowed_document_countries?: string[];
         };
         KycConfigPatch: {
+            /** Format: uri */
+            mobile_redirect_base_url?: string;
             enabled?: boolean;
             /** @enum {string} */
             provider?: "none" | "document_check" | "bank_id";
@@ -4619,6 +4658,11 @@ export interface operations {
                      *             "parent_id": null,
                      *             "org_name": "Acme Docs",
                      *             "tenant_name": "acme",
+                     *             "persons_pool_org_ids": [],
+                     *             "group_pool_org_ids": [
+                     *               "3f6a0c1e-5b7d-4e2a-9c41-0d2e7f8a9b10"
+                     *             ],
+                     *             "inherits_rbac_pools": false,
                      *             "managed_organizations": [
                      *               {
                      *                 "id": "7c2d9e41-1a3b-4c5d-8e6f-a0b1c2d3e4f5",
@@ -9238,6 +9282,11 @@ export interface operations {
                      *         "parent_id": null,
                      *         "org_name": "Acme Docs",
                      *         "tenant_name": "acme",
+                     *         "persons_pool_org_ids": [],
+                     *         "group_pool_org_ids": [
+                     *           "3f6a0c1e-5b7d-4e2a-9c41-0d2e7f8a9b10"
+                     *         ],
+                     *         "inherits_rbac_pools": false,
                      *         "managed_organizations": [
                      *           {
                      *             "id": "7c2d9e41-1a3b-4c5d-8e6f-a0b1c2d3e4f5",
@@ -9250,7 +9299,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Envelope"] & {
-                        result: components["schemas"]["Organization"];
+                        result: components["schemas"]["OrganizationWithPools"];
                     };
                 };
             };
@@ -9314,17 +9363,12 @@ export interface operations {
                     /**
                      * @example {
                      *       "result": [
-                     *         {
-                     *           "id": "7c2d9e41-1a3b-4c5d-8e6f-a0b1c2d3e4f5",
-                     *           "parent_id": "3f6a0c1e-5b7d-4e2a-9c41-0d2e7f8a9b10",
-                     *           "org_name": "Acme Docs EU",
-                     *           "tenant_name": "acme"
-                     *         }
+                     *         "7c2d9e41-1a3b-4c5d-8e6f-a0b1c2d3e4f5"
                      *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["Envelope"] & {
-                        result: components["schemas"]["Organization"][];
+                        result: components["schemas"]["OrganizationId"][];
                     };
                 };
             };
@@ -9350,10 +9394,15 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "org_name": "Acme Docs EU",
+                 *       "sub_org_name": "Acme Docs EU",
                  *       "tenant_name": "acme",
-                 *       "share_person_pool": true,
-                 *       "inherits_rbac_pools": true
+                 *       "admins": [
+                 *         {
+                 *           "type": "email_address",
+                 *           "value": "it@acme.example"
+                 *         }
+                 *       ],
+                 *       "inherit_rbac_pools": true
                  *     }
                  */
                 "application/json": components["schemas"]["SuborganizationCreate"];
@@ -9730,7 +9779,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -9739,7 +9788,7 @@ export interface operations {
                  *       ]
                  *     }
                  */
-                "application/json": components["schemas"]["DomainList"];
+                "application/json": components["schemas"]["DomainAdd"];
             };
         };
         responses: {

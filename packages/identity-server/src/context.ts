@@ -25,7 +25,7 @@ export interface OrgSettings {
   /** Message templates the organization replaced, by name (see email/templates.ts; legacy names are read too). */
   email_templates?: Record<string, import('./email/templates.js').StoredTemplate>;
   /** Identity-verification settings (stored and served; no KYC provider is called by this server). */
-  kyc?: { enabled: boolean; provider?: 'none' | 'document_check' | 'bank_id'; required_for_registration?: boolean; allowed_document_countries?: string[] };
+  kyc?: { mobile_redirect_base_url?: string; enabled: boolean; provider?: 'none' | 'document_check' | 'bank_id'; required_for_registration?: boolean; allowed_document_countries?: string[] };
   /** A factor a token must carry before a token of this organization is given (`/token`): else `authn_context_update`. */
   required_factor?: { method: string; options?: Record<string, unknown> };
   /** Handles must match one of these patterns to register (else 403 `person cannot be registered`). */

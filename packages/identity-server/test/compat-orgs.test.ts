@@ -164,12 +164,46 @@ describe.each(BACKENDS)('public reference calls: organizations, configuration, S
     expect((await call('GET', '/organizations/config/templates/fax_cover', undefined, KEY)).status).toBe(400);
   });
 
-  it('a suborganization is created with 200 and test events with 201', async () => {
+  it('a suborganization is created from sub_org_name, admins, persons_org_id and inherit_rbac_pools, with 200', async () => {
     const call = contractApi(t.server);
-    const sub = await call('POST', '/organizations/suborganizations', { org_name: 'Compat sub' }, KEY);
+    const sub = await call('POST', '/organizations/suborganizations', {
+      sub_org_name: 'Compat Sub', admins: [{ type: 'email_address', value: 'Boss@Compat.example' }], persons_org_id: t.server.orgId, inherit_rbac_pools: true,
+    }, KEY);
     expect(sub.status).toBe(200);
-    expect(sub.body.result).toMatchObject({ parent_id: t.server.orgId, org_name: 'Compat sub' });
-    expect(typeof sub.body.result.api_key).toBe('string');
+    expect(sub.body.result).toMatchObject({ parent_id: t.server.orgId, org_name: 'Compat Sub', tenant_name: 'compat-sub' });
+    const subId = sub.body.result.id as string;
+    const S = { org: subId, headers: { 'keyway-api-key': sub.body.result.api_key as string } };
+    expect((await call('GET', '/organizations', undefined, S)).body.result).toMatchObject({ id: subId, persons_pool_org_ids: [t.server.orgId], group_pool_org_ids: [subId], inherits_rbac_pools: true });
+    expect((await call('GET', '/organizations', undefined, KEY)).body.result).toMatchObject({ persons_pool_org_ids: [], inherits_rbac_pools: false });
+    // The listing answers the ids.
+    expect((await call('GET', '/organizations/suborganizations', undefined, KEY)).body.result).toContain(subId);
+    // The admin is an active person of the new organization, in its group `admins`.
+    const admins = await call('GET', '/persons?handle=email_address:boss@compat.example', undefined, S);
+    expect(admins.body.result).toHaveLength(1);
+    expect(admins.body.result[0]).toMatchObject({ active: true, groups: ['admins'] });
+    const token = decodeClaims(await signInWithEmail({ url: t.server.url, orgId: subId }, 'boss@compat.example'));
+    expect(token).toMatchObject({ oid: subId, groups: ['admins'] });
+    // Names that cannot be honoured are refused, naming the field.
+    const foreign = await call('POST', '/organizations/suborganizations', { sub_org_name: 'X', admins: [], persons_org_id: 'org_elsewhere' }, KEY);
+    expect(foreign.status).toBe(400);
+    expect(foreign.body.errors[0].message).toBe('persons_org_id "org_elsewhere" is neither this organization nor an organization of its person pool');
+    const groups = await call('POST', '/organizations/suborganizations', { sub_org_name: 'X', admins: [], groups_org_id: t.server.orgId }, KEY);
+    expect(groups.status).toBe(400);
+    expect(groups.body.errors[0].message).toBe('groups_org_id: this server shares no group pools (each organization has its own groups); leave it out');
+    expect((await call('POST', '/organizations/suborganizations', { admins: [] }, KEY)).body.errors[0].message).toBe('name the new organization with sub_org_name');
+  });
+
+  it('KYC keeps mobile_redirect_base_url, and domains are added without a body', async () => {
+    const call = contractApi(t.server);
+    expect((await call('PATCH', '/organizations/config/kyc', { mobile_redirect_base_url: 'https://m.compat.example/kyc' }, KEY)).status).toBe(204);
+    expect((await call('GET', '/organizations/config/kyc', undefined, KEY)).body.result.mobile_redirect_base_url).toBe('https://m.compat.example/kyc');
+    expect((await call('POST', '/organizations/config/domains', undefined, KEY)).status).toBe(204);
+    expect((await call('POST', '/organizations/config/domains?overwrite=true', {}, KEY)).status).toBe(204);
+    expect((await call('GET', '/organizations/config/domains', undefined, KEY)).body.result).toEqual([]);
+  });
+
+  it('test events are generated with 201', async () => {
+    const call = contractApi(t.server);
     const events = await call('POST', '/test-events', { events: [{ event_type: 'PersonCreated_v1' }] }, KEY);
     expect(events.status).toBe(201);
   });

@@ -55,7 +55,9 @@ describe.each(BACKENDS)('management query parameters (%s)', (backend) => {
   it('suborganizations and a person\'s organizations are filtered by id or name', async () => {
     const call = contractApi(t.server);
     for (const org_name of ['Acme Docs EU', 'Acme Docs US', 'Globex']) await call('POST', '/organizations/suborganizations', { org_name, tenant_name: org_name.split(' ')[0]!.toLowerCase() }, KEY);
-    const names = async (q: string) => (await call('GET', `/organizations/suborganizations?filter=${encodeURIComponent(q)}`, undefined, KEY)).body.result.map((o: { org_name: string }) => o.org_name).sort();
+    const subs = (await call('GET', '/organizations', undefined, KEY)).body.result.managed_organizations as Array<{ id: string; org_name: string }>;
+    const nameOf = (id: string) => subs.find((o) => o.id === id)!.org_name;
+    const names = async (q: string) => (await call('GET', `/organizations/suborganizations?filter=${encodeURIComponent(q)}`, undefined, KEY)).body.result.map(nameOf).sort();
     expect(await names('org_name sw "acme docs"')).toEqual(['Acme Docs EU', 'Acme Docs US']);
     expect(await names('tenant_name eq "globex" or org_name co "EU"')).toEqual(['Acme Docs EU', 'Globex']);
     const bad = await call('GET', `/organizations/suborganizations?filter=${encodeURIComponent('handles.value eq "x"')}`, undefined, KEY);

@@ -20,6 +20,7 @@ export const PRICING_TIERS = [
 ];
 
 export interface KycConfig {
+  mobile_redirect_base_url?: string;
   enabled: boolean;
   provider?: 'none' | 'document_check' | 'bank_id';
   required_for_registration?: boolean;
@@ -182,7 +183,7 @@ export function registerTemplateAndKycRoutes(app: FastifyInstance, ctx: Ctx): vo
     return reply.code(204).send();
   });
 
-  const kycOut = (s: OrgSettings): Required<KycConfig> => ({ enabled: false, provider: 'none', required_for_registration: false, allowed_document_countries: [], ...s.kyc });
+  const kycOut = (s: OrgSettings): Required<Omit<KycConfig, 'mobile_redirect_base_url'>> & Pick<KycConfig, 'mobile_redirect_base_url'> => ({ enabled: false, provider: 'none', required_for_registration: false, allowed_document_countries: [], ...s.kyc });
   app.get('/organizations/config/kyc', async (req) => ({ result: kycOut((await admin(req)).settings) }));
   app.patch<Wire<'/organizations/config/kyc', 'patch'>>('/organizations/config/kyc', async (req, reply) => {
     await updateSettings(ctx, await admin(req), (s) => {

@@ -5,12 +5,14 @@ import type { Ctx, Org, OrgSettings } from '../context.js';
 import type { Database } from '../db/schema.js';
 import { nowIso } from '../context.js';
 import { sha256 } from '../crypto/secrets.js';
-import { badRequest, conflict } from '../http/errors.js';
+import { badRequest, conflict, notFound } from '../http/errors.js';
 import { requireApiKey } from '../http/guards.js';
 import { BUCKETS } from '../persons/attributes.js';
 import type { PasswordRule } from '../signin/factors/password-hashing.js';
 import { checkTokenTemplate } from '../tokens/token-template.js';
-import { updateSettings, writeOrganization } from './settings.js';
+import { loadOrg, updateSettings, writeOrganization } from './settings.js';
+import { parseHandle, type Handle } from '../persons/handles.js';
+import { createPersonFrom } from '../persons/person-store.js';
 import type { Wire } from '../http/wire.js';
 import { filterOrganizations } from '../persons/scim-filter.js';
 
@@ -66,10 +68,41 @@ async function deleteOrganizationData(trx: Transaction<Database>, orgId: string)
   await trx.deleteFrom('organizations').where('id', '=', orgId).execute();
 }
 
+/**
+ * The organization whose persons a new suborganization shares: `persons_org_id` (the parent, or an organization of the
+ * parent's own pool: persons the parent already reaches), or the parent with `share_person_pool`.
+ */
+function personPoolOf(parent: Org, personsOrgId: string | undefined, sharePersonPool: boolean | undefined): string | undefined {
+  if (personsOrgId === undefined) return sharePersonPool ? parent.id : undefined;
+  if (personsOrgId !== parent.id && !(parent.settings.person_pool_orgs_ids ?? []).includes(personsOrgId)) {
+    throw badRequest(`persons_org_id "${personsOrgId}" is neither this organization nor an organization of its person pool`);
+  }
+  return personsOrgId;
+}
+
+/**
+ * The administrators of a new organization: active persons of it, in its group `admins` (their `groups` claim says so).
+ * A person of a shared pool with the same handle is not changed: the new organization's own person signs in first.
+ */
+async function addAdmins(ctx: Ctx, orgId: string, handles: Handle[]): Promise<void> {
+  const org = await loadOrg(ctx, orgId);
+  if (!org) throw notFound(`organization "${orgId}" does not exist`);
+  const unique = [...new Map(handles.map((h) => [`${h.type}:${h.value}`, h])).values()];
+  for (const handle of unique) await createPersonFrom(ctx, org, { active: true, handles: [{ type: handle.type, value: handle.value }], groups: ['admins'] }, [handle]);
+}
+
 /** `/organizations` and `/organizations/suborganizations`. */
 export function registerOrganizationTreeRoutes(app: FastifyInstance, ctx: Ctx): void {
   const admin = (req: FastifyRequest) => requireApiKey(ctx, req);
-  const orgOut = (o: Org) => ({ id: o.id, parent_id: o.parent_id, org_name: o.org_name, tenant_name: o.tenant_name });
+  const orgOut = (o: Org) => ({
+    id: o.id,
+    parent_id: o.parent_id,
+    org_name: o.org_name,
+    tenant_name: o.tenant_name,
+    persons_pool_org_ids: o.settings.person_pool_orgs_ids ?? [],
+    group_pool_org_ids: [o.id],
+    inherits_rbac_pools: o.settings.rbac_pool_org_id !== undefined,
+  });
   const children = async (id: string) => (await ctx.db.selectFrom('organizations').selectAll().where('parent_id', '=', id).orderBy('created_at').execute()).map((r) => ({ id: r.id, parent_id: r.parent_id, org_name: r.org_name, tenant_name: r.tenant_name }));
   app.get('/organizations', async (req) => {
     const org = await admin(req);
@@ -96,24 +129,33 @@ export function registerOrganizationTreeRoutes(app: FastifyInstance, ctx: Ctx): 
   });
   app.get<Wire<'/organizations/suborganizations', 'get'>>('/organizations/suborganizations', async (req) => {
     const org = await admin(req);
-    return { result: filterOrganizations(await children(org.id), req.query.filter) };
+    // The document answers the ids; `GET /organizations` lists them with their names.
+    return { result: filterOrganizations(await children(org.id), req.query.filter).map((o) => o.id) };
   });
   app.post<Wire<'/organizations/suborganizations', 'post'>>(
     '/organizations/suborganizations',
     async (req, reply) => {
       const parent = await admin(req);
+      const b = req.body;
+      const name = b.sub_org_name ?? b.org_name;
+      if (name === undefined) throw badRequest('name the new organization with sub_org_name');
+      if (b.sub_org_name !== undefined && b.org_name !== undefined && b.sub_org_name !== b.org_name) throw badRequest('sub_org_name and org_name (its former name) disagree: give one of them');
+      const pool = personPoolOf(parent, b.persons_org_id, b.share_person_pool);
+      if (b.groups_org_id !== undefined || b.share_group_pool === true) throw badRequest('groups_org_id: this server shares no group pools (each organization has its own groups); leave it out');
+      const admins = (b.admins ?? []).map((h) => parseHandle(h));
       const apiKey = `kw_${randomBytes(24).toString('base64url')}`;
       const id = `org_${randomBytes(10).toString('hex')}`;
       const settings: OrgSettings = {
         self_registration: parent.settings.self_registration,
         auto_activate: parent.settings.auto_activate,
         api_key_sha256: sha256(apiKey),
-        ...(req.body.share_person_pool ? { person_pool_orgs_ids: [parent.id] } : {}),
-        ...(req.body.inherits_rbac_pools ? { rbac_pool_org_id: parent.id } : {}),
+        ...(pool ? { person_pool_orgs_ids: [pool] } : {}),
+        ...(b.inherit_rbac_pools ?? b.inherits_rbac_pools ? { rbac_pool_org_id: parent.id } : {}),
       };
-      const tenant = req.body.tenant_name ?? req.body.org_name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
-      await writeOrganization(ctx, (trx) => trx.insertInto('organizations').values({ id, parent_id: parent.id, org_name: req.body.org_name, tenant_name: tenant || id, settings: JSON.stringify(settings), created_at: nowIso() }).execute());
-      return { result: { id, parent_id: parent.id, org_name: req.body.org_name, tenant_name: tenant || id, api_key: apiKey } };
+      const tenant = b.tenant_name ?? name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+      await writeOrganization(ctx, (trx) => trx.insertInto('organizations').values({ id, parent_id: parent.id, org_name: name, tenant_name: tenant || id, settings: JSON.stringify(settings), created_at: nowIso() }).execute());
+      if (admins.length) await addAdmins(ctx, id, admins);
+      return { result: { id, parent_id: parent.id, org_name: name, tenant_name: tenant || id, api_key: apiKey } };
     },
   );
 }
@@ -127,7 +169,7 @@ export function registerOrganizationSettingsRoutes(app: FastifyInstance, ctx: Ct
     const org = await admin(req);
     await updateSettings(ctx, org, (s) => {
       const current = new Set(req.query.overwrite === true ? [] : (s.allowed_domains ?? []));
-      for (const d of req.body.domains) current.add(d.toLowerCase());
+      for (const d of req.body?.domains ?? []) current.add(d.toLowerCase());
       s.allowed_domains = [...current].sort();
     });
     return reply.code(204).send();
