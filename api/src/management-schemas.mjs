@@ -11,6 +11,11 @@ const webhookUrl = str({
   description: 'https URL; plain http is accepted for localhost receivers of a development server only.',
 });
 const domain = str({ pattern: '^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\\.)+[a-z]{2,63}$', description: 'Lower-case DNS name.' });
+/** A webhook's delivery timeout: a duration in seconds written `"10s"` (the document's type is a string), or the bare number. */
+const webhookTimeout = (extra = {}) => ({
+  type: ['string', 'integer'], pattern: '^([1-9]|[12][0-9]|30)s$', minimum: 1, maximum: 30,
+  description: 'Seconds Keyway waits for the receiver, 1 to 30: `"10s"`, or the number `10`. Answered as `"10s"`.', ...extra,
+});
 const scopes = arrayOf(str({ pattern: '^[\\x21\\x23-\\x5B\\x5D-\\x7E]{1,128}$' }), { maxItems: 50, uniqueItems: true });
 
 export const managementSchemas = {
@@ -234,23 +239,37 @@ export const managementSchemas = {
     sender_name: str({ minLength: 1, maxLength: 200, pattern: '^[^\\r\\n<>"]+$' }),
   }),
   ExternalCredentialType: str({ enum: ['smtp', 'sms_gateway', 'oidc_client', 'apple_signin'] }),
+  ExternalCredentialProvider: str({ enum: ['generic', 'google', 'onfido', 'shopify'], description: 'Service the credential is for.' }),
+  ExternalCredentialKind: str({ enum: ['access_token', 'api_id_access', 'api_key', 'client_credentials', 'json_credentials', 'user_pass'], description: 'Kind of secret.' }),
   ExternalCredential: open({
+    external_cred_id: ref('ResourceId'),
+    organization_id: ref('OrganizationId'),
+    extcred_label: str({ maxLength: 200 }),
+    extcred_provider: ref('ExternalCredentialProvider'),
+    extcred_type: ref('ExternalCredentialKind'),
     id: ref('ResourceId'),
     label: str({ maxLength: 200 }),
     type: ref('ExternalCredentialType'),
     public_fields: open({}, [], { additionalProperties: { type: ['string', 'number', 'boolean'] }, description: 'Non-secret settings (host, port, sender, client id …).' }),
+    secret_field_names: arrayOf(str(), { description: 'Names of the secret fields stored (top-level keys of `json_blob`); the values are never returned.' }),
     created_at: dateTime(),
-  }, ['id', 'label', 'type']),
+  }, ['external_cred_id', 'organization_id', 'extcred_label', 'extcred_provider', 'extcred_type', 'id', 'label']),
   ExternalCredentialCreate: closed({
-    label: str({ minLength: 1, maxLength: 200 }),
+    extcred_provider: ref('ExternalCredentialProvider'),
+    extcred_type: ref('ExternalCredentialKind'),
+    extcred_label: str({ minLength: 1, maxLength: 200, description: 'Default: provider and type, e.g. `google api_key`.' }),
+    json_blob: open({}, [], { additionalProperties: true, maxProperties: 30, description: 'The secret (any JSON object): encrypted at rest, never returned.' }),
+    label: str({ minLength: 1, maxLength: 200, description: 'Former name of `extcred_label`.' }),
     type: ref('ExternalCredentialType'),
     public_fields: open({}, [], { additionalProperties: { type: ['string', 'number', 'boolean'] }, maxProperties: 30 }),
-    secret_fields: open({}, [], { additionalProperties: str({ maxLength: 4096 }), maxProperties: 30, description: 'Encrypted at rest, never returned.' }),
-  }, ['label', 'type']),
+    secret_fields: open({}, [], { additionalProperties: str({ maxLength: 4096 }), maxProperties: 30, description: 'Former form of `json_blob`: encrypted at rest, never returned.' }),
+  }),
   ExternalCredentialPatch: closed({
+    extcred_label: str({ minLength: 1, maxLength: 200 }),
+    json_blob: open({}, [], { additionalProperties: true, maxProperties: 30, description: 'Replaces the stored secret.' }),
     label: str({ minLength: 1, maxLength: 200 }),
     public_fields: open({}, [], { additionalProperties: { type: ['string', 'number', 'boolean'] }, maxProperties: 30 }),
-    secret_fields: open({}, [], { additionalProperties: str({ maxLength: 4096 }), maxProperties: 30 }),
+    secret_fields: open({}, [], { additionalProperties: str({ maxLength: 4096 }), maxProperties: 30, description: 'Merged into the stored secret.' }),
   }, [], { minProperties: 1 }),
   KycConfig: open({
     mobile_redirect_base_url: url({ description: 'Where a mobile verification flow returns to (stored and served; this server calls no KYC provider).' }),
@@ -355,7 +374,7 @@ export const managementSchemas = {
     description,
     target_url: webhookUrl,
     custom_headers: open({}, [], { additionalProperties: arrayOf(str()) }),
-    timeout: int({ minimum: 1, maximum: 30, description: 'Seconds.' }),
+    timeout: str({ pattern: '^([1-9]|[12][0-9]|30)s$', description: 'Seconds Keyway waits for the receiver, e.g. `"10s"`.' }),
     created_at: dateTime(),
   }, ['id', 'name', 'target_url']),
   WebhookCreate: closed({
@@ -363,14 +382,14 @@ export const managementSchemas = {
     description,
     target_url: webhookUrl,
     custom_headers: open({}, [], { additionalProperties: arrayOf(str({ maxLength: 1024 }), { maxItems: 10 }), maxProperties: 20 }),
-    timeout: int({ minimum: 1, maximum: 30, default: 10 }),
+    timeout: webhookTimeout({ default: '10s' }),
   }, ['name', 'target_url']),
   WebhookPatch: closed({
     name: str({ minLength: 1, maxLength: 200 }),
     description,
     target_url: webhookUrl,
     custom_headers: open({}, [], { additionalProperties: arrayOf(str({ maxLength: 1024 }), { maxItems: 10 }), maxProperties: 20 }),
-    timeout: int({ minimum: 1, maximum: 30 }),
+    timeout: webhookTimeout(),
   }, [], { minProperties: 1 }),
   WebhookTrigger: closed({
     trigger_type: str({ enum: ['event', 'sync_hook'] }),

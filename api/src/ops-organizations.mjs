@@ -17,7 +17,10 @@ const CONFIG = {
 };
 const TIER = { name: 'growth', monthly_active_persons: 10000, suborganizations: 10, api_calls_per_minute: 6000, price_per_month_usd: 240 };
 const TEMPLATE = { name: 'email_otp_message', subject: 'Your Acme sign-in code', body: '<p>Your code is <b>{{ code }}</b>.</p>', text_body: 'Your code is {{ code }}.', sender_name: 'Acme', customized: true, updated_at: CREATED_AT };
-const EXT_CRED = { id: 'xc_01JD8ZD1', label: 'Transactional SMTP', type: 'smtp', public_fields: { host: 'smtp.example.com', port: 587, from: 'no-reply@example.com' }, created_at: CREATED_AT };
+const EXT_CRED = {
+  external_cred_id: 'xc_01JD8ZD1', organization_id: ORG_ID, extcred_label: 'Transactional SMTP', extcred_provider: 'generic', extcred_type: 'user_pass',
+  id: 'xc_01JD8ZD1', label: 'Transactional SMTP', type: 'smtp', public_fields: { host: 'smtp.example.com', port: 587, from: 'no-reply@example.com' }, secret_field_names: ['password', 'username'], created_at: CREATED_AT,
+};
 // Metadata of an identity provider as it publishes it (a self-signed P-256 signing certificate): registering from inline
 // XML runs as printed, where a metadata URL would have to be fetched.
 const IDP_METADATA_XML = [
@@ -35,7 +38,7 @@ const SAML = {
   sp_entity_id: 'https://api.keyway.dev/sso/saml/metadata', sp_acs_url: 'https://api.keyway.dev/sso/saml/acs', attribute_mapping: { mail: 'email' }, created_at: CREATED_AT,
 };
 const OIDC = { client_id: '1234567890-abc.apps.example.com', label: 'Google', provider: 'google', scopes: ['openid', 'email'], created_at: CREATED_AT };
-const WEBHOOK = { id: 'wh_01JD8ZF2', name: 'Audit sink', description: 'Sends sign-in events to the audit service', target_url: 'https://audit.example.com/keyway', custom_headers: { 'X-Team': ['identity'] }, timeout: 10, created_at: CREATED_AT };
+const WEBHOOK = { id: 'wh_01JD8ZF2', name: 'Audit sink', description: 'Sends sign-in events to the audit service', target_url: 'https://audit.example.com/keyway', custom_headers: { 'X-Team': ['identity'] }, timeout: '10s', created_at: CREATED_AT };
 const TRIGGER = { trigger_type: 'event', trigger_name: 'AuthenticationSucceeded_v1' };
 const domains = { domains: ['docs.example.com', 'app.example.com'] };
 /** The public reference answers a change of these configuration objects with 204 and no body (read back with the GET). */
@@ -190,17 +193,17 @@ built-in text, and no password-change notice is sent yet.`,
     base: '/organizations/config/external-credentials', param: 'CredIdPath', paramName: 'cred_id', tags: ['organization-external-credentials'],
     id: 'ExternalCredential', noun: 'external credential', schema: 'ExternalCredential', createSchema: 'ExternalCredentialCreate', patchSchema: 'ExternalCredentialPatch',
     example: EXT_CRED,
-    createExample: { label: 'Transactional SMTP', type: 'smtp', public_fields: { host: 'smtp.example.com', port: 587, from: 'no-reply@example.com' }, secret_fields: { password: 's3cr3t-app-password' } },
-    patchExample: { label: 'Primary SMTP' },
+    createExample: { extcred_provider: 'generic', extcred_type: 'user_pass', extcred_label: 'Transactional SMTP', json_blob: { username: 'mailer', password: 's3cr3t-app-password' } },
+    patchExample: { extcred_label: 'Primary SMTP' },
     summaries: { list: 'List available external credentials', create: 'Create new external credentials', get: 'Get the specified credential', patch: 'Modify the selected credential', delete: 'Remove an external credential by id' },
     text: {
       list: 'Lists the credentials of outside services (SMTP server, SMS gateway, identity providers) the organization configured. Secret fields are never returned.',
-      create: 'Stores credentials of an outside service. `secret_fields` are encrypted at rest and never returned; `public_fields` are shown back.',
+      create: 'Stores the credential of an outside service: `extcred_provider` and `extcred_type` say what it is, `json_blob` holds the secret (encrypted at rest, never returned: only its top-level names are, in `secret_field_names`). The former form (`label`, `type`, `public_fields`, `secret_fields`) is still accepted. Answers the id of the new credential in a list.',
       get: 'Returns one external credential with its public fields; secret fields are write-only and never returned.',
-      patch: 'Changes the label or fields of an external credential; secret fields given replace the stored ones.',
+      patch: 'Changes the label (`extcred_label`) or the secret: `json_blob` replaces it, the former `secret_fields` merge into it.',
       delete: 'Removes an external credential; features using it fall back to Keyway defaults.',
     },
-  }).map(patchAnswersNoContent).map((op) => op.method === 'delete'
+  }).map(patchAnswersNoContent).map((op) => op.method === 'post' ? { ...op, ok: { status: 201, schema: arrayOf(ref('ResourceId')), example: [EXT_CRED.id] } } : op).map((op) => op.method === 'delete'
     ? {
       ...op,
       path: '/organizations/config/external-credentials',
@@ -284,8 +287,8 @@ naming the claim. Applies to tokens issued from then on.`,
     base: '/organizations/webhooks', param: 'WebhookIdPath', paramName: 'webhook_id', tags: ['organization-webhooks'],
     id: 'Webhook', noun: 'webhook', schema: 'Webhook', createSchema: 'WebhookCreate', patchSchema: 'WebhookPatch',
     example: WEBHOOK,
-    createExample: { name: 'Audit sink', description: 'Sends sign-in events to the audit service', target_url: 'https://audit.example.com/keyway', custom_headers: { 'X-Team': ['identity'] }, timeout: 10 },
-    patchExample: { timeout: 20 },
+    createExample: { name: 'Audit sink', description: 'Sends sign-in events to the audit service', target_url: 'https://audit.example.com/keyway', custom_headers: { 'X-Team': ['identity'] }, timeout: '10s' },
+    patchExample: { timeout: '20s' },
     summaries: { list: 'List all webhooks', create: 'Create a new webhook', get: 'Get a webhook', patch: 'Update a webhook', delete: 'Delete a webhook' },
     text: {
       list: 'Lists the webhooks of the organization with their targets and timeouts; triggers are listed per webhook.',

@@ -1732,7 +1732,7 @@ export interface paths {
         put?: never;
         /**
          * Create new external credentials
-         * @description Stores credentials of an outside service. `secret_fields` are encrypted at rest and never returned; `public_fields` are shown back.
+         * @description Stores the credential of an outside service: `extcred_provider` and `extcred_type` say what it is, `json_blob` holds the secret (encrypted at rest, never returned: only its top-level names are, in `secret_field_names`). The former form (`label`, `type`, `public_fields`, `secret_fields`) is still accepted. Answers the id of the new credential in a list.
          */
         post: operations["createExternalCredential"];
         /**
@@ -1764,7 +1764,7 @@ export interface paths {
         head?: never;
         /**
          * Modify the selected credential
-         * @description Changes the label or fields of an external credential; secret fields given replace the stored ones.
+         * @description Changes the label (`extcred_label`) or the secret: `json_blob` replaces it, the former `secret_fields` merge into it.
          */
         patch: operations["patchExternalCredential"];
         trace?: never;
@@ -3647,33 +3647,65 @@ export interface components {
         };
         /** @enum {string} */
         ExternalCredentialType: "smtp" | "sms_gateway" | "oidc_client" | "apple_signin";
+        /**
+         * @description Service the credential is for.
+         * @enum {string}
+         */
+        ExternalCredentialProvider: "generic" | "google" | "onfido" | "shopify";
+        /**
+         * @description Kind of secret.
+         * @enum {string}
+         */
+        ExternalCredentialKind: "access_token" | "api_id_access" | "api_key" | "client_credentials" | "json_credentials" | "user_pass";
         ExternalCredential: {
+            external_cred_id: components["schemas"]["ResourceId"];
+            organization_id: components["schemas"]["OrganizationId"];
+            extcred_label: string;
+            extcred_provider: components["schemas"]["ExternalCredentialProvider"];
+            extcred_type: components["schemas"]["ExternalCredentialKind"];
             id: components["schemas"]["ResourceId"];
             label: string;
-            type: components["schemas"]["ExternalCredentialType"];
+            type?: components["schemas"]["ExternalCredentialType"];
             /** @description Non-secret settings (host, port, sender, client id …). */
             public_fields?: {
                 [key: string]: string | number | boolean;
             };
+            /** @description Names of the secret fields stored (top-level keys of `json_blob`); the values are never returned. */
+            secret_field_names?: string[];
             /** Format: date-time */
             created_at?: string;
         };
         ExternalCredentialCreate: {
-            label: string;
-            type: components["schemas"]["ExternalCredentialType"];
+            extcred_provider?: components["schemas"]["ExternalCredentialProvider"];
+            extcred_type?: components["schemas"]["ExternalCredentialKind"];
+            /** @description Default: provider and type, e.g. `google api_key`. */
+            extcred_label?: string;
+            /** @description The secret (any JSON object): encrypted at rest, never returned. */
+            json_blob?: {
+                [key: string]: unknown;
+            };
+            /** @description Former name of `extcred_label`. */
+            label?: string;
+            type?: components["schemas"]["ExternalCredentialType"];
             public_fields?: {
                 [key: string]: string | number | boolean;
             };
-            /** @description Encrypted at rest, never returned. */
+            /** @description Former form of `json_blob`: encrypted at rest, never returned. */
             secret_fields?: {
                 [key: string]: string;
             };
         };
         ExternalCredentialPatch: {
+            extcred_label?: string;
+            /** @description Replaces the stored secret. */
+            json_blob?: {
+                [key: string]: unknown;
+            };
             label?: string;
             public_fields?: {
                 [key: string]: string | number | boolean;
             };
+            /** @description Merged into the stored secret. */
             secret_fields?: {
                 [key: string]: string;
             };
@@ -3833,8 +3865,8 @@ export interface components {
             custom_headers?: {
                 [key: string]: string[];
             };
-            /** @description Seconds. */
-            timeout?: number;
+            /** @description Seconds Keyway waits for the receiver, e.g. `"10s"`. */
+            timeout?: string;
             /** Format: date-time */
             created_at?: string;
         };
@@ -3849,8 +3881,11 @@ export interface components {
             custom_headers?: {
                 [key: string]: string[];
             };
-            /** @default 10 */
-            timeout: number;
+            /**
+             * @description Seconds Keyway waits for the receiver, 1 to 30: `"10s"`, or the number `10`. Answered as `"10s"`.
+             * @default 10s
+             */
+            timeout: string | number;
         };
         WebhookPatch: {
             name?: string;
@@ -3863,7 +3898,8 @@ export interface components {
             custom_headers?: {
                 [key: string]: string[];
             };
-            timeout?: number;
+            /** @description Seconds Keyway waits for the receiver, 1 to 30: `"10s"`, or the number `10`. Answered as `"10s"`. */
+            timeout?: string | number;
         };
         WebhookTrigger: {
             /** @enum {string} */
@@ -10006,6 +10042,11 @@ export interface operations {
                      * @example {
                      *       "result": [
                      *         {
+                     *           "external_cred_id": "xc_01JD8ZD1",
+                     *           "organization_id": "3f6a0c1e-5b7d-4e2a-9c41-0d2e7f8a9b10",
+                     *           "extcred_label": "Transactional SMTP",
+                     *           "extcred_provider": "generic",
+                     *           "extcred_type": "user_pass",
                      *           "id": "xc_01JD8ZD1",
                      *           "label": "Transactional SMTP",
                      *           "type": "smtp",
@@ -10014,6 +10055,10 @@ export interface operations {
                      *             "port": 587,
                      *             "from": "no-reply@example.com"
                      *           },
+                     *           "secret_field_names": [
+                     *             "password",
+                     *             "username"
+                     *           ],
                      *           "created_at": "2026-03-14T09:26:53Z"
                      *         }
                      *       ]
@@ -10045,14 +10090,11 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "label": "Transactional SMTP",
-                 *       "type": "smtp",
-                 *       "public_fields": {
-                 *         "host": "smtp.example.com",
-                 *         "port": 587,
-                 *         "from": "no-reply@example.com"
-                 *       },
-                 *       "secret_fields": {
+                 *       "extcred_provider": "generic",
+                 *       "extcred_type": "user_pass",
+                 *       "extcred_label": "Transactional SMTP",
+                 *       "json_blob": {
+                 *         "username": "mailer",
                  *         "password": "s3cr3t-app-password"
                  *       }
                  *     }
@@ -10069,21 +10111,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "result": {
-                     *         "id": "xc_01JD8ZD1",
-                     *         "label": "Transactional SMTP",
-                     *         "type": "smtp",
-                     *         "public_fields": {
-                     *           "host": "smtp.example.com",
-                     *           "port": 587,
-                     *           "from": "no-reply@example.com"
-                     *         },
-                     *         "created_at": "2026-03-14T09:26:53Z"
-                     *       }
+                     *       "result": [
+                     *         "xc_01JD8ZD1"
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["Envelope"] & {
-                        result: components["schemas"]["ExternalCredential"];
+                        result: components["schemas"]["ResourceId"][];
                     };
                 };
             };
@@ -10160,6 +10194,11 @@ export interface operations {
                     /**
                      * @example {
                      *       "result": {
+                     *         "external_cred_id": "xc_01JD8ZD1",
+                     *         "organization_id": "3f6a0c1e-5b7d-4e2a-9c41-0d2e7f8a9b10",
+                     *         "extcred_label": "Transactional SMTP",
+                     *         "extcred_provider": "generic",
+                     *         "extcred_type": "user_pass",
                      *         "id": "xc_01JD8ZD1",
                      *         "label": "Transactional SMTP",
                      *         "type": "smtp",
@@ -10168,6 +10207,10 @@ export interface operations {
                      *           "port": 587,
                      *           "from": "no-reply@example.com"
                      *         },
+                     *         "secret_field_names": [
+                     *           "password",
+                     *           "username"
+                     *         ],
                      *         "created_at": "2026-03-14T09:26:53Z"
                      *       }
                      *     }
@@ -10203,7 +10246,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "label": "Primary SMTP"
+                 *       "extcred_label": "Primary SMTP"
                  *     }
                  */
                 "application/json": components["schemas"]["ExternalCredentialPatch"];
@@ -10894,7 +10937,7 @@ export interface operations {
                      *               "identity"
                      *             ]
                      *           },
-                     *           "timeout": 10,
+                     *           "timeout": "10s",
                      *           "created_at": "2026-03-14T09:26:53Z"
                      *         }
                      *       ]
@@ -10934,7 +10977,7 @@ export interface operations {
                  *           "identity"
                  *         ]
                  *       },
-                 *       "timeout": 10
+                 *       "timeout": "10s"
                  *     }
                  */
                 "application/json": components["schemas"]["WebhookCreate"];
@@ -10959,7 +11002,7 @@ export interface operations {
                      *             "identity"
                      *           ]
                      *         },
-                     *         "timeout": 10,
+                     *         "timeout": "10s",
                      *         "created_at": "2026-03-14T09:26:53Z"
                      *       }
                      *     }
@@ -11009,7 +11052,7 @@ export interface operations {
                      *             "identity"
                      *           ]
                      *         },
-                     *         "timeout": 10,
+                     *         "timeout": "10s",
                      *         "created_at": "2026-03-14T09:26:53Z"
                      *       }
                      *     }
@@ -11077,7 +11120,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "timeout": 20
+                 *       "timeout": "20s"
                  *     }
                  */
                 "application/json": components["schemas"]["WebhookPatch"];
@@ -11102,7 +11145,7 @@ export interface operations {
                      *             "identity"
                      *           ]
                      *         },
-                     *         "timeout": 20,
+                     *         "timeout": "20s",
                      *         "created_at": "2026-03-14T09:26:53Z"
                      *       }
                      *     }

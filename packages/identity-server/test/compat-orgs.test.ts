@@ -202,6 +202,45 @@ describe.each(BACKENDS)('public reference calls: organizations, configuration, S
     expect((await call('GET', '/organizations/config/domains', undefined, KEY)).body.result).toEqual([]);
   });
 
+  it('external credentials take extcred_provider, extcred_type, json_blob and extcred_label; the secret is never read back', async () => {
+    const call = contractApi(t.server);
+    const created = await call('POST', '/organizations/config/external-credentials', { extcred_provider: 'onfido', extcred_type: 'api_key', json_blob: { api_key: 'onfido-live-secret-123', region: 'eu' } }, KEY);
+    expect(created.status).toBe(201);
+    expect(created.body.result).toHaveLength(1);
+    const id = created.body.result[0] as string;
+    const read = await call('GET', `/organizations/config/external-credentials/${id}`, undefined, KEY);
+    expect(read.body.result).toMatchObject({ external_cred_id: id, organization_id: t.server.orgId, extcred_provider: 'onfido', extcred_type: 'api_key', extcred_label: 'onfido api_key', secret_field_names: ['api_key', 'region'] });
+    expect(read.body.result.json_blob).toBeUndefined();
+    const row = await t.server.db.selectFrom('external_credentials').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    expect(row.secret_fields).not.toContain('onfido-live-secret');
+    expect((await call('PATCH', `/organizations/config/external-credentials/${id}`, { extcred_label: 'Onfido EU', json_blob: { token: 'rotated-secret' } }, KEY)).status).toBe(204);
+    const list = await call('GET', '/organizations/config/external-credentials', undefined, KEY);
+    const mine = list.body.result.find((c: { external_cred_id: string }) => c.external_cred_id === id);
+    expect(mine).toMatchObject({ extcred_label: 'Onfido EU', secret_field_names: ['token'] });
+    expect(JSON.stringify(list.body)).not.toContain('rotated-secret');
+    const half = await call('POST', '/organizations/config/external-credentials', { extcred_provider: 'google', json_blob: {} }, KEY);
+    expect(half.status).toBe(400);
+    expect(half.body.errors[0].message).toBe('give extcred_provider, extcred_type and json_blob together');
+    expect((await call('POST', '/organizations/config/external-credentials', { extcred_provider: 'google', extcred_type: 'pigeon', json_blob: {} }, KEY)).status).toBe(400);
+  });
+
+  it('a webhook timeout is a duration string ("10s"), the bare number of seconds still accepted', async () => {
+    const call = contractApi(t.server);
+    const created = await call('POST', '/organizations/webhooks', { name: 'Compat hook', target_url: 'https://hooks.compat.example/in', timeout: '25s' }, KEY);
+    expect(created.status).toBe(201);
+    expect(created.body.result.timeout).toBe('25s');
+    const id = created.body.result.id as string;
+    expect((await t.server.db.selectFrom('webhooks').select('timeout').where('id', '=', id).executeTakeFirstOrThrow()).timeout).toBe(25);
+    expect((await call('PATCH', `/organizations/webhooks/${id}`, { timeout: 7 }, KEY)).body.result.timeout).toBe('7s');
+    expect((await call('GET', '/organizations/webhooks', undefined, KEY)).body.result.find((w: { id: string }) => w.id === id).timeout).toBe('7s');
+    for (const bad of ['31s', '0s', '10', '1m', 31]) {
+      const refused = await call('PATCH', `/organizations/webhooks/${id}`, { timeout: bad }, KEY);
+      expect(refused.status, String(bad)).toBe(400);
+      expect(refused.body.errors[0].message).toContain('timeout');
+    }
+    expect((await call('POST', '/organizations/webhooks', { name: 'Default', target_url: 'https://hooks.compat.example/d' }, KEY)).body.result.timeout).toBe('10s');
+  });
+
   it('test events are generated with 201', async () => {
     const call = contractApi(t.server);
     const events = await call('POST', '/test-events', { events: [{ event_type: 'PersonCreated_v1' }] }, KEY);

@@ -12,8 +12,8 @@ describe.each(BACKENDS)('external credentials and KYC configuration (%s)', (back
     const call = contractApi(t.server);
     const created = await call('POST', '/organizations/config/external-credentials', { label: 'SMTP', type: 'smtp', public_fields: { host: 'smtp.example.com', port: 587 }, secret_fields: { password: 'hunter2-very-secret' } }, KEY);
     expect(created.status).toBe(201);
-    const id = created.body.result.id as string;
-    expect(created.body.result).toMatchObject({ label: 'SMTP', type: 'smtp', public_fields: { host: 'smtp.example.com', port: 587 }, secret_field_names: ['password'] });
+    const id = created.body.result[0] as string;
+    expect((await call('GET', `/organizations/config/external-credentials/${id}`, undefined, KEY)).body.result).toMatchObject({ label: 'SMTP', type: 'smtp', public_fields: { host: 'smtp.example.com', port: 587 }, secret_field_names: ['password'] });
     const answers = [created, await call('GET', `/organizations/config/external-credentials/${id}`, undefined, KEY), await call('GET', '/organizations/config/external-credentials', undefined, KEY)];
     for (const a of answers) expect(JSON.stringify(a.body)).not.toContain('hunter2');
 

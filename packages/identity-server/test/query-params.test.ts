@@ -71,7 +71,7 @@ describe.each(BACKENDS)('management query parameters (%s)', (backend) => {
 
   it('external credentials are removed by credentialId (cred_id still works), or all at once with deleteAll', async () => {
     const call = contractApi(t.server);
-    const make = async (label: string) => (await call('POST', '/organizations/config/external-credentials', { label, type: 'smtp', public_fields: { host: 'smtp.example.com' }, secret_fields: { password: 'p' } }, KEY)).body.result.id as string;
+    const make = async (label: string) => (await call('POST', '/organizations/config/external-credentials', { label, type: 'smtp', public_fields: { host: 'smtp.example.com' }, secret_fields: { password: 'p' } }, KEY)).body.result[0] as string;
     const [a, b, c] = [await make('A'), await make('B'), await make('C')];
     expect((await call('DELETE', `/organizations/config/external-credentials?credentialId=${a}`, undefined, KEY)).status).toBe(204);
     expect((await call('DELETE', `/organizations/config/external-credentials?cred_id=${b}`, undefined, KEY)).status).toBe(204);

@@ -27,20 +27,27 @@ export interface KycConfig {
   allowed_document_countries?: string[];
 }
 
-const credentialOut = (c: ExternalCredentialTable) => ({
+/** An external credential under the public reference's names and ours; the secret is never returned, only its top-level names. */
+const credentialOut = (c: ExternalCredentialTable, secretNames: string[]) => ({
+  external_cred_id: c.id,
+  organization_id: c.org_id,
+  extcred_label: c.label,
+  extcred_provider: c.provider,
+  extcred_type: c.cred_type,
   id: c.id,
   label: c.label,
-  type: c.type,
+  ...(c.type ? { type: c.type } : {}),
   public_fields: JSON.parse(c.public_fields) as Fields,
+  secret_field_names: secretNames,
   created_at: c.created_at,
 });
 
-/** External credentials (secret fields sealed with AES-256-GCM, never returned). */
+/** External credentials (the secret sealed with AES-256-GCM, never returned). */
 export function registerExternalCredentialRoutes(app: FastifyInstance, ctx: Ctx): void {
   const admin = (req: FastifyRequest) => requireApiKey(ctx, req);
   const context = (c: { org_id: string; id: string }) => `external_credentials:${c.org_id}:${c.id}`;
-  // Which secret fields are set, never their values.
-  const out = (c: ExternalCredentialTable) => ({ ...credentialOut(c), secret_field_names: Object.keys(ctx.sealer.open<Record<string, string>>(c.secret_fields, context(c))).sort() });
+  const secretOf = (c: ExternalCredentialTable) => ctx.sealer.open<Record<string, unknown>>(c.secret_fields, context(c));
+  const out = (c: ExternalCredentialTable) => credentialOut(c, Object.keys(secretOf(c)).sort());
   const one = async (org: Org, id: string) => {
     const row = await ctx.db.selectFrom('external_credentials').selectAll().where('org_id', '=', org.id).where('id', '=', id).executeTakeFirst();
     if (!row) throw notFound(`external credential "${id}" does not exist`);
@@ -53,32 +60,39 @@ export function registerExternalCredentialRoutes(app: FastifyInstance, ctx: Ctx)
   });
   app.post<Wire<'/organizations/config/external-credentials', 'post'>>('/organizations/config/external-credentials', async (req, reply) => {
     const org = await admin(req);
+    const b = req.body;
+    // The public reference's form (provider, type, json_blob) or ours (type, label, fields); never half of each.
+    const documentForm = b.extcred_provider !== undefined || b.extcred_type !== undefined || b.json_blob !== undefined;
+    if (documentForm && (b.extcred_provider === undefined || b.extcred_type === undefined || b.json_blob === undefined)) throw badRequest('give extcred_provider, extcred_type and json_blob together');
+    if (!documentForm && b.type === undefined) throw badRequest('give extcred_provider, extcred_type and json_blob (or the former type and label)');
+    if (documentForm && (b.type !== undefined || b.secret_fields !== undefined)) throw badRequest('type and secret_fields belong to the former form: use extcred_type and json_blob');
+    const label = b.extcred_label ?? b.label ?? (documentForm ? `${b.extcred_provider} ${b.extcred_type}` : undefined);
+    if (label === undefined) throw badRequest('give extcred_label');
     const id = randomUUID();
     const row: ExternalCredentialTable = {
       id,
       org_id: org.id,
-      label: req.body.label,
-      type: req.body.type,
-      public_fields: JSON.stringify(req.body.public_fields ?? {}),
-      secret_fields: ctx.sealer.seal(req.body.secret_fields ?? {}, context({ org_id: org.id, id })),
+      label,
+      type: b.type ?? '',
+      provider: b.extcred_provider ?? 'generic',
+      cred_type: b.extcred_type ?? 'json_credentials',
+      public_fields: JSON.stringify(b.public_fields ?? {}),
+      secret_fields: ctx.sealer.seal(b.json_blob ?? b.secret_fields ?? {}, context({ org_id: org.id, id })),
       created_at: nowIso(),
     };
     await ctx.db.insertInto('external_credentials').values(row).execute();
     reply.code(201);
-    return { result: out(row) };
+    return { result: [id] };
   });
   app.get<Wire<'/organizations/config/external-credentials/{cred_id}', 'get'>>('/organizations/config/external-credentials/:cred_id', async (req) => ({ result: out(await one(await admin(req), req.params.cred_id)) }));
   app.patch<Wire<'/organizations/config/external-credentials/{cred_id}', 'patch'>>('/organizations/config/external-credentials/:cred_id', async (req, reply) => {
     const org = await admin(req);
     const row = await one(org, req.params.cred_id);
-    const secrets = { ...ctx.sealer.open<Record<string, string>>(row.secret_fields, context(row)), ...req.body.secret_fields };
-    const next: ExternalCredentialTable = {
-      ...row,
-      ...(req.body.label !== undefined ? { label: req.body.label } : {}),
-      ...(req.body.public_fields !== undefined ? { public_fields: JSON.stringify(req.body.public_fields) } : {}),
-      secret_fields: ctx.sealer.seal(secrets, context(row)),
-    };
-    await ctx.db.updateTable('external_credentials').set({ label: next.label, public_fields: next.public_fields, secret_fields: next.secret_fields }).where('id', '=', row.id).execute();
+    const b = req.body;
+    const secret = b.json_blob ?? { ...secretOf(row), ...b.secret_fields };
+    const label = b.extcred_label ?? b.label ?? row.label;
+    const public_fields = b.public_fields !== undefined ? JSON.stringify(b.public_fields) : row.public_fields;
+    await ctx.db.updateTable('external_credentials').set({ label, public_fields, secret_fields: ctx.sealer.seal(secret, context(row)) }).where('id', '=', row.id).execute();
     return reply.code(204).send();
   });
   app.delete<Wire<'/organizations/config/external-credentials', 'delete'>>('/organizations/config/external-credentials', async (req, reply) => {
