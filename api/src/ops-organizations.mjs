@@ -263,7 +263,7 @@ built-in text, and no password-change notice is sent yet.`,
   }).map((op) => op.method === 'delete'
     ? { ...op, ok: { status: 200, schema: ref('OidcProviderCredentials'), example: OIDC, description: 'Deleted; the configuration as it was.' } }
     : op.method === 'get' && !op.path.includes('{')
-    ? { ...op, params: [{ name: 'oauth_provider', in: 'query', required: false, description: 'Only the configurations of this provider (`azuread` is a name of `azure`).', schema: str({ enum: ['google', 'apple', 'azure', 'azuread', 'facebook', 'github', 'gitlab', 'line', 'bitbucket', 'okta', 'keycloak', 'generic'] }) }] }
+    ? { ...op, params: [{ name: 'oauth_provider', in: 'query', required: false, description: 'Only the configurations of this provider (`azure` is a former name of `azuread`).', schema: str({ enum: ['google', 'apple', 'azure', 'azuread', 'facebook', 'github', 'gitlab', 'line', 'bitbucket', 'okta', 'keycloak', 'generic'] }) }] }
     : op),
   // ---------- token template ----------
   {

@@ -210,7 +210,7 @@ export const schemas = {
   OidcFactorOptions: closed({
     method: methodCopy('oidc'),
     client_id: str({ minLength: 1, maxLength: 256, description: 'Client id of the OIDC provider credentials; defaults to the one configured for the provider.' }),
-    provider: str({ enum: ['google', 'apple', 'azure', 'facebook', 'github', 'gitlab', 'line', 'bitbucket', 'okta', 'keycloak', 'generic'] }),
+    provider: str({ enum: ['google', 'apple', 'azuread', 'azure', 'facebook', 'github', 'gitlab', 'line', 'bitbucket', 'okta', 'keycloak', 'generic'] }),
     ux_mode: uxMode,
     redirect_target: redirectTarget,
     requires_groups: bool('Ask the provider for the person\'s groups as well.'),

@@ -2662,7 +2662,7 @@ export interface components {
             /** @description Client id of the OIDC provider credentials; defaults to the one configured for the provider. */
             client_id?: string;
             /** @enum {string} */
-            provider: "google" | "apple" | "azure" | "facebook" | "github" | "gitlab" | "line" | "bitbucket" | "okta" | "keycloak" | "generic";
+            provider: "google" | "apple" | "azuread" | "azure" | "facebook" | "github" | "gitlab" | "line" | "bitbucket" | "okta" | "keycloak" | "generic";
             /**
              * @description How the SDK shows the provider: a popup window or a full-page redirect.
              * @default popup
@@ -3748,17 +3748,24 @@ export interface components {
             attribute_mapping?: {
                 [key: string]: string;
             };
+            /** @description Assertion attributes read first, in this order, for the e-mail address that names the person. */
+            email_claims?: string[];
+            /** @description Stored and served; the hosted login of this server offers e-mail codes only, no SSO buttons yet. */
+            enable_in_slashid_oidc_authz_server?: boolean;
             /** Format: date-time */
             created_at?: string;
         };
         SamlProviderCredentialsCreate: {
-            label: string;
+            /** @description Default: the entity id of the identity provider. */
+            label?: string;
             /** Format: uri */
             idp_metadata_url?: string;
             idp_metadata_xml?: string;
             attribute_mapping?: {
                 [key: string]: string;
             };
+            email_claims?: string[];
+            enable_in_slashid_oidc_authz_server?: boolean;
         };
         SamlProviderCredentialsPatch: {
             label?: string;
@@ -3768,12 +3775,17 @@ export interface components {
             attribute_mapping?: {
                 [key: string]: string;
             };
+            email_claims?: string[];
+            enable_in_slashid_oidc_authz_server?: boolean;
         };
         OidcProviderCredentials: {
             client_id: string;
             label: string;
-            /** @enum {string} */
-            provider: "google" | "apple" | "azure" | "facebook" | "github" | "gitlab" | "line" | "bitbucket" | "okta" | "keycloak" | "generic";
+            /**
+             * @description Microsoft Entra ID is `azuread` (registered as `azure` before).
+             * @enum {string}
+             */
+            provider: "google" | "apple" | "azuread" | "facebook" | "github" | "gitlab" | "line" | "bitbucket" | "okta" | "keycloak" | "generic";
             /** Format: uri */
             issuer?: string;
             scopes?: string[];
@@ -3783,12 +3795,16 @@ export interface components {
         OidcProviderCredentialsCreate: {
             client_id: string;
             client_secret: string;
-            label: string;
-            /** @enum {string} */
-            provider: "google" | "apple" | "azure" | "facebook" | "github" | "gitlab" | "line" | "bitbucket" | "okta" | "keycloak" | "generic";
+            /** @description Default: the client id. */
+            label?: string;
+            /**
+             * @description `azure` is a former name of `azuread`.
+             * @enum {string}
+             */
+            provider: "google" | "apple" | "azuread" | "azure" | "facebook" | "github" | "gitlab" | "line" | "bitbucket" | "okta" | "keycloak" | "generic";
             /**
              * Format: uri
-             * @description Required for okta, keycloak and generic providers.
+             * @description Required for azuread, okta, keycloak and generic providers.
              */
             issuer?: string;
             scopes?: string[];
@@ -10576,7 +10592,7 @@ export interface operations {
     listOidcProviderCredentialss: {
         parameters: {
             query?: {
-                /** @description Only the configurations of this provider (`azuread` is a name of `azure`). */
+                /** @description Only the configurations of this provider (`azure` is a former name of `azuread`). */
                 oauth_provider?: "google" | "apple" | "azure" | "azuread" | "facebook" | "github" | "gitlab" | "line" | "bitbucket" | "okta" | "keycloak" | "generic";
             };
             header?: never;

@@ -1,7 +1,8 @@
+import { createHash, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { contractApi } from './contract.js';
 import { BACKENDS, decodeClaims, lastMessage, signInWithEmail, useTestServer } from './helpers.js';
-import { startSamlIdp } from './saml-idp.js';
+import { startSamlIdp, submitAutoPost } from './saml-idp.js';
 
 // Issue #24: the organization, configuration, SSO, webhook and attribute operations called exactly as the public
 // reference document describes them (method, path, parameter and field names, status code, result shape), with
@@ -162,6 +163,40 @@ describe.each(BACKENDS)('public reference calls: organizations, configuration, S
     expect(noCode.status).toBe(400);
     expect(noCode.body.errors[0].message).toBe('body of the text_otp_message template must contain {{ code }}');
     expect((await call('GET', '/organizations/config/templates/fax_cover', undefined, KEY)).status).toBe(400);
+  });
+
+  it('SAML providers take email_claims (read first for the person\'s e-mail), enable_in_slashid_oidc_authz_server, and an optional label', async () => {
+    const call = contractApi(t.server);
+    const idp = await startSamlIdp('grace@navy.example', { corp_mail: 'Grace.Hopper@Corp.example' });
+    try {
+      const created = await call('POST', '/organizations/sso/saml/provider-credentials', { idp_metadata_xml: idp.metadataXml, email_claims: ['corp_mail'], enable_in_slashid_oidc_authz_server: true }, KEY);
+      expect(created.status).toBe(201);
+      expect(created.body.result).toMatchObject({ label: idp.issuer, email_claims: ['corp_mail'], enable_in_slashid_oidc_authz_server: true });
+      const id = created.body.result.id as string;
+      const verifier = randomBytes(32).toString('base64url');
+      const start = await call('POST', '/id/v2', {
+        factor: { method: 'saml', options: { provider_credentials_id: id, ux_mode: 'redirect', redirect_target: 'http://localhost:3000/login', csrf_token: 'c'.repeat(32), pkce_code_challenge: createHash('sha256').update(verifier).digest('base64url') } },
+      }, { headers: { origin: 'http://localhost:3000' } });
+      const [ch] = start.body.result;
+      const ret = new URL((await submitAutoPost(await (await fetch(ch.options.start_authentication_url)).text())).headers.get('location')!);
+      expect((await call('POST', '/sso/resolve', { challenge_id: ch.id, code: ret.searchParams.get('sso_code'), pkce_code_verifier: verifier })).status).toBe(204);
+      const done = await call('GET', `/challenge/${ch.id}/v2`);
+      expect(decodeClaims(done.body.result).authentications).toEqual([expect.objectContaining({ method: 'saml', handle: 'grace.hopper@corp.example' })]);
+      expect((await call('PATCH', `/organizations/sso/saml/provider-credentials/${id}`, { email_claims: [], enable_in_slashid_oidc_authz_server: false }, KEY)).status).toBe(204);
+      expect((await call('GET', `/organizations/sso/saml/provider-credentials/${id}`, undefined, KEY)).body.result).toMatchObject({ email_claims: [], enable_in_slashid_oidc_authz_server: false });
+    } finally {
+      await idp.close();
+    }
+  });
+
+  it('OIDC providers: azuread is the name of Microsoft Entra ID (azure still accepted), the label is optional', async () => {
+    const call = contractApi(t.server);
+    const created = await call('POST', '/organizations/sso/oidc/provider-credentials', { client_id: 'entra-client', client_secret: 's3cret', provider: 'azure', issuer: 'https://login.microsoftonline.com/common/v2.0' }, KEY);
+    expect(created.status).toBe(201);
+    expect(created.body.result).toMatchObject({ client_id: 'entra-client', label: 'entra-client', provider: 'azuread' });
+    expect((await call('GET', '/organizations/sso/oidc/provider-credentials?oauth_provider=azuread', undefined, KEY)).body.result.map((p: { client_id: string }) => p.client_id)).toEqual(['entra-client']);
+    expect((await call('GET', '/organizations/sso/oidc/provider-credentials?oauth_provider=azure', undefined, KEY)).body.result.map((p: { client_id: string }) => p.client_id)).toEqual(['entra-client']);
+    expect((await call('DELETE', '/organizations/sso/oidc/provider-credentials/entra-client', undefined, KEY)).body.result.provider).toBe('azuread');
   });
 
   it('a suborganization is created from sub_org_name, admins, persons_org_id and inherit_rbac_pools, with 200', async () => {
