@@ -15,7 +15,7 @@ const CONFIG = {
   allowed_factors: ['otp_via_email', 'email_link', 'webauthn', 'password', 'totp'], require_approval_for_new_persons: false,
   password_validation_rules: PASSWORD_RULES, groups_claim_name: 'groups',
 };
-const TIER = { name: 'growth', monthly_active_persons: 10000, suborganizations: 10, api_calls_per_minute: 6000, price_per_month_usd: 240 };
+const TIER = { name: 'growth', monthly_active_persons: 10000, suborganizations: 10, api_calls_per_minute: 6000, price_per_month_usd: 240, max_suborganizations: 10, custom_templates_allowed: true, nhi_external_connections_allowed: false };
 const TEMPLATE = { name: 'email_otp_message', subject: 'Your Acme sign-in code', body: '<p>Your code is <b>{{ code }}</b>.</p>', text_body: 'Your code is {{ code }}.', sender_name: 'Acme', customized: true, updated_at: CREATED_AT };
 const EXT_CRED = {
   external_cred_id: 'xc_01JD8ZD1', organization_id: ORG_ID, extcred_label: 'Transactional SMTP', extcred_provider: 'generic', extcred_type: 'user_pass',
@@ -126,7 +126,7 @@ the new name, they must agree (400 otherwise). Patterns must be valid regular ex
     ...mgmt, method: 'get', path: '/organizations/quota/all-tiers', id: 'listPricingTiers', tags: ['organizations'],
     summary: 'Get details on all pricing tiers',
     description: 'Every pricing tier with its limits (active persons, suborganizations, API rate) and price, to compare before upgrading.',
-    ok: { schema: arrayOf(ref('PricingTier')), example: [{ name: 'free', monthly_active_persons: 1000, suborganizations: 0, api_calls_per_minute: 600, price_per_month_usd: 0 }, TIER] },
+    ok: { schema: arrayOf(ref('PricingTier')), example: [{ name: 'free', monthly_active_persons: 1000, suborganizations: 0, api_calls_per_minute: 600, price_per_month_usd: 0, max_suborganizations: 0, custom_templates_allowed: true, nhi_external_connections_allowed: false }, TIER] },
   },
   {
     ...mgmt, method: 'get', path: '/organizations/quota/usage', id: 'getQuotaUsage', tags: ['organizations'],
@@ -134,7 +134,7 @@ the new name, they must agree (400 otherwise). Patterns must be valid regular ex
     description: 'Monthly active persons and person counts of the current billing period, per organization of the hierarchy and in total.',
     ok: {
       schema: ref('QuotaUsage'),
-      example: { period_start: '2026-03-01T00:00:00Z', period_end: '2026-04-01T00:00:00Z', organizations: [{ id: ORG_ID, monthly_active_persons: 412, persons: 1290 }, { id: SUBORG_ID, monthly_active_persons: 37, persons: 88 }], total_monthly_active_persons: 449 },
+      example: { period_start: '2026-03-01T00:00:00Z', period_end: '2026-04-01T00:00:00Z', organizations: [{ id: ORG_ID, monthly_active_persons: 412, persons: 1290 }, { id: SUBORG_ID, monthly_active_persons: 37, persons: 88 }], total_monthly_active_persons: 449, num_persons: 1378, num_groups: 12, num_suborganizations: 1, pricing_tier_details: TIER },
     },
   },
   // ---------- allowed domains ----------

@@ -3592,6 +3592,12 @@ export interface components {
             suborganizations?: number;
             api_calls_per_minute?: number;
             price_per_month_usd?: number;
+            /** @description The same as `suborganizations`. */
+            max_suborganizations?: number;
+            /** @description Message templates can be replaced (every tier on this server). */
+            custom_templates_allowed: boolean;
+            /** @description Non-human identity connections (none on this server). */
+            nhi_external_connections_allowed: boolean;
         };
         QuotaUsage: {
             /** Format: date-time */
@@ -3604,11 +3610,33 @@ export interface components {
                 persons?: number;
             }[];
             total_monthly_active_persons?: number;
+            /** @description Persons of the organization and every organization below it. */
+            num_persons: number;
+            /** @description Groups of the organization and every organization below it. */
+            num_groups: number;
+            /** @description Organizations below this one, at every depth. */
+            num_suborganizations: number;
+            pricing_tier_details?: components["schemas"]["PricingTier"];
         };
         AttributeBucket: {
             name: components["schemas"]["AttributeBucketName"];
-            /** @enum {string} */
+            /**
+             * @description What the end person may do with the bucket.
+             * @enum {string}
+             */
+            end_user_permissions: "read_write" | "read_only" | "no_access";
+            /**
+             * @description `person_pool` buckets are shared by every organization of the person pool.
+             * @enum {string}
+             */
+            sharing_scope: "organization" | "person_pool";
+            owner_organization_id?: components["schemas"]["OrganizationId"];
+            /**
+             * @description Former name of `end_user_permissions`.
+             * @enum {string}
+             */
             end_user_access: "read_write" | "read_only" | "no_access";
+            /** @description Former form of `sharing_scope`. */
             shared_with_person_pool: boolean;
         };
         DomainList: {
@@ -9271,31 +9299,49 @@ export interface operations {
                      *       "result": [
                      *         {
                      *           "name": "end_user_read_write",
+                     *           "end_user_permissions": "read_write",
+                     *           "sharing_scope": "organization",
+                     *           "owner_organization_id": "3f6a0c1e-5b7d-4e2a-9c41-0d2e7f8a9b10",
                      *           "end_user_access": "read_write",
                      *           "shared_with_person_pool": false
                      *         },
                      *         {
                      *           "name": "end_user_read_only",
+                     *           "end_user_permissions": "read_only",
+                     *           "sharing_scope": "organization",
+                     *           "owner_organization_id": "3f6a0c1e-5b7d-4e2a-9c41-0d2e7f8a9b10",
                      *           "end_user_access": "read_only",
                      *           "shared_with_person_pool": false
                      *         },
                      *         {
                      *           "name": "end_user_no_access",
+                     *           "end_user_permissions": "no_access",
+                     *           "sharing_scope": "organization",
+                     *           "owner_organization_id": "3f6a0c1e-5b7d-4e2a-9c41-0d2e7f8a9b10",
                      *           "end_user_access": "no_access",
                      *           "shared_with_person_pool": false
                      *         },
                      *         {
                      *           "name": "person_pool-end_user_read_write",
+                     *           "end_user_permissions": "read_write",
+                     *           "sharing_scope": "person_pool",
+                     *           "owner_organization_id": "3f6a0c1e-5b7d-4e2a-9c41-0d2e7f8a9b10",
                      *           "end_user_access": "read_write",
                      *           "shared_with_person_pool": true
                      *         },
                      *         {
                      *           "name": "person_pool-end_user_read_only",
+                     *           "end_user_permissions": "read_only",
+                     *           "sharing_scope": "person_pool",
+                     *           "owner_organization_id": "3f6a0c1e-5b7d-4e2a-9c41-0d2e7f8a9b10",
                      *           "end_user_access": "read_only",
                      *           "shared_with_person_pool": true
                      *         },
                      *         {
                      *           "name": "person_pool-end_user_no_access",
+                     *           "end_user_permissions": "no_access",
+                     *           "sharing_scope": "person_pool",
+                     *           "owner_organization_id": "3f6a0c1e-5b7d-4e2a-9c41-0d2e7f8a9b10",
                      *           "end_user_access": "no_access",
                      *           "shared_with_person_pool": true
                      *         }
@@ -9678,7 +9724,10 @@ export interface operations {
                      *         "monthly_active_persons": 10000,
                      *         "suborganizations": 10,
                      *         "api_calls_per_minute": 6000,
-                     *         "price_per_month_usd": 240
+                     *         "price_per_month_usd": 240,
+                     *         "max_suborganizations": 10,
+                     *         "custom_templates_allowed": true,
+                     *         "nhi_external_connections_allowed": false
                      *       }
                      *     }
                      */
@@ -9715,14 +9764,20 @@ export interface operations {
                      *           "monthly_active_persons": 1000,
                      *           "suborganizations": 0,
                      *           "api_calls_per_minute": 600,
-                     *           "price_per_month_usd": 0
+                     *           "price_per_month_usd": 0,
+                     *           "max_suborganizations": 0,
+                     *           "custom_templates_allowed": true,
+                     *           "nhi_external_connections_allowed": false
                      *         },
                      *         {
                      *           "name": "growth",
                      *           "monthly_active_persons": 10000,
                      *           "suborganizations": 10,
                      *           "api_calls_per_minute": 6000,
-                     *           "price_per_month_usd": 240
+                     *           "price_per_month_usd": 240,
+                     *           "max_suborganizations": 10,
+                     *           "custom_templates_allowed": true,
+                     *           "nhi_external_connections_allowed": false
                      *         }
                      *       ]
                      *     }
@@ -9769,7 +9824,20 @@ export interface operations {
                      *             "persons": 88
                      *           }
                      *         ],
-                     *         "total_monthly_active_persons": 449
+                     *         "total_monthly_active_persons": 449,
+                     *         "num_persons": 1378,
+                     *         "num_groups": 12,
+                     *         "num_suborganizations": 1,
+                     *         "pricing_tier_details": {
+                     *           "name": "growth",
+                     *           "monthly_active_persons": 10000,
+                     *           "suborganizations": 10,
+                     *           "api_calls_per_minute": 6000,
+                     *           "price_per_month_usd": 240,
+                     *           "max_suborganizations": 10,
+                     *           "custom_templates_allowed": true,
+                     *           "nhi_external_connections_allowed": false
+                     *         }
                      *       }
                      *     }
                      */

@@ -276,6 +276,23 @@ describe.each(BACKENDS)('public reference calls: organizations, configuration, S
     expect((await call('POST', '/organizations/webhooks', { name: 'Default', target_url: 'https://hooks.compat.example/d' }, KEY)).body.result.timeout).toBe('10s');
   });
 
+  it('attribute buckets, pricing tiers and usage answer the document\'s fields', async () => {
+    const call = contractApi(t.server);
+    const buckets = (await call('GET', '/organizations/attribute-buckets', undefined, KEY)).body.result;
+    expect(buckets.find((b: { name: string }) => b.name === 'person_pool-end_user_read_only')).toMatchObject({ end_user_permissions: 'read_only', sharing_scope: 'person_pool', owner_organization_id: t.server.orgId });
+    expect(buckets.find((b: { name: string }) => b.name === 'end_user_no_access')).toMatchObject({ end_user_permissions: 'no_access', sharing_scope: 'organization' });
+    expect((await call('GET', '/organizations/quota/current-tier', undefined, KEY)).body.result).toMatchObject({ name: 'free', custom_templates_allowed: true, nhi_external_connections_allowed: false, max_suborganizations: 0 });
+    const before = (await call('GET', '/organizations/quota/usage', undefined, KEY)).body.result;
+    await call('POST', '/groups', { name: 'usage-counted' }, KEY);
+    await call('POST', '/persons', { active: true, handles: [{ type: 'email_address', value: 'usage@compat.example' }] }, KEY);
+    await call('POST', '/organizations/suborganizations', { sub_org_name: 'Usage sub', admins: [] }, KEY);
+    const after = (await call('GET', '/organizations/quota/usage', undefined, KEY)).body.result;
+    expect(after.num_groups).toBe(before.num_groups + 1);
+    expect(after.num_persons).toBe(before.num_persons + 1);
+    expect(after.num_suborganizations).toBe(before.num_suborganizations + 1);
+    expect(after.pricing_tier_details).toMatchObject({ name: 'free' });
+  });
+
   it('test events are generated with 201', async () => {
     const call = contractApi(t.server);
     const events = await call('POST', '/test-events', { events: [{ event_type: 'PersonCreated_v1' }] }, KEY);

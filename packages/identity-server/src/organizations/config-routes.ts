@@ -17,7 +17,7 @@ export const PRICING_TIERS = [
   { name: 'free', monthly_active_persons: 1000, suborganizations: 0, api_calls_per_minute: 600, price_per_month_usd: 0 },
   { name: 'growth', monthly_active_persons: 10_000, suborganizations: 10, api_calls_per_minute: 6000, price_per_month_usd: 240 },
   { name: 'enterprise', monthly_active_persons: 1_000_000, suborganizations: 1000, api_calls_per_minute: 60_000, price_per_month_usd: 2400 },
-];
+].map((t) => ({ ...t, max_suborganizations: t.suborganizations, custom_templates_allowed: true, nhi_external_connections_allowed: false }));
 
 export interface KycConfig {
   mobile_redirect_base_url?: string;
@@ -116,16 +116,17 @@ export function registerQuotaRoutes(app: FastifyInstance, ctx: Ctx): void {
     await admin(req);
     return { result: PRICING_TIERS };
   });
-  app.get('/organizations/quota/current-tier', async (req) => {
-    let org = await admin(req);
+  /** The tier of the root of the organization's hierarchy. */
+  const tierOf = async (org: Org) => {
     for (let parent = org.parent_id; parent; ) {
       const up = await loadOrg(ctx, parent);
       if (!up) break;
       org = up;
       parent = up.parent_id;
     }
-    return { result: PRICING_TIERS.find((t) => t.name === org.settings.pricing_tier) ?? PRICING_TIERS[0]! };
-  });
+    return PRICING_TIERS.find((t) => t.name === org.settings.pricing_tier) ?? PRICING_TIERS[0]!;
+  };
+  app.get('/organizations/quota/current-tier', async (req) => ({ result: await tierOf(await admin(req)) }));
   app.get('/organizations/quota/usage', async (req) => {
     const org = await admin(req);
     const now = new Date();
@@ -142,7 +143,19 @@ export function registerQuotaRoutes(app: FastifyInstance, ctx: Ctx): void {
       organizations.push({ id, monthly_active_persons: Number(active?.n ?? 0), persons: Number(persons?.n ?? 0) });
     }
     const total = organizations.reduce((sum, o) => sum + o.monthly_active_persons, 0);
-    return { result: { period_start: start.toISOString(), period_end: end.toISOString(), organizations, total_monthly_active_persons: total } };
+    const groups = await ctx.db.selectFrom('groups').select((eb) => eb.fn.countAll<number>().as('n')).where('org_id', 'in', ids).executeTakeFirst();
+    return {
+      result: {
+        period_start: start.toISOString(),
+        period_end: end.toISOString(),
+        organizations,
+        total_monthly_active_persons: total,
+        num_persons: organizations.reduce((sum, o) => sum + o.persons, 0),
+        num_groups: Number(groups?.n ?? 0),
+        num_suborganizations: ids.length - 1,
+        pricing_tier_details: await tierOf(org),
+      },
+    };
   });
 }
 

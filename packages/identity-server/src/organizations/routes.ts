@@ -203,13 +203,13 @@ export function registerOrganizationSettingsRoutes(app: FastifyInstance, ctx: Ct
     return { result: { api_key: apiKey, created_at: nowIso() } };
   });
   app.get('/organizations/attribute-buckets', async (req) => {
-    await admin(req);
+    const org = await admin(req);
     return {
-      result: BUCKETS.map((name) => ({
-        name,
-        end_user_access: name.endsWith('read_write') ? 'read_write' : name.endsWith('read_only') ? 'read_only' : 'no_access',
-        shared_with_person_pool: name.startsWith('person_pool-'),
-      })),
+      result: BUCKETS.map((name) => {
+        const access = name.endsWith('read_write') ? 'read_write' : name.endsWith('read_only') ? 'read_only' : 'no_access';
+        const pooled = name.startsWith('person_pool-');
+        return { name, end_user_permissions: access, sharing_scope: pooled ? 'person_pool' : 'organization', owner_organization_id: org.id, end_user_access: access, shared_with_person_pool: pooled };
+      }),
     };
   });
 
