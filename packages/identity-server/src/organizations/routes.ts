@@ -160,7 +160,7 @@ export function registerOrganizationTreeRoutes(app: FastifyInstance, ctx: Ctx): 
   );
 }
 
-/** Allowed domains, token template, API key, attribute buckets, sign-in configuration. */
+/** Allowed domains, token template, API key, attribute buckets. */
 export function registerOrganizationSettingsRoutes(app: FastifyInstance, ctx: Ctx): void {
   const admin = (req: FastifyRequest) => requireApiKey(ctx, req);
   // Allowed domains: redirect targets, passkey origins and CORS for this organization.
@@ -213,6 +213,11 @@ export function registerOrganizationSettingsRoutes(app: FastifyInstance, ctx: Ct
     };
   });
 
+}
+
+/** The sign-in configuration: `GET` and `PATCH /organizations/config`. */
+export function registerOrganizationConfigRoutes(app: FastifyInstance, ctx: Ctx): void {
+  const admin = (req: FastifyRequest) => requireApiKey(ctx, req);
   app.get('/organizations/config', async (req) => ({ result: configOut(ctx, (await admin(req)).settings) }));
   app.patch<Wire<'/organizations/config', 'patch'>>(
     '/organizations/config',
