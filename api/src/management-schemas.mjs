@@ -381,6 +381,7 @@ export const managementSchemas = {
   SsoOidcTokenRevokeLegacy: closed({
     token: str({ minLength: 1, maxLength: 8192 }),
     client_id: str({ minLength: 1, maxLength: 256 }),
+    token_type: str({ enum: ['access_token', 'refresh_token'], description: 'Which token `token` is; when absent, either.' }),
   }, ['token', 'client_id']),
 
   // ---------- webhooks ----------

@@ -139,7 +139,8 @@ only here. An unknown person answers 404.`,
 Revokes the stored tokens that the given access or refresh token belongs to, at the provider (RFC 7009, when it has a
 revocation endpoint) and here. A value that is not a live stored token of that client answers 404. Deprecated: use
 \`/sso/oidc/tokens/revoke/v2\`, which revokes by person and client without handling token values.`,
-    body: { schema: ref('SsoOidcTokenRevokeLegacy'), example: { token: 'ya29.a0AfB_example', client_id: '1234567890-abc.apps.example.com' } },
+    params: ['SdkVersion'],
+    body: { schema: ref('SsoOidcTokenRevokeLegacy'), example: { token: 'ya29.a0AfB_example', client_id: '1234567890-abc.apps.example.com', token_type: 'access_token' } },
     ok: { status: 204, description: 'Revoked.' },
     errors: ['NotFound', 'ProviderUnavailable'],
   },

@@ -3896,6 +3896,11 @@ export interface components {
         SsoOidcTokenRevokeLegacy: {
             token: string;
             client_id: string;
+            /**
+             * @description Which token `token` is; when absent, either.
+             * @enum {string}
+             */
+            token_type?: "access_token" | "refresh_token";
         };
         Webhook: {
             id: components["schemas"]["ResourceId"];
@@ -12677,6 +12682,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Version of the calling SDK, e.g. 3.29.3. */
+                "Keyway-SdkVersion"?: components["parameters"]["SdkVersion"];
                 /** @description Wait until the change is visible in the local region or in all regions before answering. */
                 "Keyway-Required-Consistency"?: components["parameters"]["RequiredConsistency"];
                 /** @description Seconds to wait for the requested consistency; 408 when it is not reached in time. */
@@ -12690,7 +12697,8 @@ export interface operations {
                 /**
                  * @example {
                  *       "token": "ya29.a0AfB_example",
-                 *       "client_id": "1234567890-abc.apps.example.com"
+                 *       "client_id": "1234567890-abc.apps.example.com",
+                 *       "token_type": "access_token"
                  *     }
                  */
                 "application/json": components["schemas"]["SsoOidcTokenRevokeLegacy"];

@@ -127,7 +127,10 @@ describe.each(BACKENDS)('tokens obtained through SSO with OIDC (%s)', (backend) 
     const wrongClient = await call('POST', '/sso/oidc/tokens/revoke', { token: entry.refresh_token, client_id: plain.client_id }, KEY);
     expect(wrongClient.status).toBe(404);
     expect(wrongClient.body.errors[0].message).toBe(`no live token of OIDC client "${plain.client_id}" has this value`);
-    const res = await call('POST', '/sso/oidc/tokens/revoke', { token: entry.refresh_token, client_id: idp.client_id }, KEY);
+    // token_type (the public reference's field) says which token the value is: a refresh token is not an access token.
+    const wrongType = await call('POST', '/sso/oidc/tokens/revoke', { token: entry.refresh_token, client_id: idp.client_id, token_type: 'access_token' }, KEY);
+    expect(wrongType.status).toBe(404);
+    const res = await call('POST', '/sso/oidc/tokens/revoke', { token: entry.refresh_token, client_id: idp.client_id, token_type: 'refresh_token' }, KEY);
     expect(res.status).toBe(204);
     expect(await idp.accessTokenWorks(entry.access_token)).toBe(false);
     expect((await call('POST', '/sso/oidc/tokens/query', { person_id: personId }, KEY)).body.result).toEqual([]);

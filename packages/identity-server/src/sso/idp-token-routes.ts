@@ -103,7 +103,10 @@ export function registerSsoTokenRoutes(app: FastifyInstance, ctx: Ctx): void {
       .selectAll()
       .where('org_id', '=', org.id)
       .where('client_id', '=', req.body.client_id)
-      .where((eb) => eb.or([eb('access_token_sha256', '=', digest), eb('refresh_token_sha256', '=', digest)]))
+      .where((eb) =>
+        req.body.token_type === 'access_token' ? eb('access_token_sha256', '=', digest)
+        : req.body.token_type === 'refresh_token' ? eb('refresh_token_sha256', '=', digest)
+        : eb.or([eb('access_token_sha256', '=', digest), eb('refresh_token_sha256', '=', digest)]))
       .executeTakeFirst();
     if (!row) throw notFound(`no live token of OIDC client "${req.body.client_id}" has this value`);
     await revokeRow(ctx, org, row);
