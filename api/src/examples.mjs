@@ -32,6 +32,9 @@ export const ORGANIZATION = {
   parent_id: null,
   org_name: 'Acme Docs',
   tenant_name: 'acme',
+  persons_pool_org_ids: [],
+  group_pool_org_ids: [ORG_ID],
+  inherits_rbac_pools: false,
   managed_organizations: [{ id: SUBORG_ID, parent_id: ORG_ID, org_name: 'Acme Docs EU', tenant_name: 'acme' }],
 };
 

@@ -161,7 +161,8 @@ only here. An unknown person answers 404.`,
 Revokes the stored tokens that the given access or refresh token belongs to, at the provider (RFC 7009, when it has a
 revocation endpoint) and here. A value that is not a live stored token of that client answers 404. Deprecated: use
 \`/sso/oidc/tokens/revoke/v2\`, which revokes by person and client without handling token values.`,
-    body: { schema: ref('SsoOidcTokenRevokeLegacy'), example: { token: 'ya29.a0AfB_example', client_id: '1234567890-abc.apps.example.com' } },
+    params: ['SdkVersion'],
+    body: { schema: ref('SsoOidcTokenRevokeLegacy'), example: { token: 'ya29.a0AfB_example', client_id: '1234567890-abc.apps.example.com', token_type: 'access_token' } },
     ok: { status: 204, description: 'Revoked.' },
     errors: ['NotFound', 'ProviderUnavailable'],
   },
@@ -171,11 +172,10 @@ revocation endpoint) and here. A value that is not a live stored token of that c
     description: `
 Revokes the tokens a person obtained through one OIDC client: the refresh token and then the access token are revoked
 at the provider (RFC 7009) when it publishes a revocation endpoint, then their values are forgotten and the entry is
-marked revoked. \`revoked\` counts the entries revoked (0 when none was live); \`revoked_at_provider\` tells whether the
-provider was called. When the provider cannot be reached or refuses, nothing changes and the answer is 502. An unknown
+marked revoked (nothing live is not an error). When the provider cannot be reached or refuses, nothing changes and the answer is 502. An unknown
 person, or a client that is neither configured nor has stored tokens, answers 404.`,
     body: { schema: ref('SsoOidcTokenRevoke'), example: { person_id: PERSON_ID, client_id: '1234567890-abc.apps.example.com' } },
-    ok: { schema: open({ revoked: { type: 'integer', minimum: 0 }, revoked_at_provider: { type: 'boolean' } }, ['revoked', 'revoked_at_provider']), example: { revoked: 1, revoked_at_provider: true } },
+    ok: { status: 204, description: 'Revoked (or nothing was live).' },
     errors: ['NotFound', 'ProviderUnavailable'],
   },
 ];

@@ -2,6 +2,7 @@
 // Attribute operations for a person (management) and for the organization itself. Both stores have the same
 // shape: buckets of named JSON values, read and written several buckets at once or one bucket at a time.
 import { ref } from './lib.mjs';
+import { ORG_ID } from './examples.mjs';
 
 const MULTI_EXAMPLE = { end_user_read_write: { theme: 'dark' }, end_user_no_access: { risk_score: 12 } };
 const SINGLE_EXAMPLE = { risk_score: 12, reviewed: true };
@@ -26,9 +27,7 @@ function attributeOperations({ base, owner, tags, params, idPrefix, notes }) {
     body: multi
       ? { schema: ref('AttributesByBucket'), example: MULTI_EXAMPLE }
       : { schema: ref('Attributes'), example: SINGLE_EXAMPLE },
-    ok: multi
-      ? { schema: ref('AttributesByBucket'), example: MULTI_EXAMPLE, description: 'The stored attributes of the written buckets.' }
-      : { schema: ref('Attributes'), example: SINGLE_EXAMPLE, description: 'The stored attributes of the bucket.' },
+    ok: { status: 204, description: 'Stored; read them back with the GET of the same path.' },
   });
   return [
     write('patch', true),
@@ -76,12 +75,12 @@ end-user access.`,
     ok: {
       schema: { type: 'array', items: ref('AttributeBucket') },
       example: [
-        { name: 'end_user_read_write', end_user_access: 'read_write', shared_with_person_pool: false },
-        { name: 'end_user_read_only', end_user_access: 'read_only', shared_with_person_pool: false },
-        { name: 'end_user_no_access', end_user_access: 'no_access', shared_with_person_pool: false },
-        { name: 'person_pool-end_user_read_write', end_user_access: 'read_write', shared_with_person_pool: true },
-        { name: 'person_pool-end_user_read_only', end_user_access: 'read_only', shared_with_person_pool: true },
-        { name: 'person_pool-end_user_no_access', end_user_access: 'no_access', shared_with_person_pool: true },
+        { name: 'end_user_read_write', end_user_permissions: 'read_write', sharing_scope: 'organization', owner_organization_id: ORG_ID, end_user_access: 'read_write', shared_with_person_pool: false },
+        { name: 'end_user_read_only', end_user_permissions: 'read_only', sharing_scope: 'organization', owner_organization_id: ORG_ID, end_user_access: 'read_only', shared_with_person_pool: false },
+        { name: 'end_user_no_access', end_user_permissions: 'no_access', sharing_scope: 'organization', owner_organization_id: ORG_ID, end_user_access: 'no_access', shared_with_person_pool: false },
+        { name: 'person_pool-end_user_read_write', end_user_permissions: 'read_write', sharing_scope: 'person_pool', owner_organization_id: ORG_ID, end_user_access: 'read_write', shared_with_person_pool: true },
+        { name: 'person_pool-end_user_read_only', end_user_permissions: 'read_only', sharing_scope: 'person_pool', owner_organization_id: ORG_ID, end_user_access: 'read_only', shared_with_person_pool: true },
+        { name: 'person_pool-end_user_no_access', end_user_permissions: 'no_access', sharing_scope: 'person_pool', owner_organization_id: ORG_ID, end_user_access: 'no_access', shared_with_person_pool: true },
       ],
     },
   },

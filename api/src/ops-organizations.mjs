@@ -7,13 +7,20 @@ import { ORGANIZATION, ORG_ID, SUBORG_ID, CREATED_AT, PASSWORD_RULES } from './e
 
 const mgmt = { security: /** @type {const} */ ('management') };
 const CONFIG = {
+  deny_self_registration: false, new_person_handle_patterns: ['@example\\.com$'], token_duration: 3600,
+  allowed_factor_methods: ['otp_via_email', 'email_link', 'webauthn', 'password', 'totp'], requires_manual_approval: false,
+  authn_link_allowed_redirect_uris: ['https://app.example.com/auth'], authn_redirect_page_ui_config: { title: 'Acme', background_color: '#0b1f3a' },
+  sudo_mode_duration: 0, canonical_identity_ai_matching_enabled: false, from_email: 'no-reply@example.com', from_phone_number_sms: '',
   allow_self_registration: true, handle_patterns: ['@example\\.com$'], token_duration_seconds: 3600,
   allowed_factors: ['otp_via_email', 'email_link', 'webauthn', 'password', 'totp'], require_approval_for_new_persons: false,
   password_validation_rules: PASSWORD_RULES, groups_claim_name: 'groups',
 };
-const TIER = { name: 'growth', monthly_active_persons: 10000, suborganizations: 10, api_calls_per_minute: 6000, price_per_month_usd: 240 };
-const TEMPLATE = { name: 'otp_via_email', subject: 'Your Acme sign-in code', html_body: '<p>Your code is <b>{{ code }}</b>.</p>', text_body: 'Your code is {{ code }}.', updated_at: CREATED_AT };
-const EXT_CRED = { id: 'xc_01JD8ZD1', label: 'Transactional SMTP', type: 'smtp', public_fields: { host: 'smtp.example.com', port: 587, from: 'no-reply@example.com' }, created_at: CREATED_AT };
+const TIER = { name: 'growth', monthly_active_persons: 10000, suborganizations: 10, api_calls_per_minute: 6000, price_per_month_usd: 240, max_suborganizations: 10, custom_templates_allowed: true, nhi_external_connections_allowed: false };
+const TEMPLATE = { name: 'email_otp_message', subject: 'Your Acme sign-in code', body: '<p>Your code is <b>{{ code }}</b>.</p>', text_body: 'Your code is {{ code }}.', sender_name: 'Acme', customized: true, updated_at: CREATED_AT };
+const EXT_CRED = {
+  external_cred_id: 'xc_01JD8ZD1', organization_id: ORG_ID, extcred_label: 'Transactional SMTP', extcred_provider: 'generic', extcred_type: 'user_pass',
+  id: 'xc_01JD8ZD1', label: 'Transactional SMTP', type: 'smtp', public_fields: { host: 'smtp.example.com', port: 587, from: 'no-reply@example.com' }, secret_field_names: ['password', 'username'], created_at: CREATED_AT,
+};
 // Metadata of an identity provider as it publishes it (a self-signed P-256 signing certificate): registering from inline
 // XML runs as printed, where a metadata URL would have to be fetched.
 const IDP_METADATA_XML = [
@@ -31,9 +38,11 @@ const SAML = {
   sp_entity_id: 'https://api.keyway.dev/sso/saml/metadata', sp_acs_url: 'https://api.keyway.dev/sso/saml/acs', attribute_mapping: { mail: 'email' }, created_at: CREATED_AT,
 };
 const OIDC = { client_id: '1234567890-abc.apps.example.com', label: 'Google', provider: 'google', scopes: ['openid', 'email'], created_at: CREATED_AT };
-const WEBHOOK = { id: 'wh_01JD8ZF2', name: 'Audit sink', description: 'Sends sign-in events to the audit service', target_url: 'https://audit.example.com/keyway', custom_headers: { 'X-Team': ['identity'] }, timeout: 10, created_at: CREATED_AT };
+const WEBHOOK = { id: 'wh_01JD8ZF2', name: 'Audit sink', description: 'Sends sign-in events to the audit service', target_url: 'https://audit.example.com/keyway', custom_headers: { 'X-Team': ['identity'] }, timeout: '10s', created_at: CREATED_AT };
 const TRIGGER = { trigger_type: 'event', trigger_name: 'AuthenticationSucceeded_v1' };
 const domains = { domains: ['docs.example.com', 'app.example.com'] };
+/** The public reference answers a change of these configuration objects with 204 and no body (read back with the GET). */
+const patchAnswersNoContent = (/** @type {import('./operation.mjs').OpSpec} */ op) => (op.method === 'patch' ? { ...op, ok: { status: 204, description: 'Changed; the GET of the same path reads it back.' } } : op);
 
 /** @type {import('./operation.mjs').OpSpec[]} */
 export const organizationOperations = [
@@ -42,7 +51,7 @@ export const organizationOperations = [
     ...mgmt, method: 'get', path: '/organizations', id: 'getOrganization', tags: ['organizations'],
     summary: 'Get information about an organization',
     description: 'Returns the organization of `Keyway-OrgID` with its parent and the suborganizations it manages.',
-    ok: { schema: ref('Organization'), example: ORGANIZATION },
+    ok: { schema: ref('OrganizationWithPools'), example: ORGANIZATION },
   },
   {
     ...mgmt, method: 'delete', path: '/organizations', id: 'deleteOrganization', tags: ['organizations'],
@@ -62,19 +71,21 @@ minutes of the server's clock.`,
   {
     ...mgmt, method: 'get', path: '/organizations/suborganizations', id: 'listSuborganizations', tags: ['organizations'],
     summary: 'List suborganizations',
-    description: 'Lists the organizations directly below this one in the hierarchy. `filter` selects by name: `org_name eq "Acme"`, `tenant_name sw "ac"` (operators eq, ne, co, sw, pr, and, or; case-insensitive).',
+    description: 'Lists the ids of the organizations directly below this one in the hierarchy (`GET /organizations` lists them with their names). `filter` selects by name: `org_name eq "Acme"`, `tenant_name sw "ac"` (operators eq, ne, co, sw, pr, and, or; case-insensitive).',
     params: ['OrgFilter'],
-    ok: { schema: arrayOf(ref('Organization')), example: ORGANIZATION.managed_organizations },
+    ok: { schema: arrayOf(ref('OrganizationId')), example: ORGANIZATION.managed_organizations.map((o) => o.id) },
   },
   {
     ...mgmt, method: 'post', path: '/organizations/suborganizations', id: 'createSuborganization', tags: ['organizations', 'rbac'],
     summary: 'Create a suborganization',
     description: `
-Creates an organization below this one, for a tenant of a multi-tenant product. It can share the parent's person
-pool (the same people sign in to both), its group pool, and inherit its roles and permissions. The answer includes
-the new organization's API key, shown only once.`,
-    body: { schema: ref('SuborganizationCreate'), example: { org_name: 'Acme Docs EU', tenant_name: 'acme', share_person_pool: true, inherits_rbac_pools: true } },
-    ok: { status: 201, schema: ref('SuborganizationCreated'), example: { id: SUBORG_ID, parent_id: ORG_ID, org_name: 'Acme Docs EU', tenant_name: 'acme', api_key: 'kw_live_2f9c7a1e5b3d4f60a8e1c2b3d4e5f6a7b8c9d0e1' } },
+Creates an organization below this one, for a tenant of a multi-tenant product. With \`persons_org_id\` (this
+organization, or one of its own person pool) it shares that person pool: the same people sign in to both. With
+\`inherit_rbac_pools\` the parent's roles and permissions apply. Each handle of \`admins\` becomes an active person of
+the new organization in its group \`admins\`. Group pools are not shared: \`groups_org_id\` answers 400. The answer
+includes the new organization's API key, shown only once.`,
+    body: { schema: ref('SuborganizationCreate'), example: { sub_org_name: 'Acme Docs EU', tenant_name: 'acme', admins: [{ type: 'email_address', value: 'it@acme.example' }], inherit_rbac_pools: true } },
+    ok: { status: 200, schema: ref('SuborganizationCreated'), example: { id: SUBORG_ID, parent_id: ORG_ID, org_name: 'Acme Docs EU', tenant_name: 'acme', api_key: 'kw_live_2f9c7a1e5b3d4f60a8e1c2b3d4e5f6a7b8c9d0e1' } },
   },
   {
     ...mgmt, method: 'put', path: '/organizations/api-keys', id: 'rotateApiKey', tags: ['organizations'],
@@ -92,12 +103,18 @@ the new organization's API key, shown only once.`,
     ...mgmt, method: 'patch', path: '/organizations/config', id: 'patchOrganizationConfig', tags: ['organizations'],
     summary: 'Update organization config',
     description: `
-Changes the given settings only. Turning \`allow_self_registration\` off makes ID requests for unknown handles answer
-403 'self-registration not allowed for this organization'; handles outside \`handle_patterns\` answer 403 'person
-cannot be registered'; with \`require_approval_for_new_persons\` new persons answer 403 'person is not active' until
-activated. Patterns must be valid regular expressions (400 otherwise).`,
-    body: { schema: ref('OrganizationConfigPatch'), example: { allow_self_registration: false } },
-    ok: { schema: ref('OrganizationConfig'), example: { ...CONFIG, allow_self_registration: false } },
+Changes the given settings only. With \`deny_self_registration\` ID requests for unknown handles answer 403
+'self-registration not allowed for this organization'; handles outside \`new_person_handle_patterns\` answer 403 'person
+cannot be registered'; with \`requires_manual_approval\` new persons answer 403 'person is not active' until activated.
+\`token_duration\` is the lifetime of user tokens in seconds; \`allowed_factor_methods\` limits the factors \`/id\` accepts
+(every factor when empty). A sign-in link may return to a URI of \`authn_link_allowed_redirect_uris\` or below its path,
+besides the allowed domains. \`authn_redirect_page_ui_config\` is sent as a \`ui_customization\` challenge before the
+challenge of every link or code sign-in. \`sudo_mode_duration\` and \`canonical_identity_ai_matching_enabled\` are stored
+and served with no effect yet. The former names (\`allow_self_registration\`, \`handle_patterns\`,
+\`token_duration_seconds\`, \`allowed_factors\`, \`require_approval_for_new_persons\`) are still accepted; given with
+the new name, they must agree (400 otherwise). Patterns must be valid regular expressions (400 otherwise).`,
+    body: { schema: ref('OrganizationConfigPatch'), example: { deny_self_registration: true, token_duration: 7200 } },
+    ok: { status: 204, description: 'Changed; `GET /organizations/config` reads the settings back.' },
   },
   {
     ...mgmt, method: 'get', path: '/organizations/quota/current-tier', id: 'getCurrentPricingTier', tags: ['organizations'],
@@ -109,7 +126,7 @@ activated. Patterns must be valid regular expressions (400 otherwise).`,
     ...mgmt, method: 'get', path: '/organizations/quota/all-tiers', id: 'listPricingTiers', tags: ['organizations'],
     summary: 'Get details on all pricing tiers',
     description: 'Every pricing tier with its limits (active persons, suborganizations, API rate) and price, to compare before upgrading.',
-    ok: { schema: arrayOf(ref('PricingTier')), example: [{ name: 'free', monthly_active_persons: 1000, suborganizations: 0, api_calls_per_minute: 600, price_per_month_usd: 0 }, TIER] },
+    ok: { schema: arrayOf(ref('PricingTier')), example: [{ name: 'free', monthly_active_persons: 1000, suborganizations: 0, api_calls_per_minute: 600, price_per_month_usd: 0, max_suborganizations: 0, custom_templates_allowed: true, nhi_external_connections_allowed: false }, TIER] },
   },
   {
     ...mgmt, method: 'get', path: '/organizations/quota/usage', id: 'getQuotaUsage', tags: ['organizations'],
@@ -117,7 +134,7 @@ activated. Patterns must be valid regular expressions (400 otherwise).`,
     description: 'Monthly active persons and person counts of the current billing period, per organization of the hierarchy and in total.',
     ok: {
       schema: ref('QuotaUsage'),
-      example: { period_start: '2026-03-01T00:00:00Z', period_end: '2026-04-01T00:00:00Z', organizations: [{ id: ORG_ID, monthly_active_persons: 412, persons: 1290 }, { id: SUBORG_ID, monthly_active_persons: 37, persons: 88 }], total_monthly_active_persons: 449 },
+      example: { period_start: '2026-03-01T00:00:00Z', period_end: '2026-04-01T00:00:00Z', organizations: [{ id: ORG_ID, monthly_active_persons: 412, persons: 1290 }, { id: SUBORG_ID, monthly_active_persons: 37, persons: 88 }], total_monthly_active_persons: 449, num_persons: 1378, num_groups: 12, num_suborganizations: 1, pricing_tier_details: TIER },
     },
   },
   // ---------- allowed domains ----------
@@ -125,63 +142,68 @@ activated. Patterns must be valid regular expressions (400 otherwise).`,
     ...mgmt, method: 'get', path: '/organizations/config/domains', id: 'listAllowedDomains', tags: ['organization-allowed-domains'],
     summary: 'List the allowed domains',
     description: 'Domains accepted as redirect targets of links and SSO, and as passkey scopes, for this organization.',
-    ok: { schema: open({ domains: arrayOf(str()) }, ['domains']), example: domains },
+    ok: { schema: arrayOf(str()), example: domains.domains },
   },
   {
     ...mgmt, method: 'post', path: '/organizations/config/domains', id: 'addAllowedDomains', tags: ['organization-allowed-domains'],
     summary: 'Add allowed domains',
-    description: 'Adds domains (lower-case DNS names, no scheme or path). Subdomains must be listed separately. With `overwrite=true` the given domains replace the list. Returns the full list.',
+    description: 'Adds domains (lower-case DNS names, no scheme or path). Subdomains must be listed separately. With `overwrite=true` the given domains replace the list.',
     params: [{ name: 'overwrite', in: 'query', required: false, description: 'Replace the whole list by the given domains instead of adding them.', schema: { type: 'boolean' } }],
-    body: { schema: ref('DomainList'), example: { domains: ['app.example.com'] } },
-    ok: { schema: open({ domains: arrayOf(str()) }, ['domains']), example: domains },
+    body: { schema: ref('DomainAdd'), required: false, example: { domains: ['app.example.com'] } },
+    ok: { status: 204, description: 'Added; `GET /organizations/config/domains` lists them.' },
   },
   {
     ...mgmt, method: 'delete', path: '/organizations/config/domains', id: 'removeAllowedDomains', tags: ['organization-allowed-domains'],
     summary: 'Remove allowed domains',
-    description: 'Removes domains: one with `domain`, several in the body, or every one with `deleteAll=true` (one of the three is required). Links and SSO flows already started for them fail on return. Returns the remaining list.',
+    description: 'Removes domains: one with `domain`, several in the body, or every one with `deleteAll=true` (one of the three is required). Links and SSO flows already started for them fail on return.',
     params: [
       { name: 'domain', in: 'query', required: false, description: 'A domain to remove.', schema: str({ maxLength: 253 }) },
       { name: 'deleteAll', in: 'query', required: false, description: 'Remove every allowed domain.', schema: { type: 'boolean' } },
     ],
     body: { schema: ref('DomainList'), required: false, example: { domains: ['app.example.com'] } },
-    ok: { schema: open({ domains: arrayOf(str()) }, ['domains']), example: { domains: ['docs.example.com'] } },
+    ok: { status: 204, description: 'Removed.' },
   },
   // ---------- e-mail templates ----------
   {
     ...mgmt, method: 'get', path: '/organizations/config/templates', id: 'listEmailTemplates', tags: ['organization-email-templates'],
     summary: 'List available templates',
-    description: 'Lists the e-mail templates (sign-in link, one-time code, password reset, welcome) with their current content.',
-    ok: { schema: arrayOf(ref('EmailTemplate')), example: [TEMPLATE] },
+    description: 'Names of the message templates the organization can replace: e-mails (`email_*`) and SMS (`text_*`) for the sign-in link, the one-time code, the password reset link and the notice of a changed password. Read one with the GET of its name.',
+    ok: { schema: arrayOf(ref('EmailTemplateName')), example: ['email_authn_challenge', 'email_otp_message', 'email_password_change_notify', 'email_password_reset', 'text_authn_challenge', 'text_otp_message', 'text_password_change_notify', 'text_password_reset'] },
   },
   {
     ...mgmt, method: 'get', path: '/organizations/config/templates/{template_name}', id: 'getEmailTemplate', tags: ['organization-email-templates'], params: ['TemplateNamePath'],
     summary: 'Get the named template',
-    description: 'Returns one template. Placeholders such as `{{ code }}` and `{{ link }}` are filled when the e-mail is sent.',
+    description: 'Returns one template: the organization\'s replacement (`customized`) or the built-in text. Placeholders `{{ code }}`, `{{ link }}`, `{{ org_name }}` and `{{ minutes }}` are filled when the message is sent (HTML-escaped in an e-mail body).',
     ok: { schema: ref('EmailTemplate'), example: TEMPLATE },
   },
   {
     ...mgmt, method: 'put', path: '/organizations/config/templates/{template_name}', id: 'setEmailTemplate', tags: ['organization-email-templates'], params: ['TemplateNamePath'],
     summary: 'Modify the named template',
-    description: 'Replaces the subject and bodies of a template. The template must keep its required placeholder (`{{ code }}` or `{{ link }}`), else 400.',
-    body: { schema: ref('EmailTemplateUpdate'), example: { subject: 'Your Acme sign-in code', html_body: '<p>Your code is <b>{{ code }}</b>.</p>' } },
-    ok: { schema: ref('EmailTemplate'), example: TEMPLATE },
+    description: `
+Changes the fields given (\`subject\`, \`body\`, \`text_body\`, \`sender_name\`); the others keep their current value. A new
+\`body\` without \`text_body\` drops the former plain-text alternative (it is then derived from the HTML). The code and
+link templates must keep their placeholder (\`{{ code }}\` or \`{{ link }}\`), else 400. Sign-in codes and links and
+organization-initiated password resets use the replacement, by e-mail and by SMS; account recovery messages keep the
+built-in text, and no password-change notice is sent yet.`,
+    body: { schema: ref('EmailTemplateUpdate'), required: false, example: { subject: 'Your Acme sign-in code', body: '<p>Your code is <b>{{ code }}</b>.</p>', sender_name: 'Acme' } },
+    ok: { status: 204, description: 'Stored; the GET of the same path reads it back.' },
   },
   // ---------- external credentials ----------
   ...crudOperations({
     base: '/organizations/config/external-credentials', param: 'CredIdPath', paramName: 'cred_id', tags: ['organization-external-credentials'],
     id: 'ExternalCredential', noun: 'external credential', schema: 'ExternalCredential', createSchema: 'ExternalCredentialCreate', patchSchema: 'ExternalCredentialPatch',
     example: EXT_CRED,
-    createExample: { label: 'Transactional SMTP', type: 'smtp', public_fields: { host: 'smtp.example.com', port: 587, from: 'no-reply@example.com' }, secret_fields: { password: 's3cr3t-app-password' } },
-    patchExample: { label: 'Primary SMTP' },
+    createExample: { extcred_provider: 'generic', extcred_type: 'user_pass', extcred_label: 'Transactional SMTP', json_blob: { username: 'mailer', password: 's3cr3t-app-password' } },
+    patchExample: { extcred_label: 'Primary SMTP' },
     summaries: { list: 'List available external credentials', create: 'Create new external credentials', get: 'Get the specified credential', patch: 'Modify the selected credential', delete: 'Remove an external credential by id' },
     text: {
       list: 'Lists the credentials of outside services (SMTP server, SMS gateway, identity providers) the organization configured. Secret fields are never returned.',
-      create: 'Stores credentials of an outside service. `secret_fields` are encrypted at rest and never returned; `public_fields` are shown back.',
+      create: 'Stores the credential of an outside service: `extcred_provider` and `extcred_type` say what it is, `json_blob` holds the secret (encrypted at rest, never returned: only its top-level names are, in `secret_field_names`). The former form (`label`, `type`, `public_fields`, `secret_fields`) is still accepted. Answers the id of the new credential in a list.',
       get: 'Returns one external credential with its public fields; secret fields are write-only and never returned.',
-      patch: 'Changes the label or fields of an external credential; secret fields given replace the stored ones.',
+      patch: 'Changes the label (`extcred_label`) or the secret: `json_blob` replaces it, the former `secret_fields` merge into it.',
       delete: 'Removes an external credential; features using it fall back to Keyway defaults.',
     },
-  }).map((op) => op.method === 'delete'
+  }).map(patchAnswersNoContent).map((op) => op.method === 'post' ? { ...op, ok: { status: 201, schema: arrayOf(ref('ResourceId')), example: [EXT_CRED.id] } } : op).map((op) => op.method === 'delete'
     ? {
       ...op,
       path: '/organizations/config/external-credentials',
@@ -206,7 +228,7 @@ activated. Patterns must be valid regular expressions (400 otherwise).`,
     summary: 'Update KYC organization config',
     description: 'Changes the given KYC settings only. Country codes are ISO 3166-1 alpha-2.',
     body: { schema: ref('KycConfigPatch'), example: { required_for_registration: true } },
-    ok: { schema: ref('KycConfig'), example: { enabled: true, provider: 'document_check', required_for_registration: true, allowed_document_countries: ['GB', 'DE', 'FR'] } },
+    ok: { status: 204, description: 'Changed; `GET /organizations/config/kyc` reads the settings back.' },
   },
   // ---------- SSO providers ----------
   ...crudOperations({
@@ -223,7 +245,7 @@ activated. Patterns must be valid regular expressions (400 otherwise).`,
       patch: 'Changes the label, metadata or attribute mapping of a SAML provider; new metadata is fetched and checked before it is stored.',
       delete: 'Removes a SAML provider; SAML sign-ins through it stop at once and persons who only used it must recover another factor.',
     },
-  }),
+  }).map(patchAnswersNoContent),
   ...crudOperations({
     base: '/organizations/sso/oidc/provider-credentials', param: 'OAuthClientIdPath', paramName: 'oauth_client_id', tags: ['organization-sso-config'],
     id: 'OidcProviderCredentials', noun: 'OIDC provider credentials', schema: 'OidcProviderCredentials', createSchema: 'OidcProviderCredentialsCreate', patchSchema: 'OidcProviderCredentialsPatch',
@@ -238,8 +260,10 @@ activated. Patterns must be valid regular expressions (400 otherwise).`,
       patch: 'Changes the label, scopes or secret of an OIDC provider configuration.',
       delete: 'Removes an OIDC provider configuration; sign-ins through it stop at once.',
     },
-  }).map((op) => op.method === 'get' && !op.path.includes('{')
-    ? { ...op, params: [{ name: 'oauth_provider', in: 'query', required: false, description: 'Only the configurations of this provider (`azuread` is a name of `azure`).', schema: str({ enum: ['google', 'apple', 'azure', 'azuread', 'facebook', 'github', 'gitlab', 'line', 'bitbucket', 'okta', 'keycloak', 'generic'] }) }] }
+  }).map((op) => op.method === 'delete'
+    ? { ...op, ok: { status: 200, schema: ref('OidcProviderCredentials'), example: OIDC, description: 'Deleted; the configuration as it was.' } }
+    : op.method === 'get' && !op.path.includes('{')
+    ? { ...op, params: [{ name: 'oauth_provider', in: 'query', required: false, description: 'Only the configurations of this provider (`azure` is a former name of `azuread`).', schema: str({ enum: ['google', 'apple', 'azure', 'azuread', 'facebook', 'github', 'gitlab', 'line', 'bitbucket', 'okta', 'keycloak', 'generic'] }) }] }
     : op),
   // ---------- token template ----------
   {
@@ -256,15 +280,15 @@ Replaces the token template. It must render to a JSON object; it may add the per
 claims and cannot override reserved claims (person_id, oid, authenticated_methods, exp …): violations answer 400
 naming the claim. Applies to tokens issued from then on.`,
     body: { schema: ref('TokenTemplate'), example: { content: '{"roles": "{{ person.roles }}", "plan": "{{ person.attributes.end_user_read_only.plan }}"}' } },
-    ok: { schema: ref('TokenTemplate'), example: { content: '{"roles": "{{ person.roles }}", "plan": "{{ person.attributes.end_user_read_only.plan }}"}' } },
+    ok: { status: 204, description: 'Stored.' },
   },
   // ---------- webhooks ----------
   ...crudOperations({
     base: '/organizations/webhooks', param: 'WebhookIdPath', paramName: 'webhook_id', tags: ['organization-webhooks'],
     id: 'Webhook', noun: 'webhook', schema: 'Webhook', createSchema: 'WebhookCreate', patchSchema: 'WebhookPatch',
     example: WEBHOOK,
-    createExample: { name: 'Audit sink', description: 'Sends sign-in events to the audit service', target_url: 'https://audit.example.com/keyway', custom_headers: { 'X-Team': ['identity'] }, timeout: 10 },
-    patchExample: { timeout: 20 },
+    createExample: { name: 'Audit sink', description: 'Sends sign-in events to the audit service', target_url: 'https://audit.example.com/keyway', custom_headers: { 'X-Team': ['identity'] }, timeout: '10s' },
+    patchExample: { timeout: '20s' },
     summaries: { list: 'List all webhooks', create: 'Create a new webhook', get: 'Get a webhook', patch: 'Update a webhook', delete: 'Delete a webhook' },
     text: {
       list: 'Lists the webhooks of the organization with their targets and timeouts; triggers are listed per webhook.',
@@ -320,7 +344,7 @@ timeout or an answer that is not a JSON object is ignored: the token is issued w
     summary: 'Generate events for testing',
     description: 'Emits synthetic events of the given types (marked as tests) so that webhook endpoints can be tried without real sign-ins.',
     body: { schema: ref('TestEventsRequest'), example: { events: [{ event_type: 'AuthenticationSucceeded_v1', count: 2 }] } },
-    ok: { status: 202, schema: open({ generated: int({ minimum: 0 }) }, ['generated']), example: { generated: 2 } },
+    ok: { status: 201, schema: open({ generated: int({ minimum: 0 }) }, ['generated']), example: { generated: 2 } },
   },
 ];
 

@@ -144,8 +144,17 @@ export const schemas = {
     parent_id: nullable(ref('OrganizationId')),
     org_name: str({ maxLength: 200 }),
     tenant_name: str({ maxLength: 200 }),
+    persons_pool_org_ids: arrayOf(ref('OrganizationId'), { description: 'Organizations whose persons can sign in to this one (the person pool it shares).' }),
+    group_pool_org_ids: arrayOf(ref('OrganizationId'), { description: 'Organizations whose groups this one uses: only itself (this server shares no group pools).' }),
+    inherits_rbac_pools: bool('Roles and permissions of the parent apply.'),
     managed_organizations: arrayOf(ref('Organization')),
   }, ['id', 'org_name', 'tenant_name']),
+  OrganizationWithPools: {
+    allOf: [ref('Organization'), {
+      type: 'object', required: ['persons_pool_org_ids', 'group_pool_org_ids', 'inherits_rbac_pools'],
+      properties: { persons_pool_org_ids: arrayOf(ref('OrganizationId')), group_pool_org_ids: arrayOf(ref('OrganizationId')), inherits_rbac_pools: bool() },
+    }],
+  },
   OrgHierarchyEntry: open({
     id: ref('OrganizationId'),
     parent_id: nullable(ref('OrganizationId')),
@@ -212,7 +221,7 @@ export const schemas = {
   OidcFactorOptions: closed({
     method: methodCopy('oidc'),
     client_id: str({ minLength: 1, maxLength: 256, description: 'Client id of the OIDC provider credentials; defaults to the one configured for the provider.' }),
-    provider: str({ enum: ['google', 'apple', 'azure', 'facebook', 'github', 'gitlab', 'line', 'bitbucket', 'okta', 'keycloak', 'generic'] }),
+    provider: str({ enum: ['google', 'apple', 'azuread', 'azure', 'facebook', 'github', 'gitlab', 'line', 'bitbucket', 'okta', 'keycloak', 'generic'] }),
     ux_mode: uxMode,
     redirect_target: redirectTarget,
     requires_groups: bool('Ask the provider for the person\'s groups as well.'),

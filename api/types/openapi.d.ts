@@ -1511,15 +1511,17 @@ export interface paths {
         };
         /**
          * List suborganizations
-         * @description Lists the organizations directly below this one in the hierarchy. `filter` selects by name: `org_name eq "Acme"`, `tenant_name sw "ac"` (operators eq, ne, co, sw, pr, and, or; case-insensitive).
+         * @description Lists the ids of the organizations directly below this one in the hierarchy (`GET /organizations` lists them with their names). `filter` selects by name: `org_name eq "Acme"`, `tenant_name sw "ac"` (operators eq, ne, co, sw, pr, and, or; case-insensitive).
          */
         get: operations["listSuborganizations"];
         put?: never;
         /**
          * Create a suborganization
-         * @description Creates an organization below this one, for a tenant of a multi-tenant product. It can share the parent's person
-         *     pool (the same people sign in to both), its group pool, and inherit its roles and permissions. The answer includes
-         *     the new organization's API key, shown only once.
+         * @description Creates an organization below this one, for a tenant of a multi-tenant product. With `persons_org_id` (this
+         *     organization, or one of its own person pool) it shares that person pool: the same people sign in to both. With
+         *     `inherit_rbac_pools` the parent's roles and permissions apply. Each handle of `admins` becomes an active person of
+         *     the new organization in its group `admins`. Group pools are not shared: `groups_org_id` answers 400. The answer
+         *     includes the new organization's API key, shown only once.
          */
         post: operations["createSuborganization"];
         delete?: never;
@@ -1567,10 +1569,16 @@ export interface paths {
         head?: never;
         /**
          * Update organization config
-         * @description Changes the given settings only. Turning `allow_self_registration` off makes ID requests for unknown handles answer
-         *     403 'self-registration not allowed for this organization'; handles outside `handle_patterns` answer 403 'person
-         *     cannot be registered'; with `require_approval_for_new_persons` new persons answer 403 'person is not active' until
-         *     activated. Patterns must be valid regular expressions (400 otherwise).
+         * @description Changes the given settings only. With `deny_self_registration` ID requests for unknown handles answer 403
+         *     'self-registration not allowed for this organization'; handles outside `new_person_handle_patterns` answer 403 'person
+         *     cannot be registered'; with `requires_manual_approval` new persons answer 403 'person is not active' until activated.
+         *     `token_duration` is the lifetime of user tokens in seconds; `allowed_factor_methods` limits the factors `/id` accepts
+         *     (every factor when empty). A sign-in link may return to a URI of `authn_link_allowed_redirect_uris` or below its path,
+         *     besides the allowed domains. `authn_redirect_page_ui_config` is sent as a `ui_customization` challenge before the
+         *     challenge of every link or code sign-in. `sudo_mode_duration` and `canonical_identity_ai_matching_enabled` are stored
+         *     and served with no effect yet. The former names (`allow_self_registration`, `handle_patterns`,
+         *     `token_duration_seconds`, `allowed_factors`, `require_approval_for_new_persons`) are still accepted; given with
+         *     the new name, they must agree (400 otherwise). Patterns must be valid regular expressions (400 otherwise).
          */
         patch: operations["patchOrganizationConfig"];
         trace?: never;
@@ -1650,12 +1658,12 @@ export interface paths {
         put?: never;
         /**
          * Add allowed domains
-         * @description Adds domains (lower-case DNS names, no scheme or path). Subdomains must be listed separately. With `overwrite=true` the given domains replace the list. Returns the full list.
+         * @description Adds domains (lower-case DNS names, no scheme or path). Subdomains must be listed separately. With `overwrite=true` the given domains replace the list.
          */
         post: operations["addAllowedDomains"];
         /**
          * Remove allowed domains
-         * @description Removes domains: one with `domain`, several in the body, or every one with `deleteAll=true` (one of the three is required). Links and SSO flows already started for them fail on return. Returns the remaining list.
+         * @description Removes domains: one with `domain`, several in the body, or every one with `deleteAll=true` (one of the three is required). Links and SSO flows already started for them fail on return.
          */
         delete: operations["removeAllowedDomains"];
         options?: never;
@@ -1672,7 +1680,7 @@ export interface paths {
         };
         /**
          * List available templates
-         * @description Lists the e-mail templates (sign-in link, one-time code, password reset, welcome) with their current content.
+         * @description Names of the message templates the organization can replace: e-mails (`email_*`) and SMS (`text_*`) for the sign-in link, the one-time code, the password reset link and the notice of a changed password. Read one with the GET of its name.
          */
         get: operations["listEmailTemplates"];
         put?: never;
@@ -1692,12 +1700,16 @@ export interface paths {
         };
         /**
          * Get the named template
-         * @description Returns one template. Placeholders such as `{{ code }}` and `{{ link }}` are filled when the e-mail is sent.
+         * @description Returns one template: the organization's replacement (`customized`) or the built-in text. Placeholders `{{ code }}`, `{{ link }}`, `{{ org_name }}` and `{{ minutes }}` are filled when the message is sent (HTML-escaped in an e-mail body).
          */
         get: operations["getEmailTemplate"];
         /**
          * Modify the named template
-         * @description Replaces the subject and bodies of a template. The template must keep its required placeholder (`{{ code }}` or `{{ link }}`), else 400.
+         * @description Changes the fields given (`subject`, `body`, `text_body`, `sender_name`); the others keep their current value. A new
+         *     `body` without `text_body` drops the former plain-text alternative (it is then derived from the HTML). The code and
+         *     link templates must keep their placeholder (`{{ code }}` or `{{ link }}`), else 400. Sign-in codes and links and
+         *     organization-initiated password resets use the replacement, by e-mail and by SMS; account recovery messages keep the
+         *     built-in text, and no password-change notice is sent yet.
          */
         put: operations["setEmailTemplate"];
         post?: never;
@@ -1722,7 +1734,7 @@ export interface paths {
         put?: never;
         /**
          * Create new external credentials
-         * @description Stores credentials of an outside service. `secret_fields` are encrypted at rest and never returned; `public_fields` are shown back.
+         * @description Stores the credential of an outside service: `extcred_provider` and `extcred_type` say what it is, `json_blob` holds the secret (encrypted at rest, never returned: only its top-level names are, in `secret_field_names`). The former form (`label`, `type`, `public_fields`, `secret_fields`) is still accepted. Answers the id of the new credential in a list.
          */
         post: operations["createExternalCredential"];
         /**
@@ -1754,7 +1766,7 @@ export interface paths {
         head?: never;
         /**
          * Modify the selected credential
-         * @description Changes the label or fields of an external credential; secret fields given replace the stored ones.
+         * @description Changes the label (`extcred_label`) or the secret: `json_blob` replaces it, the former `secret_fields` merge into it.
          */
         patch: operations["patchExternalCredential"];
         trace?: never;
@@ -2363,8 +2375,7 @@ export interface paths {
          * Revoke an OAuth token obtained through SSO with OIDC
          * @description Revokes the tokens a person obtained through one OIDC client: the refresh token and then the access token are revoked
          *     at the provider (RFC 7009) when it publishes a revocation endpoint, then their values are forgotten and the entry is
-         *     marked revoked. `revoked` counts the entries revoked (0 when none was live); `revoked_at_provider` tells whether the
-         *     provider was called. When the provider cannot be reached or refuses, nothing changes and the answer is 502. An unknown
+         *     marked revoked (nothing live is not an error). When the provider cannot be reached or refuses, nothing changes and the answer is 502. An unknown
          *     person, or a client that is neither configured nor has stored tokens, answers 404.
          */
         post: operations["revokeSsoOidcTokens"];
@@ -2480,7 +2491,18 @@ export interface components {
             parent_id?: components["schemas"]["OrganizationId"] | null;
             org_name: string;
             tenant_name: string;
+            /** @description Organizations whose persons can sign in to this one (the person pool it shares). */
+            persons_pool_org_ids?: components["schemas"]["OrganizationId"][];
+            /** @description Organizations whose groups this one uses: only itself (this server shares no group pools). */
+            group_pool_org_ids?: components["schemas"]["OrganizationId"][];
+            /** @description Roles and permissions of the parent apply. */
+            inherits_rbac_pools?: boolean;
             managed_organizations?: components["schemas"]["Organization"][];
+        };
+        OrganizationWithPools: components["schemas"]["Organization"] & {
+            persons_pool_org_ids: components["schemas"]["OrganizationId"][];
+            group_pool_org_ids: components["schemas"]["OrganizationId"][];
+            inherits_rbac_pools: boolean;
         };
         OrgHierarchyEntry: {
             id: components["schemas"]["OrganizationId"];
@@ -2655,7 +2677,7 @@ export interface components {
             /** @description Client id of the OIDC provider credentials; defaults to the one configured for the provider. */
             client_id?: string;
             /** @enum {string} */
-            provider: "google" | "apple" | "azure" | "facebook" | "github" | "gitlab" | "line" | "bitbucket" | "okta" | "keycloak" | "generic";
+            provider: "google" | "apple" | "azuread" | "azure" | "facebook" | "github" | "gitlab" | "line" | "bitbucket" | "okta" | "keycloak" | "generic";
             /**
              * @description How the SDK shows the provider: a popup window or a full-page redirect.
              * @default popup
@@ -3306,10 +3328,15 @@ export interface components {
         /** @description Permission name, e.g. `docs:write`. */
         PermissionName: string;
         /**
-         * @description Template name.
+         * @description Template name: `email_*` e-mails, `text_*` SMS; `authn_challenge` the sign-in link, `otp_message` the one-time code, `password_reset` the reset link, `password_change_notify` the notice of a changed password (stored; not sent by this server yet).
          * @enum {string}
          */
-        EmailTemplateName: "email_link" | "otp_via_email" | "password_reset" | "welcome";
+        EmailTemplateName: "email_authn_challenge" | "email_otp_message" | "email_password_change_notify" | "email_password_reset" | "text_authn_challenge" | "text_otp_message" | "text_password_change_notify" | "text_password_reset";
+        /**
+         * @description Template name; the former names `email_link`, `otp_via_email` and `password_reset` still name `email_authn_challenge`, `email_otp_message` and `email_password_reset`.
+         * @enum {string}
+         */
+        EmailTemplatePathName: "email_authn_challenge" | "email_otp_message" | "email_password_change_notify" | "email_password_reset" | "text_authn_challenge" | "text_otp_message" | "text_password_change_notify" | "text_password_reset" | "email_link" | "otp_via_email" | "password_reset";
         PersonCreate: {
             /** @default true */
             active: boolean;
@@ -3581,17 +3608,32 @@ export interface components {
             };
         };
         SuborganizationCreate: {
-            org_name: string;
+            /** @description Name of the new organization (required, or its former name `org_name`). */
+            sub_org_name?: string;
+            /** @description Handles of the administrators of the new organization: each becomes an active person of it, in its group `admins` (found in its person pool when that already has the handle). */
+            admins?: components["schemas"]["PersonHandle"][];
+            persons_org_id?: components["schemas"]["OrganizationId"];
+            groups_org_id?: components["schemas"]["OrganizationId"];
+            /**
+             * @description Roles and permissions of the parent apply.
+             * @default false
+             */
+            inherit_rbac_pools: boolean;
+            /** @description Former name of `sub_org_name`. */
+            org_name?: string;
             tenant_name?: string;
             /**
-             * @description Persons of the parent can sign in to the new organization.
+             * @description Persons of the parent can sign in to the new organization (the same as `persons_org_id` = the parent).
              * @default false
              */
             share_person_pool: boolean;
-            /** @default false */
+            /**
+             * @description Refused when true: this server shares no group pools.
+             * @default false
+             */
             share_group_pool: boolean;
             /**
-             * @description Roles and permissions of the parent apply.
+             * @description Former name of `inherit_rbac_pools`.
              * @default false
              */
             inherits_rbac_pools: boolean;
@@ -3606,24 +3648,73 @@ export interface components {
             created_at?: string;
         };
         OrganizationConfig: {
-            allow_self_registration?: boolean;
+            /** @description Unknown handles cannot sign up by signing in (403 `self-registration not allowed for this organization`). */
+            deny_self_registration: boolean;
             /** @description Handles must match one pattern to register. */
+            new_person_handle_patterns: string[];
+            /** @description Lifetime of user tokens, in seconds. */
+            token_duration: number;
+            /** @description Factors `/id` accepts (every factor when empty). */
+            allowed_factor_methods: components["schemas"]["AuthenticationMethod"][];
+            /** @description New persons start inactive (403 `person is not active`) until activated. */
+            requires_manual_approval: boolean;
+            /** @description Redirect targets of sign-in links accepted besides the allowed domains: same origin, and the path equal to or below the listed path. */
+            authn_link_allowed_redirect_uris: string[];
+            authn_redirect_page_ui_config?: components["schemas"]["RedirectPageUiConfig"];
+            /** @description Seconds (stored and served; this server has no sudo mode yet). */
+            sudo_mode_duration: number;
+            /** @description Stored and served; this server does no identity matching. */
+            canonical_identity_ai_matching_enabled?: boolean;
+            /** @description Sender address of e-mails (the SMTP `from`; empty when the server keeps e-mails in its mailbox only). */
+            from_email: string;
+            /** @description Sender of SMS (empty: this server has no SMS gateway). */
+            from_phone_number_sms: string;
+            /** @description Former name: the opposite of `deny_self_registration`. */
+            allow_self_registration?: boolean;
+            /** @description Former name of `new_person_handle_patterns`. */
             handle_patterns?: string[];
+            /** @description Former name of `token_duration`. */
             token_duration_seconds?: number;
+            /** @description Former name of `allowed_factor_methods`. */
             allowed_factors?: components["schemas"]["AuthenticationMethod"][];
+            /** @description Former name of `requires_manual_approval`. */
             require_approval_for_new_persons?: boolean;
             password_validation_rules?: components["schemas"]["PasswordValidationRule"][];
             /** @default groups */
             groups_claim_name: string;
         };
         OrganizationConfigPatch: {
+            deny_self_registration?: boolean;
+            new_person_handle_patterns?: string[];
+            /** @description Seconds. */
+            token_duration?: number;
+            allowed_factor_methods?: components["schemas"]["AuthenticationMethod"][];
+            requires_manual_approval?: boolean;
+            authn_link_allowed_redirect_uris?: string[];
+            authn_redirect_page_ui_config?: components["schemas"]["RedirectPageUiConfig"];
+            /** @description Seconds. */
+            sudo_mode_duration?: number;
+            canonical_identity_ai_matching_enabled?: boolean;
+            /** @description Former name: the opposite of `deny_self_registration`. */
             allow_self_registration?: boolean;
+            /** @description Former name of `new_person_handle_patterns`. */
             handle_patterns?: string[];
+            /** @description Former name of `token_duration`. */
             token_duration_seconds?: number;
+            /** @description Former name of `allowed_factor_methods`. */
             allowed_factors?: components["schemas"]["AuthenticationMethod"][];
+            /** @description Former name of `requires_manual_approval`. */
             require_approval_for_new_persons?: boolean;
             password_validation_rules?: components["schemas"]["PasswordValidationRule"][];
             groups_claim_name?: string;
+        };
+        /** @description Branding of the page a sign-in link opens. */
+        RedirectPageUiConfig: {
+            /** Format: uri */
+            logo_url?: string;
+            title?: string;
+            background_color?: string;
+            text_color?: string;
         };
         PricingTier: {
             name: string;
@@ -3631,6 +3722,12 @@ export interface components {
             suborganizations?: number;
             api_calls_per_minute?: number;
             price_per_month_usd?: number;
+            /** @description The same as `suborganizations`. */
+            max_suborganizations?: number;
+            /** @description Message templates can be replaced (every tier on this server). */
+            custom_templates_allowed: boolean;
+            /** @description Non-human identity connections (none on this server). */
+            nhi_external_connections_allowed: boolean;
         };
         QuotaUsage: {
             /** Format: date-time */
@@ -3643,63 +3740,140 @@ export interface components {
                 persons?: number;
             }[];
             total_monthly_active_persons?: number;
+            /** @description Persons of the organization and every organization below it. */
+            num_persons: number;
+            /** @description Groups of the organization and every organization below it. */
+            num_groups: number;
+            /** @description Organizations below this one, at every depth. */
+            num_suborganizations: number;
+            pricing_tier_details?: components["schemas"]["PricingTier"];
         };
         AttributeBucket: {
             name: components["schemas"]["AttributeBucketName"];
-            /** @enum {string} */
+            /**
+             * @description What the end person may do with the bucket.
+             * @enum {string}
+             */
+            end_user_permissions: "read_write" | "read_only" | "no_access";
+            /**
+             * @description `person_pool` buckets are shared by every organization of the person pool.
+             * @enum {string}
+             */
+            sharing_scope: "organization" | "person_pool";
+            owner_organization_id?: components["schemas"]["OrganizationId"];
+            /**
+             * @description Former name of `end_user_permissions`.
+             * @enum {string}
+             */
             end_user_access: "read_write" | "read_only" | "no_access";
+            /** @description Former form of `sharing_scope`. */
             shared_with_person_pool: boolean;
         };
         DomainList: {
             domains: string[];
         };
+        DomainAdd: {
+            /** @description Domains to add (with `overwrite=true`: the whole list; none clears it). */
+            domains?: string[];
+        };
         EmailTemplate: {
             name: components["schemas"]["EmailTemplateName"];
-            subject: string;
-            html_body: string;
+            /** @description E-mail subject (absent for SMS). */
+            subject?: string;
+            /** @description HTML of an e-mail; the text of an SMS. */
+            body: string;
+            /** @description Plain-text alternative of an e-mail (derived from `body` when absent). */
             text_body?: string;
+            /** @description Display name of the e-mail sender (the `From` name when SMTP is configured). */
+            sender_name?: string;
+            /** @description Whether the organization replaced the built-in template. */
+            customized?: boolean;
             /** Format: date-time */
             updated_at?: string;
         };
         EmailTemplateUpdate: {
-            subject: string;
-            html_body: string;
+            subject?: string;
+            /** @description HTML of an e-mail; the text of an SMS. */
+            body?: string;
+            /**
+             * @deprecated
+             * @description Former name of `body`, still accepted.
+             */
+            html_body?: string;
             text_body?: string;
+            sender_name?: string;
         };
         /** @enum {string} */
         ExternalCredentialType: "smtp" | "sms_gateway" | "oidc_client" | "apple_signin";
+        /**
+         * @description Service the credential is for.
+         * @enum {string}
+         */
+        ExternalCredentialProvider: "generic" | "google" | "onfido" | "shopify";
+        /**
+         * @description Kind of secret.
+         * @enum {string}
+         */
+        ExternalCredentialKind: "access_token" | "api_id_access" | "api_key" | "client_credentials" | "json_credentials" | "user_pass";
         ExternalCredential: {
+            external_cred_id: components["schemas"]["ResourceId"];
+            organization_id: components["schemas"]["OrganizationId"];
+            extcred_label: string;
+            extcred_provider: components["schemas"]["ExternalCredentialProvider"];
+            extcred_type: components["schemas"]["ExternalCredentialKind"];
             id: components["schemas"]["ResourceId"];
             label: string;
-            type: components["schemas"]["ExternalCredentialType"];
+            type?: components["schemas"]["ExternalCredentialType"];
             /** @description Non-secret settings (host, port, sender, client id …). */
             public_fields?: {
                 [key: string]: string | number | boolean;
             };
+            /** @description Names of the secret fields stored (top-level keys of `json_blob`); the values are never returned. */
+            secret_field_names?: string[];
             /** Format: date-time */
             created_at?: string;
         };
         ExternalCredentialCreate: {
-            label: string;
-            type: components["schemas"]["ExternalCredentialType"];
+            extcred_provider?: components["schemas"]["ExternalCredentialProvider"];
+            extcred_type?: components["schemas"]["ExternalCredentialKind"];
+            /** @description Default: provider and type, e.g. `google api_key`. */
+            extcred_label?: string;
+            /** @description The secret (any JSON object): encrypted at rest, never returned. */
+            json_blob?: {
+                [key: string]: unknown;
+            };
+            /** @description Former name of `extcred_label`. */
+            label?: string;
+            type?: components["schemas"]["ExternalCredentialType"];
             public_fields?: {
                 [key: string]: string | number | boolean;
             };
-            /** @description Encrypted at rest, never returned. */
+            /** @description Former form of `json_blob`: encrypted at rest, never returned. */
             secret_fields?: {
                 [key: string]: string;
             };
         };
         ExternalCredentialPatch: {
+            extcred_label?: string;
+            /** @description Replaces the stored secret. */
+            json_blob?: {
+                [key: string]: unknown;
+            };
             label?: string;
             public_fields?: {
                 [key: string]: string | number | boolean;
             };
+            /** @description Merged into the stored secret. */
             secret_fields?: {
                 [key: string]: string;
             };
         };
         KycConfig: {
+            /**
+             * Format: uri
+             * @description Where a mobile verification flow returns to (stored and served; this server calls no KYC provider).
+             */
+            mobile_redirect_base_url?: string;
             enabled: boolean;
             /** @enum {string} */
             provider?: "none" | "document_check" | "bank_id";
@@ -3707,6 +3881,8 @@ export interface components {
             allowed_document_countries?: string[];
         };
         KycConfigPatch: {
+            /** Format: uri */
+            mobile_redirect_base_url?: string;
             enabled?: boolean;
             /** @enum {string} */
             provider?: "none" | "document_check" | "bank_id";
@@ -3730,17 +3906,24 @@ export interface components {
             attribute_mapping?: {
                 [key: string]: string;
             };
+            /** @description Assertion attributes read first, in this order, for the e-mail address that names the person. */
+            email_claims?: string[];
+            /** @description Stored and served; the hosted login of this server offers e-mail codes only, no SSO buttons yet. */
+            enable_in_slashid_oidc_authz_server?: boolean;
             /** Format: date-time */
             created_at?: string;
         };
         SamlProviderCredentialsCreate: {
-            label: string;
+            /** @description Default: the entity id of the identity provider. */
+            label?: string;
             /** Format: uri */
             idp_metadata_url?: string;
             idp_metadata_xml?: string;
             attribute_mapping?: {
                 [key: string]: string;
             };
+            email_claims?: string[];
+            enable_in_slashid_oidc_authz_server?: boolean;
         };
         SamlProviderCredentialsPatch: {
             label?: string;
@@ -3750,12 +3933,17 @@ export interface components {
             attribute_mapping?: {
                 [key: string]: string;
             };
+            email_claims?: string[];
+            enable_in_slashid_oidc_authz_server?: boolean;
         };
         OidcProviderCredentials: {
             client_id: string;
             label: string;
-            /** @enum {string} */
-            provider: "google" | "apple" | "azure" | "facebook" | "github" | "gitlab" | "line" | "bitbucket" | "okta" | "keycloak" | "generic";
+            /**
+             * @description Microsoft Entra ID is `azuread` (registered as `azure` before).
+             * @enum {string}
+             */
+            provider: "google" | "apple" | "azuread" | "facebook" | "github" | "gitlab" | "line" | "bitbucket" | "okta" | "keycloak" | "generic";
             /** Format: uri */
             issuer?: string;
             scopes?: string[];
@@ -3765,12 +3953,16 @@ export interface components {
         OidcProviderCredentialsCreate: {
             client_id: string;
             client_secret: string;
-            label: string;
-            /** @enum {string} */
-            provider: "google" | "apple" | "azure" | "facebook" | "github" | "gitlab" | "line" | "bitbucket" | "okta" | "keycloak" | "generic";
+            /** @description Default: the client id. */
+            label?: string;
+            /**
+             * @description `azure` is a former name of `azuread`.
+             * @enum {string}
+             */
+            provider: "google" | "apple" | "azuread" | "azure" | "facebook" | "github" | "gitlab" | "line" | "bitbucket" | "okta" | "keycloak" | "generic";
             /**
              * Format: uri
-             * @description Required for okta, keycloak and generic providers.
+             * @description Required for azuread, okta, keycloak and generic providers.
              */
             issuer?: string;
             scopes?: string[];
@@ -3834,6 +4026,11 @@ export interface components {
         SsoOidcTokenRevokeLegacy: {
             token: string;
             client_id: string;
+            /**
+             * @description Which token `token` is; when absent, either.
+             * @enum {string}
+             */
+            token_type?: "access_token" | "refresh_token";
         };
         Webhook: {
             id: components["schemas"]["ResourceId"];
@@ -3847,8 +4044,8 @@ export interface components {
             custom_headers?: {
                 [key: string]: string[];
             };
-            /** @description Seconds. */
-            timeout?: number;
+            /** @description Seconds Keyway waits for the receiver, e.g. `"10s"`. */
+            timeout?: string;
             /** Format: date-time */
             created_at?: string;
         };
@@ -3863,8 +4060,11 @@ export interface components {
             custom_headers?: {
                 [key: string]: string[];
             };
-            /** @default 10 */
-            timeout: number;
+            /**
+             * @description Seconds Keyway waits for the receiver, 1 to 30: `"10s"`, or the number `10`. Answered as `"10s"`.
+             * @default 10s
+             */
+            timeout: string | number;
         };
         WebhookPatch: {
             name?: string;
@@ -3877,7 +4077,8 @@ export interface components {
             custom_headers?: {
                 [key: string]: string[];
             };
-            timeout?: number;
+            /** @description Seconds Keyway waits for the receiver, 1 to 30: `"10s"`, or the number `10`. Answered as `"10s"`. */
+            timeout?: string | number;
         };
         WebhookTrigger: {
             /** @enum {string} */
@@ -4105,9 +4306,9 @@ export interface components {
         HandlePath: string;
         /**
          * @description Template name.
-         * @example otp_via_email
+         * @example email_otp_message
          */
-        TemplateNamePath: components["schemas"]["EmailTemplateName"];
+        TemplateNamePath: components["schemas"]["EmailTemplatePathName"];
         /** @description Webhook id. */
         WebhookIdPath: components["schemas"]["ResourceId"];
         /** @description SAML provider credentials id. */
@@ -4685,6 +4886,11 @@ export interface operations {
                      *             "parent_id": null,
                      *             "org_name": "Acme Docs",
                      *             "tenant_name": "acme",
+                     *             "persons_pool_org_ids": [],
+                     *             "group_pool_org_ids": [
+                     *               "3f6a0c1e-5b7d-4e2a-9c41-0d2e7f8a9b10"
+                     *             ],
+                     *             "inherits_rbac_pools": false,
                      *             "managed_organizations": [
                      *               {
                      *                 "id": "7c2d9e41-1a3b-4c5d-8e6f-a0b1c2d3e4f5",
@@ -8686,28 +8892,12 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The stored attributes of the written buckets. */
-            200: {
+            /** @description Stored; read them back with the GET of the same path. */
+            204: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    /**
-                     * @example {
-                     *       "result": {
-                     *         "end_user_read_write": {
-                     *           "theme": "dark"
-                     *         },
-                     *         "end_user_no_access": {
-                     *           "risk_score": 12
-                     *         }
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Envelope"] & {
-                        result: components["schemas"]["AttributesByBucket"];
-                    };
-                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -8750,28 +8940,12 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The stored attributes of the written buckets. */
-            200: {
+            /** @description Stored; read them back with the GET of the same path. */
+            204: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    /**
-                     * @example {
-                     *       "result": {
-                     *         "end_user_read_write": {
-                     *           "theme": "dark"
-                     *         },
-                     *         "end_user_no_access": {
-                     *           "risk_score": 12
-                     *         }
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Envelope"] & {
-                        result: components["schemas"]["AttributesByBucket"];
-                    };
-                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -8855,24 +9029,12 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The stored attributes of the bucket. */
-            200: {
+            /** @description Stored; read them back with the GET of the same path. */
+            204: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    /**
-                     * @example {
-                     *       "result": {
-                     *         "risk_score": 12,
-                     *         "reviewed": true
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Envelope"] & {
-                        result: components["schemas"]["Attributes"];
-                    };
-                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -8950,24 +9112,12 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The stored attributes of the bucket. */
-            200: {
+            /** @description Stored; read them back with the GET of the same path. */
+            204: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    /**
-                     * @example {
-                     *       "result": {
-                     *         "risk_score": 12,
-                     *         "reviewed": true
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Envelope"] & {
-                        result: components["schemas"]["Attributes"];
-                    };
-                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -9048,28 +9198,12 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The stored attributes of the written buckets. */
-            200: {
+            /** @description Stored; read them back with the GET of the same path. */
+            204: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    /**
-                     * @example {
-                     *       "result": {
-                     *         "end_user_read_write": {
-                     *           "theme": "dark"
-                     *         },
-                     *         "end_user_no_access": {
-                     *           "risk_score": 12
-                     *         }
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Envelope"] & {
-                        result: components["schemas"]["AttributesByBucket"];
-                    };
-                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -9108,28 +9242,12 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The stored attributes of the written buckets. */
-            200: {
+            /** @description Stored; read them back with the GET of the same path. */
+            204: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    /**
-                     * @example {
-                     *       "result": {
-                     *         "end_user_read_write": {
-                     *           "theme": "dark"
-                     *         },
-                     *         "end_user_no_access": {
-                     *           "risk_score": 12
-                     *         }
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Envelope"] & {
-                        result: components["schemas"]["AttributesByBucket"];
-                    };
-                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -9208,24 +9326,12 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The stored attributes of the bucket. */
-            200: {
+            /** @description Stored; read them back with the GET of the same path. */
+            204: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    /**
-                     * @example {
-                     *       "result": {
-                     *         "risk_score": 12,
-                     *         "reviewed": true
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Envelope"] & {
-                        result: components["schemas"]["Attributes"];
-                    };
-                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -9299,24 +9405,12 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The stored attributes of the bucket. */
-            200: {
+            /** @description Stored; read them back with the GET of the same path. */
+            204: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    /**
-                     * @example {
-                     *       "result": {
-                     *         "risk_score": 12,
-                     *         "reviewed": true
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Envelope"] & {
-                        result: components["schemas"]["Attributes"];
-                    };
-                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -9348,31 +9442,49 @@ export interface operations {
                      *       "result": [
                      *         {
                      *           "name": "end_user_read_write",
+                     *           "end_user_permissions": "read_write",
+                     *           "sharing_scope": "organization",
+                     *           "owner_organization_id": "3f6a0c1e-5b7d-4e2a-9c41-0d2e7f8a9b10",
                      *           "end_user_access": "read_write",
                      *           "shared_with_person_pool": false
                      *         },
                      *         {
                      *           "name": "end_user_read_only",
+                     *           "end_user_permissions": "read_only",
+                     *           "sharing_scope": "organization",
+                     *           "owner_organization_id": "3f6a0c1e-5b7d-4e2a-9c41-0d2e7f8a9b10",
                      *           "end_user_access": "read_only",
                      *           "shared_with_person_pool": false
                      *         },
                      *         {
                      *           "name": "end_user_no_access",
+                     *           "end_user_permissions": "no_access",
+                     *           "sharing_scope": "organization",
+                     *           "owner_organization_id": "3f6a0c1e-5b7d-4e2a-9c41-0d2e7f8a9b10",
                      *           "end_user_access": "no_access",
                      *           "shared_with_person_pool": false
                      *         },
                      *         {
                      *           "name": "person_pool-end_user_read_write",
+                     *           "end_user_permissions": "read_write",
+                     *           "sharing_scope": "person_pool",
+                     *           "owner_organization_id": "3f6a0c1e-5b7d-4e2a-9c41-0d2e7f8a9b10",
                      *           "end_user_access": "read_write",
                      *           "shared_with_person_pool": true
                      *         },
                      *         {
                      *           "name": "person_pool-end_user_read_only",
+                     *           "end_user_permissions": "read_only",
+                     *           "sharing_scope": "person_pool",
+                     *           "owner_organization_id": "3f6a0c1e-5b7d-4e2a-9c41-0d2e7f8a9b10",
                      *           "end_user_access": "read_only",
                      *           "shared_with_person_pool": true
                      *         },
                      *         {
                      *           "name": "person_pool-end_user_no_access",
+                     *           "end_user_permissions": "no_access",
+                     *           "sharing_scope": "person_pool",
+                     *           "owner_organization_id": "3f6a0c1e-5b7d-4e2a-9c41-0d2e7f8a9b10",
                      *           "end_user_access": "no_access",
                      *           "shared_with_person_pool": true
                      *         }
@@ -9411,6 +9523,11 @@ export interface operations {
                      *         "parent_id": null,
                      *         "org_name": "Acme Docs",
                      *         "tenant_name": "acme",
+                     *         "persons_pool_org_ids": [],
+                     *         "group_pool_org_ids": [
+                     *           "3f6a0c1e-5b7d-4e2a-9c41-0d2e7f8a9b10"
+                     *         ],
+                     *         "inherits_rbac_pools": false,
                      *         "managed_organizations": [
                      *           {
                      *             "id": "7c2d9e41-1a3b-4c5d-8e6f-a0b1c2d3e4f5",
@@ -9423,7 +9540,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Envelope"] & {
-                        result: components["schemas"]["Organization"];
+                        result: components["schemas"]["OrganizationWithPools"];
                     };
                 };
             };
@@ -9487,17 +9604,12 @@ export interface operations {
                     /**
                      * @example {
                      *       "result": [
-                     *         {
-                     *           "id": "7c2d9e41-1a3b-4c5d-8e6f-a0b1c2d3e4f5",
-                     *           "parent_id": "3f6a0c1e-5b7d-4e2a-9c41-0d2e7f8a9b10",
-                     *           "org_name": "Acme Docs EU",
-                     *           "tenant_name": "acme"
-                     *         }
+                     *         "7c2d9e41-1a3b-4c5d-8e6f-a0b1c2d3e4f5"
                      *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["Envelope"] & {
-                        result: components["schemas"]["Organization"][];
+                        result: components["schemas"]["OrganizationId"][];
                     };
                 };
             };
@@ -9523,18 +9635,23 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "org_name": "Acme Docs EU",
+                 *       "sub_org_name": "Acme Docs EU",
                  *       "tenant_name": "acme",
-                 *       "share_person_pool": true,
-                 *       "inherits_rbac_pools": true
+                 *       "admins": [
+                 *         {
+                 *           "type": "email_address",
+                 *           "value": "it@acme.example"
+                 *         }
+                 *       ],
+                 *       "inherit_rbac_pools": true
                  *     }
                  */
                 "application/json": components["schemas"]["SuborganizationCreate"];
             };
         };
         responses: {
-            /** @description Created. */
-            201: {
+            /** @description Success. */
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9622,6 +9739,30 @@ export interface operations {
                     /**
                      * @example {
                      *       "result": {
+                     *         "deny_self_registration": false,
+                     *         "new_person_handle_patterns": [
+                     *           "@example\\.com$"
+                     *         ],
+                     *         "token_duration": 3600,
+                     *         "allowed_factor_methods": [
+                     *           "otp_via_email",
+                     *           "email_link",
+                     *           "webauthn",
+                     *           "password",
+                     *           "totp"
+                     *         ],
+                     *         "requires_manual_approval": false,
+                     *         "authn_link_allowed_redirect_uris": [
+                     *           "https://app.example.com/auth"
+                     *         ],
+                     *         "authn_redirect_page_ui_config": {
+                     *           "title": "Acme",
+                     *           "background_color": "#0b1f3a"
+                     *         },
+                     *         "sudo_mode_duration": 0,
+                     *         "canonical_identity_ai_matching_enabled": false,
+                     *         "from_email": "no-reply@example.com",
+                     *         "from_phone_number_sms": "",
                      *         "allow_self_registration": true,
                      *         "handle_patterns": [
                      *           "@example\\.com$"
@@ -9680,58 +9821,20 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "allow_self_registration": false
+                 *       "deny_self_registration": true,
+                 *       "token_duration": 7200
                  *     }
                  */
                 "application/json": components["schemas"]["OrganizationConfigPatch"];
             };
         };
         responses: {
-            /** @description Success. */
-            200: {
+            /** @description Changed; `GET /organizations/config` reads the settings back. */
+            204: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    /**
-                     * @example {
-                     *       "result": {
-                     *         "allow_self_registration": false,
-                     *         "handle_patterns": [
-                     *           "@example\\.com$"
-                     *         ],
-                     *         "token_duration_seconds": 3600,
-                     *         "allowed_factors": [
-                     *           "otp_via_email",
-                     *           "email_link",
-                     *           "webauthn",
-                     *           "password",
-                     *           "totp"
-                     *         ],
-                     *         "require_approval_for_new_persons": false,
-                     *         "password_validation_rules": [
-                     *           {
-                     *             "name": "min_length",
-                     *             "pattern": "^.{10,}$",
-                     *             "match_type": "must_match"
-                     *           },
-                     *           {
-                     *             "name": "no_common_word",
-                     *             "pattern": "password",
-                     *             "match_type": "must_not_match",
-                     *             "qualifiers": [
-                     *               "case_insensitive"
-                     *             ]
-                     *           }
-                     *         ],
-                     *         "groups_claim_name": "groups"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Envelope"] & {
-                        result: components["schemas"]["OrganizationConfig"];
-                    };
-                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -9764,7 +9867,10 @@ export interface operations {
                      *         "monthly_active_persons": 10000,
                      *         "suborganizations": 10,
                      *         "api_calls_per_minute": 6000,
-                     *         "price_per_month_usd": 240
+                     *         "price_per_month_usd": 240,
+                     *         "max_suborganizations": 10,
+                     *         "custom_templates_allowed": true,
+                     *         "nhi_external_connections_allowed": false
                      *       }
                      *     }
                      */
@@ -9801,14 +9907,20 @@ export interface operations {
                      *           "monthly_active_persons": 1000,
                      *           "suborganizations": 0,
                      *           "api_calls_per_minute": 600,
-                     *           "price_per_month_usd": 0
+                     *           "price_per_month_usd": 0,
+                     *           "max_suborganizations": 0,
+                     *           "custom_templates_allowed": true,
+                     *           "nhi_external_connections_allowed": false
                      *         },
                      *         {
                      *           "name": "growth",
                      *           "monthly_active_persons": 10000,
                      *           "suborganizations": 10,
                      *           "api_calls_per_minute": 6000,
-                     *           "price_per_month_usd": 240
+                     *           "price_per_month_usd": 240,
+                     *           "max_suborganizations": 10,
+                     *           "custom_templates_allowed": true,
+                     *           "nhi_external_connections_allowed": false
                      *         }
                      *       ]
                      *     }
@@ -9855,7 +9967,20 @@ export interface operations {
                      *             "persons": 88
                      *           }
                      *         ],
-                     *         "total_monthly_active_persons": 449
+                     *         "total_monthly_active_persons": 449,
+                     *         "num_persons": 1378,
+                     *         "num_groups": 12,
+                     *         "num_suborganizations": 1,
+                     *         "pricing_tier_details": {
+                     *           "name": "growth",
+                     *           "monthly_active_persons": 10000,
+                     *           "suborganizations": 10,
+                     *           "api_calls_per_minute": 6000,
+                     *           "price_per_month_usd": 240,
+                     *           "max_suborganizations": 10,
+                     *           "custom_templates_allowed": true,
+                     *           "nhi_external_connections_allowed": false
+                     *         }
                      *       }
                      *     }
                      */
@@ -9886,18 +10011,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "result": {
-                     *         "domains": [
-                     *           "docs.example.com",
-                     *           "app.example.com"
-                     *         ]
-                     *       }
+                     *       "result": [
+                     *         "docs.example.com",
+                     *         "app.example.com"
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["Envelope"] & {
-                        result: {
-                            domains: string[];
-                        };
+                        result: string[];
                     };
                 };
             };
@@ -9921,7 +10042,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -9930,32 +10051,16 @@ export interface operations {
                  *       ]
                  *     }
                  */
-                "application/json": components["schemas"]["DomainList"];
+                "application/json": components["schemas"]["DomainAdd"];
             };
         };
         responses: {
-            /** @description Success. */
-            200: {
+            /** @description Added; `GET /organizations/config/domains` lists them. */
+            204: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    /**
-                     * @example {
-                     *       "result": {
-                     *         "domains": [
-                     *           "docs.example.com",
-                     *           "app.example.com"
-                     *         ]
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Envelope"] & {
-                        result: {
-                            domains: string[];
-                        };
-                    };
-                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -9996,27 +10101,12 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success. */
-            200: {
+            /** @description Removed. */
+            204: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    /**
-                     * @example {
-                     *       "result": {
-                     *         "domains": [
-                     *           "docs.example.com"
-                     *         ]
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Envelope"] & {
-                        result: {
-                            domains: string[];
-                        };
-                    };
-                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -10045,18 +10135,19 @@ export interface operations {
                     /**
                      * @example {
                      *       "result": [
-                     *         {
-                     *           "name": "otp_via_email",
-                     *           "subject": "Your Acme sign-in code",
-                     *           "html_body": "<p>Your code is <b>{{ code }}</b>.</p>",
-                     *           "text_body": "Your code is {{ code }}.",
-                     *           "updated_at": "2026-03-14T09:26:53Z"
-                     *         }
+                     *         "email_authn_challenge",
+                     *         "email_otp_message",
+                     *         "email_password_change_notify",
+                     *         "email_password_reset",
+                     *         "text_authn_challenge",
+                     *         "text_otp_message",
+                     *         "text_password_change_notify",
+                     *         "text_password_reset"
                      *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["Envelope"] & {
-                        result: components["schemas"]["EmailTemplate"][];
+                        result: components["schemas"]["EmailTemplateName"][];
                     };
                 };
             };
@@ -10072,7 +10163,7 @@ export interface operations {
             path: {
                 /**
                  * @description Template name.
-                 * @example otp_via_email
+                 * @example email_otp_message
                  */
                 template_name: components["parameters"]["TemplateNamePath"];
             };
@@ -10089,10 +10180,12 @@ export interface operations {
                     /**
                      * @example {
                      *       "result": {
-                     *         "name": "otp_via_email",
+                     *         "name": "email_otp_message",
                      *         "subject": "Your Acme sign-in code",
-                     *         "html_body": "<p>Your code is <b>{{ code }}</b>.</p>",
+                     *         "body": "<p>Your code is <b>{{ code }}</b>.</p>",
                      *         "text_body": "Your code is {{ code }}.",
+                     *         "sender_name": "Acme",
+                     *         "customized": true,
                      *         "updated_at": "2026-03-14T09:26:53Z"
                      *       }
                      *     }
@@ -10121,45 +10214,31 @@ export interface operations {
             path: {
                 /**
                  * @description Template name.
-                 * @example otp_via_email
+                 * @example email_otp_message
                  */
                 template_name: components["parameters"]["TemplateNamePath"];
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 /**
                  * @example {
                  *       "subject": "Your Acme sign-in code",
-                 *       "html_body": "<p>Your code is <b>{{ code }}</b>.</p>"
+                 *       "body": "<p>Your code is <b>{{ code }}</b>.</p>",
+                 *       "sender_name": "Acme"
                  *     }
                  */
                 "application/json": components["schemas"]["EmailTemplateUpdate"];
             };
         };
         responses: {
-            /** @description Success. */
-            200: {
+            /** @description Stored; the GET of the same path reads it back. */
+            204: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    /**
-                     * @example {
-                     *       "result": {
-                     *         "name": "otp_via_email",
-                     *         "subject": "Your Acme sign-in code",
-                     *         "html_body": "<p>Your code is <b>{{ code }}</b>.</p>",
-                     *         "text_body": "Your code is {{ code }}.",
-                     *         "updated_at": "2026-03-14T09:26:53Z"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Envelope"] & {
-                        result: components["schemas"]["EmailTemplate"];
-                    };
-                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -10190,6 +10269,11 @@ export interface operations {
                      * @example {
                      *       "result": [
                      *         {
+                     *           "external_cred_id": "xc_01JD8ZD1",
+                     *           "organization_id": "3f6a0c1e-5b7d-4e2a-9c41-0d2e7f8a9b10",
+                     *           "extcred_label": "Transactional SMTP",
+                     *           "extcred_provider": "generic",
+                     *           "extcred_type": "user_pass",
                      *           "id": "xc_01JD8ZD1",
                      *           "label": "Transactional SMTP",
                      *           "type": "smtp",
@@ -10198,6 +10282,10 @@ export interface operations {
                      *             "port": 587,
                      *             "from": "no-reply@example.com"
                      *           },
+                     *           "secret_field_names": [
+                     *             "password",
+                     *             "username"
+                     *           ],
                      *           "created_at": "2026-03-14T09:26:53Z"
                      *         }
                      *       ]
@@ -10229,14 +10317,11 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "label": "Transactional SMTP",
-                 *       "type": "smtp",
-                 *       "public_fields": {
-                 *         "host": "smtp.example.com",
-                 *         "port": 587,
-                 *         "from": "no-reply@example.com"
-                 *       },
-                 *       "secret_fields": {
+                 *       "extcred_provider": "generic",
+                 *       "extcred_type": "user_pass",
+                 *       "extcred_label": "Transactional SMTP",
+                 *       "json_blob": {
+                 *         "username": "mailer",
                  *         "password": "s3cr3t-app-password"
                  *       }
                  *     }
@@ -10253,21 +10338,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "result": {
-                     *         "id": "xc_01JD8ZD1",
-                     *         "label": "Transactional SMTP",
-                     *         "type": "smtp",
-                     *         "public_fields": {
-                     *           "host": "smtp.example.com",
-                     *           "port": 587,
-                     *           "from": "no-reply@example.com"
-                     *         },
-                     *         "created_at": "2026-03-14T09:26:53Z"
-                     *       }
+                     *       "result": [
+                     *         "xc_01JD8ZD1"
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["Envelope"] & {
-                        result: components["schemas"]["ExternalCredential"];
+                        result: components["schemas"]["ResourceId"][];
                     };
                 };
             };
@@ -10344,6 +10421,11 @@ export interface operations {
                     /**
                      * @example {
                      *       "result": {
+                     *         "external_cred_id": "xc_01JD8ZD1",
+                     *         "organization_id": "3f6a0c1e-5b7d-4e2a-9c41-0d2e7f8a9b10",
+                     *         "extcred_label": "Transactional SMTP",
+                     *         "extcred_provider": "generic",
+                     *         "extcred_type": "user_pass",
                      *         "id": "xc_01JD8ZD1",
                      *         "label": "Transactional SMTP",
                      *         "type": "smtp",
@@ -10352,6 +10434,10 @@ export interface operations {
                      *           "port": 587,
                      *           "from": "no-reply@example.com"
                      *         },
+                     *         "secret_field_names": [
+                     *           "password",
+                     *           "username"
+                     *         ],
                      *         "created_at": "2026-03-14T09:26:53Z"
                      *       }
                      *     }
@@ -10387,38 +10473,19 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "label": "Primary SMTP"
+                 *       "extcred_label": "Primary SMTP"
                  *     }
                  */
                 "application/json": components["schemas"]["ExternalCredentialPatch"];
             };
         };
         responses: {
-            /** @description Success. */
-            200: {
+            /** @description Changed; the GET of the same path reads it back. */
+            204: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    /**
-                     * @example {
-                     *       "result": {
-                     *         "id": "xc_01JD8ZD1",
-                     *         "label": "Primary SMTP",
-                     *         "type": "smtp",
-                     *         "public_fields": {
-                     *           "host": "smtp.example.com",
-                     *           "port": 587,
-                     *           "from": "no-reply@example.com"
-                     *         },
-                     *         "created_at": "2026-03-14T09:26:53Z"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Envelope"] & {
-                        result: components["schemas"]["ExternalCredential"];
-                    };
-                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -10492,30 +10559,12 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success. */
-            200: {
+            /** @description Changed; `GET /organizations/config/kyc` reads the settings back. */
+            204: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    /**
-                     * @example {
-                     *       "result": {
-                     *         "enabled": true,
-                     *         "provider": "document_check",
-                     *         "required_for_registration": true,
-                     *         "allowed_document_countries": [
-                     *           "GB",
-                     *           "DE",
-                     *           "FR"
-                     *         ]
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Envelope"] & {
-                        result: components["schemas"]["KycConfig"];
-                    };
-                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -10734,31 +10783,12 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success. */
-            200: {
+            /** @description Changed; the GET of the same path reads it back. */
+            204: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    /**
-                     * @example {
-                     *       "result": {
-                     *         "id": "spc_01JD8ZE7",
-                     *         "label": "Corporate IdP (EU)",
-                     *         "idp_entity_id": "https://idp.example.com/saml",
-                     *         "sp_entity_id": "https://api.keyway.dev/sso/saml/metadata",
-                     *         "sp_acs_url": "https://api.keyway.dev/sso/saml/acs",
-                     *         "attribute_mapping": {
-                     *           "mail": "email"
-                     *         },
-                     *         "created_at": "2026-03-14T09:26:53Z"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Envelope"] & {
-                        result: components["schemas"]["SamlProviderCredentials"];
-                    };
-                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -10773,7 +10803,7 @@ export interface operations {
     listOidcProviderCredentialss: {
         parameters: {
             query?: {
-                /** @description Only the configurations of this provider (`azuread` is a name of `azure`). */
+                /** @description Only the configurations of this provider (`azure` is a former name of `azuread`). */
                 oauth_provider?: "google" | "apple" | "azure" | "azuread" | "facebook" | "github" | "gitlab" | "line" | "bitbucket" | "okta" | "keycloak" | "generic";
             };
             header?: never;
@@ -10941,12 +10971,30 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Deleted. */
-            204: {
+            /** @description Deleted; the configuration as it was. */
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "client_id": "1234567890-abc.apps.example.com",
+                     *         "label": "Google",
+                     *         "provider": "google",
+                     *         "scopes": [
+                     *           "openid",
+                     *           "email"
+                     *         ],
+                     *         "created_at": "2026-03-14T09:26:53Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Envelope"] & {
+                        result: components["schemas"]["OidcProviderCredentials"];
+                    };
+                };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -11072,23 +11120,12 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success. */
-            200: {
+            /** @description Stored. */
+            204: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    /**
-                     * @example {
-                     *       "result": {
-                     *         "content": "{\"roles\": \"{{ person.roles }}\", \"plan\": \"{{ person.attributes.end_user_read_only.plan }}\"}"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Envelope"] & {
-                        result: components["schemas"]["TokenTemplate"];
-                    };
-                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -11127,7 +11164,7 @@ export interface operations {
                      *               "identity"
                      *             ]
                      *           },
-                     *           "timeout": 10,
+                     *           "timeout": "10s",
                      *           "created_at": "2026-03-14T09:26:53Z"
                      *         }
                      *       ]
@@ -11167,7 +11204,7 @@ export interface operations {
                  *           "identity"
                  *         ]
                  *       },
-                 *       "timeout": 10
+                 *       "timeout": "10s"
                  *     }
                  */
                 "application/json": components["schemas"]["WebhookCreate"];
@@ -11192,7 +11229,7 @@ export interface operations {
                      *             "identity"
                      *           ]
                      *         },
-                     *         "timeout": 10,
+                     *         "timeout": "10s",
                      *         "created_at": "2026-03-14T09:26:53Z"
                      *       }
                      *     }
@@ -11242,7 +11279,7 @@ export interface operations {
                      *             "identity"
                      *           ]
                      *         },
-                     *         "timeout": 10,
+                     *         "timeout": "10s",
                      *         "created_at": "2026-03-14T09:26:53Z"
                      *       }
                      *     }
@@ -11310,7 +11347,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "timeout": 20
+                 *       "timeout": "20s"
                  *     }
                  */
                 "application/json": components["schemas"]["WebhookPatch"];
@@ -11335,7 +11372,7 @@ export interface operations {
                      *             "identity"
                      *           ]
                      *         },
-                     *         "timeout": 20,
+                     *         "timeout": "20s",
                      *         "created_at": "2026-03-14T09:26:53Z"
                      *       }
                      *     }
@@ -11571,8 +11608,8 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Accepted. */
-            202: {
+            /** @description Created. */
+            201: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12762,6 +12799,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description Version of the calling SDK, e.g. 3.29.3. */
+                "Keyway-SdkVersion"?: components["parameters"]["SdkVersion"];
                 /** @description Wait until the change is visible in the local region or in all regions before answering. */
                 "Keyway-Required-Consistency"?: components["parameters"]["RequiredConsistency"];
                 /** @description Seconds to wait for the requested consistency; 408 when it is not reached in time. */
@@ -12775,7 +12814,8 @@ export interface operations {
                 /**
                  * @example {
                  *       "token": "ya29.a0AfB_example",
-                 *       "client_id": "1234567890-abc.apps.example.com"
+                 *       "client_id": "1234567890-abc.apps.example.com",
+                 *       "token_type": "access_token"
                  *     }
                  */
                 "application/json": components["schemas"]["SsoOidcTokenRevokeLegacy"];
@@ -12824,27 +12864,12 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success. */
-            200: {
+            /** @description Revoked (or nothing was live). */
+            204: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    /**
-                     * @example {
-                     *       "result": {
-                     *         "revoked": 1,
-                     *         "revoked_at_provider": true
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Envelope"] & {
-                        result: {
-                            revoked: number;
-                            revoked_at_provider: boolean;
-                        };
-                    };
-                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];

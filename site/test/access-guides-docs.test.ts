@@ -650,7 +650,7 @@ describe('token-verifying samples against real tokens', () => {
     // The template exactly as step 2 sends it.
     const step2 = parseCurls(page('guides/webhooks/custom-claims').code.find((c) => c.meta.includes('Set the token template'))?.value ?? '')[0];
     const put = await fetch(`${live.url}/organizations/config/token-template`, { method: 'PUT', headers: management, body: step2?.data ?? '' });
-    expect(put.status, await put.text()).toBe(200);
+    expect(put.status, await put.text()).toBe(204);
     const anon = await fetch(`${live.url}/persons/anonymous`, { method: 'POST', headers: { 'Keyway-OrgID': live.orgId, 'Content-Type': 'application/json' }, body: '{}' });
     const first = ((await anon.json()) as { result: string }).result;
     const claimsOf = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[1] ?? '', 'base64url').toString('utf8')) as Record<string, unknown>;
@@ -658,7 +658,7 @@ describe('token-verifying samples against real tokens', () => {
     expect(claimsOf(first).plan, 'no attribute yet: null').toBeNull();
     // Step 1: the attribute, then a new token for the same person.
     const patch = await fetch(`${live.url}/persons/${personId}/attributes/end_user_read_only`, { method: 'PATCH', headers: management, body: JSON.stringify({ plan: 'team' }) });
-    expect(patch.status, await patch.text()).toBe(200);
+    expect(patch.status, await patch.text()).toBe(204);
     const again = await fetch(`${live.url}/token`, { headers: { Authorization: `Bearer ${first}`, 'Keyway-OrgID': live.orgId } });
     const next = ((await again.json()) as { result: { token: string } }).result.token;
     expect(claimsOf(next).plan).toBe('team');

@@ -23,10 +23,10 @@ export interface OrgSettings {
   rbac_pool_org_id?: string;
   /** Name of the organization's pricing tier (`free` when unset); reported by the quota endpoints, not enforced. */
   pricing_tier?: string;
-  /** E-mail templates the organization replaced (see email/templates.ts). */
-  email_templates?: Partial<Record<import('./email/templates.js').TemplateName, import('./email/templates.js').EmailTemplate>>;
+  /** Message templates the organization replaced, by name (see email/templates.ts; legacy names are read too). */
+  email_templates?: Record<string, import('./email/templates.js').StoredTemplate>;
   /** Identity-verification settings (stored and served; no KYC provider is called by this server). */
-  kyc?: { enabled: boolean; provider?: 'none' | 'document_check' | 'bank_id'; required_for_registration?: boolean; allowed_document_countries?: string[] };
+  kyc?: { mobile_redirect_base_url?: string; enabled: boolean; provider?: 'none' | 'document_check' | 'bank_id'; required_for_registration?: boolean; allowed_document_countries?: string[] };
   /** A factor a token must carry before a token of this organization is given (`/token`): else `authn_context_update`. */
   required_factor?: { method: string; options?: Record<string, unknown> };
   /** Handles must match one of these patterns to register (else 403 `person cannot be registered`). */
@@ -45,6 +45,14 @@ export interface OrgSettings {
   allowed_domains?: string[];
   /** SAML identity providers (see sso/providers.ts). */
   saml_providers?: Array<{ provider_credentials_id: string; entry_point: string; idp_cert: string | string[]; idp_issuer?: string; label?: string; idp_metadata_url?: string; attribute_mapping?: Record<string, string>; created_at?: string }>;
+  /** Redirect targets of sign-in links accepted besides the allowed domains (same origin, path equal or below). */
+  authn_link_allowed_redirect_uris?: string[];
+  /** Branding of the page a sign-in link opens: sent as a `ui_customization` challenge with each link or code. */
+  authn_redirect_page_ui_config?: { logo_url?: string; title?: string; background_color?: string; text_color?: string };
+  /** Seconds of the public reference's sudo mode (stored and served; no sudo mode here yet). */
+  sudo_mode_duration?: number;
+  /** Stored and served; this server does no identity matching. */
+  canonical_identity_ai_matching_enabled?: boolean;
   /** Name of the token claim carrying the person's groups (default `groups`). */
   groups_claim_name?: string;
   /** OAuth2 clients of the hosted login. */

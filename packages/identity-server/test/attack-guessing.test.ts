@@ -94,7 +94,7 @@ for (const backend of BACKENDS) {
     it('answers an unknown handle exactly like a known person without a password, where sign-up is closed', async () => {
       const call = api(server);
       await signInWithEmail(server, 'known@example.com'); // a person without a password
-      expect((await call('PATCH', '/organizations/config', { allow_self_registration: false }, KEY)).status).toBe(200);
+      expect((await call('PATCH', '/organizations/config', { allow_self_registration: false }, KEY)).status).toBe(204);
       const known = await call('POST', '/id/v2', { handle: 'known@example.com', factor: { method: 'password' } });
       const unknown = await call('POST', '/id/v2', { handle: 'nobody-here@example.com', factor: { method: 'password' } });
       expect({ status: unknown.status, body: unknown.body }).toEqual({ status: known.status, body: known.body });

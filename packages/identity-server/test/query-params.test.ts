@@ -55,7 +55,9 @@ describe.each(BACKENDS)('management query parameters (%s)', (backend) => {
   it('suborganizations and a person\'s organizations are filtered by id or name', async () => {
     const call = contractApi(t.server);
     for (const org_name of ['Acme Docs EU', 'Acme Docs US', 'Globex']) await call('POST', '/organizations/suborganizations', { org_name, tenant_name: org_name.split(' ')[0]!.toLowerCase() }, KEY);
-    const names = async (q: string) => (await call('GET', `/organizations/suborganizations?filter=${encodeURIComponent(q)}`, undefined, KEY)).body.result.map((o: { org_name: string }) => o.org_name).sort();
+    const subs = (await call('GET', '/organizations', undefined, KEY)).body.result.managed_organizations as Array<{ id: string; org_name: string }>;
+    const nameOf = (id: string) => subs.find((o) => o.id === id)!.org_name;
+    const names = async (q: string) => (await call('GET', `/organizations/suborganizations?filter=${encodeURIComponent(q)}`, undefined, KEY)).body.result.map(nameOf).sort();
     expect(await names('org_name sw "acme docs"')).toEqual(['Acme Docs EU', 'Acme Docs US']);
     expect(await names('tenant_name eq "globex" or org_name co "EU"')).toEqual(['Acme Docs EU', 'Globex']);
     const bad = await call('GET', `/organizations/suborganizations?filter=${encodeURIComponent('handles.value eq "x"')}`, undefined, KEY);
@@ -69,7 +71,7 @@ describe.each(BACKENDS)('management query parameters (%s)', (backend) => {
 
   it('external credentials are removed by credentialId (cred_id still works), or all at once with deleteAll', async () => {
     const call = contractApi(t.server);
-    const make = async (label: string) => (await call('POST', '/organizations/config/external-credentials', { label, type: 'smtp', public_fields: { host: 'smtp.example.com' }, secret_fields: { password: 'p' } }, KEY)).body.result.id as string;
+    const make = async (label: string) => (await call('POST', '/organizations/config/external-credentials', { label, type: 'smtp', public_fields: { host: 'smtp.example.com' }, secret_fields: { password: 'p' } }, KEY)).body.result[0] as string;
     const [a, b, c] = [await make('A'), await make('B'), await make('C')];
     expect((await call('DELETE', `/organizations/config/external-credentials?credentialId=${a}`, undefined, KEY)).status).toBe(204);
     expect((await call('DELETE', `/organizations/config/external-credentials?cred_id=${b}`, undefined, KEY)).status).toBe(204);
@@ -85,16 +87,21 @@ describe.each(BACKENDS)('management query parameters (%s)', (backend) => {
 
   it('allowed domains: overwrite replaces the list; one domain, a body list or deleteAll removes', async () => {
     const call = contractApi(t.server);
-    const domains = async () => (await call('GET', '/organizations/config/domains', undefined, KEY)).body.result.domains as string[];
+    const domains = async () => (await call('GET', '/organizations/config/domains', undefined, KEY)).body.result as string[];
     await call('POST', '/organizations/config/domains', { domains: ['a.example.com', 'b.example.com'] }, KEY);
-    expect((await call('POST', '/organizations/config/domains?overwrite=true', { domains: ['c.example.com', 'd.example.com'] }, KEY)).body.result.domains).toEqual(['c.example.com', 'd.example.com']);
-    expect((await call('POST', '/organizations/config/domains?overwrite=false', { domains: ['e.example.com'] }, KEY)).body.result.domains).toEqual(['c.example.com', 'd.example.com', 'e.example.com']);
-    expect((await call('DELETE', '/organizations/config/domains?domain=C.example.com', undefined, KEY)).body.result.domains).toEqual(['d.example.com', 'e.example.com']);
-    expect((await call('DELETE', '/organizations/config/domains', { domains: ['d.example.com'] }, KEY)).body.result.domains).toEqual(['e.example.com']);
+    await call('POST', '/organizations/config/domains?overwrite=true', { domains: ['c.example.com', 'd.example.com'] }, KEY);
+    expect(await domains()).toEqual(['c.example.com', 'd.example.com']);
+    await call('POST', '/organizations/config/domains?overwrite=false', { domains: ['e.example.com'] }, KEY);
+    expect(await domains()).toEqual(['c.example.com', 'd.example.com', 'e.example.com']);
+    await call('DELETE', '/organizations/config/domains?domain=C.example.com', undefined, KEY);
+    expect(await domains()).toEqual(['d.example.com', 'e.example.com']);
+    await call('DELETE', '/organizations/config/domains', { domains: ['d.example.com'] }, KEY);
+    expect(await domains()).toEqual(['e.example.com']);
     const nothing = await call('DELETE', '/organizations/config/domains', undefined, KEY);
     expect(nothing.status).toBe(400);
     expect(await domains()).toEqual(['e.example.com']);
-    expect((await call('DELETE', '/organizations/config/domains?deleteAll=true', undefined, KEY)).body.result.domains).toEqual([]);
+    expect((await call('DELETE', '/organizations/config/domains?deleteAll=true', undefined, KEY)).status).toBe(204);
+    expect(await domains()).toEqual([]);
   });
 
   it('a webhook trigger is detached by the query (the body still works)', async () => {

@@ -12,7 +12,7 @@ const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replac
  * A SAML 2.0 identity provider on loopback: takes an AuthnRequest by HTTP-Redirect binding, "signs the person in" and
  * answers with an auto-posting form carrying a Response whose Assertion is signed (RSA-SHA256, exclusive C14N).
  */
-export async function startSamlIdp(email: string) {
+export async function startSamlIdp(email: string, moreAttributes: Record<string, string> = {}) {
   x509.cryptoProvider.set(webcrypto as unknown as Crypto);
   const alg = { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256', publicExponent: new Uint8Array([1, 0, 1]), modulusLength: 2048 };
   const keys = (await webcrypto.subtle.generateKey(alg, true, ['sign', 'verify'])) as CryptoKeyPair;
@@ -42,7 +42,9 @@ export async function startSamlIdp(email: string) {
       `<saml:SubjectConfirmation Method="urn:oasis:names:tc:SAML:2.0:cm:bearer"><saml:SubjectConfirmationData InResponseTo="${esc(requestId)}" NotOnOrAfter="${later}" Recipient="${esc(acs)}"/></saml:SubjectConfirmation></saml:Subject>` +
       `<saml:Conditions NotBefore="${new Date(now.getTime() - 60_000).toISOString()}" NotOnOrAfter="${later}"><saml:AudienceRestriction><saml:Audience>${esc(audience)}</saml:Audience></saml:AudienceRestriction></saml:Conditions>` +
       `<saml:AuthnStatement AuthnInstant="${now.toISOString()}" SessionIndex="_s1"><saml:AuthnContext><saml:AuthnContextClassRef>urn:oasis:names:tc:SAML:2.0:ac:classes:PasswordProtectedTransport</saml:AuthnContextClassRef></saml:AuthnContext></saml:AuthnStatement>` +
-      `<saml:AttributeStatement><saml:Attribute Name="email"><saml:AttributeValue>${esc(email)}</saml:AttributeValue></saml:Attribute></saml:AttributeStatement>` +
+      `<saml:AttributeStatement><saml:Attribute Name="email"><saml:AttributeValue>${esc(email)}</saml:AttributeValue></saml:Attribute>` +
+      Object.entries(moreAttributes).map(([name, value]) => `<saml:Attribute Name="${esc(name)}"><saml:AttributeValue>${esc(value)}</saml:AttributeValue></saml:Attribute>`).join('') +
+      `</saml:AttributeStatement>` +
       `</saml:Assertion></samlp:Response>`;
     const sig = new SignedXml({
       privateKey: keyPem,

@@ -40,6 +40,19 @@ describe('SMTP delivery', () => {
     expect(received[0]!.data).toMatch(/^Subject: Your Keyway Dev sign-in code: \d{6}/m);
   });
 
+  it("writes the template's sender_name as the From name", async () => {
+    const KEY = { headers: { 'keyway-api-key': 'kw_dev_api_key_not_secret' } };
+    expect((await api(server)('PUT', '/organizations/config/templates/email_otp_message', { sender_name: 'Acme Security' }, KEY)).status).toBe(204);
+    try {
+      await api(server)('POST', '/id/v2', { handle: 'named@example.com', factor: { method: 'otp_via_email' } });
+      const mail = received.find((m) => m.to.includes('named@example.com'))!;
+      expect(mail.from).toBe('no-reply@keyway.test');
+      expect(mail.data).toMatch(/^From: Acme Security <no-reply@keyway\.test>/m);
+    } finally {
+      await api(server)('PUT', '/organizations/config/templates/email_otp_message', { sender_name: 'Keyway Test' }, KEY);
+    }
+  });
+
   it('answers 502 with a clear message when the SMTP server is gone', async () => {
     const broken = await startTestServer('sqlite', { smtp: { url: 'smtp://127.0.0.1:9', from: 'x@keyway.test' } });
     try {

@@ -93,8 +93,8 @@ describe.each(BACKENDS)('tokens obtained through SSO with OIDC (%s)', (backend) 
     expect(await idp.accessTokenWorks(entry.access_token)).toBe(true);
 
     const revoked = await call('POST', '/sso/oidc/tokens/revoke/v2', { person_id: personId, client_id: idp.client_id }, KEY);
-    expect(revoked.status).toBe(200);
-    expect(revoked.body.result).toEqual({ revoked: 1, revoked_at_provider: true });
+    expect(revoked.status).toBe(204);
+    expect(revoked.body).toBeUndefined();
     expect(await idp.accessTokenWorks(entry.access_token)).toBe(false);
     expect(await idp.refreshTokenWorks(entry.refresh_token)).toBe(false);
 
@@ -107,7 +107,7 @@ describe.each(BACKENDS)('tokens obtained through SSO with OIDC (%s)', (backend) 
     const row = await t.server.db.selectFrom('sso_oidc_tokens').selectAll().where('id', '=', entry.id).executeTakeFirstOrThrow();
     expect(row.sealed_tokens).toBeNull();
     // Nothing live is left: revoking again counts nothing.
-    expect((await call('POST', '/sso/oidc/tokens/revoke/v2', { person_id: personId, client_id: idp.client_id }, KEY)).body.result).toEqual({ revoked: 0, revoked_at_provider: false });
+    expect((await call('POST', '/sso/oidc/tokens/revoke/v2', { person_id: personId, client_id: idp.client_id }, KEY)).status).toBe(204);
     // The next sign-in brings a live entry back.
     await ssoSignIn(t.server, idp, 'rev-1');
     expect((await call('GET', `/sso/oidc/tokens?person_id=${encodeURIComponent(personId)}`, undefined, KEY)).body.result[0].revoked_at).toBeNull();
@@ -115,7 +115,8 @@ describe.each(BACKENDS)('tokens obtained through SSO with OIDC (%s)', (backend) 
     // No revocation endpoint at the provider: the entry is forgotten here only.
     const other = decodeClaims(await ssoSignIn(t.server, plain, 'plain-2')).person_id as string;
     const [plainEntry] = (await call('POST', '/sso/oidc/tokens/query', { person_id: other }, KEY)).body.result;
-    expect((await call('POST', '/sso/oidc/tokens/revoke/v2', { person_id: other, client_id: plain.client_id }, KEY)).body.result).toEqual({ revoked: 1, revoked_at_provider: false });
+    expect((await call('POST', '/sso/oidc/tokens/revoke/v2', { person_id: other, client_id: plain.client_id }, KEY)).status).toBe(204);
+    expect((await call('POST', '/sso/oidc/tokens/query', { person_id: other }, KEY)).body.result).toEqual([]);
     expect(await plain.accessTokenWorks(plainEntry.access_token)).toBe(true);
   });
 
@@ -126,7 +127,10 @@ describe.each(BACKENDS)('tokens obtained through SSO with OIDC (%s)', (backend) 
     const wrongClient = await call('POST', '/sso/oidc/tokens/revoke', { token: entry.refresh_token, client_id: plain.client_id }, KEY);
     expect(wrongClient.status).toBe(404);
     expect(wrongClient.body.errors[0].message).toBe(`no live token of OIDC client "${plain.client_id}" has this value`);
-    const res = await call('POST', '/sso/oidc/tokens/revoke', { token: entry.refresh_token, client_id: idp.client_id }, KEY);
+    // token_type (the public reference's field) says which token the value is: a refresh token is not an access token.
+    const wrongType = await call('POST', '/sso/oidc/tokens/revoke', { token: entry.refresh_token, client_id: idp.client_id, token_type: 'access_token' }, KEY);
+    expect(wrongType.status).toBe(404);
+    const res = await call('POST', '/sso/oidc/tokens/revoke', { token: entry.refresh_token, client_id: idp.client_id, token_type: 'refresh_token' }, KEY);
     expect(res.status).toBe(204);
     expect(await idp.accessTokenWorks(entry.access_token)).toBe(false);
     expect((await call('POST', '/sso/oidc/tokens/query', { person_id: personId }, KEY)).body.result).toEqual([]);

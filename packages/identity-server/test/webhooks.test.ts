@@ -46,11 +46,11 @@ describe.each(BACKENDS)('webhooks (%s)', (backend) => {
     const created = await call('POST', '/organizations/webhooks', { name: 'Audit', target_url: 'https://audit.example.com/hook', custom_headers: { 'X-Team': ['identity'] } }, KEY);
     expect(created.status).toBe(201);
     const id = created.body.result.id as string;
-    expect(created.body.result).toMatchObject({ name: 'Audit', timeout: 10, custom_headers: { 'X-Team': ['identity'] } });
+    expect(created.body.result).toMatchObject({ name: 'Audit', timeout: '10s', custom_headers: { 'X-Team': ['identity'] } });
     expect((await call('POST', '/organizations/webhooks', { name: 'Plain', target_url: 'http://audit.example.com/hook' }, KEY)).status).toBe(400);
     expect((await call('POST', '/organizations/webhooks', { name: 'Sneaky', target_url: 'https://a.example.com/', custom_headers: { 'Content-Type': ['text/plain'] } }, KEY)).body.errors[0].message).toBe('custom_headers: "Content-Type" is set by Keyway and cannot be overridden');
-    expect((await call('PATCH', `/organizations/webhooks/${id}`, { timeout: 20 }, KEY)).body.result.timeout).toBe(20);
-    expect((await call('GET', `/organizations/webhooks/${id}`, undefined, KEY)).body.result.timeout).toBe(20);
+    expect((await call('PATCH', `/organizations/webhooks/${id}`, { timeout: 20 }, KEY)).body.result.timeout).toBe('20s');
+    expect((await call('GET', `/organizations/webhooks/${id}`, undefined, KEY)).body.result.timeout).toBe('20s');
     expect((await call('GET', '/organizations/webhooks', undefined, KEY)).body.result.map((w: { id: string }) => w.id)).toContain(id);
 
     const trigger = { trigger_type: 'event', trigger_name: 'PersonCreated_v1' };

@@ -44,7 +44,9 @@ export async function manage(api: IdentityServer, method: string, path: string, 
     headers: { 'content-type': 'application/json', 'keyway-api-key': 'kw_dev_api_key_not_secret', 'keyway-orgid': org },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  const json = (await res.json()) as { result?: any; errors?: Array<{ message: string }> };
+  // Writes the public reference answers with 204 have no body.
+  const text = await res.text();
+  const json = (text ? JSON.parse(text) : {}) as { result?: any; errors?: Array<{ message: string }> };
   if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${json.errors?.[0]?.message}`);
   return json.result;
 }

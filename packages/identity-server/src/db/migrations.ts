@@ -371,6 +371,15 @@ async function regionNames(db: Kysely<any>): Promise<void> {
   for (const [old, now] of Object.entries(REGION_ALIASES)) await db.updateTable('persons').set({ region: now }).where('region', '=', old).execute();
 }
 
+/**
+ * External credentials as the public reference names them: the provider (`generic`, `google`, `onfido`, `shopify`) and
+ * the kind of secret (`api_key`, `user_pass` …). Rows stored before are `generic` `json_credentials`.
+ */
+async function externalCredentialKinds(db: Kysely<any>): Promise<void> {
+  await db.schema.alterTable('external_credentials').addColumn('provider', 'text', (c) => c.notNull().defaultTo('generic')).execute();
+  await db.schema.alterTable('external_credentials').addColumn('cred_type', 'text', (c) => c.notNull().defaultTo('json_credentials')).execute();
+}
+
 /** Versioned schema changes, applied in name order by Kysely's migrator on every start. */
 export function migrations(dialect: DialectName): Record<string, Migration> {
   return {
@@ -393,6 +402,7 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0012_shared_state': { up: (db: Kysely<any>) => sharedState(db, dialect) },
     '0013_growth': { up: (db: Kysely<any>) => growth(db, dialect) },
     '0014_region_names': { up: regionNames },
+    '0015_external_credential_kinds': { up: externalCredentialKinds },
     '0016_key_lookup_client_usage': { up: (db: Kysely<any>) => apiKeyLookup(db, dialect) },
   };
 }

@@ -212,7 +212,12 @@ export interface ExternalCredentialTable {
   id: string;
   org_id: string;
   label: string;
+  /** Keyway's kind (smtp, sms_gateway, oidc_client, apple_signin); empty for credentials created with the public reference's fields. */
   type: string;
+  /** The public reference's `extcred_provider`: generic, google, onfido, shopify. */
+  provider: string;
+  /** The public reference's `extcred_type`: access_token, api_id_access, api_key, client_credentials, json_credentials, user_pass. */
+  cred_type: string;
   /** JSON: non-secret settings. */
   public_fields: string;
   /** AES-256-GCM sealed JSON of the secret fields (see Sealer); never returned. */

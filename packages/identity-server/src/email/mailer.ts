@@ -1,4 +1,5 @@
-import { renderTemplate, type EmailTemplate, type TemplateName } from './templates.js';
+import { renderTemplate, storedTemplate, type StoredTemplate, type TemplateName } from './templates.js';
+import { escapeHtml } from '../http/html.js';
 import { randomUUID } from 'node:crypto';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { Db } from '../db/index.js';
@@ -13,7 +14,7 @@ export interface OutgoingMessage {
   html: string;
   code?: string | undefined;
   link?: string | undefined;
-  /** E-mail template the organization may have replaced (`PUT /organizations/config/templates/{name}`); its placeholders get `vars`. */
+  /** Template the organization may have replaced (`PUT /organizations/config/templates/{name}`); its placeholders get `vars`. */
   template?: { name: TemplateName; vars: Record<string, string | undefined> };
 }
 
@@ -50,15 +51,29 @@ export class Mailer {
     this.transport = smtp ? nodemailer.createTransport(smtp.url) : undefined;
   }
 
+  /** The sender address of e-mails sent by SMTP (empty when e-mails stay in the mailbox). */
+  get fromAddress(): string {
+    return this.smtp ? addressOf(this.smtp.from) : '';
+  }
+
   async send(msg: OutgoingMessage): Promise<void> {
-    if (msg.template && msg.channel === 'email') {
+    let senderName: string | undefined;
+    if (msg.template) {
       const org = await this.db.selectFrom('organizations').select('settings').where('id', '=', msg.orgId).executeTakeFirst();
-      const custom = org ? (JSON.parse(org.settings) as { email_templates?: Partial<Record<TemplateName, EmailTemplate>> }).email_templates?.[msg.template.name] : undefined;
-      if (custom) msg = { ...msg, ...renderTemplate(custom, msg.template.vars) };
+      const custom = org ? storedTemplate((JSON.parse(org.settings) as { email_templates?: Record<string, StoredTemplate> }).email_templates, msg.template.name) : undefined;
+      if (custom && msg.channel === 'email') {
+        msg = { ...msg, ...renderTemplate(custom, msg.template.vars) };
+        senderName = custom.sender_name;
+      } else if (custom) {
+        // An SMS is the template's body as plain text.
+        const { text } = renderTemplate({ body: custom.body, text_body: custom.body }, msg.template.vars);
+        msg = { ...msg, text, html: `<p>${escapeHtml(text)}</p>` };
+      }
     }
     if (this.transport && msg.channel === 'email') {
       try {
-        await this.transport.sendMail({ from: this.smtp!.from, to: msg.to, subject: msg.subject, text: msg.text, html: msg.html });
+        const from = senderName ? { name: senderName, address: addressOf(this.smtp!.from) } : this.smtp!.from;
+        await this.transport.sendMail({ from, to: msg.to, subject: msg.subject, text: msg.text, html: msg.html });
       } catch {
         throw new ApiError(502, 'the e-mail could not be sent: try again later');
       }
@@ -101,4 +116,9 @@ export class Mailer {
       created_at: r.created_at,
     }));
   }
+}
+
+/** The address of a From header (`Name <a@b>` or `a@b`). */
+function addressOf(from: string): string {
+  return /<([^>]+)>\s*$/.exec(from)?.[1] ?? from.trim();
 }

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Ctx } from '../context.js';
 import { requireApiKey, requireUser } from '../http/guards.js';
 import * as S from '../http/schemas.js';
@@ -75,10 +75,11 @@ function registerAdminAttributeRoutes(app: FastifyInstance, ctx: Ctx, base: stri
     for (const b of buckets) checkBucket(b, 'admin');
     return { result: await readBuckets(ctx, owner, buckets) };
   });
-  const writeAll = (replace: boolean) => async (req: FastifyRequest<Wire<'/persons/{person_id}/attributes', 'put'>>) => {
+  // Writes answer 204 without a body, as the public reference does; the GET of the same path reads them back.
+  const writeAll = (replace: boolean) => async (req: FastifyRequest<Wire<'/persons/{person_id}/attributes', 'put'>>, reply: FastifyReply) => {
     const owner = await ownerOf(req);
     await writeBuckets(ctx, owner, req.body, replace, 'admin');
-    return { result: await readBuckets(ctx, owner, Object.keys(req.body)) };
+    return reply.code(204).send();
   };
   app.put(`${base}/attributes`, writeAll(true));
   app.patch(`${base}/attributes`, writeAll(false));
@@ -88,10 +89,10 @@ function registerAdminAttributeRoutes(app: FastifyInstance, ctx: Ctx, base: stri
     const out = await readBuckets(ctx, owner, [req.params.bucket_name], splitList(req.query.attributes, 'attributes'));
     return { result: out[req.params.bucket_name] };
   });
-  const writeOne = (replace: boolean) => async (req: FastifyRequest<Wire<'/persons/{person_id}/attributes/{bucket_name}', 'put'>>) => {
+  const writeOne = (replace: boolean) => async (req: FastifyRequest<Wire<'/persons/{person_id}/attributes/{bucket_name}', 'put'>>, reply: FastifyReply) => {
     const owner = await ownerOf(req);
     await writeBuckets(ctx, owner, { [req.params.bucket_name]: req.body }, replace, 'admin');
-    return { result: (await readBuckets(ctx, owner, [req.params.bucket_name]))[req.params.bucket_name] };
+    return reply.code(204).send();
   };
   app.put(`${base}/attributes/:bucket_name`, writeOne(true));
   app.patch(`${base}/attributes/:bucket_name`, writeOne(false));

@@ -182,7 +182,32 @@ export function requireHandleType(handle: Handle | undefined, method: string, ty
  */
 export function redirectTarget(ctx: Ctx, org: Org, options: Record<string, unknown>): string | undefined {
   const t = options.redirect_target;
-  return t === undefined ? undefined : checkRedirect(ctx, org, t, 'factor.options.redirect_target');
+  if (t === undefined) return undefined;
+  const listed = listedLinkRedirect(org, t);
+  return listed ?? checkRedirect(ctx, org, t, 'factor.options.redirect_target');
+}
+
+/**
+ * A redirect target the organization listed in `authn_link_allowed_redirect_uris`: same scheme, host and port as a listed
+ * URI, and a path equal to its path or below it (a listed `https://app.example.com/auth` accepts `/auth` and `/auth/done`,
+ * not `/authx` nor another host).
+ */
+function listedLinkRedirect(org: Org, value: unknown): string | undefined {
+  const listed = org.settings.authn_link_allowed_redirect_uris;
+  if (!listed?.length || typeof value !== 'string' || /[\u0000-\u001f\u007f\\]/.test(value)) return undefined;
+  let target: URL;
+  try {
+    target = new URL(value);
+  } catch {
+    return undefined;
+  }
+  if (!/^https?:$/.test(target.protocol) || target.username || target.password) return undefined;
+  for (const uri of listed) {
+    const allowed = new URL(uri);
+    const base = allowed.pathname.endsWith('/') ? allowed.pathname : `${allowed.pathname}/`;
+    if (allowed.origin === target.origin && (target.pathname === allowed.pathname || target.pathname.startsWith(base))) return target.href;
+  }
+  return undefined;
 }
 
 /** Answer checkers per challenge type; each returns the token. */

@@ -48,7 +48,7 @@ export async function sendPasswordResetLink(ctx: Ctx, org: Org, personId: string
     text,
     html: `<p>Set a new password for <b>${escapeHtml(org.org_name)}</b>:</p><p><a href="${escapeHtml(link)}">Choose a new password</a></p><p>The link works for one hour. If you did not expect it, ignore this message.</p>`,
     link,
-    template: { name: 'password_reset', vars: { link, org_name: org.org_name, minutes: '60' } },
+    template: { name: handle.type === 'email_address' ? 'email_password_reset' : 'text_password_reset', vars: { link, org_name: org.org_name, minutes: '60' } },
   });
 }
 

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Ctx } from '../context.js';
+import type { Ctx, Org } from '../context.js';
 import { hashSecret, sameDigest } from '../crypto/secrets.js';
 import { answer, badRequest, forbidden, notFound, unauthorized } from '../http/errors.js';
 import { clientIp, requireApiKey, requireOrg } from '../http/guards.js';
@@ -7,12 +7,26 @@ import { sendMessagePage } from '../http/html.js';
 import * as S from '../http/schemas.js';
 import { parseHandle } from '../persons/handles.js';
 import { createPerson, issueToken } from '../persons/persons.js';
-import { challengeData, checkAnswer, factorOptions, finishSignIn, loadOpenChallenge, previousToken } from './challenges.js';
+import { challengeData, checkAnswer, factorOptions, finishSignIn, loadOpenChallenge, previousToken, type ChallengeOut } from './challenges.js';
 import type { FactorRegistry } from './factors/index.js';
 import type { Wire } from '../http/wire.js';
 
 // The sign-in protocol of spec §7: `/id` starts a factor, `/attestation` answers a challenge, proxy challenges are
 // polled, and tokens are checked and revoked.
+
+/** Methods whose message opens the organization's redirect page (a sign-in link, or a code typed on it). */
+const REDIRECT_PAGE_METHODS = new Set(['email_link', 'sms_link', 'otp_via_email', 'otp_via_sms']);
+
+/**
+ * The organization's redirect page branding (`authn_redirect_page_ui_config`), as a `ui_customization` challenge placed
+ * before the factor's own challenge (same id: it is not answered, the SDK emits `uiCustomizationReceived`).
+ */
+function uiCustomization(org: Org, method: string, challenges: ChallengeOut[]): ChallengeOut[] {
+  const config = org.settings.authn_redirect_page_ui_config;
+  const first = challenges[0];
+  if (!config || !first || !REDIRECT_PAGE_METHODS.has(method)) return [];
+  return [{ id: first.id, type: 'ui_customization', authentication_method: method, options: { authn_redirect_page_ui_config: config } } as ChallengeOut];
+}
 
 /** `/id` (start a factor) and `/attestation` (answer a challenge), served by the listed factors. */
 export function registerIdRoutes(app: FastifyInstance, ctx: Ctx, factors: FactorRegistry): void {
@@ -40,7 +54,7 @@ export function registerIdRoutes(app: FastifyInstance, ctx: Ctx, factors: Factor
     });
     reply.header('cache-control', 'no-cache, no-store');
     // The challenge list itself (spec §7 "returns a challenge list"; the published client reads `result` as the array).
-    return { result: challenges };
+    return { result: [...uiCustomization(org, body.factor.method, challenges), ...challenges] };
   };
   app.post('/id', { schema: { body: S.idRequest } }, idHandler);
   app.post('/id/v2', { schema: { body: S.idRequest } }, idHandler);

@@ -123,7 +123,8 @@ export function registerSamlAcsRoute(app: FastifyInstance, ctx: Ctx): void {
         req.log.warn({ err }, 'SAML response rejected');
         return ssoPage(reply, 400, 'Sign-in failed', 'The answer of the identity provider could not be verified.');
       }
-      const email = [profile?.email, profile?.mail, profile?.['urn:oid:0.9.2342.19200300.100.1.3'], profile?.nameIDFormat?.endsWith('emailAddress') ? profile.nameID : undefined].find(
+      const claimed = (provider?.email_claims ?? []).map((name) => profile?.[name]);
+      const email = [...claimed, profile?.email, profile?.mail, profile?.['urn:oid:0.9.2342.19200300.100.1.3'], profile?.nameIDFormat?.endsWith('emailAddress') ? profile.nameID : undefined].find(
         (v): v is string => typeof v === 'string' && v.includes('@'),
       );
       // attribute_mapping: SAML attribute → person attribute, stored read-only for the person at sign-in.

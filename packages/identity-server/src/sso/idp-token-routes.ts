@@ -86,14 +86,13 @@ export function registerSsoTokenRoutes(app: FastifyInstance, ctx: Ctx): void {
     return { result: (await select(org, req.body)).map((r) => ssoTokenOut(ctx, r)) };
   });
 
-  app.post<Wire<'/sso/oidc/tokens/revoke/v2', 'post'>>('/sso/oidc/tokens/revoke/v2', async (req) => {
+  app.post<Wire<'/sso/oidc/tokens/revoke/v2', 'post'>>('/sso/oidc/tokens/revoke/v2', async (req, reply) => {
     const org = await admin(req);
     const rows = await select(org, { person_id: req.body.person_id, client_id: req.body.client_id });
     const configured = (org.settings.oidc_providers ?? []).some((p) => p.client_id === req.body.client_id);
     if (!rows.length && !configured) throw notFound(`no OIDC provider "${req.body.client_id}" is configured and no token of it is stored`);
-    let atProvider = false;
-    for (const row of rows) atProvider = (await revokeRow(ctx, org, row)).at_provider || atProvider;
-    return { result: { revoked: rows.length, revoked_at_provider: atProvider } };
+    for (const row of rows) await revokeRow(ctx, org, row);
+    return reply.code(204).send();
   });
 
   // Deprecated: the token is named by its value (access or refresh token); the whole set it belongs to is revoked.
@@ -105,7 +104,10 @@ export function registerSsoTokenRoutes(app: FastifyInstance, ctx: Ctx): void {
       .selectAll()
       .where('org_id', '=', org.id)
       .where('client_id', '=', req.body.client_id)
-      .where((eb) => eb.or([eb('access_token_sha256', '=', digest), eb('refresh_token_sha256', '=', digest)]))
+      .where((eb) =>
+        req.body.token_type === 'access_token' ? eb('access_token_sha256', '=', digest)
+        : req.body.token_type === 'refresh_token' ? eb('refresh_token_sha256', '=', digest)
+        : eb.or([eb('access_token_sha256', '=', digest), eb('refresh_token_sha256', '=', digest)]))
       .executeTakeFirst();
     if (!row) throw notFound(`no live token of OIDC client "${req.body.client_id}" has this value`);
     await revokeRow(ctx, org, row);

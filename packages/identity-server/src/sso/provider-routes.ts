@@ -6,7 +6,7 @@ import { badRequest, conflict } from '../http/errors.js';
 import { requireApiKey } from '../http/guards.js';
 import { isOutboundRefused, outboundFetch } from '../http/outbound.js';
 import { settingsCollection } from '../organizations/settings.js';
-import type { OidcProviderConfig, SamlProviderConfig } from './providers.js';
+import { canonicalProvider, type OidcProviderConfig, type SamlProviderConfig } from './providers.js';
 import { parseIdpMetadata } from './saml-metadata.js';
 import type { Wire } from '../http/wire.js';
 
@@ -23,7 +23,7 @@ const KNOWN_ISSUERS: Record<string, string> = {
 const oidcOut = (p: OidcProviderConfig & { label?: string; created_at?: string }) => ({
   client_id: p.client_id,
   label: p.label ?? p.client_id,
-  provider: p.provider,
+  provider: canonicalProvider(p.provider),
   issuer: p.issuer,
   ...(p.scopes ? { scopes: p.scopes } : {}),
   ...(p.created_at ? { created_at: p.created_at } : {}),
@@ -32,7 +32,7 @@ const oidcOut = (p: OidcProviderConfig & { label?: string; created_at?: string }
 /** SAML identity providers used by the `saml` factor, configured from their metadata. */
 export function registerSamlProviderRoutes(app: FastifyInstance, ctx: Ctx): void {
   const admin = (req: FastifyRequest) => requireApiKey(ctx, req);
-  type StoredSaml = SamlProviderConfig & { label: string; idp_metadata_url?: string; attribute_mapping?: Record<string, string>; created_at: string };
+  type StoredSaml = SamlProviderConfig & { label: string; idp_metadata_url?: string; attribute_mapping?: Record<string, string>; enable_in_slashid_oidc_authz_server?: boolean; created_at: string };
   const saml = settingsCollection<StoredSaml>(ctx, 'saml_providers', (p) => p.provider_credentials_id, 'SAML provider credentials');
   const samlOut = (p: StoredSaml) => ({
     id: p.provider_credentials_id,
@@ -42,6 +42,8 @@ export function registerSamlProviderRoutes(app: FastifyInstance, ctx: Ctx): void
     sp_entity_id: `${ctx.publicUrl}/sso/saml/metadata`,
     sp_acs_url: `${ctx.publicUrl}/sso/saml/acs`,
     attribute_mapping: p.attribute_mapping ?? {},
+    email_claims: p.email_claims ?? [],
+    enable_in_slashid_oidc_authz_server: p.enable_in_slashid_oidc_authz_server ?? false,
     created_at: p.created_at,
   });
   /** Metadata from the request: inline XML, or fetched from its URL (plain http only in development). */
@@ -69,8 +71,10 @@ export function registerSamlProviderRoutes(app: FastifyInstance, ctx: Ctx): void
         entry_point: md.ssoUrl,
         idp_cert: md.certificates,
         idp_issuer: md.entityId,
-        label: req.body.label,
+        label: req.body.label ?? md.entityId,
         created_at: nowIso(),
+        ...(req.body.email_claims ? { email_claims: req.body.email_claims } : {}),
+        ...(req.body.enable_in_slashid_oidc_authz_server !== undefined ? { enable_in_slashid_oidc_authz_server: req.body.enable_in_slashid_oidc_authz_server } : {}),
         ...(req.body.idp_metadata_url ? { idp_metadata_url: req.body.idp_metadata_url } : {}),
         ...(req.body.attribute_mapping ? { attribute_mapping: req.body.attribute_mapping } : {}),
       };
@@ -84,7 +88,7 @@ export function registerSamlProviderRoutes(app: FastifyInstance, ctx: Ctx): void
   }));
   app.patch<Wire<'/organizations/sso/saml/provider-credentials/{saml_provider_credentials_id}', 'patch'>>(
     '/organizations/sso/saml/provider-credentials/:saml_provider_credentials_id',
-    async (req) => {
+    async (req, reply) => {
       const org = await admin(req);
       const current: StoredSaml = { ...saml.one(org, req.params.saml_provider_credentials_id) };
       if (req.body.idp_metadata_xml || req.body.idp_metadata_url) {
@@ -94,8 +98,10 @@ export function registerSamlProviderRoutes(app: FastifyInstance, ctx: Ctx): void
       }
       if (req.body.label) current.label = req.body.label;
       if (req.body.attribute_mapping) current.attribute_mapping = req.body.attribute_mapping;
+      if (req.body.email_claims) current.email_claims = req.body.email_claims;
+      if (req.body.enable_in_slashid_oidc_authz_server !== undefined) current.enable_in_slashid_oidc_authz_server = req.body.enable_in_slashid_oidc_authz_server;
       await saml.replace(org, current);
-      return { result: samlOut(current) };
+      return reply.code(204).send();
     },
   );
   app.delete<Wire<'/organizations/sso/saml/provider-credentials/{saml_provider_credentials_id}', 'delete'>>('/organizations/sso/saml/provider-credentials/:saml_provider_credentials_id', async (req, reply) => {
@@ -110,9 +116,8 @@ export function registerOidcProviderRoutes(app: FastifyInstance, ctx: Ctx): void
   type StoredOidc = OidcProviderConfig & { label?: string; created_at?: string };
   const oidc = settingsCollection<StoredOidc>(ctx, 'oidc_providers', (p) => p.client_id, 'OIDC provider credentials');
   app.get<Wire<'/organizations/sso/oidc/provider-credentials', 'get'>>('/organizations/sso/oidc/provider-credentials', async (req) => {
-    // `azuread` is the public reference's name of `azure`.
-    const wanted = req.query.oauth_provider === 'azuread' ? 'azure' : req.query.oauth_provider;
-    return { result: oidc.list(await admin(req)).filter((c) => wanted === undefined || c.provider === wanted).map(oidcOut) };
+    const wanted = req.query.oauth_provider === undefined ? undefined : canonicalProvider(req.query.oauth_provider);
+    return { result: oidc.list(await admin(req)).filter((c) => wanted === undefined || canonicalProvider(c.provider) === wanted).map(oidcOut) };
   });
   app.post<Wire<'/organizations/sso/oidc/provider-credentials', 'post'>>(
     '/organizations/sso/oidc/provider-credentials',
@@ -122,7 +127,7 @@ export function registerOidcProviderRoutes(app: FastifyInstance, ctx: Ctx): void
       const issuer = b.issuer ?? KNOWN_ISSUERS[b.provider];
       if (!issuer) throw badRequest(`issuer is required for provider "${b.provider}"`);
       if (oidc.list(org).some((p) => p.client_id === b.client_id)) throw conflict(`OIDC provider credentials "${b.client_id}" already exist`);
-      const entry: StoredOidc = { provider: b.provider, client_id: b.client_id, client_secret: b.client_secret, issuer, label: b.label, created_at: nowIso(), ...(b.scopes ? { scopes: b.scopes } : {}) };
+      const entry: StoredOidc = { provider: canonicalProvider(b.provider), client_id: b.client_id, client_secret: b.client_secret, issuer, label: b.label ?? b.client_id, created_at: nowIso(), ...(b.scopes ? { scopes: b.scopes } : {}) };
       await oidc.add(org, entry);
       reply.code(201);
       return { result: oidcOut(entry) };
@@ -140,8 +145,11 @@ export function registerOidcProviderRoutes(app: FastifyInstance, ctx: Ctx): void
       return { result: oidcOut(current) };
     },
   );
-  app.delete<Wire<'/organizations/sso/oidc/provider-credentials/{oauth_client_id}', 'delete'>>('/organizations/sso/oidc/provider-credentials/:oauth_client_id', async (req, reply) => {
-    await oidc.remove(await admin(req), req.params.oauth_client_id);
-    return reply.code(204).send();
+  // The public reference answers 200 with a body: the configuration as it was (without its secret).
+  app.delete<Wire<'/organizations/sso/oidc/provider-credentials/{oauth_client_id}', 'delete'>>('/organizations/sso/oidc/provider-credentials/:oauth_client_id', async (req) => {
+    const org = await admin(req);
+    const gone = oidc.one(org, req.params.oauth_client_id);
+    await oidc.remove(org, req.params.oauth_client_id);
+    return { result: oidcOut(gone) };
   });
 }

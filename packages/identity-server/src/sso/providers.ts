@@ -16,6 +16,11 @@ export interface OidcProviderConfig {
   scopes?: string[];
 }
 
+/** The public reference's name of a provider: Microsoft Entra ID is `azuread` (this server called it `azure` before). */
+export function canonicalProvider(provider: string): string {
+  return provider === 'azure' ? 'azuread' : provider;
+}
+
 /** SAML identity provider credentials of an organization (`settings.saml_providers`). */
 export interface SamlProviderConfig {
   provider_credentials_id: string;
@@ -25,6 +30,8 @@ export interface SamlProviderConfig {
   idp_cert: string | string[];
   /** Expected Issuer of the responses, when given. */
   idp_issuer?: string;
+  /** Assertion attributes read first, in order, for the e-mail address (then email, mail, the LDAP mail OID, an e-mail NameID). */
+  email_claims?: string[];
 }
 
 export const DEFAULT_OIDC_SCOPES = ['openid', 'email', 'profile'];
@@ -59,7 +66,7 @@ export function ssoCallbackUrl(ctx: Ctx): string {
 /** The OIDC provider a factor names (`client_id`, else `provider`); 400 when none is configured. */
 export function pickProvider(org: Org, options: Record<string, unknown>): OidcProviderConfig {
   const list = (org.settings as { oidc_providers?: OidcProviderConfig[] }).oidc_providers ?? [];
-  const found = list.find((p) => (options.client_id ? p.client_id === options.client_id : p.provider === options.provider));
+  const found = list.find((p) => (options.client_id ? p.client_id === options.client_id : canonicalProvider(p.provider) === canonicalProvider(String(options.provider))));
   if (!found) {
     throw badRequest(`no OIDC provider "${String(options.client_id ?? options.provider)}" is configured for organization "${org.id}"`);
   }

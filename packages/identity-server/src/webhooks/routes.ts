@@ -22,9 +22,12 @@ const webhookOut = (w: WebhookTable) => ({
   ...(w.description ? { description: w.description } : {}),
   target_url: w.target_url,
   custom_headers: JSON.parse(w.custom_headers) as Record<string, string[]>,
-  timeout: w.timeout,
+  timeout: `${w.timeout}s`,
   created_at: w.created_at,
 });
+
+/** Seconds of a timeout given as `"10s"` or `10` (the contract checks the form and the range). */
+const seconds = (timeout: string | number): number => (typeof timeout === 'number' ? timeout : Number.parseInt(timeout, 10));
 
 /** 400 naming what is wrong with a webhook's target URL or custom headers. */
 function checkBody(ctx: Ctx, body: WebhookBody): void {
@@ -77,7 +80,7 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: Ctx): void {
       description: req.body.description ?? null,
       target_url: req.body.target_url,
       custom_headers: JSON.stringify(req.body.custom_headers ?? {}),
-      timeout: req.body.timeout ?? 10,
+      timeout: req.body.timeout === undefined ? 10 : seconds(req.body.timeout),
       created_at: nowIso(),
     };
     await ctx.db.insertInto('webhooks').values(row).execute();
@@ -99,7 +102,7 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: Ctx): void {
       ...(req.body.description !== undefined ? { description: req.body.description } : {}),
       ...(req.body.target_url !== undefined ? { target_url: req.body.target_url } : {}),
       ...(req.body.custom_headers !== undefined ? { custom_headers: JSON.stringify(req.body.custom_headers) } : {}),
-      ...(req.body.timeout !== undefined ? { timeout: req.body.timeout } : {}),
+      ...(req.body.timeout !== undefined ? { timeout: seconds(req.body.timeout) } : {}),
     };
     const { id, org_id, created_at, ...changes } = next;
     await ctx.db.updateTable('webhooks').set(changes).where('id', '=', id).where('org_id', '=', org_id).execute();
@@ -166,7 +169,7 @@ export function registerWebhookTriggerRoutes(app: FastifyInstance, ctx: Ctx): vo
         generated++;
       }
     }
-    reply.code(202);
+    reply.code(201);
     return { result: { generated } };
   });
 }

@@ -22,7 +22,7 @@ export function sendCode(ctx: Ctx, org: Org, handle: Handle, code: string, purpo
       text: `Your ${what} code for ${org.org_name} is ${code}.\nIt expires in ${minutes} minutes. If you did not ask for it, ignore this message.`,
       html: `<p>Your ${what} code for <b>${escapeHtml(org.org_name)}</b> is</p><p style="font-size:28px;letter-spacing:4px"><b>${code}</b></p><p>It expires in ${minutes} minutes. If you did not ask for it, ignore this message.</p>`,
       code,
-      ...(purpose === 'sign-in' ? { template: { name: 'otp_via_email' as const, vars: { code, org_name: org.org_name, minutes: String(minutes) } } } : {}),
+      ...(purpose === 'sign-in' ? { template: { name: 'email_otp_message' as const, vars: { code, org_name: org.org_name, minutes: String(minutes) } } } : {}),
     });
   }
   return ctx.mailer.send({
@@ -33,6 +33,7 @@ export function sendCode(ctx: Ctx, org: Org, handle: Handle, code: string, purpo
     text: `${code} is your ${org.org_name} ${what} code. It expires in ${minutes} min.`,
     html: `<p>${code} is your ${escapeHtml(org.org_name)} ${what} code. It expires in ${minutes} min.</p>`,
     code,
+    ...(purpose === 'sign-in' ? { template: { name: 'text_otp_message' as const, vars: { code, org_name: org.org_name, minutes: String(minutes) } } } : {}),
   });
 }
 
@@ -74,7 +75,7 @@ export const linkFactor = (channel: 'email' | 'sms'): FactorHandler => ({
             text: `Open this link to sign in to ${r.org.org_name}:\n${link}\nIt expires in ${minutes} minutes. If you did not ask for it, ignore this message.`,
             html: `<p>Open this link to sign in to <b>${escapeHtml(r.org.org_name)}</b>:</p><p><a href="${escapeHtml(link)}">Sign in</a></p><p>It expires in ${minutes} minutes. If you did not ask for it, ignore this message.</p>`,
             link,
-            ...(r.recovery ? {} : { template: { name: 'email_link' as const, vars: { link, org_name: r.org.org_name, minutes: String(minutes) } } }),
+            ...(r.recovery ? {} : { template: { name: 'email_authn_challenge' as const, vars: { link, org_name: r.org.org_name, minutes: String(minutes) } } }),
           }
         : {
             orgId: r.org.id,
@@ -84,6 +85,7 @@ export const linkFactor = (channel: 'email' | 'sms'): FactorHandler => ({
             text: `Sign in to ${r.org.org_name}: ${link}`,
             html: `<p>Sign in to ${escapeHtml(r.org.org_name)}: <a href="${escapeHtml(link)}">${escapeHtml(link)}</a></p>`,
             link,
+            ...(r.recovery ? {} : { template: { name: 'text_authn_challenge' as const, vars: { link, org_name: r.org.org_name, minutes: String(minutes) } } }),
           },
     );
     return out;
