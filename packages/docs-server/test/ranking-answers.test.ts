@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { indexPassages } from '../src/search/site-index.js';
 import { extractPage } from '../src/search/extract.js';
-import { groupByPage, namedIdentifier, runSearch } from '../src/search/engine.js';
+import { groupByPage, methodOf, namedIdentifier, runSearch } from '../src/search/engine.js';
 import { buildSynonyms, questionSynonyms, withSynonyms } from '../src/search/synonyms.js';
 import { retrieve, variantsOf } from '../src/assistant/retrieve.js';
 import { classify, extractiveAnswer } from '../src/assistant/extractive.js';
@@ -109,7 +109,7 @@ describe('search ranking', () => {
     expect(search('POST /persons')[0]?.page).toBe('/docs/api/post-persons');
     expect(namedIdentifier('how do I call tokenForOrganization')).toEqual({ word: 'tokenForOrganization' });
     expect(namedIdentifier('POST /persons/{person_id}/mint-token')).toEqual({ operation: '/docs/api/post-persons-person-id-mint-token' });
-    expect(namedIdentifier('which endpoint creates a person')).toEqual({ api: true });
+    expect(namedIdentifier('which endpoint creates a person')).toEqual({ api: true, method: 'post' });
     expect(namedIdentifier('validate token backend')).toBeUndefined();
   });
 
@@ -121,6 +121,27 @@ describe('search ranking', () => {
     expect(table.forms.size).toBe(0);
     const forms = buildSynonyms(docs.passages).forms;
     expect([...(forms.get('pii') ?? [])]).toEqual(expect.arrayContaining(['personally identifiable information', 'personal data']));
+  });
+});
+
+describe('REST operations by the verb of the question', () => {
+  // Two operations on the same resource; the question's verb ("erase") is in neither page, only its method says it.
+  const ops: [string, string][] = [
+    ['/docs/api/get-persons-person-id', html('Get a person', `<p>get/persons/{person_id} Returns the person of the organization: the person's handles, the person's groups in the organization and the person's attributes.</p>`)],
+    ['/docs/api/delete-persons-person-id', html('Delete a person', `<p>delete/persons/{person_id} Takes the person out of the organization.</p>`)],
+    ['/docs/access/guides/persons', html('Persons', `<p>A person is one identity; each person has handles.</p>`)],
+  ];
+  const docs = indexPassages(ops.flatMap(([route, page], i) => extractPage(page, route, i * 100)).map((p, i) => ({ ...p, id: i })));
+  const voter = { index: docs.pageIndex, pages: docs.pages };
+
+  it('ranks the operation whose method does what the question asks first', () => {
+    expect(runSearch(docs.index, 'erase a person through the API', 10, docs.visible(false), voter)[0]?.page).toBe('/docs/api/delete-persons-person-id');
+    expect(retrieve(docs, 'which endpoint erases a person of the organization', { signedIn: false }).passages[0]?.passage.url).toBe('/docs/api/delete-persons-person-id');
+    expect(retrieve(docs, 'fetch a person of the organization with the API', { signedIn: false }).passages[0]?.passage.url).toBe('/docs/api/get-persons-person-id');
+  });
+
+  it('reads the verb in any of its forms', () => {
+    expect(['creates a person', 'deleting handles', 'lists the groups', 'changed the email', 'validate a token'].map(methodOf)).toEqual(['post', 'delete', 'get', 'patch|put', undefined]);
   });
 });
 

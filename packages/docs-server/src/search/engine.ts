@@ -123,16 +123,42 @@ const WANTS_API = /\b(endpoints?|api calls?|rest|http (call|request)|curl|(via|t
  * the REST API in general ("which endpoint…"). Identifiers and operations go straight to their reference entry;
  * page kinds are not weighted then, and REST operations are not weighted down when the API is asked for.
  */
-export function namedIdentifier(query: string): { word?: string; operation?: string; api?: boolean } | undefined {
+export function namedIdentifier(query: string): { word?: string; operation?: string; api?: boolean; method?: string } | undefined {
   const op = HTTP_OPERATION.exec(query);
   if (op) return { operation: operationSlug(op[1] as string, op[2] as string) };
   for (const word of query.match(/[\p{L}\p{N}_.-]+/gu) ?? []) {
     const w = word.replace(/^[.-]+|[.-]+$/g, '').replace(/\(\)$/, '');
     if (/[a-z][A-Z]/.test(w) || /^[A-Z][a-z]+[A-Z]/.test(w) || /^[a-z0-9]+(?:_[a-z0-9]+)+$/.test(w) || /^[a-z]+(?:-[a-z]+){2,}$/.test(w)) return { word: w };
   }
-  if (WANTS_API.test(query)) return { api: true };
+  const method = methodOf(query);
+  if (WANTS_API.test(query)) return { api: true, method };
+  return method ? { method } : undefined;
+}
+
+/** Action verbs and the HTTP method of the REST operations that do what they say. */
+const VERB_METHOD = new Map<string, string>([
+  ...['delete', 'remove', 'revoke', 'erase'].map((v) => [v, 'delete'] as const),
+  ...['update', 'change', 'edit', 'modify', 'rename', 'replace'].map((v) => [v, 'patch|put'] as const),
+  ...['create', 'add', 'register', 'send', 'generate', 'mint', 'invite', 'issue'].map((v) => [v, 'post'] as const),
+  ...['list', 'fetch', 'read', 'retrieve', 'lookup'].map((v) => [v, 'get'] as const),
+]);
+
+/**
+ * The HTTP method the first action verb of a query asks for ("delete a user" → `delete`, "lists the groups" → `get`,
+ * "change the email" → `patch|put`), in any of its forms ("creates", "created", "creating"), if it has one.
+ */
+export function methodOf(query: string): string | undefined {
+  for (const word of query.toLowerCase().match(/[a-z]+/g) ?? []) {
+    const stem = word.replace(/(ing|ed|es|s|d)$/, '');
+    const method = VERB_METHOD.get(word) ?? VERB_METHOD.get(stem) ?? VERB_METHOD.get(`${stem}e`) ?? VERB_METHOD.get(stem.replace(/([b-df-hj-np-tv-z])\1$/, '$1'));
+    if (method) return method;
+  }
   return undefined;
 }
+
+/** REST operations whose method is the one the query's verb asks for weigh more, the others less. */
+const METHOD_MATCH = 1.5;
+const METHOD_MISMATCH = 0.7;
 
 /** The site path of a REST operation's reference page (`POST /persons/{person_id}` → `/docs/api/post-persons-person-id`). */
 export function operationSlug(method: string, path: string): string {
@@ -142,9 +168,11 @@ export function operationSlug(method: string, path: string): string {
 /** The weight of a result: its page kind (unless the query names an identifier), and a bonus for the named entry. */
 export function resultWeight(url: string, title: string, heading: string, named: ReturnType<typeof namedIdentifier>): number {
   const kind = pageKind(url);
-  if (!named) return KIND_WEIGHT[kind];
-  if (named.api) return kind === 'api' ? 1.2 : KIND_WEIGHT[kind];
-  const page = url.split('#')[0];
+  const page = url.split('#')[0] ?? '';
+  const method = kind === 'api' && named?.method ? (named.method.split('|').some((m) => page.startsWith(`/docs/api/${m}-`)) ? METHOD_MATCH : METHOD_MISMATCH) : 1;
+  // Without the API asked for, a matching verb does not lift an operation towards the guides (only a mismatch weighs).
+  if (!named || !(named.api || named.word || named.operation)) return KIND_WEIGHT[kind] * Math.min(1, method);
+  if (named.api) return (kind === 'api' ? 1.2 : KIND_WEIGHT[kind]) * method;
   if (named.operation) return page === named.operation ? 4 : 1;
   const w = named.word?.toLowerCase() ?? '';
   const heads = [title.replace(/^[A-Za-z]+: /, ''), heading.replace(/\(\)$/, '')].map((t) => t.toLowerCase());
