@@ -159,6 +159,18 @@ describe('search box page vote', () => {
     // Without the vote, the one section that says the most wins.
     expect(runSearch(docs.index, 'window size', 10, docs.visible(false))[0]?.page).toBe('/docs/gate/monitoring');
   });
+
+  it('ranks the every-word and some-words results of a question together: saying "how do I" too is no reason to come first', () => {
+    const two = indexPassages(
+      [
+        ['/docs/gate/getting-started', html('Getting started', `<p>How do I start? Run the container, then open the console and pick a region. Many things pass through the gateway once it runs: calls, caps, headers, cookies, bodies and more.</p>`)],
+        ['/docs/gate/plugins/ratelimit', html('Cap calls', `<p>Caps the calls each client makes through the gateway.</p><h2 id="cap">Cap calls per client</h2><p>Each client has its own cap on calls.</p>`)],
+      ].flatMap(([route, page], i) => extractPage(page as string, route as string, i * 100)).map((p, i) => ({ ...p, id: i })),
+    );
+    const hits = runSearch(two.index, 'how do I cap calls through the gateway', 10, two.visible(false), { index: two.pageIndex, pages: two.pages });
+    expect(hits[0]?.page).toBe('/docs/gate/plugins/ratelimit');
+    expect(hits.map((h) => h.page)).toContain('/docs/gate/getting-started');
+  });
 });
 
 describe('assistant retrieval', () => {

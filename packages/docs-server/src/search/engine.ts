@@ -230,7 +230,8 @@ export const SECTIONS_PER_PAGE = 3;
 
 /**
  * The search everyone uses (the search box in the browser, `/api/search`, tools): every term must match (prefix and
- * typo tolerant); when that finds too little, the results of a search where any term matches follow. Passages are
+ * typo tolerant); when that finds too little, a search where any meaningful term matches adds its results, and the
+ * page vote ranks them all together (without a voter, every-word results come first). Passages are
  * weighted by page kind (guides, tutorials and concepts before reference fragments, unless the query names an
  * identifier, which goes to its entry first) and grouped by page: each page's best sections follow each other, the
  * best first, pages in the order of their best section; `limit` counts passages.
@@ -239,7 +240,7 @@ export function runSearch(index: StaticIndex, query: string, limit = 10, filter?
   const q = query.trim();
   if (!q) return [];
   const named = namedIdentifier(q);
-  // Pages in order, each with its sections by weighted score; AND results rank before the OR fallback's.
+  // Pages, each with its sections by weighted score and the search that found it first (0: every word, 1: some).
   const pages = new Map<string, { best: number; tier: number; hits: { r: Hit; score: number }[] }>();
   const seen = new Set<string>();
   const add = (results: Hit[], tier: number) => {
@@ -261,16 +262,16 @@ export function runSearch(index: StaticIndex, query: string, limit = 10, filter?
     // Typo tolerance in the fallback only when nothing matched at all (likely a typo): otherwise it costs more than it finds.
     if (terms.length > 1) add(index.search(terms.join(' '), { combineWith: 'OR', filter, ...(pages.size ? { fuzzy: false } : {}) }), 1);
   }
-  // The page as a whole votes too (as in the assistant's retrieval), within each tier.
+  // The page as a whole votes too (as in the assistant's retrieval), over the pages of both searches at once: a page
+  // that says every word of a question ("how do I…" included) is not thereby better than one that is about its subject.
   if (voter) {
-    for (const tier of [0, 1]) {
-      const scores = new Map([...pages].filter(([, g]) => g.tier === tier).map(([page, g]) => [page, g.best]));
-      const pageFilter = filter ? (id: number) => voter.pages[id]?.gated !== true : undefined;
-      voteByPage(scores, voter, contentTerms(q).join(' ') || q, named, pageFilter ? { filter: pageFilter } : {});
-      for (const [page, score] of scores) (pages.get(page) as { best: number }).best = score;
-    }
+    const scores = new Map([...pages].map(([page, g]) => [page, g.best]));
+    const pageFilter = filter ? (id: number) => voter.pages[id]?.gated !== true : undefined;
+    voteByPage(scores, voter, contentTerms(q).join(' ') || q, named, pageFilter ? { filter: pageFilter } : {});
+    for (const [page, score] of scores) (pages.get(page) as { best: number }).best = score;
   }
-  const ordered = [...pages.entries()].sort(([, a], [, b]) => a.tier - b.tier || b.best - a.best);
+  // Without the vote (a caller with no whole-page index), every-word results rank before the some-words fallback's.
+  const ordered = [...pages.entries()].sort(([, a], [, b]) => (voter ? 0 : a.tier - b.tier) || b.best - a.best);
   const hits: SearchHit[] = [];
   for (const [page, group] of ordered) {
     group.hits.sort((a, b) => b.score - a.score);
