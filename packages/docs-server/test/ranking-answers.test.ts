@@ -3,7 +3,7 @@ import { indexPassages } from '../src/search/site-index.js';
 import { extractPage } from '../src/search/extract.js';
 import { groupByPage, methodOf, namedIdentifier, runSearch } from '../src/search/engine.js';
 import { buildSynonyms, questionSynonyms, withSynonyms } from '../src/search/synonyms.js';
-import { retrieve, variantsOf } from '../src/assistant/retrieve.js';
+import { retrieve, spelledIdentifier, variantsOf } from '../src/assistant/retrieve.js';
 import { classify, extractiveAnswer } from '../src/assistant/extractive.js';
 import { streamPieces } from '../src/assistant/plugin.js';
 import { chat, fakeLlm, startFixtureServer } from './assistant-fixture.js';
@@ -121,6 +121,21 @@ describe('search ranking', () => {
     expect(table.forms.size).toBe(0);
     const forms = buildSynonyms(docs.passages).forms;
     expect([...(forms.get('pii') ?? [])]).toEqual(expect.arrayContaining(['personally identifiable information', 'personal data']));
+  });
+});
+
+describe('identifiers spelled out in words', () => {
+  // The guide says "passkey" and "prompt" more often; the reference entry is named by the words run together.
+  const pages: [string, string][] = [
+    ['/docs/access/guides/passkeys', html('Passkeys', `<p>A passkey prompt asks the person for a passkey. The passkey prompt can fail; the passkey prompt then shows an error.</p>`)],
+    ['/docs/access/sdk/classes/PasskeyPromptError', html('Class: PasskeyPromptError', `<p>Thrown when the prompt is dismissed.</p>`)],
+  ];
+  const docs = indexPassages(pages.flatMap(([route, page], i) => extractPage(page, route, i * 100)).map((p, i) => ({ ...p, id: i })));
+
+  it("takes the words of a reference entry's name run together for the identifier", () => {
+    expect(spelledIdentifier('what are passkey prompt errors', docs.passages)).toBe('PasskeyPromptError');
+    expect(spelledIdentifier('passkey guide', docs.passages)).toBeUndefined();
+    expect(retrieve(docs, 'how do I catch passkey prompt errors', { signedIn: false }).passages[0]?.passage.url).toBe('/docs/access/sdk/classes/PasskeyPromptError');
   });
 });
 
