@@ -137,6 +137,10 @@ describe('identifiers spelled out in words', () => {
     expect(spelledIdentifier('passkey guide', docs.passages)).toBeUndefined();
     expect(retrieve(docs, 'how do I catch passkey prompt errors', { signedIn: false }).passages[0]?.passage.url).toBe('/docs/access/sdk/classes/PasskeyPromptError');
   });
+
+  it('answers a question whose word the docs write as two ("passkeyprompt" → "passkey prompt")', () => {
+    expect(retrieve(docs, 'passkeyprompt fails', { signedIn: false }).passages[0]?.passage.url).toBe('/docs/access/guides/passkeys');
+  });
 });
 
 describe('REST operations by the verb of the question', () => {

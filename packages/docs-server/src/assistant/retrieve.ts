@@ -76,6 +76,17 @@ function inflections(t: string): string[] {
   return out;
 }
 
+/** A word the docs do not know, as two words they do ("reactsdk" → "react", "sdk"); empty when there is none. */
+export function splitWord(t: string, vocabulary: Set<string>): string[] {
+  if (vocabulary.has(t) || t.length < 6 || /\d/.test(t)) return [];
+  for (let i = 3; i <= t.length - 3; i++) {
+    const a = t.slice(0, i);
+    const b = t.slice(i);
+    if (vocabulary.has(a) && vocabulary.has(b) && !STOP.has(a) && !STOP.has(b)) return [a, b];
+  }
+  return [];
+}
+
 /**
  * Forms of the question's words that the docs use instead: other inflections, two adjacent words written as one
  * ("rate limit" → "ratelimit"), and a word the docs do not know split into two they do ("reactsdk" → "react", "sdk").
@@ -86,17 +97,7 @@ export function variantsOf(question: string, own: readonly string[], vocabulary:
   for (const t of own) {
     if (t.length < 4 || /\d/.test(t)) continue;
     for (const v of inflections(t)) if (vocabulary.has(v)) found.add(v);
-    if (!vocabulary.has(t) && t.length >= 6) {
-      for (let i = 3; i <= t.length - 3; i++) {
-        const a = t.slice(0, i);
-        const b = t.slice(i);
-        if (vocabulary.has(a) && vocabulary.has(b) && !STOP.has(a) && !STOP.has(b)) {
-          found.add(a);
-          found.add(b);
-          break;
-        }
-      }
-    }
+    for (const part of splitWord(t, vocabulary)) found.add(part);
   }
   const words = tokenize(question).map((w) => w.toLowerCase());
   for (let i = 0; i + 1 < words.length; i++) {
@@ -194,6 +195,11 @@ export function retrieve(docs: DocsIndex, question: string, options: RetrieveOpt
   for (const [form, forms] of glossary) {
     const words = forms.flatMap((f) => contentTerms(f));
     for (const w of form.split(' ')) standIns.set(w, [...(standIns.get(w) ?? []), ...words]);
+  }
+  // A word the docs write as two ("reactsdk") is found where both are.
+  for (const t of own) {
+    const parts = splitWord(t, docs.vocabulary);
+    if (parts.length) standIns.set(t, [...(standIns.get(t) ?? []), ...parts]);
   }
   const alternatives = [...own.flatMap((t) => SYNONYMS.get(t) ?? []), ...variantsOf(question, own, docs.vocabulary), ...[...standIns.values()].flat()];
   for (const alt of alternatives) if (!terms.includes(alt)) terms = [...terms, alt];
