@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { indexPassages } from '../src/search/site-index.js';
 import { extractPage } from '../src/search/extract.js';
-import { groupByPage, namedIdentifier, runSearch } from '../src/search/engine.js';
+import { groupByPage, methodOf, namedIdentifier, runSearch } from '../src/search/engine.js';
 import { buildSynonyms, questionSynonyms, withSynonyms } from '../src/search/synonyms.js';
-import { retrieve, variantsOf } from '../src/assistant/retrieve.js';
+import { retrieve, spelledIdentifier, variantsOf } from '../src/assistant/retrieve.js';
 import { classify, extractiveAnswer } from '../src/assistant/extractive.js';
 import { streamPieces } from '../src/assistant/plugin.js';
 import { chat, fakeLlm, startFixtureServer } from './assistant-fixture.js';
@@ -109,7 +109,7 @@ describe('search ranking', () => {
     expect(search('POST /persons')[0]?.page).toBe('/docs/api/post-persons');
     expect(namedIdentifier('how do I call tokenForOrganization')).toEqual({ word: 'tokenForOrganization' });
     expect(namedIdentifier('POST /persons/{person_id}/mint-token')).toEqual({ operation: '/docs/api/post-persons-person-id-mint-token' });
-    expect(namedIdentifier('which endpoint creates a person')).toEqual({ api: true });
+    expect(namedIdentifier('which endpoint creates a person')).toEqual({ api: true, method: 'post' });
     expect(namedIdentifier('validate token backend')).toBeUndefined();
   });
 
@@ -121,6 +121,46 @@ describe('search ranking', () => {
     expect(table.forms.size).toBe(0);
     const forms = buildSynonyms(docs.passages).forms;
     expect([...(forms.get('pii') ?? [])]).toEqual(expect.arrayContaining(['personally identifiable information', 'personal data']));
+  });
+});
+
+describe('identifiers spelled out in words', () => {
+  // The guide says "passkey" and "prompt" more often; the reference entry is named by the words run together.
+  const pages: [string, string][] = [
+    ['/docs/access/guides/passkeys', html('Passkeys', `<p>A passkey prompt asks the person for a passkey. The passkey prompt can fail; the passkey prompt then shows an error.</p>`)],
+    ['/docs/access/sdk/classes/PasskeyPromptError', html('Class: PasskeyPromptError', `<p>Thrown when the prompt is dismissed.</p>`)],
+  ];
+  const docs = indexPassages(pages.flatMap(([route, page], i) => extractPage(page, route, i * 100)).map((p, i) => ({ ...p, id: i })));
+
+  it("takes the words of a reference entry's name run together for the identifier", () => {
+    expect(spelledIdentifier('what are passkey prompt errors', docs.passages)).toBe('PasskeyPromptError');
+    expect(spelledIdentifier('passkey guide', docs.passages)).toBeUndefined();
+    expect(retrieve(docs, 'how do I catch passkey prompt errors', { signedIn: false }).passages[0]?.passage.url).toBe('/docs/access/sdk/classes/PasskeyPromptError');
+  });
+
+  it('answers a question whose word the docs write as two ("passkeyprompt" → "passkey prompt")', () => {
+    expect(retrieve(docs, 'passkeyprompt fails', { signedIn: false }).passages[0]?.passage.url).toBe('/docs/access/guides/passkeys');
+  });
+});
+
+describe('REST operations by the verb of the question', () => {
+  // Two operations on the same resource; the question's verb ("erase") is in neither page, only its method says it.
+  const ops: [string, string][] = [
+    ['/docs/api/get-persons-person-id', html('Get a person', `<p>get/persons/{person_id} Returns the person of the organization: the person's handles, the person's groups in the organization and the person's attributes.</p>`)],
+    ['/docs/api/delete-persons-person-id', html('Delete a person', `<p>delete/persons/{person_id} Takes the person out of the organization.</p>`)],
+    ['/docs/access/guides/persons', html('Persons', `<p>A person is one identity; each person has handles.</p>`)],
+  ];
+  const docs = indexPassages(ops.flatMap(([route, page], i) => extractPage(page, route, i * 100)).map((p, i) => ({ ...p, id: i })));
+  const voter = { index: docs.pageIndex, pages: docs.pages };
+
+  it('ranks the operation whose method does what the question asks first', () => {
+    expect(runSearch(docs.index, 'erase a person through the API', 10, docs.visible(false), voter)[0]?.page).toBe('/docs/api/delete-persons-person-id');
+    expect(retrieve(docs, 'which endpoint erases a person of the organization', { signedIn: false }).passages[0]?.passage.url).toBe('/docs/api/delete-persons-person-id');
+    expect(retrieve(docs, 'fetch a person of the organization with the API', { signedIn: false }).passages[0]?.passage.url).toBe('/docs/api/get-persons-person-id');
+  });
+
+  it('reads the verb in any of its forms', () => {
+    expect(['creates a person', 'deleting handles', 'lists the groups', 'changed the email', 'validate a token'].map(methodOf)).toEqual(['post', 'delete', 'get', 'patch|put', undefined]);
   });
 });
 
@@ -137,6 +177,18 @@ describe('search box page vote', () => {
     expect(runSearch(docs.index, 'window size', 10, docs.visible(false), voter)[0]?.page).toBe('/docs/gate/plugins/burst');
     // Without the vote, the one section that says the most wins.
     expect(runSearch(docs.index, 'window size', 10, docs.visible(false))[0]?.page).toBe('/docs/gate/monitoring');
+  });
+
+  it('ranks the every-word and some-words results of a question together: saying "how do I" too is no reason to come first', () => {
+    const two = indexPassages(
+      [
+        ['/docs/gate/getting-started', html('Getting started', `<p>How do I start? Run the container, then open the console and pick a region. Many things pass through the gateway once it runs: calls, caps, headers, cookies, bodies and more.</p>`)],
+        ['/docs/gate/plugins/ratelimit', html('Cap calls', `<p>Caps the calls each client makes through the gateway.</p><h2 id="cap">Cap calls per client</h2><p>Each client has its own cap on calls.</p>`)],
+      ].flatMap(([route, page], i) => extractPage(page as string, route as string, i * 100)).map((p, i) => ({ ...p, id: i })),
+    );
+    const hits = runSearch(two.index, 'how do I cap calls through the gateway', 10, two.visible(false), { index: two.pageIndex, pages: two.pages });
+    expect(hits[0]?.page).toBe('/docs/gate/plugins/ratelimit');
+    expect(hits.map((h) => h.page)).toContain('/docs/gate/getting-started');
   });
 });
 

@@ -1,5 +1,5 @@
 import type { Passage } from '../search/extract.js';
-import { contentTerms, isStopWord, namedIdentifier, processTerm, resultWeight, tokenize, voteByPage } from '../search/engine.js';
+import { contentTerms, isStopWord, namedIdentifier, pageKind, processTerm, resultWeight, tokenize, voteByPage } from '../search/engine.js';
 import type { DocsIndex } from '../search/site-index.js';
 import { questionSynonyms } from '../search/synonyms.js';
 
@@ -76,6 +76,17 @@ function inflections(t: string): string[] {
   return out;
 }
 
+/** A word the docs do not know, as two words they do ("reactsdk" → "react", "sdk"); empty when there is none. */
+export function splitWord(t: string, vocabulary: Set<string>): string[] {
+  if (vocabulary.has(t) || t.length < 6 || /\d/.test(t)) return [];
+  for (let i = 3; i <= t.length - 3; i++) {
+    const a = t.slice(0, i);
+    const b = t.slice(i);
+    if (vocabulary.has(a) && vocabulary.has(b) && !STOP.has(a) && !STOP.has(b)) return [a, b];
+  }
+  return [];
+}
+
 /**
  * Forms of the question's words that the docs use instead: other inflections, two adjacent words written as one
  * ("rate limit" → "ratelimit"), and a word the docs do not know split into two they do ("reactsdk" → "react", "sdk").
@@ -86,25 +97,54 @@ export function variantsOf(question: string, own: readonly string[], vocabulary:
   for (const t of own) {
     if (t.length < 4 || /\d/.test(t)) continue;
     for (const v of inflections(t)) if (vocabulary.has(v)) found.add(v);
-    if (!vocabulary.has(t) && t.length >= 6) {
-      for (let i = 3; i <= t.length - 3; i++) {
-        const a = t.slice(0, i);
-        const b = t.slice(i);
-        if (vocabulary.has(a) && vocabulary.has(b) && !STOP.has(a) && !STOP.has(b)) {
-          found.add(a);
-          found.add(b);
-          break;
-        }
-      }
-    }
+    for (const part of splitWord(t, vocabulary)) found.add(part);
   }
   const words = tokenize(question).map((w) => w.toLowerCase());
   for (let i = 0; i + 1 < words.length; i++) {
-    const joined = `${words[i]}${words[i + 1]}`;
-    if (!STOP.has(words[i] as string) && !STOP.has(words[i + 1] as string) && vocabulary.has(joined)) found.add(joined);
+    // Two or three adjacent words written as one: "rate limit" → "ratelimit", "rate limit errors" → "ratelimiterror".
+    for (let n = 2; n <= 3 && i + n <= words.length; n++) {
+      const run = words.slice(i, i + n);
+      if (run.some((w) => STOP.has(w))) break;
+      const joined = processTerm(run.join(''));
+      if (vocabulary.has(joined)) found.add(joined);
+    }
   }
   for (const t of own) found.delete(t);
   return [...found];
+}
+
+const NAMES = new WeakMap<readonly Passage[], Map<string, string>>();
+/** The identifiers that reference entries are named after (`RateLimitError`), by their words run together ("ratelimiterror"). */
+function entryNames(passages: readonly Passage[]): Map<string, string> {
+  let names = NAMES.get(passages);
+  if (!names) {
+    NAMES.set(passages, (names = new Map()));
+    for (const p of passages) {
+      const kind = pageKind(p.url);
+      const name = p.title.replace(/^[A-Za-z]+: /, '');
+      if ((kind === 'generated' || kind === 'reference') && /^[A-Za-z][A-Za-z0-9]*[a-z][A-Z][A-Za-z0-9]*$/.test(name)) names.set(processTerm(name), name);
+    }
+  }
+  return names;
+}
+
+/**
+ * The identifier a question names in plain words, when they are the words of a reference entry's name run together
+ * ("rate limit errors" → `RateLimitError`, "invalid phone number format error" → `InvalidPhoneNumberFormatError`):
+ * runs of two to five meaningful words are tried, longest first.
+ */
+export function spelledIdentifier(question: string, passages: readonly Passage[]): string | undefined {
+  const names = entryNames(passages);
+  const words = tokenize(question).map((w) => w.toLowerCase());
+  for (let n = 5; n >= 2; n--) {
+    for (let i = 0; i + n <= words.length; i++) {
+      const run = words.slice(i, i + n);
+      if (run.some((w) => STOP.has(w))) continue;
+      const name = names.get(processTerm(run.join('')));
+      if (name) return name;
+    }
+  }
+  return undefined;
 }
 
 const SAID = new WeakMap<Passage, Set<string>>();
@@ -156,6 +196,11 @@ export function retrieve(docs: DocsIndex, question: string, options: RetrieveOpt
     const words = forms.flatMap((f) => contentTerms(f));
     for (const w of form.split(' ')) standIns.set(w, [...(standIns.get(w) ?? []), ...words]);
   }
+  // A word the docs write as two ("reactsdk") is found where both are.
+  for (const t of own) {
+    const parts = splitWord(t, docs.vocabulary);
+    if (parts.length) standIns.set(t, [...(standIns.get(t) ?? []), ...parts]);
+  }
   const alternatives = [...own.flatMap((t) => SYNONYMS.get(t) ?? []), ...variantsOf(question, own, docs.vocabulary), ...[...standIns.values()].flat()];
   for (const alt of alternatives) if (!terms.includes(alt)) terms = [...terms, alt];
   const ownSet = new Set(own);
@@ -171,7 +216,10 @@ export function retrieve(docs: DocsIndex, question: string, options: RetrieveOpt
     // A word the docs use as such is not expanded ("gate" does not also search "gateway"); other words are.
     prefix: (term) => term.length > 2 && !docs.vocabulary.has(term),
   });
-  const named = namedIdentifier(question);
+  const asNamed = namedIdentifier(question);
+  // An identifier spelled out in words ("rate limit errors") goes to its entry as the identifier itself would.
+  const spelled = asNamed?.word || asNamed?.operation ? undefined : spelledIdentifier(question, docs.passages);
+  const named = spelled ? { word: spelled } : asNamed;
   // Guides, tutorials and concepts answer questions better than reference fragments, and category pages only list
   // other pages; a question naming an identifier goes to its reference entry instead (the search box's weights).
   // (Each search makes new hits: changing their score changes nothing else.)

@@ -123,16 +123,42 @@ const WANTS_API = /\b(endpoints?|api calls?|rest|http (call|request)|curl|(via|t
  * the REST API in general ("which endpoint…"). Identifiers and operations go straight to their reference entry;
  * page kinds are not weighted then, and REST operations are not weighted down when the API is asked for.
  */
-export function namedIdentifier(query: string): { word?: string; operation?: string; api?: boolean } | undefined {
+export function namedIdentifier(query: string): { word?: string; operation?: string; api?: boolean; method?: string } | undefined {
   const op = HTTP_OPERATION.exec(query);
   if (op) return { operation: operationSlug(op[1] as string, op[2] as string) };
   for (const word of query.match(/[\p{L}\p{N}_.-]+/gu) ?? []) {
     const w = word.replace(/^[.-]+|[.-]+$/g, '').replace(/\(\)$/, '');
     if (/[a-z][A-Z]/.test(w) || /^[A-Z][a-z]+[A-Z]/.test(w) || /^[a-z0-9]+(?:_[a-z0-9]+)+$/.test(w) || /^[a-z]+(?:-[a-z]+){2,}$/.test(w)) return { word: w };
   }
-  if (WANTS_API.test(query)) return { api: true };
+  const method = methodOf(query);
+  if (WANTS_API.test(query)) return { api: true, method };
+  return method ? { method } : undefined;
+}
+
+/** Action verbs and the HTTP method of the REST operations that do what they say. */
+const VERB_METHOD = new Map<string, string>([
+  ...['delete', 'remove', 'revoke', 'erase'].map((v) => [v, 'delete'] as const),
+  ...['update', 'change', 'edit', 'modify', 'rename', 'replace'].map((v) => [v, 'patch|put'] as const),
+  ...['create', 'add', 'register', 'send', 'generate', 'mint', 'invite', 'issue'].map((v) => [v, 'post'] as const),
+  ...['list', 'fetch', 'read', 'retrieve', 'lookup'].map((v) => [v, 'get'] as const),
+]);
+
+/**
+ * The HTTP method the first action verb of a query asks for ("delete a user" → `delete`, "lists the groups" → `get`,
+ * "change the email" → `patch|put`), in any of its forms ("creates", "created", "creating"), if it has one.
+ */
+export function methodOf(query: string): string | undefined {
+  for (const word of query.toLowerCase().match(/[a-z]+/g) ?? []) {
+    const stem = word.replace(/(ing|ed|es|s|d)$/, '');
+    const method = VERB_METHOD.get(word) ?? VERB_METHOD.get(stem) ?? VERB_METHOD.get(`${stem}e`) ?? VERB_METHOD.get(stem.replace(/([b-df-hj-np-tv-z])\1$/, '$1'));
+    if (method) return method;
+  }
   return undefined;
 }
+
+/** REST operations whose method is the one the query's verb asks for weigh more, the others less. */
+const METHOD_MATCH = 1.5;
+const METHOD_MISMATCH = 0.7;
 
 /** The site path of a REST operation's reference page (`POST /persons/{person_id}` → `/docs/api/post-persons-person-id`). */
 export function operationSlug(method: string, path: string): string {
@@ -142,9 +168,11 @@ export function operationSlug(method: string, path: string): string {
 /** The weight of a result: its page kind (unless the query names an identifier), and a bonus for the named entry. */
 export function resultWeight(url: string, title: string, heading: string, named: ReturnType<typeof namedIdentifier>): number {
   const kind = pageKind(url);
-  if (!named) return KIND_WEIGHT[kind];
-  if (named.api) return kind === 'api' ? 1.2 : KIND_WEIGHT[kind];
-  const page = url.split('#')[0];
+  const page = url.split('#')[0] ?? '';
+  const method = kind === 'api' && named?.method ? (named.method.split('|').some((m) => page.startsWith(`/docs/api/${m}-`)) ? METHOD_MATCH : METHOD_MISMATCH) : 1;
+  // Without the API asked for, a matching verb does not lift an operation towards the guides (only a mismatch weighs).
+  if (!named || !(named.api || named.word || named.operation)) return KIND_WEIGHT[kind] * Math.min(1, method);
+  if (named.api) return (kind === 'api' ? 1.2 : KIND_WEIGHT[kind]) * method;
   if (named.operation) return page === named.operation ? 4 : 1;
   const w = named.word?.toLowerCase() ?? '';
   const heads = [title.replace(/^[A-Za-z]+: /, ''), heading.replace(/\(\)$/, '')].map((t) => t.toLowerCase());
@@ -202,7 +230,8 @@ export const SECTIONS_PER_PAGE = 3;
 
 /**
  * The search everyone uses (the search box in the browser, `/api/search`, tools): every term must match (prefix and
- * typo tolerant); when that finds too little, the results of a search where any term matches follow. Passages are
+ * typo tolerant); when that finds too little, a search where any meaningful term matches adds its results, and the
+ * page vote ranks them all together (without a voter, every-word results come first). Passages are
  * weighted by page kind (guides, tutorials and concepts before reference fragments, unless the query names an
  * identifier, which goes to its entry first) and grouped by page: each page's best sections follow each other, the
  * best first, pages in the order of their best section; `limit` counts passages.
@@ -211,7 +240,7 @@ export function runSearch(index: StaticIndex, query: string, limit = 10, filter?
   const q = query.trim();
   if (!q) return [];
   const named = namedIdentifier(q);
-  // Pages in order, each with its sections by weighted score; AND results rank before the OR fallback's.
+  // Pages, each with its sections by weighted score and the search that found it first (0: every word, 1: some).
   const pages = new Map<string, { best: number; tier: number; hits: { r: Hit; score: number }[] }>();
   const seen = new Set<string>();
   const add = (results: Hit[], tier: number) => {
@@ -233,16 +262,16 @@ export function runSearch(index: StaticIndex, query: string, limit = 10, filter?
     // Typo tolerance in the fallback only when nothing matched at all (likely a typo): otherwise it costs more than it finds.
     if (terms.length > 1) add(index.search(terms.join(' '), { combineWith: 'OR', filter, ...(pages.size ? { fuzzy: false } : {}) }), 1);
   }
-  // The page as a whole votes too (as in the assistant's retrieval), within each tier.
+  // The page as a whole votes too (as in the assistant's retrieval), over the pages of both searches at once: a page
+  // that says every word of a question ("how do I…" included) is not thereby better than one that is about its subject.
   if (voter) {
-    for (const tier of [0, 1]) {
-      const scores = new Map([...pages].filter(([, g]) => g.tier === tier).map(([page, g]) => [page, g.best]));
-      const pageFilter = filter ? (id: number) => voter.pages[id]?.gated !== true : undefined;
-      voteByPage(scores, voter, contentTerms(q).join(' ') || q, named, pageFilter ? { filter: pageFilter } : {});
-      for (const [page, score] of scores) (pages.get(page) as { best: number }).best = score;
-    }
+    const scores = new Map([...pages].map(([page, g]) => [page, g.best]));
+    const pageFilter = filter ? (id: number) => voter.pages[id]?.gated !== true : undefined;
+    voteByPage(scores, voter, contentTerms(q).join(' ') || q, named, pageFilter ? { filter: pageFilter } : {});
+    for (const [page, score] of scores) (pages.get(page) as { best: number }).best = score;
   }
-  const ordered = [...pages.entries()].sort(([, a], [, b]) => a.tier - b.tier || b.best - a.best);
+  // Without the vote (a caller with no whole-page index), every-word results rank before the some-words fallback's.
+  const ordered = [...pages.entries()].sort(([, a], [, b]) => (voter ? 0 : a.tier - b.tier) || b.best - a.best);
   const hits: SearchHit[] = [];
   for (const [page, group] of ordered) {
     group.hits.sort((a, b) => b.score - a.score);
