@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Ctx, Org } from '../context.js';
 import { sha256 } from '../crypto/secrets.js';
-import { apiKeyDigestSql } from '../db/migrations.js';
+import { apiKeyDigestSql } from '../db/compat.js';
 import { loadOrg } from '../organizations/settings.js';
 import type { UserTokenClaims } from '../tokens/token-service.js';
 import { answer, badRequest, forbidden, notFound, unauthorized } from './errors.js';
