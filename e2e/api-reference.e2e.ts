@@ -106,7 +106,7 @@ describe('try-it in a plain browser against the real identity server', () => {
     await page.getByLabel('OAuth2 client secret').fill(client.client_secret);
     await page.getByLabel(/^Request body/).fill('grant_type=client_credentials&scope=reports%3Aread');
     await send(page, /^200 OK/);
-    expect(await bodyOf(page)).toMatchObject({ token_type: 'Bearer', scope: 'reports:read' });
+    expect(await bodyOf(page)).toMatchObject({ token_type: 'bearer', scope: 'reports:read' });
     await page.close();
   });
 

@@ -183,7 +183,7 @@ describe('invalid tokens', () => {
     await signedIn('revoked@example.com', GATED);
     const token = (await storedToken())!;
     const revoke = await fetch(`${identity.url}/token/revoke`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token }) });
-    expect(revoke.status).toBe(200);
+    expect(revoke.status).toBe(204);
     await page.reload();
     await page.waitForURL(loginUrlFor(GATED));
     await hydrated(page);

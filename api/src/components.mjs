@@ -227,7 +227,8 @@ export const securitySchemes = {
 /** Named security requirement sets used by the operations. */
 export const SECURITY = {
   // The key alone names its organization; Keyway-OrgID may come with it (then the key must be that organization's).
-  management: [{ ApiKey: [] }, { OrgId: [], ApiKey: [] }],
+  // Both together come first: the reference's try-it panel and samples use the first alternative.
+  management: [{ OrgId: [], ApiKey: [] }, { ApiKey: [] }],
   user: [{ UserToken: [] }],
   userWithOrg: [{ OrgId: [], UserToken: [] }],
   org: [{ OrgId: [] }],
@@ -235,10 +236,10 @@ export const SECURITY = {
   // The challenge id itself is the capability; the org id header and a token are accepted but not needed.
   challenge: [{}, { OrgId: [] }, { UserToken: [] }, { OrgId: [], UserToken: [] }],
   optionalUser: [{}, { UserToken: [] }],
-  userOrManagement: [{ UserToken: [] }, { ApiKey: [] }, { OrgId: [], ApiKey: [] }],
+  userOrManagement: [{ UserToken: [] }, { OrgId: [], ApiKey: [] }, { ApiKey: [] }],
   // Token validation: the organization by its id (the SDK, the docs gate) or by its API key (a backend).
   orgOrManagement: [{ OrgId: [] }, { ApiKey: [] }, { OrgId: [], ApiKey: [] }],
-  userWithOrgOrManagement: [{ OrgId: [], UserToken: [] }, { ApiKey: [] }, { OrgId: [], ApiKey: [] }],
+  userWithOrgOrManagement: [{ OrgId: [], UserToken: [] }, { OrgId: [], ApiKey: [] }, { ApiKey: [] }],
   clientBasic: [{ ClientBasic: [] }],
   clientOptional: [{ ClientBasic: [] }, {}],
   accessToken: [{ OAuth2AccessToken: [] }, { KeywayOAuth2: ['openid'] }],

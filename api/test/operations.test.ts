@@ -180,13 +180,13 @@ describe('management conventions of api-operations.md', () => {
   it('management operations authenticate with Keyway-API-Key, alone or with Keyway-OrgID', () => {
     expect(management.length).toBeGreaterThan(100);
     for (const o of management) {
-      expect(doc.paths[o.path]?.[o.method]?.security, key(o.method, o.path)).toEqual([{ ApiKey: [] }, { OrgId: [], ApiKey: [] }]);
+      expect(doc.paths[o.path]?.[o.method]?.security, key(o.method, o.path)).toEqual([{ OrgId: [], ApiKey: [] }, { ApiKey: [] }]);
     }
   });
 
   it('management writes accept the consistency headers and document 408', () => {
     const paramNames = (op: (typeof all)[number]['op']) => (op.parameters ?? []).map((p) => resolve<{ name: string }>(doc, p).name);
-    const writes = all.filter(({ method, op }) => method !== 'get' && JSON.stringify(op.security) === JSON.stringify([{ ApiKey: [] }, { OrgId: [], ApiKey: [] }]));
+    const writes = all.filter(({ method, op }) => method !== 'get' && JSON.stringify(op.security) === JSON.stringify([{ OrgId: [], ApiKey: [] }, { ApiKey: [] }]));
     expect(writes.length).toBeGreaterThan(60);
     for (const { method, path, op } of writes) {
       const names = paramNames(op);
