@@ -8,7 +8,7 @@ import { checkRedirect } from '../http/origins.js';
 import { directIdFor, sendPasswordResetLink } from '../signin/one-time-sign-in.js';
 import { rulesOf, setPassword, storePasswordHash } from '../signin/factors/password.js';
 import { failedRules, importableHash } from '../signin/factors/password-hashing.js';
-import { RESERVED_CLAIMS } from '../tokens/token-template.js';
+import { checkCustomClaims } from '../tokens/token-template.js';
 import { parseHandle } from './handles.js';
 import { credentialOut, type PersonRow } from './persons.js';
 import { orgPerson } from './person-store.js';
@@ -153,9 +153,7 @@ export function registerPersonTokenRoutes(app: FastifyInstance, ctx: Ctx): void 
     async (req, reply) => {
       const org = await admin(req);
       const p = await orgPerson(ctx, org, req.params.person_id);
-      const custom = req.body?.custom_claims ?? {};
-      const reserved = Object.keys(custom).filter((k) => RESERVED_CLAIMS.has(k) || k === (org.settings.groups_claim_name ?? 'groups'));
-      if (reserved.length) throw badRequest(`custom_claims may not set reserved claims: ${reserved.join(', ')}`);
+      const custom = checkCustomClaims(req.body?.custom_claims ?? {}, org.settings.groups_claim_name);
       const methods = req.body?.authenticated_methods ?? ['api'];
       const token = await ctx.tokens.sign(
         {
