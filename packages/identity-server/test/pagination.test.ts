@@ -100,7 +100,8 @@ describe.each(BACKENDS)('pagination by cursor (%s)', (backend) => {
     const both = (await call('GET', `/persons?limit=1&offset=1&cursor=${encodeURIComponent(personsCursor)}`, undefined, KEY)) as Page;
     expect(both.status).toBe(400);
     expect(both.body.errors![0]!.message).toBe('give either cursor or offset, not both');
-    for (const cursor of ['garbage!', Buffer.from('{"o":-1}').toString('base64url'), Buffer.from('[1]').toString('base64url')]) {
+    // Forged: not base64url JSON, a negative offset, not an object, a sort key of the wrong shape for persons.
+    for (const cursor of ['garbage!', Buffer.from('{"o":-1}').toString('base64url'), Buffer.from('[1]').toString('base64url'), Buffer.from('{"k":[1]}').toString('base64url')]) {
       const r = (await call('GET', `/persons?cursor=${encodeURIComponent(cursor)}`, undefined, KEY)) as Page;
       expect(r.status, cursor).toBe(400);
       expect(r.body.errors![0]!.message).toMatch(/^cursor is not one this list issued/);

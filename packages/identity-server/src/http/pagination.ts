@@ -33,18 +33,27 @@ function decode(cursor: string): CursorBody | undefined {
   return undefined;
 }
 
+const BAD_CURSOR = 'cursor is not one this list issued: pass meta.cursor_pagination.cursor of the previous page unchanged';
+
 /**
- * The page a list request asks for. `keyed` tells whether the list can start after a sort key; a cursor of the
- * other kind (from another list) is refused with a 400 naming it, as are `cursor` and `offset` together.
+ * The page a list request asks for. `keyShape` tells whether the list can start after a sort key, and which keys it
+ * accepts; a cursor of another kind (from another list, or forged) is refused with a 400 naming it, as are `cursor`
+ * and `offset` together.
  */
-export function readPage(query: { limit?: number | string; offset?: number | string; cursor?: string }, keyed = false): PageRequest {
+export function readPage(query: { limit?: number | string; offset?: number | string; cursor?: string }, keyShape?: (key: Array<string | number>) => boolean): PageRequest {
   const limit = Number(query.limit ?? 100);
   // An empty cursor (the last page's, or none yet) reads from the start, as no cursor does.
   if (!query.cursor) return { limit, start: { offset: Number(query.offset ?? 0) } };
   if (query.offset !== undefined) throw badRequest('give either cursor or offset, not both');
   const body = decode(query.cursor);
-  if (!body || (body.k && !keyed)) throw badRequest('cursor is not one this list issued: pass meta.cursor_pagination.cursor of the previous page unchanged');
+  if (!body || (body.k && !keyShape?.(body.k))) throw badRequest(BAD_CURSOR);
   return { limit, start: body.k ? { after: body.k } : { offset: body.o! } };
+}
+
+/** The page of a list read by offset only (its cursors stand for offsets). */
+export function readOffsetPage(query: { limit?: number | string; offset?: number | string; cursor?: string }): { limit: number; offset: number } {
+  const { limit, start } = readPage(query);
+  return { limit, offset: start.offset ?? 0 };
 }
 
 /** A page of a list read by offset: the next cursor is the next offset, empty after the last item. */

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Ctx, Org } from '../context.js';
 import { nowIso } from '../context.js';
 import { conflict, notFound } from '../http/errors.js';
-import { offsetPage, readPage } from '../http/pagination.js';
+import { offsetPage, readOffsetPage } from '../http/pagination.js';
 import { requireApiKey } from '../http/guards.js';
 import { orgPerson } from './person-store.js';
 import { groupMembersQuery } from './person-list.js';
@@ -34,8 +34,7 @@ export function registerGroupRoutes(app: FastifyInstance, ctx: Ctx): void {
   });
   app.get<Wire<'/groups', 'get'>>('/groups', async (req) => {
     const org = await admin(req);
-    const { limit, start } = readPage(req.query);
-    const offset = start.offset ?? 0;
+    const { limit, offset } = readOffsetPage(req.query);
     const all = await ctx.db.selectFrom('groups').selectAll().where('org_id', '=', org.id).orderBy('name').execute();
     return offsetPage(all.slice(offset, offset + limit).map((g) => g.name), limit, offset, all.length);
   });
@@ -63,8 +62,7 @@ export function registerGroupRoutes(app: FastifyInstance, ctx: Ctx): void {
   app.get<Wire<'/groups/{group_name}/persons', 'get'>>('/groups/:group_name/persons', async (req) => {
     const org = await admin(req);
     await groupRow(org, req.params.group_name);
-    const { limit, start } = readPage(req.query);
-    const offset = start.offset ?? 0;
+    const { limit, offset } = readOffsetPage(req.query);
     const rows = await members(org, req.params.group_name).select('persons.id').orderBy('persons.created_at').orderBy('persons.id').limit(limit).offset(offset).execute();
     return offsetPage(rows.map((r) => r.id), limit, offset, await countMembers(org, req.params.group_name));
   });

@@ -73,7 +73,7 @@ export function registerPersonRoutes(app: FastifyInstance, ctx: Ctx): void {
 
   app.get<Wire<'/persons', 'get'>>('/persons', async (req) => {
     const org = await admin(req);
-    const request = readPage(req.query, true);
+    const request = readPage(req.query, (key) => key.length === 2 && key.every((v) => typeof v === 'string'));
     const fields = personFields(req.query.fields);
     const filter = listingFilter(req.query);
     const { rows, total, nextKey } = await listPersons(ctx, org.id, { filter, limit: request.limit, start: request.start });

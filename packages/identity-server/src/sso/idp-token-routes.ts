@@ -4,7 +4,7 @@ import type { Ctx, Org } from '../context.js';
 import { nowIso } from '../context.js';
 import type { SsoOidcTokenTable } from '../db/schema.js';
 import { ApiError, notFound } from '../http/errors.js';
-import { offsetPage, readPage } from '../http/pagination.js';
+import { offsetPage, readOffsetPage } from '../http/pagination.js';
 import { sha256 } from '../crypto/secrets.js';
 import { openIdpTokens, ssoTokenOut } from './idp-tokens.js';
 import { requireApiKey } from '../http/guards.js';
@@ -75,8 +75,7 @@ export function registerSsoTokenRoutes(app: FastifyInstance, ctx: Ctx): void {
 
   app.get<Wire<'/sso/oidc/tokens', 'get'>>('/sso/oidc/tokens', async (req) => {
     const org = await admin(req);
-    const { limit, start } = readPage(req.query);
-    const offset = start.offset ?? 0;
+    const { limit, offset } = readOffsetPage(req.query);
     const rows = await select(org, { person_id: req.query.person_id, include_revoked: req.query.include_revoked === true });
     return offsetPage(rows.slice(offset, offset + limit).map((r) => ssoTokenOut(ctx, r)), limit, offset, rows.length);
   });
