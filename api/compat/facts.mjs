@@ -63,7 +63,8 @@ function merge(a, b, mode) {
       if (mode === 'all') {
         if (fa?.required || fb?.required) field.required = true;
         else delete field.required;
-      } else if (!(fa?.required && fb?.required)) delete field.required;
+      } else if (fa?.required && fb?.required) field.required = true;
+      else delete field.required;
       fields[name] = field;
     }
     out.fields = fields;

@@ -91,6 +91,16 @@ describe('the comparator', () => {
     expect(compareOperation(wrapped, wrapped)).toEqual([]);
   });
 
+  it('reads a field every oneOf alternative requires as required, and one that some alternative leaves out as optional', () => {
+    const trigger = (name: Json) => ({ type: 'object', required: ['trigger_type', 'trigger_name'], properties: { trigger_type: { type: 'string' }, trigger_name: name } });
+    const facts = doc(body({ oneOf: [trigger({ type: 'string', enum: ['a'] }), trigger({ type: 'string', enum: ['b'] }), { type: 'object', required: ['trigger_type'], properties: { trigger_type: { type: 'string' }, note: { type: 'string' } } }] }));
+    const fields = facts.requestBody.content['application/json'].fields;
+    expect(fields.trigger_type.required).toBe(true);
+    expect(fields.trigger_name.required).toBeUndefined();
+    const both = doc(body({ oneOf: [trigger({ type: 'string', enum: ['a'] }), trigger({ type: 'string', enum: ['b'] })] }));
+    expect(both.requestBody.content['application/json'].fields.trigger_name).toEqual({ type: 'string', enum: ['a', 'b'], required: true });
+  });
+
   it('reports an operation absent from our contract', () => {
     expect(compareOperation(documented, undefined).map((drift: { id: string }) => drift.id)).toEqual(['operation missing']);
   });
