@@ -459,7 +459,16 @@ export const managementSchemas = {
     trigger_type: str({ enum: ['event', 'sync_hook'] }),
     trigger_name: str({ pattern: '^[A-Za-z0-9_]{1,128}$', description: 'Event name (e.g. PersonCreated_v1) or sync hook point (`token_minted`).' }),
   }, ['trigger_type', 'trigger_name']),
-  TestEventsRequest: closed({
-    events: arrayOf(closed({ event_type: str({ pattern: '^[A-Za-z0-9_]{1,128}$' }), count: int({ minimum: 1, maximum: 10, default: 1 }) }, ['event_type']), { minItems: 1, maxItems: 20 }),
-  }, ['events']),
+  TestEventsRequest: arrayOf(closed({
+    event_name: str({ pattern: '^[A-Za-z0-9_]{1,128}$', description: 'Type of the event to generate, e.g. `PersonCreated_v1` (any name: webhooks whose `event` trigger has that name receive it).' }),
+    count: int({ minimum: 1, maximum: 10, default: 1, description: 'How many events of that type to generate.' }),
+    duplicates: { ...bool('Deliver every generated event twice, with the same `id`, as a retry after a lost acknowledgement would: shows whether a receiver handles each event once.'), default: false },
+    analytics_correlation_id: str({ maxLength: 128, description: 'Copied into each generated event\'s `data`, to find them in your logs.' }),
+  }, ['event_name']), { minItems: 1, maxItems: 20 }),
+  TestEvent: closed({
+    event_id: str({ format: 'uuid', description: 'The `id` of the event in the delivered payload.' }),
+    event_name: str(),
+    organization_id: str(),
+    timestamp: dateTime(),
+  }, ['event_id', 'event_name', 'organization_id', 'timestamp']),
 };

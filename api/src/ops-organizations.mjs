@@ -342,9 +342,15 @@ timeout or an answer that is not a JSON object is ignored: the token is issued w
   {
     ...mgmt, method: 'post', path: '/test-events', id: 'generateTestEvents', tags: ['organization-webhooks'],
     summary: 'Generate events for testing',
-    description: 'Emits synthetic events of the given types (marked as tests) so that webhook endpoints can be tried without real sign-ins.',
-    body: { schema: ref('TestEventsRequest'), example: { events: [{ event_type: 'AuthenticationSucceeded_v1', count: 2 }] } },
-    ok: { status: 201, schema: open({ generated: int({ minimum: 0 }) }, ['generated']), example: { generated: 2 } },
+    description: 'Emits synthetic events of the given types (marked `test: true`) to every webhook with a matching `event` trigger, so that webhook endpoints can be tried without real sign-ins. Answers the generated events, delivered or not; they are also recorded in the event log (source `test`). Sync hooks are not called.',
+    body: { schema: ref('TestEventsRequest'), example: [{ event_name: 'AuthenticationSucceeded_v1', count: 2, analytics_correlation_id: 'try-1' }] },
+    ok: {
+      status: 201, schema: arrayOf(ref('TestEvent')),
+      example: [
+        { event_id: '0f3c5c2e-8c1b-4a53-9d7e-2b6f1a9c4e10', event_name: 'AuthenticationSucceeded_v1', organization_id: 'b6a8f9e2-3c1d-4e5f-8a7b-9c0d1e2f3a4b', timestamp: '2026-11-26T10:00:00.000Z' },
+        { event_id: '5d2a7b91-64e0-4f8c-b3a2-7e9d0c1f2b35', event_name: 'AuthenticationSucceeded_v1', organization_id: 'b6a8f9e2-3c1d-4e5f-8a7b-9c0d1e2f3a4b', timestamp: '2026-11-26T10:00:00.000Z' },
+      ],
+    },
   },
 ];
 

@@ -2045,7 +2045,7 @@ export interface paths {
         put?: never;
         /**
          * Generate events for testing
-         * @description Emits synthetic events of the given types (marked as tests) so that webhook endpoints can be tried without real sign-ins.
+         * @description Emits synthetic events of the given types (marked `test: true`) to every webhook with a matching `event` trigger, so that webhook endpoints can be tried without real sign-ins. Answers the generated events, delivered or not; they are also recorded in the event log (source `test`). Sync hooks are not called.
          */
         post: operations["generateTestEvents"];
         delete?: never;
@@ -4087,11 +4087,31 @@ export interface components {
             trigger_name: string;
         };
         TestEventsRequest: {
-            events: {
-                event_type: string;
-                /** @default 1 */
-                count: number;
-            }[];
+            /** @description Type of the event to generate, e.g. `PersonCreated_v1` (any name: webhooks whose `event` trigger has that name receive it). */
+            event_name: string;
+            /**
+             * @description How many events of that type to generate.
+             * @default 1
+             */
+            count: number;
+            /**
+             * @description Deliver every generated event twice, with the same `id`, as a retry after a lost acknowledgement would: shows whether a receiver handles each event once.
+             * @default false
+             */
+            duplicates: boolean;
+            /** @description Copied into each generated event's `data`, to find them in your logs. */
+            analytics_correlation_id?: string;
+        }[];
+        TestEvent: {
+            /**
+             * Format: uuid
+             * @description The `id` of the event in the delivered payload.
+             */
+            event_id: string;
+            event_name: string;
+            organization_id: string;
+            /** Format: date-time */
+            timestamp: string;
         };
     };
     responses: {
@@ -11595,14 +11615,13 @@ export interface operations {
         requestBody: {
             content: {
                 /**
-                 * @example {
-                 *       "events": [
-                 *         {
-                 *           "event_type": "AuthenticationSucceeded_v1",
-                 *           "count": 2
-                 *         }
-                 *       ]
-                 *     }
+                 * @example [
+                 *       {
+                 *         "event_name": "AuthenticationSucceeded_v1",
+                 *         "count": 2,
+                 *         "analytics_correlation_id": "try-1"
+                 *       }
+                 *     ]
                  */
                 "application/json": components["schemas"]["TestEventsRequest"];
             };
@@ -11616,15 +11635,24 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "result": {
-                     *         "generated": 2
-                     *       }
+                     *       "result": [
+                     *         {
+                     *           "event_id": "0f3c5c2e-8c1b-4a53-9d7e-2b6f1a9c4e10",
+                     *           "event_name": "AuthenticationSucceeded_v1",
+                     *           "organization_id": "b6a8f9e2-3c1d-4e5f-8a7b-9c0d1e2f3a4b",
+                     *           "timestamp": "2026-11-26T10:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "event_id": "5d2a7b91-64e0-4f8c-b3a2-7e9d0c1f2b35",
+                     *           "event_name": "AuthenticationSucceeded_v1",
+                     *           "organization_id": "b6a8f9e2-3c1d-4e5f-8a7b-9c0d1e2f3a4b",
+                     *           "timestamp": "2026-11-26T10:00:00.000Z"
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["Envelope"] & {
-                        result: {
-                            generated: number;
-                        };
+                        result: components["schemas"]["TestEvent"][];
                     };
                 };
             };

@@ -293,9 +293,21 @@ describe.each(BACKENDS)('public reference calls: organizations, configuration, S
     expect(after.pricing_tier_details).toMatchObject({ name: 'free' });
   });
 
-  it('test events are generated with 201', async () => {
+  it('test events: an array of event specifications in, the generated events out (201); duplicates deliver each twice', async () => {
     const call = contractApi(t.server);
-    const events = await call('POST', '/test-events', { events: [{ event_type: 'PersonCreated_v1' }] }, KEY);
+    const hook = await call('POST', '/organizations/webhooks', { name: 'Dup', target_url: 'https://hooks.compat.example/dup' }, KEY);
+    const id = hook.body.result.id as string;
+    expect((await call('POST', `/organizations/webhooks/${id}/triggers`, { trigger_type: 'event', trigger_name: 'PersonCreated_v1' }, KEY)).status).toBe(201);
+    const events = await call('POST', '/test-events', [{ event_name: 'PersonCreated_v1', duplicates: true }], KEY);
     expect(events.status).toBe(201);
+    expect(events.body.result).toEqual([{ event_id: expect.any(String), event_name: 'PersonCreated_v1', organization_id: t.server.orgId, timestamp: expect.any(String) }]);
+    const queued = await t.server.db.selectFrom('webhook_deliveries').select('event').where('webhook_id', '=', id).execute();
+    expect(queued.map((d) => (JSON.parse(d.event) as { id: string }).id)).toEqual([events.body.result[0].event_id, events.body.result[0].event_id]);
+    // Our earlier object form and an empty list are refused with the field named.
+    const old = await call('POST', '/test-events', { events: [{ event_type: 'PersonCreated_v1' }] }, KEY);
+    expect(old.status).toBe(400);
+    expect(old.body.errors[0].message).toMatch(/array/);
+    expect((await call('POST', '/test-events', [], KEY)).status).toBe(400);
+    expect((await call('POST', '/test-events', [{ count: 2 }], KEY)).body.errors[0].message).toMatch(/event_name/);
   });
 });

@@ -72,7 +72,13 @@ describe.each(BACKENDS)('webhooks (%s)', (backend) => {
     await call('POST', `/organizations/webhooks/${id}/triggers`, { trigger_type: 'event', trigger_name: 'PersonCreated_v1' }, KEY);
     await call('POST', `/organizations/webhooks/${id}/triggers`, { trigger_type: 'event', trigger_name: 'OrderShipped_v1' }, KEY);
     const person = await call('POST', '/persons', { handles: [{ type: 'email_address', value: 'hooked@example.com' }] }, KEY);
-    expect((await call('POST', '/test-events', { events: [{ event_type: 'OrderShipped_v1', count: 2 }, { event_type: 'NobodyListens_v1' }] }, KEY)).body.result).toEqual({ generated: 3 });
+    const generated = await call('POST', '/test-events', [{ event_name: 'OrderShipped_v1', count: 2, analytics_correlation_id: 'corr-7' }, { event_name: 'NobodyListens_v1' }], KEY);
+    expect(generated.status).toBe(201);
+    // The document's answer: one object per generated event, delivered or not.
+    const list = generated.body.result as Array<{ event_id: string; event_name: string; organization_id: string; timestamp: string }>;
+    expect(list.map((e) => e.event_name)).toEqual(['OrderShipped_v1', 'OrderShipped_v1', 'NobodyListens_v1']);
+    expect(list.every((e) => e.organization_id === t.server.orgId && !Number.isNaN(Date.parse(e.timestamp)))).toBe(true);
+    expect(new Set(list.map((e) => e.event_id)).size).toBe(3);
 
     await until('three deliveries', () => (rx.received.length >= 3 ? true : undefined));
     const jwks = createLocalJWKSet((await call('GET', '/organizations/webhooks/verification-jwks', undefined, KEY)).body.result);
@@ -86,7 +92,11 @@ describe.each(BACKENDS)('webhooks (%s)', (backend) => {
     }
     const created = payloads.find((p) => p.event.type === 'PersonCreated_v1')!;
     expect(created.event).toMatchObject({ org_id: t.server.orgId, test: false, data: { person_id: person.body.result.person_id, source: 'management' } });
-    expect(payloads.filter((p) => p.event.type === 'OrderShipped_v1').map((p) => p.event.test)).toEqual([true, true]);
+    const shipped = payloads.filter((p) => p.event.type === 'OrderShipped_v1');
+    expect(shipped.map((p) => p.event.test)).toEqual([true, true]);
+    // Each delivery carries the id the answer gave, and the correlation id asked for.
+    expect(shipped.map((p) => (p.event as unknown as { id: string }).id).sort()).toEqual(list.slice(0, 2).map((e) => e.event_id).sort());
+    expect(shipped.every((p) => p.event.data.analytics_correlation_id === 'corr-7')).toBe(true);
     // A tampered payload does not verify.
     const [h, p, s] = rx.received[0]!.body.split('.');
     const forged = `${h}.${Buffer.from(JSON.stringify({ ...decodeClaims(rx.received[0]!.body), event: { type: 'Forged' } })).toString('base64url')}.${s}`;
@@ -103,7 +113,7 @@ describe.each(BACKENDS)('webhooks (%s)', (backend) => {
     const hook = await call('POST', '/organizations/webhooks', { name: 'Flaky', target_url: `http://127.0.0.1:${port}/hook`, timeout: 2 }, KEY);
     const id = hook.body.result.id as string;
     await call('POST', `/organizations/webhooks/${id}/triggers`, { trigger_type: 'event', trigger_name: 'Batch_v1' }, KEY);
-    await call('POST', '/test-events', { events: [{ event_type: 'Batch_v1', count: 5 }] }, KEY);
+    await call('POST', '/test-events', [{ event_name: 'Batch_v1', count: 5 }], KEY);
     const deliveries = () => t.server.db.selectFrom('webhook_deliveries').selectAll().where('webhook_id', '=', id).execute();
     await until('two failed attempts each', async () => ((await deliveries()).every((d) => d.attempts >= 2) ? true : undefined));
     const waiting = await deliveries();
@@ -141,7 +151,7 @@ describe.each(BACKENDS)('webhooks (%s)', (backend) => {
     closers.push(rx.close);
     const hook = await call('POST', '/organizations/webhooks', { name: 'Broken', target_url: rx.url }, KEY);
     await call('POST', `/organizations/webhooks/${hook.body.result.id}/triggers`, { trigger_type: 'event', trigger_name: 'Doomed_v1' }, KEY);
-    await call('POST', '/test-events', { events: [{ event_type: 'Doomed_v1' }] }, KEY);
+    await call('POST', '/test-events', [{ event_name: 'Doomed_v1' }], KEY);
     const row = await until('the failure', async () => {
       const d = await t.server.db.selectFrom('webhook_deliveries').selectAll().where('webhook_id', '=', hook.body.result.id).executeTakeFirst();
       return d?.status === 'failed' ? d : undefined;

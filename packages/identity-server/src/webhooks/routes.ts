@@ -160,16 +160,21 @@ export function registerWebhookTriggerRoutes(app: FastifyInstance, ctx: Ctx): vo
 
   app.post<Wire<'/test-events', 'post'>>('/test-events', async (req, reply) => {
     const org = await admin(req);
-    let generated = 0;
-    for (const { event_type, count = 1 } of req.body.events) {
-      for (let i = 0; i < count; i++) {
-        const data = { test: true, sequence: i + 1 };
-        await ctx.db.insertInto('events').values({ org_id: org.id, source: 'test', name: event_type, person_id: null, payload: JSON.stringify(data), created_at: nowIso() }).execute();
-        await ctx.webhooks.emit(org.id, event_type, data, { test: true });
-        generated++;
-      }
+    const generated: Array<{ event_id: string; event_name: string; organization_id: string; timestamp: string }> = [];
+    for (const { event_name, count = 1, duplicates = false, analytics_correlation_id } of req.body) {
+      const events = Array.from({ length: count }, (_, i) => ({
+        id: randomUUID(),
+        data: { test: true, sequence: i + 1, ...(analytics_correlation_id !== undefined ? { analytics_correlation_id } : {}) },
+      }));
+      const timestamp = nowIso();
+      await ctx.db
+        .insertInto('events')
+        .values(events.map((e) => ({ org_id: org.id, source: 'test', name: event_name, person_id: null, payload: JSON.stringify({ ...e.data, event_id: e.id }), created_at: timestamp })))
+        .execute();
+      await ctx.webhooks.emitEvents(org.id, event_name, events, { test: true, copies: duplicates ? 2 : 1 });
+      for (const e of events) generated.push({ event_id: e.id, event_name, organization_id: org.id, timestamp });
     }
     reply.code(201);
-    return { result: { generated } };
+    return { result: generated };
   });
 }

@@ -101,8 +101,16 @@ export class WebhookService {
   }
 
   /** Queues one event per data object (same type), looking the triggered webhooks up once. Returns the deliveries queued. */
-  async emitMany(orgId: string, type: string, datas: Array<Record<string, unknown>>, opts: { test?: boolean } = {}): Promise<number> {
-    if (!datas.length) return 0;
+  emitMany(orgId: string, type: string, datas: Array<Record<string, unknown>>, opts: { test?: boolean } = {}): Promise<number> {
+    return this.emitEvents(orgId, type, datas.map((data) => ({ id: randomUUID(), data })), opts);
+  }
+
+  /**
+   * Queues events whose ids the caller chose. `copies: 2` queues each delivery twice with the same event id (test
+   * events with `duplicates`, so a receiver can check it handles an event once).
+   */
+  async emitEvents(orgId: string, type: string, events: Array<{ id: string; data: Record<string, unknown> }>, opts: { test?: boolean; copies?: number } = {}): Promise<number> {
+    if (!events.length) return 0;
     const hooks = await this.db
       .selectFrom('webhooks')
       .innerJoin('webhook_triggers', 'webhook_triggers.webhook_id', 'webhooks.id')
@@ -113,9 +121,10 @@ export class WebhookService {
       .execute();
     if (!hooks.length) return 0;
     const now = new Date().toISOString();
-    const rows = datas.flatMap((data) => {
-      const event: WebhookEvent = { id: randomUUID(), type, org_id: orgId, created_at: now, test: opts.test === true, data };
-      return hooks.map((h) => ({ id: randomUUID(), webhook_id: h.id, org_id: orgId, event_type: type, event: JSON.stringify(event), status: 'pending', attempts: 0, next_attempt_at: now, last_error: null, last_status: null, created_at: now, delivered_at: null }));
+    const copies = Array.from({ length: opts.copies ?? 1 });
+    const rows = events.flatMap(({ id, data }) => {
+      const event: WebhookEvent = { id, type, org_id: orgId, created_at: now, test: opts.test === true, data };
+      return hooks.flatMap((h) => copies.map(() => ({ id: randomUUID(), webhook_id: h.id, org_id: orgId, event_type: type, event: JSON.stringify(event), status: 'pending', attempts: 0, next_attempt_at: now, last_error: null, last_status: null, created_at: now, delivered_at: null })));
     });
     for (let i = 0; i < rows.length; i += 500) await this.db.insertInto('webhook_deliveries').values(rows.slice(i, i + 500)).execute();
     this.kick();
