@@ -336,8 +336,8 @@ timeout or an answer that is not a JSON object is ignored: the token is issued w
   {
     ...mgmt, method: 'get', path: '/organizations/webhooks/verification-jwks', id: 'getWebhookVerificationJwks', tags: ['organization-webhooks'],
     summary: 'Get verification JWKS for webhooks',
-    description: 'Public keys that verify the signature of webhook payloads. Cache them and refetch when a payload names an unknown `kid`.',
-    ok: { schema: ref('Jwks'), example: { keys: [{ kty: 'EC', kid: 'wh-2026-03', use: 'sig', alg: 'ES256', crv: 'P-256', x: 'f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU', y: 'x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0' }] } },
+    description: 'Public keys that verify the signature of webhook payloads and sync-hook calls, as a bare JSON Web Key Set (no `result` envelope), ready for any JWKS library. Cache them and refetch when a payload names an unknown `kid`.',
+    ok: { raw: true, schema: ref('Jwks'), example: { keys: [{ kty: 'EC', kid: 'wh-2026-03', use: 'sig', alg: 'ES256', crv: 'P-256', x: 'f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU', y: 'x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0' }] } },
   },
   {
     ...mgmt, method: 'post', path: '/test-events', id: 'generateTestEvents', tags: ['organization-webhooks'],

@@ -2023,7 +2023,7 @@ export interface paths {
         };
         /**
          * Get verification JWKS for webhooks
-         * @description Public keys that verify the signature of webhook payloads. Cache them and refetch when a payload names an unknown `kid`.
+         * @description Public keys that verify the signature of webhook payloads and sync-hook calls, as a bare JSON Web Key Set (no `result` envelope), ready for any JWKS library. Cache them and refetch when a payload names an unknown `kid`.
          */
         get: operations["getWebhookVerificationJwks"];
         put?: never;
@@ -11575,24 +11575,20 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "result": {
-                     *         "keys": [
-                     *           {
-                     *             "kty": "EC",
-                     *             "kid": "wh-2026-03",
-                     *             "use": "sig",
-                     *             "alg": "ES256",
-                     *             "crv": "P-256",
-                     *             "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
-                     *             "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"
-                     *           }
-                     *         ]
-                     *       }
+                     *       "keys": [
+                     *         {
+                     *           "kty": "EC",
+                     *           "kid": "wh-2026-03",
+                     *           "use": "sig",
+                     *           "alg": "ES256",
+                     *           "crv": "P-256",
+                     *           "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+                     *           "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"
+                     *         }
+                     *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["Envelope"] & {
-                        result: components["schemas"]["Jwks"];
-                    };
+                    "application/json": components["schemas"]["Jwks"];
                 };
             };
             401: components["responses"]["Unauthorized"];

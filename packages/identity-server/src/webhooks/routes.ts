@@ -67,7 +67,7 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: Ctx): void {
   // Static path first: Fastify prefers it to /:webhook_id anyway, but keep the intent visible.
   app.get('/organizations/webhooks/verification-jwks', async (req) => {
     await admin(req);
-    return { result: await ctx.webhooks.jwks() };
+    return ctx.webhooks.jwks(); // the bare key set, as the public document answers it
   });
 
   app.post<Wire<'/organizations/webhooks', 'post'>>('/organizations/webhooks', async (req, reply) => {
