@@ -248,9 +248,10 @@ SDK-mapped messages. \`GET .../handles\` reads the result.`,
   {
     ...mgmt, method: 'post', path: `${P}/credentials`, id: 'createPersonCredential', tags: ['person-credentials'], params: personParam,
     summary: 'Create a new credential',
-    description: 'Stores a password or a TOTP secret for the person, for example when migrating from another system. Passkeys can only be registered by the person.',
+    description: 'Stores a credential for the person, for example when migrating from another system: a password (`password`, hashed here), a TOTP secret (`secret`), or a credential as the public reference imports it (`type`, `label`, `params`): a password hash (`params.password_hash`), a passkey (`params.webauthn_credential_id` and `params.public_key`) or a TOTP record (`params.key_uri`, `params.unused_recovery_codes`). A password or TOTP replaces the one the person has; a passkey is added (409 when its id belongs to another person). A format this server cannot verify answers 400 naming the field and the value.',
     body: { schema: ref('CredentialCreate'), example: { type: 'totp', label: 'Migrated authenticator', secret: 'JBSWY3DPEHPK3PXPJBSWY3DP' } },
     ok: { status: 201, schema: ref('Credential'), example: CREDENTIALS[1] },
+    errors: ['Conflict'],
   },
   {
     ...mgmt, method: 'delete', path: `${P}/credentials`, id: 'deletePersonCredentials', tags: ['person-credentials'], params: personParam,
