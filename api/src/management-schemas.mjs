@@ -110,8 +110,8 @@ export const managementSchemas = {
     reset_handle: ref('PersonHandle'),
     handle: { ...ref('PersonHandle'), description: 'Earlier name of `reset_handle`.' },
     force_change: bool('Also refuse sign-ins with the current password until it is reset (as `password-rotate` does).'),
-    redirect_target: url({ description: 'Page of your application that completes the reset with the SDK.' }),
-  }, ['redirect_target']),
+    redirect_target: url({ description: 'Page of your application that completes the reset with the SDK (on its allowed domains). Absent: the identity server\'s own reset page, `<server URL>/password-reset`, where the person chooses the new password.' }),
+  }, []),
   PasswordRotateRequest: closed({
     handle: ref('PersonHandle'),
     reason: str({ maxLength: 500 }),

@@ -275,7 +275,7 @@ SDK-mapped messages. \`GET .../handles\` reads the result.`,
   {
     ...mgmt, method: 'post', path: `${P}/credentials/password-reset`, id: 'resetPersonPassword', tags: ['person-credentials'], params: personParam,
     summary: 'Trigger a password reset flow',
-    description: 'Sends the person a password-reset link to `reset_handle` (by default the person\'s first e-mail address, else phone number); opening it leads to a `password_reset` challenge. The current password keeps working until replaced, unless `force_change` is set.',
+    description: 'Sends the person a password-reset link to `reset_handle` (by default the person\'s first e-mail address, else phone number); opening it leads to a `password_reset` challenge: on `redirect_target` (your page, completing it with the SDK) or, without one, on the identity server\'s own reset page. The current password keeps working until replaced, unless `force_change` is set.',
     body: { schema: ref('PasswordResetRequest'), example: { reset_handle: EMAIL_HANDLE, redirect_target: 'https://app.example.com/reset' } },
     ok: { status: 202, schema: open({ sent_to: ref('PersonHandle') }, ['sent_to']), example: { sent_to: EMAIL_HANDLE } },
   },

@@ -1235,7 +1235,7 @@ export interface paths {
         put?: never;
         /**
          * Trigger a password reset flow
-         * @description Sends the person a password-reset link to `reset_handle` (by default the person's first e-mail address, else phone number); opening it leads to a `password_reset` challenge. The current password keeps working until replaced, unless `force_change` is set.
+         * @description Sends the person a password-reset link to `reset_handle` (by default the person's first e-mail address, else phone number); opening it leads to a `password_reset` challenge: on `redirect_target` (your page, completing it with the SDK) or, without one, on the identity server's own reset page. The current password keeps working until replaced, unless `force_change` is set.
          */
         post: operations["resetPersonPassword"];
         delete?: never;
@@ -3456,9 +3456,9 @@ export interface components {
             force_change?: boolean;
             /**
              * Format: uri
-             * @description Page of your application that completes the reset with the SDK.
+             * @description Page of your application that completes the reset with the SDK (on its allowed domains). Absent: the identity server's own reset page, `<server URL>/password-reset`, where the person chooses the new password.
              */
-            redirect_target: string;
+            redirect_target?: string;
         };
         PasswordRotateRequest: {
             handle?: components["schemas"]["PersonHandle"];

@@ -3,7 +3,7 @@ import bcrypt from 'bcryptjs';
 import { generate } from 'otplib';
 import { SoftAuthenticator } from './authenticator.js';
 import { contractApi } from './contract.js';
-import { BACKENDS, decodeClaims, useTestServer } from './helpers.js';
+import { BACKENDS, decodeClaims, lastMessage, useTestServer } from './helpers.js';
 
 // Issue #24, credential import: `credentials` on POST and PUT /persons, the document's `public-key` and TOTP params on
 // POST /persons/{person_id}/credentials, called exactly as the public "SlashID API" document describes them
@@ -150,5 +150,38 @@ describe.each(BACKENDS)('credential import (%s)', (backend) => {
     expect((await answer(email, 'totp', { otp: await generate({ secret: other }) })).status).toBe(200);
     const ch = (await start(email, 'webauthn', true)).body.result[0];
     expect((await t.call('POST', '/attestation/v3', { challenge_id: ch.id, challenge_type: 'webauthn_get', data: device.get(ch.options, ORIGIN) })).status).toBe(200);
+  });
+
+  it('POST …/credentials/password-reset without redirect_target: 202, the link opens the server\'s own reset page, which sets the password', async () => {
+    const call = contractApi(t.server);
+    const email = 'reset-page@example.com';
+    const id = (await call('POST', '/persons', { handles: [{ type: 'email_address', value: email }], credentials: [{ type: 'password', params: { password_hash: bcrypt.hashSync('Before reset 1', 4) } }] }, KEY)).body.result.person_id;
+    // Exactly the document's body: force_change and reset_handle, nothing else.
+    const reset = await call('POST', `/persons/${id}/credentials/password-reset`, { force_change: true, reset_handle: { type: 'email_address', value: email } }, KEY);
+    expect(reset.status).toBe(202);
+    expect((await answer(email, 'password', { password: 'Before reset 1' })).status).toBe(403); // force_change
+    const { link } = await lastMessage(t.server, email);
+    expect(link).toMatch(new RegExp(`^${t.server.url}/password-reset\\?challenge_pack_id=`));
+    const packId = new URL(link!).searchParams.get('challenge_pack_id')!;
+
+    const pageRes = await fetch(link!);
+    expect(pageRes.status).toBe(200);
+    expect(pageRes.headers.get('content-security-policy')).toContain("default-src 'none'");
+    const html = await pageRes.text();
+    expect(html).toContain('<form method="post" action="/password-reset">');
+    expect(html).toContain(`value="${packId}"`);
+
+    const post = (password: string) => fetch(`${t.server.url}/password-reset`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ challenge_pack_id: packId, password }).toString() });
+    const weak = await post('short');
+    expect(weak.status).toBe(400);
+    expect(await weak.text()).toMatch(/password does not satisfy the validation rules: min_length/);
+    const done = await post('After reset 22');
+    expect(done.status).toBe(200);
+    expect(await done.text()).toContain('Password changed');
+    expect((await answer(email, 'password', { password: 'Before reset 1' })).status).toBe(401);
+    expect((await answer(email, 'password', { password: 'After reset 22' })).status).toBe(200);
+    // The link works once.
+    expect((await fetch(link!)).status).toBe(410);
+    expect((await post('Another pass 33')).status).toBe(410);
   });
 });

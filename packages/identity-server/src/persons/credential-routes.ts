@@ -5,7 +5,7 @@ import { nowIso } from '../context.js';
 import { badRequest, notFound } from '../http/errors.js';
 import { requireApiKey } from '../http/guards.js';
 import { checkRedirect } from '../http/origins.js';
-import { directIdFor, sendPasswordResetLink } from '../signin/one-time-sign-in.js';
+import { directIdFor, RESET_PAGE_PATH, sendPasswordResetLink } from '../signin/one-time-sign-in.js';
 import { rulesOf, setPassword, storePasswordHash } from '../signin/factors/password.js';
 import { failedRules, importableHash } from '../signin/factors/password-hashing.js';
 import { checkCustomClaims } from '../tokens/token-template.js';
@@ -126,7 +126,9 @@ export function registerPasswordResetRoutes(app: FastifyInstance, ctx: Ctx): voi
     async (req, reply) => {
       const org = await admin(req);
       const p = await orgPerson(ctx, org, req.params.person_id);
-      const { handle, target } = await ownedResetHandle(org, p, req.body.reset_handle ?? req.body.handle ?? (await firstReachableHandle(p)), req.body.redirect_target);
+      // Without redirect_target, the link opens this server's own reset page (signin/password-reset-page.ts).
+      const page = req.body.redirect_target ?? `${ctx.publicUrl}${RESET_PAGE_PATH}`;
+      const { handle, target } = await ownedResetHandle(org, p, req.body.reset_handle ?? req.body.handle ?? (await firstReachableHandle(p)), page);
       if (req.body.force_change) await requireRotation(p, 'password reset requested with force_change');
       await sendPasswordResetLink(ctx, org, p.id, handle, target);
       reply.code(202);
