@@ -39,7 +39,29 @@ export const managementSchemas = {
     groups: arrayOf(ref('GroupName'), { maxItems: 100, uniqueItems: true }),
     roles: arrayOf(ref('RoleName'), { maxItems: 100, uniqueItems: true }),
     attributes: ref('AttributesByBucket'),
+    credentials: arrayOf(ref('CredentialImport'), {
+      maxItems: 20,
+      description: 'Credentials another system made, imported with the person (`PUT /persons`: added to the person found; a password or TOTP replaces the one it has). All are checked before anything is stored: one this server cannot verify answers 400 naming it.',
+    }),
   }, []),
+  CredentialImport: closed({
+    type: str({ enum: ['password', 'public-key', 'totp'], description: 'Absent: told by the params (`password_hash`: password; `public_key`/`webauthn_credential_id`: public-key; `key_uri`: totp).' }),
+    label: str({ maxLength: 200 }),
+    params: closed({
+      password_hash: str({ minLength: 1, maxLength: 1024, description: 'password: bcrypt (`$2a$`, `$2b$`, `$2y$`) or scrypt PHC string; other formats answer 400 naming the format. Replaced by a hash of this server at the first sign-in; never read back.' }),
+      webauthn_credential_id: str({ minLength: 1, maxLength: 1400, description: 'public-key: the credential id (base64url, as browsers give `id`; standard base64 accepted).' }),
+      public_key: str({ minLength: 1, maxLength: 8192, description: 'public-key: the credential public key, as a COSE key (base64url or base64, as WebAuthn gives it) or an SPKI public key (PEM or base64 DER) of type EC P-256/P-384/P-521, Ed25519 or RSA.' }),
+      attestation_type: str({ maxLength: 64, description: 'public-key: shown back as given (`none` when absent).' }),
+      authenticator: closed({
+        aaguid: str({ pattern: '^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$', description: 'The authenticator model (UUID).' }),
+        sign_count: int({ minimum: 0, maximum: 4294967295, description: 'The last signature counter seen; a later sign-in with a lower non-zero counter is refused (clone detection). Default 0.' }),
+        clone_warning: bool('Shown back as given.'),
+      }, ['aaguid']),
+      key_uri: str({ maxLength: 2048, description: 'totp: the otpauth://totp/ URI (secret, and optionally algorithm SHA1/SHA256/SHA512, digits 6-8, period); the codes are checked with those settings.' }),
+      recovery_codes_total: int({ minimum: 0, maximum: 100, description: 'totp: how many recovery codes were issued (default: the number of `unused_recovery_codes`).' }),
+      unused_recovery_codes: arrayOf(str({ minLength: 6, maxLength: 64 }), { maxItems: 100, uniqueItems: true, description: 'totp: recovery codes still valid; each signs in once instead of a code (stored hashed, never read back).' }),
+    }, []),
+  }, [], { title: 'imported credential', description: 'A credential as the public reference imports it: a password hash, a passkey (public key) or a TOTP record. Secrets are stored hashed or as given to verify, never read back.' }),
   PersonPatch: closed({ active: bool(), region: ref('RegionInput') }, [], { minProperties: 1 }),
   PersonOrganization: open({
     id: ref('OrganizationId'),
@@ -64,6 +86,7 @@ export const managementSchemas = {
     oneOf: [
       closed({ type: str({ const: 'password' }), label: str({ maxLength: 200 }), password: str({ minLength: 1, maxLength: 256 }) }, ['type', 'password'], { title: 'password' }),
       closed({ type: str({ const: 'totp' }), label: str({ maxLength: 200 }), secret: str({ pattern: '^[A-Z2-7]{16,128}=*$', description: 'Base32 TOTP secret.' }) }, ['type', 'secret'], { title: 'totp' }),
+      ref('CredentialImport'),
     ],
   },
   PasswordSet: {
@@ -87,8 +110,8 @@ export const managementSchemas = {
     reset_handle: ref('PersonHandle'),
     handle: { ...ref('PersonHandle'), description: 'Earlier name of `reset_handle`.' },
     force_change: bool('Also refuse sign-ins with the current password until it is reset (as `password-rotate` does).'),
-    redirect_target: url({ description: 'Page of your application that completes the reset with the SDK.' }),
-  }, ['redirect_target']),
+    redirect_target: url({ description: 'Page of your application that completes the reset with the SDK (on its allowed domains). Absent: the identity server\'s own reset page, `<server URL>/password-reset`, where the person chooses the new password.' }),
+  }, []),
   PasswordRotateRequest: closed({
     handle: ref('PersonHandle'),
     reason: str({ maxLength: 500 }),

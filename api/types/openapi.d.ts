@@ -1171,7 +1171,7 @@ export interface paths {
         put?: never;
         /**
          * Create a new credential
-         * @description Stores a password or a TOTP secret for the person, for example when migrating from another system. Passkeys can only be registered by the person.
+         * @description Stores a credential for the person, for example when migrating from another system: a password (`password`, hashed here), a TOTP secret (`secret`), or a credential as the public reference imports it (`type`, `label`, `params`): a password hash (`params.password_hash`), a passkey (`params.webauthn_credential_id` and `params.public_key`) or a TOTP record (`params.key_uri`, `params.unused_recovery_codes`). A password or TOTP replaces the one the person has; a passkey is added (409 when its id belongs to another person). A format this server cannot verify answers 400 naming the field and the value.
          */
         post: operations["createPersonCredential"];
         /**
@@ -1235,7 +1235,7 @@ export interface paths {
         put?: never;
         /**
          * Trigger a password reset flow
-         * @description Sends the person a password-reset link to `reset_handle` (by default the person's first e-mail address, else phone number); opening it leads to a `password_reset` challenge. The current password keeps working until replaced, unless `force_change` is set.
+         * @description Sends the person a password-reset link to `reset_handle` (by default the person's first e-mail address, else phone number); opening it leads to a `password_reset` challenge: on `redirect_target` (your page, completing it with the SDK) or, without one, on the identity server's own reset page. The current password keeps working until replaced, unless `force_change` is set.
          */
         post: operations["resetPersonPassword"];
         delete?: never;
@@ -3346,6 +3346,44 @@ export interface components {
             groups?: components["schemas"]["GroupName"][];
             roles?: components["schemas"]["RoleName"][];
             attributes?: components["schemas"]["AttributesByBucket"];
+            /** @description Credentials another system made, imported with the person (`PUT /persons`: added to the person found; a password or TOTP replaces the one it has). All are checked before anything is stored: one this server cannot verify answers 400 naming it. */
+            credentials?: components["schemas"]["CredentialImport"][];
+        };
+        /**
+         * imported credential
+         * @description A credential as the public reference imports it: a password hash, a passkey (public key) or a TOTP record. Secrets are stored hashed or as given to verify, never read back.
+         */
+        CredentialImport: {
+            /**
+             * @description Absent: told by the params (`password_hash`: password; `public_key`/`webauthn_credential_id`: public-key; `key_uri`: totp).
+             * @enum {string}
+             */
+            type?: "password" | "public-key" | "totp";
+            label?: string;
+            params?: {
+                /** @description password: bcrypt (`$2a$`, `$2b$`, `$2y$`) or scrypt PHC string; other formats answer 400 naming the format. Replaced by a hash of this server at the first sign-in; never read back. */
+                password_hash?: string;
+                /** @description public-key: the credential id (base64url, as browsers give `id`; standard base64 accepted). */
+                webauthn_credential_id?: string;
+                /** @description public-key: the credential public key, as a COSE key (base64url or base64, as WebAuthn gives it) or an SPKI public key (PEM or base64 DER) of type EC P-256/P-384/P-521, Ed25519 or RSA. */
+                public_key?: string;
+                /** @description public-key: shown back as given (`none` when absent). */
+                attestation_type?: string;
+                authenticator?: {
+                    /** @description The authenticator model (UUID). */
+                    aaguid: string;
+                    /** @description The last signature counter seen; a later sign-in with a lower non-zero counter is refused (clone detection). Default 0. */
+                    sign_count?: number;
+                    /** @description Shown back as given. */
+                    clone_warning?: boolean;
+                };
+                /** @description totp: the otpauth://totp/ URI (secret, and optionally algorithm SHA1/SHA256/SHA512, digits 6-8, period); the codes are checked with those settings. */
+                key_uri?: string;
+                /** @description totp: how many recovery codes were issued (default: the number of `unused_recovery_codes`). */
+                recovery_codes_total?: number;
+                /** @description totp: recovery codes still valid; each signs in once instead of a code (stored hashed, never read back). */
+                unused_recovery_codes?: string[];
+            };
         };
         PersonPatch: {
             active?: boolean;
@@ -3388,7 +3426,7 @@ export interface components {
             label?: string;
             /** @description Base32 TOTP secret. */
             secret: string;
-        };
+        } | components["schemas"]["CredentialImport"];
         /** @description The password itself (hashed here), or a password credential as the public reference sends it, with the hash another system made (`params.password_hash`). */
         PasswordSet: {
             password: string;
@@ -3418,9 +3456,9 @@ export interface components {
             force_change?: boolean;
             /**
              * Format: uri
-             * @description Page of your application that completes the reset with the SDK.
+             * @description Page of your application that completes the reset with the SDK (on its allowed domains). Absent: the identity server's own reset page, `<server URL>/password-reset`, where the person chooses the new password.
              */
-            redirect_target: string;
+            redirect_target?: string;
         };
         PasswordRotateRequest: {
             handle?: components["schemas"]["PersonHandle"];
@@ -8278,6 +8316,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];

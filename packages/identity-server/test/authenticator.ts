@@ -11,8 +11,11 @@ const b64u = (b: Buffer | Uint8Array) => Buffer.from(b).toString('base64url');
 export class SoftAuthenticator {
   private readonly keys = new Map<string, { privateKey: KeyObject; rpId: string; userHandle: string; counter: number }>();
 
-  create(options: { challenge: string; rp: { id?: string }; user: { id: string } }, origin: string) {
-    const rpId = options.rp.id ?? new URL(origin).hostname;
+  /**
+   * A new passkey for `rpId`, made outside any ceremony (as another system would have registered it): its id, its
+   * public key as a COSE key (base64url) and as an SPKI PEM.
+   */
+  add(rpId: string, userHandle = b64u(randomBytes(16))) {
     const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
     const jwk = publicKey.export({ format: 'jwk' });
     const credId = randomBytes(32);
@@ -25,12 +28,18 @@ export class SoftAuthenticator {
         [-3, new Uint8Array(Buffer.from(jwk.y!, 'base64url'))],
       ]),
     );
+    this.keys.set(b64u(credId), { privateKey, rpId, userHandle, counter: 0 });
+    return { id: b64u(credId), credId, cose, publicKey: b64u(cose), spki: publicKey.export({ format: 'pem', type: 'spki' }).toString() };
+  }
+
+  create(options: { challenge: string; rp: { id?: string }; user: { id: string } }, origin: string) {
+    const rpId = options.rp.id ?? new URL(origin).hostname;
+    const { credId, cose } = this.add(rpId, options.user.id);
     const len = Buffer.alloc(2);
     len.writeUInt16BE(credId.length);
     const authData = Buffer.concat([sha256(rpId), Buffer.from([0x45]), Buffer.alloc(4), Buffer.alloc(16), len, credId, Buffer.from(cose)]);
     const attestationObject = isoCBOR.encode(new Map<string, unknown>([['fmt', 'none'], ['attStmt', new Map()], ['authData', new Uint8Array(authData)]]) as never);
     const clientDataJSON = Buffer.from(JSON.stringify({ type: 'webauthn.create', challenge: options.challenge, origin, crossOrigin: false }));
-    this.keys.set(b64u(credId), { privateKey, rpId, userHandle: options.user.id, counter: 0 });
     return {
       id: b64u(credId),
       rawId: b64u(credId),

@@ -5,12 +5,14 @@ import { nowIso } from '../context.js';
 import { badRequest, notFound } from '../http/errors.js';
 import { requireApiKey } from '../http/guards.js';
 import { checkRedirect } from '../http/origins.js';
-import { directIdFor, sendPasswordResetLink } from '../signin/one-time-sign-in.js';
+import { directIdFor, RESET_PAGE_PATH, sendPasswordResetLink } from '../signin/one-time-sign-in.js';
 import { rulesOf, setPassword, storePasswordHash } from '../signin/factors/password.js';
 import { failedRules, importableHash } from '../signin/factors/password-hashing.js';
 import { checkCustomClaims } from '../tokens/token-template.js';
 import { parseHandle } from './handles.js';
 import { credentialOut, type PersonRow } from './persons.js';
+import { readCredentialImport, storeImportedCredentials, type ImportedCredential } from './credential-import.js';
+import { CREDENTIAL_PREFIX } from '../signin/factors/webauthn.js';
 import { orgPerson } from './person-store.js';
 import type { Wire } from '../http/wire.js';
 
@@ -54,30 +56,25 @@ export function registerCredentialRoutes(app: FastifyInstance, ctx: Ctx): void {
     const cred = await ctx.db.selectFrom('credentials').selectAll().where('person_id', '=', p.id).where('type', '=', 'password').executeTakeFirstOrThrow();
     return { result: credentialOut(cred) };
   });
-  // Imports a password (hashed here) or a TOTP secret, e.g. when migrating from another system.
+  // Sets a password (hashed here), or imports a TOTP secret or a credential another system made (see credential-import.ts).
   app.post<Wire<'/persons/{person_id}/credentials', 'post'>>(
     '/persons/:person_id/credentials',
     async (req, reply) => {
       const p = await orgPerson(ctx, await admin(req), req.params.person_id);
       const body = req.body;
-      if (body.type === 'password') {
-        await setPassword(ctx, p.id, body.password, body.label ?? 'Password');
-      } else {
-        const now = nowIso();
-        await ctx.db.transaction().execute(async (trx) => {
-          await trx.deleteFrom('credentials').where('person_id', '=', p.id).where('type', '=', 'totp').execute();
-          await trx
-            .insertInto('credentials')
-            .values({
-              id: randomUUID(), person_id: p.id, type: 'totp', label: body.label ?? 'Authenticator app',
-              params: JSON.stringify({ recovery_codes_total: 0, recovery_codes_unused: 0 }),
-              secret: JSON.stringify({ secret: body.secret.replace(/=+$/, ''), last_time_step: 0, recovery_hashes: [] }),
-              created_at: now, last_used: null,
-            })
-            .execute();
-        });
+      let type: string = 'password';
+      let id: string | undefined;
+      if ('password' in body) await setPassword(ctx, p.id, body.password, body.label ?? 'Password');
+      else {
+        const imported: ImportedCredential = 'secret' in body
+          ? { type: 'totp', label: body.label ?? 'Authenticator app', secret: { secret: body.secret.replace(/=+$/, ''), last_time_step: 0, recovery_hashes: [] }, total: 0 }
+          : readCredentialImport(body);
+        await ctx.db.transaction().execute((trx) => storeImportedCredentials(trx, p.id, [imported]));
+        type = imported.type;
+        if (imported.type === 'public-key') id = CREDENTIAL_PREFIX + imported.passkey.credential_id;
       }
-      const cred = await ctx.db.selectFrom('credentials').selectAll().where('person_id', '=', p.id).where('type', '=', body.type).executeTakeFirstOrThrow();
+      const query = ctx.db.selectFrom('credentials').selectAll().where('person_id', '=', p.id);
+      const cred = await (id ? query.where('id', '=', id) : query.where('type', '=', type)).executeTakeFirstOrThrow();
       reply.code(201);
       return { result: credentialOut(cred) };
     },
@@ -129,7 +126,9 @@ export function registerPasswordResetRoutes(app: FastifyInstance, ctx: Ctx): voi
     async (req, reply) => {
       const org = await admin(req);
       const p = await orgPerson(ctx, org, req.params.person_id);
-      const { handle, target } = await ownedResetHandle(org, p, req.body.reset_handle ?? req.body.handle ?? (await firstReachableHandle(p)), req.body.redirect_target);
+      // Without redirect_target, the link opens this server's own reset page (signin/password-reset-page.ts).
+      const page = req.body.redirect_target ?? `${ctx.publicUrl}${RESET_PAGE_PATH}`;
+      const { handle, target } = await ownedResetHandle(org, p, req.body.reset_handle ?? req.body.handle ?? (await firstReachableHandle(p)), page);
       if (req.body.force_change) await requireRotation(p, 'password reset requested with force_change');
       await sendPasswordResetLink(ctx, org, p.id, handle, target);
       reply.code(202);

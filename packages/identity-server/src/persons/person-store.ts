@@ -9,6 +9,7 @@ import { regionOf, regionOrDefault } from './regions.js';
 import { getPerson, type PersonRow } from './persons.js';
 import type { Schema } from '../http/wire.js';
 import { personsOut } from './person-list.js';
+import { readCredentialImports, storeImportedCredentials } from './credential-import.js';
 
 // Persons as the management API writes them: a whole person (handles, groups, roles, attributes) at once.
 
@@ -50,6 +51,7 @@ export async function checkPersonBody(ctx: Ctx, org: Org, body: PersonBody): Pro
 }
 /** Creates a person from a checked body; 409 when a handle is taken (also when another request took it meanwhile). */
 export async function createPersonFrom(ctx: Ctx, org: Org, body: PersonBody, handles: Handle[]): Promise<PersonRow> {
+  const credentials = readCredentialImports(body.credentials);
   await assertHandlesFree(ctx, org, handles);
   await registerGroups(ctx, org, body.groups ?? []);
   const now = nowIso();
@@ -62,6 +64,7 @@ export async function createPersonFrom(ctx: Ctx, org: Org, body: PersonBody, han
         for (const [name, value] of Object.entries(attrs)) await trx.insertInto('attributes').values({ person_id: person.id, bucket, name, value: JSON.stringify(value), updated_at: now }).execute();
       }
       for (const role of new Set(body.roles ?? [])) await trx.insertInto('person_grants').values({ person_id: person.id, kind: 'role', name: role }).execute();
+      await storeImportedCredentials(trx, person.id, credentials);
     });
   } catch (err) {
     if (await ctx.db.selectFrom('persons').select('id').where('id', '=', person.id).executeTakeFirst()) throw err;
@@ -87,6 +90,7 @@ export async function upsertPerson(ctx: Ctx, org: Org, body: PersonBody): Promis
   const [ownerId] = [...owners];
   if (!ownerId) return createPersonFrom(ctx, org, body, handles);
   const p = await orgPerson(ctx, org, ownerId);
+  const credentials = readCredentialImports(body.credentials);
   const now = nowIso();
   await registerGroups(ctx, org, body.groups ?? []);
   await ctx.db.transaction().execute(async (trx) => {
@@ -98,6 +102,7 @@ export async function upsertPerson(ctx: Ctx, org: Org, body: PersonBody): Promis
     if (body.region !== undefined) set.region = regionOf(body.region);
     if (body.groups !== undefined) set.groups = JSON.stringify(body.groups);
     if (Object.keys(set).length) await trx.updateTable('persons').set(set).where('id', '=', p.id).execute();
+    await storeImportedCredentials(trx, p.id, credentials);
   });
   if (body.roles !== undefined) await setGrants(ctx, org, p.id, 'role', body.roles);
   if (body.attributes) await writeBuckets(ctx, p.id, body.attributes, false, 'admin');

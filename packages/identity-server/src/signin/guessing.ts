@@ -75,6 +75,6 @@ export async function clearFailures(ctx: Ctx, key: string | undefined): Promise<
 }
 
 /** Ends every lock of one person's factor (a new password set through recovery or by an administrator). */
-export async function clearPersonFactor(ctx: Ctx, personId: string, method: string): Promise<void> {
+export async function clearPersonFactor(ctx: Pick<Ctx, 'db'>, personId: string, method: string): Promise<void> {
   await ctx.db.deleteFrom('guess_failures').where('key', 'like', `%|${method}|person:${personId}`).execute();
 }

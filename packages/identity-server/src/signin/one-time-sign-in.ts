@@ -28,6 +28,9 @@ const answerNonce: AttestationHandler = async (ctx, row, data) => {
   return issueToken(ctx, person, { method: row.method }, { firstToken: false, extraClaims: typeof d.impersonator === 'string' ? { impersonator: d.impersonator } : {} });
 };
 
+/** The server's own password reset page (signin/password-reset-page.ts): where a reset link leads without a `redirect_target`. */
+export const RESET_PAGE_PATH = '/password-reset';
+
 /**
  * An organization-initiated password reset: a password_reset challenge in a challenge pack, linked from a message to the
  * person's e-mail address or phone (`redirect_target?challenge_pack_id=…`, valid one hour).

@@ -29,10 +29,10 @@ export const isNativeHash = (stored: string): boolean => SCRYPT.test(stored);
  * An imported password hash as it will be stored, when this server can verify it: bcrypt (`$2a$`, `$2b$`, `$2y$`,
  * checked with bcryptjs) or this server's scrypt PHC string. Any other format is a 400 naming it.
  */
-export function importableHash(hash: string): string {
+export function importableHash(hash: string, field = 'params.password_hash'): string {
   if (BCRYPT.test(hash) || SCRYPT.test(hash)) return hash;
   const id = /^\$([A-Za-z0-9-]+)\$/.exec(hash)?.[1] ?? /^([a-z0-9_]+)\$/.exec(hash)?.[1];
-  throw badRequest(`params.password_hash: ${id ? `the format "${id}" is` : 'this format is'} not supported; import bcrypt ($2a$, $2b$, $2y$) or scrypt PHC ($scrypt$ln=…,r=…,p=…$salt$hash) hashes, or set the password itself`);
+  throw badRequest(`${field}: ${id ? `the format "${id}" is` : 'this format is'} not supported; import bcrypt ($2a$, $2b$, $2y$) or scrypt PHC ($scrypt$ln=…,r=…,p=…$salt$hash) hashes, or set the password itself`);
 }
 
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {

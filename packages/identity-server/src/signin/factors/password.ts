@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Ctx, Org } from '../../context.js';
+import type { Db } from '../../db/index.js';
 import { nowIso } from '../../context.js';
 import { answer, badRequest, forbidden, unauthorized } from '../../http/errors.js';
 import { loadOrg } from '../../organizations/settings.js';
@@ -58,15 +59,18 @@ export async function setPassword(ctx: Ctx, personId: string, password: string, 
 
 /** Stores (or replaces) the person's password credential from a hash (made here, or imported: see `importableHash`). */
 export async function storePasswordHash(ctx: Ctx, personId: string, hash: string, label = 'Password'): Promise<void> {
-  const now = nowIso();
-  await ctx.db.transaction().execute(async (trx) => {
-    await trx.deleteFrom('credentials').where('person_id', '=', personId).where('type', '=', 'password').execute();
-    await trx
-      .insertInto('credentials')
-      .values({ id: randomUUID(), person_id: personId, type: 'password', label, params: JSON.stringify({ hash_algorithm: hashAlgorithm(hash) }), secret: JSON.stringify({ hash }), created_at: now, last_used: now })
-      .execute();
-  });
+  await ctx.db.transaction().execute((trx) => writePasswordHash(trx, personId, hash, label));
   await clearPersonFactor(ctx, personId, 'password');
+}
+
+/** Replaces the person's password credential (one per person) in `db` (a transaction of the caller). */
+export async function writePasswordHash(db: Db, personId: string, hash: string, label: string): Promise<void> {
+  const now = nowIso();
+  await db.deleteFrom('credentials').where('person_id', '=', personId).where('type', '=', 'password').execute();
+  await db
+    .insertInto('credentials')
+    .values({ id: randomUUID(), person_id: personId, type: 'password', label, params: JSON.stringify({ hash_algorithm: hashAlgorithm(hash) }), secret: JSON.stringify({ hash }), created_at: now, last_used: now })
+    .execute();
 }
 
 const answerPasswordSet: AttestationHandler = async (ctx, row, data) => {

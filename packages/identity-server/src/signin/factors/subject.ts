@@ -9,12 +9,13 @@ export interface CredentialRow {
   id: string;
   person_id: string;
   type: string;
+  params: string;
   secret: string;
 }
 
 /** The person's stored password or TOTP credential. */
 export async function credentialOf(ctx: Ctx, personId: string, type: 'password' | 'totp'): Promise<CredentialRow | undefined> {
-  return ctx.db.selectFrom('credentials').select(['id', 'person_id', 'type', 'secret']).where('person_id', '=', personId).where('type', '=', type).executeTakeFirst();
+  return ctx.db.selectFrom('credentials').select(['id', 'person_id', 'type', 'params', 'secret']).where('person_id', '=', personId).where('type', '=', type).executeTakeFirst();
 }
 
 /**

@@ -23,12 +23,23 @@ export async function newTotpRegistration(issuer: string, label: string): Promis
   return { secret, key_uri, qr_code_data_b64: png.toString('base64'), recovery_codes };
 }
 
+/** How an authenticator makes its codes: RFC 6238's defaults (SHA-1, 6 digits, 30 s) unless an imported URI said otherwise. */
+export interface TotpSettings {
+  algorithm?: 'sha1' | 'sha256' | 'sha512';
+  digits?: 6 | 7 | 8;
+  period?: number;
+}
+
+/** Whether `code` has the shape of a code of these settings (else it may be a recovery code). */
+export const isTotpCode = (code: string, settings: TotpSettings = {}): boolean => new RegExp(`^\\d{${settings.digits ?? 6}}$`).test(code);
+
 /**
  * Checks a TOTP code with one period of clock drift either way. Returns the matched time step, which must be
  * greater than the last accepted one (no replay of a code), or undefined.
  */
-export async function checkTotp(secret: string, code: string, lastTimeStep: number): Promise<number | undefined> {
-  if (!/^\d{6}$/.test(code)) return undefined;
-  const res = await verify({ secret, token: code, epochTolerance: 30, afterTimeStep: lastTimeStep });
+export async function checkTotp(secret: string, code: string, lastTimeStep: number, settings: TotpSettings = {}): Promise<number | undefined> {
+  if (!isTotpCode(code, settings)) return undefined;
+  const period = settings.period ?? 30;
+  const res = await verify({ secret, token: code, epochTolerance: period, afterTimeStep: lastTimeStep, ...settings });
   return res.valid && 'timeStep' in res ? (res.timeStep as number) : undefined;
 }

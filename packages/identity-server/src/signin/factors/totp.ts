@@ -4,7 +4,8 @@ import { sameDigest, sha256 } from '../../crypto/secrets.js';
 import { nowIso } from '../../context.js';
 import { badRequest, forbidden } from '../../http/errors.js';
 import { challengeData, checkAnswer, createChallenge, finishSignIn, resolveChallengePerson, type AttestationHandler, type ChallengeData, type Factor, type FactorHandler, type StartRequest } from '../challenges.js';
-import { checkTotp, newTotpRegistration, RECOVERY_CODE_COUNT } from './totp-codes.js';
+import type { Db } from '../../db/index.js';
+import { checkTotp, isTotpCode, newTotpRegistration, RECOVERY_CODE_COUNT, type TotpSettings } from './totp-codes.js';
 import { credentialOf, subjectOf } from './subject.js';
 
 // The `totp` factor: register an authenticator app (with recovery codes), then verify its codes.
@@ -43,10 +44,37 @@ function totpCodeOf(data: Record<string, unknown>): string {
   return otp.trim();
 }
 
-interface TotpSecret {
+/** Server-side state of an authenticator app (kept in the credential's secret column). */
+export interface TotpSecret extends TotpSettings {
   secret: string;
   last_time_step: number;
+  /** SHA-256 of each unused recovery code (lower case). */
   recovery_hashes: string[];
+}
+
+const totpSettings = (s: TotpSecret): TotpSettings => ({
+  ...(s.algorithm ? { algorithm: s.algorithm } : {}),
+  ...(s.digits ? { digits: s.digits } : {}),
+  ...(s.period ? { period: s.period } : {}),
+});
+
+/** Replaces the person's authenticator app (one per person): registered here, or imported. */
+export async function storeTotp(db: Db, personId: string, secret: TotpSecret, opts: { label?: string; recoveryCodesTotal?: number; lastUsed?: string | null } = {}): Promise<void> {
+  const now = nowIso();
+  await db.deleteFrom('credentials').where('person_id', '=', personId).where('type', '=', 'totp').execute();
+  await db
+    .insertInto('credentials')
+    .values({
+      id: randomUUID(),
+      person_id: personId,
+      type: 'totp',
+      label: opts.label ?? 'Authenticator app',
+      params: JSON.stringify({ recovery_codes_total: opts.recoveryCodesTotal ?? secret.recovery_hashes.length, recovery_codes_unused: secret.recovery_hashes.length }),
+      secret: JSON.stringify(secret),
+      created_at: now,
+      last_used: opts.lastUsed === undefined ? now : opts.lastUsed,
+    })
+    .execute();
 }
 
 const answerTotpRegister: AttestationHandler = async (ctx, row, data) => {
@@ -55,23 +83,7 @@ const answerTotpRegister: AttestationHandler = async (ctx, row, data) => {
   const step = await checkTotp(d.totp_secret, code, 0);
   await checkAnswer(ctx, row, step !== undefined, 'incorrect code');
   const secret: TotpSecret = { secret: d.totp_secret, last_time_step: step!, recovery_hashes: d.recovery_hashes };
-  const now = nowIso();
-  await ctx.db.transaction().execute(async (trx) => {
-    await trx.deleteFrom('credentials').where('person_id', '=', row.person_id!).where('type', '=', 'totp').execute();
-    await trx
-      .insertInto('credentials')
-      .values({
-        id: randomUUID(),
-        person_id: row.person_id!,
-        type: 'totp',
-        label: 'Authenticator app',
-        params: JSON.stringify({ recovery_codes_total: RECOVERY_CODE_COUNT, recovery_codes_unused: RECOVERY_CODE_COUNT }),
-        secret: JSON.stringify(secret),
-        created_at: now,
-        last_used: now,
-      })
-      .execute();
-  });
+  await ctx.db.transaction().execute((trx) => storeTotp(trx, row.person_id!, secret, { recoveryCodesTotal: RECOVERY_CODE_COUNT }));
   return finishSignIn(ctx, row, 'totp');
 };
 
@@ -81,8 +93,8 @@ const answerTotpVerify: AttestationHandler = async (ctx, row, data) => {
   if (!cred) throw forbidden('TOTP is not set up for this person');
   const secret = JSON.parse(cred.secret) as TotpSecret;
   let correct = false;
-  if (/^\d{6}$/.test(code)) {
-    const step = await checkTotp(secret.secret, code, secret.last_time_step);
+  if (isTotpCode(code, secret)) {
+    const step = await checkTotp(secret.secret, code, secret.last_time_step, totpSettings(secret));
     if (step !== undefined) {
       secret.last_time_step = step;
       correct = true;
@@ -97,11 +109,12 @@ const answerTotpVerify: AttestationHandler = async (ctx, row, data) => {
     }
   }
   await checkAnswer(ctx, row, correct, 'incorrect code');
+  const params = JSON.parse(cred.params) as { recovery_codes_total?: number };
   await ctx.db
     .updateTable('credentials')
     .set({
       secret: JSON.stringify(secret),
-      params: JSON.stringify({ recovery_codes_total: RECOVERY_CODE_COUNT, recovery_codes_unused: secret.recovery_hashes.length }),
+      params: JSON.stringify({ recovery_codes_total: params.recovery_codes_total ?? RECOVERY_CODE_COUNT, recovery_codes_unused: secret.recovery_hashes.length }),
       last_used: nowIso(),
     })
     .where('id', '=', cred.id)

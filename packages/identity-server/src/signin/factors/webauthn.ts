@@ -18,12 +18,49 @@ import { findPersonByHandle, getPerson, issueToken, type PersonRow } from '../..
 import type { Schema } from '../../http/wire.js';
 import { challengeData, checkAnswer, createChallenge, finishSignIn, resolveChallengePerson, rowHandle, type AttestationHandler, type ChallengeData, type ChallengeOut, type Factor, type FactorHandler, type StartRequest } from '../challenges.js';
 
-/** Server-side state of a passkey (public key, signature counter) kept in the credential's secret column. */
+/**
+ * Server-side state of a passkey (public key, signature counter) kept in the credential's secret column. An imported
+ * passkey has no `rp_id` until its first sign-in: the authenticator's signature covers the relying party id, so it only
+ * verifies for the one it was made for, which is then recorded.
+ */
 interface PasskeySecret {
   public_key: string;
   counter: number;
   transports: AuthenticatorTransportFuture[];
-  rp_id: string;
+  rp_id?: string;
+}
+
+/** A passkey as stored: registered here, or imported (`public_key`: base64url COSE key). */
+export interface Passkey {
+  credential_id: string;
+  public_key: string;
+  counter: number;
+  transports?: AuthenticatorTransportFuture[];
+  rp_id?: string;
+  label: string;
+  attestation_type: string;
+  aaguid: string;
+  clone_warning?: boolean;
+}
+
+/** The credentials row of a passkey. */
+export function passkeyRow(personId: string, k: Passkey, lastUsed: string | null) {
+  const secret: PasskeySecret = { public_key: k.public_key, counter: k.counter, transports: k.transports ?? [], ...(k.rp_id ? { rp_id: k.rp_id } : {}) };
+  return {
+    id: CREDENTIAL_PREFIX + k.credential_id,
+    person_id: personId,
+    type: 'public-key',
+    label: k.label,
+    params: JSON.stringify({
+      webauthn_credential_id: k.credential_id,
+      public_key: k.public_key,
+      attestation_type: k.attestation_type,
+      authenticator: { aaguid: k.aaguid, sign_count: k.counter, clone_warning: k.clone_warning ?? false },
+    }),
+    secret: JSON.stringify(secret),
+    created_at: nowIso(),
+    last_used: lastUsed,
+  };
 }
 
 interface WebAuthnData extends ChallengeData {
@@ -33,7 +70,7 @@ interface WebAuthnData extends ChallengeData {
   user_id?: string;
 }
 
-const CREDENTIAL_PREFIX = 'passkey:';
+export const CREDENTIAL_PREFIX = 'passkey:';
 const TIMEOUT_MS = 120_000;
 
 /**
@@ -55,7 +92,7 @@ async function passkeysOf(ctx: Ctx, personId: string, rpId: string) {
   const rows = await ctx.db.selectFrom('credentials').select(['id', 'secret']).where('person_id', '=', personId).where('type', '=', 'public-key').execute();
   return rows
     .map((r) => ({ id: r.id.slice(CREDENTIAL_PREFIX.length), secret: JSON.parse(r.secret) as PasskeySecret }))
-    .filter((c) => c.secret.rp_id === rpId);
+    .filter((c) => !c.secret.rp_id || c.secret.rp_id === rpId);
 }
 
 function option<T extends string>(value: unknown, allowed: readonly T[], fallback: T): T {
@@ -146,31 +183,17 @@ const answerWebauthnCreate: AttestationHandler = async (ctx, row, body) => {
   await checkAnswer(ctx, row, verified.verified, `passkey could not be verified${'reason' in verified ? `: ${verified.reason}` : ''}`);
   const info = verified.registrationInfo!;
   const resolved = await resolveChallengePerson(ctx, row);
-  const secret: PasskeySecret = {
+  const passkey: Passkey = {
+    credential_id: info.credential.id,
     public_key: Buffer.from(info.credential.publicKey).toString('base64url'),
     counter: info.credential.counter,
     transports: info.credential.transports ?? [],
     rp_id: d.rp_id,
+    label: `Passkey (${d.rp_id})`,
+    attestation_type: info.fmt,
+    aaguid: info.aaguid,
   };
-  const now = nowIso();
-  await ctx.db
-    .insertInto('credentials')
-    .values({
-      id: CREDENTIAL_PREFIX + info.credential.id,
-      person_id: resolved.person.id,
-      type: 'public-key',
-      label: `Passkey (${d.rp_id})`,
-      params: JSON.stringify({
-        webauthn_credential_id: info.credential.id,
-        public_key: secret.public_key,
-        attestation_type: info.fmt,
-        authenticator: { aaguid: info.aaguid, sign_count: info.credential.counter, clone_warning: false },
-      }),
-      secret: JSON.stringify(secret),
-      created_at: now,
-      last_used: now,
-    })
-    .execute();
+  await ctx.db.insertInto('credentials').values(passkeyRow(resolved.person.id, passkey, nowIso())).execute();
   return issueToken(ctx, resolved.person, { method: 'webauthn', handle: rowHandle(row)?.value }, { firstToken: resolved.created, previous: resolved.previous, oid: row.org_id });
 };
 
@@ -205,7 +228,7 @@ const answerWebauthnGet: AttestationHandler = async (ctx, row, body) => {
   params.authenticator.sign_count = newCounter;
   await ctx.db
     .updateTable('credentials')
-    .set({ secret: JSON.stringify({ ...secret, counter: newCounter }), params: JSON.stringify(params), last_used: nowIso() })
+    .set({ secret: JSON.stringify({ ...secret, counter: newCounter, rp_id: secret.rp_id ?? d.rp_id }), params: JSON.stringify(params), last_used: nowIso() })
     .where('id', '=', cred!.id)
     .execute();
   if (!row.person_id) {
