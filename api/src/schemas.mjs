@@ -176,7 +176,7 @@ export const schemas = {
     label: str({ maxLength: 200 }),
     last_used: nullable(dateTime()),
     params: { oneOf: [ref('PasswordCredentialParams'), ref('PublicKeyCredentialParams'), ref('TotpCredentialParams')] },
-  }, ['id', 'type']),
+  }, ['id', 'type', 'params']),
   PasswordCredentialParams: open(
     { hash_algorithm: str({ enum: ['scrypt', 'argon2id', 'argon2i', 'argon2d', 'bcrypt', 'pbkdf2'], description: 'How the password is stored. The hash itself is never returned: a stolen token or key must not yield offline-crackable material.' }) },
     ['hash_algorithm'],

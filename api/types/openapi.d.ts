@@ -2525,7 +2525,7 @@ export interface components {
             type: "password" | "public-key" | "totp";
             label?: string;
             last_used?: string | null;
-            params?: components["schemas"]["PasswordCredentialParams"] | components["schemas"]["PublicKeyCredentialParams"] | components["schemas"]["TotpCredentialParams"];
+            params: components["schemas"]["PasswordCredentialParams"] | components["schemas"]["PublicKeyCredentialParams"] | components["schemas"]["TotpCredentialParams"];
         };
         /** password */
         PasswordCredentialParams: {
