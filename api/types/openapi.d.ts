@@ -2305,10 +2305,11 @@ export interface paths {
         };
         /**
          * Get OIDC tokens
-         * @description Returns the tokens identity providers issued to a person during OIDC sign-ins (access token, refresh token when the
-         *     provider gave one, ID token, expiry, scopes), so your back end can call the provider's APIs on their behalf. One entry
-         *     per OIDC client: each sign-in replaces the tokens of the previous one. Values are stored encrypted and are returned
-         *     only here. An unknown person answers 404.
+         * @description Returns the tokens identity providers issued to a person during OIDC sign-ins, one entry per token (access token,
+         *     refresh token when the provider gave one, ID token), so your back end can call the provider's APIs on their behalf.
+         *     The person is named by their Keyway user token in `Keyway-Token` or by `person_id`; neither answers 400. Each sign-in
+         *     through an OIDC client replaces the tokens of the previous one through that client. Values are stored encrypted and
+         *     are returned only here and by the query. An unknown person answers 404.
          */
         get: operations["listSsoOidcTokens"];
         put?: never;
@@ -2330,7 +2331,7 @@ export interface paths {
         put?: never;
         /**
          * Query tokens obtained through SSO with OIDC
-         * @description Like `GET /sso/oidc/tokens` with the selection in the body, optionally narrowed to one provider or client; keeps person ids out of URLs and logs. An unknown person answers 404.
+         * @description Like `GET /sso/oidc/tokens` with the selection in the body: narrowed to some sign-ins (`authentication_ids`), kinds of token (`token_types`), a provider or a client; keeps person ids out of URLs and logs. An unknown person answers 404.
          */
         post: operations["querySsoOidcTokens"];
         delete?: never;
@@ -2353,7 +2354,7 @@ export interface paths {
          * @deprecated
          * @description Revokes the stored tokens that the given access or refresh token belongs to, at the provider (RFC 7009, when it has a
          *     revocation endpoint) and here. A value that is not a live stored token of that client answers 404. Deprecated: use
-         *     `/sso/oidc/tokens/revoke/v2`, which revokes by person and client without handling token values.
+         *     `/sso/oidc/tokens/revoke/v2`, which revokes by person and sign-in without handling token values.
          */
         post: operations["revokeSsoOidcTokenLegacy"];
         delete?: never;
@@ -2373,10 +2374,11 @@ export interface paths {
         put?: never;
         /**
          * Revoke an OAuth token obtained through SSO with OIDC
-         * @description Revokes the tokens a person obtained through one OIDC client: the refresh token and then the access token are revoked
-         *     at the provider (RFC 7009) when it publishes a revocation endpoint, then their values are forgotten and the entry is
-         *     marked revoked (nothing live is not an error). When the provider cannot be reached or refuses, nothing changes and the answer is 502. An unknown
-         *     person, or a client that is neither configured nor has stored tokens, answers 404.
+         * @description Revokes the tokens one SSO sign-in of a person obtained (`authentication_id` of the listed tokens), all of them or the
+         *     `token_types` given: the refresh token and then the access token are revoked at the provider (RFC 7009) when it
+         *     publishes a revocation endpoint, then their values are forgotten here (an ID token is only forgotten). Nothing live is
+         *     not an error. When the provider cannot be reached or refuses, nothing changes and the answer is 502. An unknown
+         *     person or sign-in answers 404.
          */
         post: operations["revokeSsoOidcTokens"];
         delete?: never;
@@ -3972,13 +3974,33 @@ export interface components {
             label?: string;
             scopes?: string[];
         };
-        /** @description Tokens an OIDC identity provider issued to a person at a sign-in; the latest sign-in per client replaces them. Stored encrypted. */
+        /**
+         * @description Which token the provider issued: the access token, the ID token, the refresh token.
+         * @enum {string}
+         */
+        SsoOidcTokenType: "access" | "id" | "refresh";
+        /** @description A token an OIDC identity provider issued to a person at an SSO sign-in, one entry per token. The latest sign-in per client replaces them. Stored encrypted. */
         SsoOidcToken: {
-            id: components["schemas"]["ResourceId"];
-            person_id: components["schemas"]["PersonId"];
-            /** @description The OIDC client (provider credentials) the tokens were obtained with. */
-            client_id: string;
+            /** @description The token value, as the provider issued it. */
+            token: string;
+            token_type: components["schemas"]["SsoOidcTokenType"];
+            /**
+             * Format: date-time
+             * @description When the token expires: the provider's `expires_in` for an access token (`refresh_expires_in` for a refresh token, when it gives one), the `exp` claim of an ID token. `0001-01-01T00:00:00Z` when the provider stated no lifetime (a refresh token usually).
+             */
+            expiry: string;
+            /** @description The provider of the OIDC client (`google`, `azuread`, … or Keyway's `generic`, `keycloak`). */
             provider: string;
+            /** @description The OIDC client (provider credentials) the token was obtained with. */
+            client_id: string;
+            /** @description The SSO sign-in that obtained the token (the id of its challenge). A later sign-in through the same client replaces the tokens and the authentication id. */
+            authentication_id: string;
+            person_id: components["schemas"]["PersonId"];
+            organization_id: components["schemas"]["OrganizationId"];
+            /** @description The other parameters the provider sent to the callback together with the authorization code (e.g. `iss`, `session_state`); `code` and `state` are not kept. */
+            extra_callback_values?: {
+                [key: string]: string;
+            };
             /**
              * Format: uri
              * @description Issuer of the identity provider.
@@ -3988,40 +4010,31 @@ export interface components {
             subject: string;
             /** @description Scopes the provider granted. */
             scopes: string[];
-            /** @description As the provider said, usually `Bearer`. */
-            token_type: string;
-            /** @description Absent once revoked. */
-            access_token?: string;
-            /** @description When the provider issued one (e.g. with `offline_access`); absent once revoked. */
-            refresh_token?: string;
-            /** @description The ID token of the sign-in; absent once revoked. */
-            id_token?: string;
-            expires_at: string | null;
             /**
              * Format: date-time
-             * @description First stored.
+             * @description When the sign-in stored the token.
              */
             created_at: string;
-            /**
-             * Format: date-time
-             * @description Last replaced by a sign-in (or revoked).
-             */
-            updated_at: string;
-            revoked_at: string | null;
         };
         SsoOidcTokenQuery: {
             person_id: components["schemas"]["PersonId"];
+            /** @description Only the tokens of these sign-ins (all when absent). */
+            authentication_ids?: string[];
+            /** @description Only these kinds of token (all when absent). */
+            token_types?: components["schemas"]["SsoOidcTokenType"][];
+            /** @description Only the tokens obtained with this OIDC client. */
             client_id?: string;
+            /** @description Only the tokens of this provider. */
             provider?: string;
-            /**
-             * @description Also list revoked entries (without token values).
-             * @default false
-             */
-            include_revoked: boolean;
         };
         SsoOidcTokenRevoke: {
             person_id: components["schemas"]["PersonId"];
-            client_id: string;
+            /** @description The sign-in whose tokens are revoked (`authentication_id` of the listed tokens). */
+            authentication_id: string;
+            /** @description Which of its tokens to revoke; all when absent. An ID token is only forgotten (providers do not revoke ID tokens). */
+            token_types?: components["schemas"]["SsoOidcTokenType"][];
+            /** @description When given, the OIDC client the sign-in used (404 otherwise). */
+            client_id?: string;
         };
         SsoOidcTokenRevokeLegacy: {
             token: string;
@@ -12654,11 +12667,12 @@ export interface operations {
     };
     listSsoOidcTokens: {
         parameters: {
-            query: {
-                /** @description Whose provider tokens to return. */
-                person_id: components["schemas"]["PersonId"];
-                /** @description Also list revoked entries (without token values). */
-                include_revoked?: boolean;
+            query?: {
+                /**
+                 * @description Whose provider tokens to return, instead of `Keyway-Token` (both: they must name the same person).
+                 * @example pid:0193a1f2c4b87d3e9f10a2b3c4d5e6f7
+                 */
+                person_id?: components["schemas"]["PersonId"];
                 /** @description Page size (at most 1000). */
                 limit?: components["parameters"]["Limit"];
                 /** @description Number of items to skip. */
@@ -12666,7 +12680,10 @@ export interface operations {
                 /** @description Where to continue: `meta.cursor_pagination.cursor` of the previous page. An empty cursor is the first page. Not together with `offset`. On `GET /persons` and `GET /events` a cursor is a place in the order: it keeps its place when items are added or removed before it, and a page costs the same at any depth. On the other lists it stands for an offset. */
                 cursor?: components["parameters"]["Cursor"];
             };
-            header?: never;
+            header?: {
+                /** @description A user token of the person, issued by this organization (as the public reference names the person). Expired, revoked or other organizations' tokens answer 401. */
+                "Keyway-Token"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -12682,10 +12699,18 @@ export interface operations {
                      * @example {
                      *       "result": [
                      *         {
-                     *           "id": "5f0c6a8e-8a6b-4c5e-9c1d-2f7b3e4a5d6c",
-                     *           "person_id": "pid:0193a1f2c4b87d3e9f10a2b3c4d5e6f7",
-                     *           "client_id": "1234567890-abc.apps.example.com",
+                     *           "token": "ya29.a0AfB_example",
+                     *           "token_type": "access",
+                     *           "expiry": "2026-03-14T10:26:53Z",
                      *           "provider": "google",
+                     *           "client_id": "1234567890-abc.apps.example.com",
+                     *           "authentication_id": "ch_01JD8Z6X2K9Q4M7R3T5V8W1Y0A",
+                     *           "person_id": "pid:0193a1f2c4b87d3e9f10a2b3c4d5e6f7",
+                     *           "organization_id": "3f6a0c1e-5b7d-4e2a-9c41-0d2e7f8a9b10",
+                     *           "extra_callback_values": {
+                     *             "authuser": "0",
+                     *             "prompt": "consent"
+                     *           },
                      *           "issuer": "https://accounts.google.com",
                      *           "subject": "110248495921238986420",
                      *           "scopes": [
@@ -12693,14 +12718,7 @@ export interface operations {
                      *             "email",
                      *             "https://www.googleapis.com/auth/calendar.readonly"
                      *           ],
-                     *           "token_type": "bearer",
-                     *           "access_token": "ya29.a0AfB_example",
-                     *           "refresh_token": "1//0g-example",
-                     *           "id_token": "eyJhbGciOiJFUzI1NiIsImtpZCI6ImstMjAyNi0wMyIsInR5cCI6IkpXVCJ9.eyJwZXJzb25faWQiOiJwaWQ6MDE5M2ExZjJjNGI4N2QzZTlmMTBhMmIzYzRkNWU2ZjciLCJvaWQiOiIzZjZhMGMxZS01YjdkLTRlMmEtOWM0MS0wZDJlN2Y4YTliMTAiLCJmaXJzdF90b2tlbiI6ZmFsc2UsImF1dGhlbnRpY2F0ZWRfbWV0aG9kcyI6WyJvdHBfdmlhX2VtYWlsIl0sInBlcnNvbl90eXBlIjoicmVndWxhciIsImdyb3VwcyI6WyJlZGl0b3JzIl0sImV4cCI6MTc3MzQ4MzYxM30.q3Yw8n2JxT0bV5cP1sK7mR9dL4fH6gE2aZ0uN8iC3oWkXy1tQ5vB7jM9pS4eR2hD6lA0fG8zU3cY1nK5wT7xQ",
-                     *           "expires_at": "2026-03-14T10:26:53Z",
-                     *           "created_at": "2026-03-14T09:26:53Z",
-                     *           "updated_at": "2026-03-14T09:26:53Z",
-                     *           "revoked_at": null
+                     *           "created_at": "2026-03-14T09:26:53Z"
                      *         }
                      *       ],
                      *       "meta": {
@@ -12741,7 +12759,10 @@ export interface operations {
                 /**
                  * @example {
                  *       "person_id": "pid:0193a1f2c4b87d3e9f10a2b3c4d5e6f7",
-                 *       "provider": "google"
+                 *       "token_types": [
+                 *         "access",
+                 *         "refresh"
+                 *       ]
                  *     }
                  */
                 "application/json": components["schemas"]["SsoOidcTokenQuery"];
@@ -12758,10 +12779,18 @@ export interface operations {
                      * @example {
                      *       "result": [
                      *         {
-                     *           "id": "5f0c6a8e-8a6b-4c5e-9c1d-2f7b3e4a5d6c",
-                     *           "person_id": "pid:0193a1f2c4b87d3e9f10a2b3c4d5e6f7",
-                     *           "client_id": "1234567890-abc.apps.example.com",
+                     *           "token": "ya29.a0AfB_example",
+                     *           "token_type": "access",
+                     *           "expiry": "2026-03-14T10:26:53Z",
                      *           "provider": "google",
+                     *           "client_id": "1234567890-abc.apps.example.com",
+                     *           "authentication_id": "ch_01JD8Z6X2K9Q4M7R3T5V8W1Y0A",
+                     *           "person_id": "pid:0193a1f2c4b87d3e9f10a2b3c4d5e6f7",
+                     *           "organization_id": "3f6a0c1e-5b7d-4e2a-9c41-0d2e7f8a9b10",
+                     *           "extra_callback_values": {
+                     *             "authuser": "0",
+                     *             "prompt": "consent"
+                     *           },
                      *           "issuer": "https://accounts.google.com",
                      *           "subject": "110248495921238986420",
                      *           "scopes": [
@@ -12769,14 +12798,7 @@ export interface operations {
                      *             "email",
                      *             "https://www.googleapis.com/auth/calendar.readonly"
                      *           ],
-                     *           "token_type": "bearer",
-                     *           "access_token": "ya29.a0AfB_example",
-                     *           "refresh_token": "1//0g-example",
-                     *           "id_token": "eyJhbGciOiJFUzI1NiIsImtpZCI6ImstMjAyNi0wMyIsInR5cCI6IkpXVCJ9.eyJwZXJzb25faWQiOiJwaWQ6MDE5M2ExZjJjNGI4N2QzZTlmMTBhMmIzYzRkNWU2ZjciLCJvaWQiOiIzZjZhMGMxZS01YjdkLTRlMmEtOWM0MS0wZDJlN2Y4YTliMTAiLCJmaXJzdF90b2tlbiI6ZmFsc2UsImF1dGhlbnRpY2F0ZWRfbWV0aG9kcyI6WyJvdHBfdmlhX2VtYWlsIl0sInBlcnNvbl90eXBlIjoicmVndWxhciIsImdyb3VwcyI6WyJlZGl0b3JzIl0sImV4cCI6MTc3MzQ4MzYxM30.q3Yw8n2JxT0bV5cP1sK7mR9dL4fH6gE2aZ0uN8iC3oWkXy1tQ5vB7jM9pS4eR2hD6lA0fG8zU3cY1nK5wT7xQ",
-                     *           "expires_at": "2026-03-14T10:26:53Z",
-                     *           "created_at": "2026-03-14T09:26:53Z",
-                     *           "updated_at": "2026-03-14T09:26:53Z",
-                     *           "revoked_at": null
+                     *           "created_at": "2026-03-14T09:26:53Z"
                      *         }
                      *       ]
                      *     }
@@ -12857,7 +12879,11 @@ export interface operations {
                 /**
                  * @example {
                  *       "person_id": "pid:0193a1f2c4b87d3e9f10a2b3c4d5e6f7",
-                 *       "client_id": "1234567890-abc.apps.example.com"
+                 *       "authentication_id": "ch_01JD8Z6X2K9Q4M7R3T5V8W1Y0A",
+                 *       "token_types": [
+                 *         "access",
+                 *         "refresh"
+                 *       ]
                  *     }
                  */
                 "application/json": components["schemas"]["SsoOidcTokenRevoke"];

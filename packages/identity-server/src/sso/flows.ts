@@ -94,6 +94,8 @@ export function registerOidcCallbackRoute(app: FastifyInstance, ctx: Ctx): void 
         id_token: tokens.id_token,
         token_type: tokens.token_type,
         expires_in: tokens.expires_in,
+        ...(typeof tokens.refresh_expires_in === 'number' ? { refresh_expires_in: tokens.refresh_expires_in } : {}),
+        extra_callback_values: Object.fromEntries(Object.entries(req.query).filter(([k, v]) => k !== 'code' && k !== 'state' && typeof v === 'string')),
         scopes: (tokens.scope ?? (provider!.scopes ?? DEFAULT_OIDC_SCOPES).join(' ')).split(' ').filter(Boolean),
       });
     } catch (err) {
