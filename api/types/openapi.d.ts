@@ -1862,7 +1862,7 @@ export interface paths {
         put?: never;
         /**
          * Create new OIDC provider credentials
-         * @description Registers the client the organization holds at an OIDC provider. `client_id` then identifies it in OIDC factors; `issuer` is required for generic, Okta and Keycloak providers.
+         * @description Registers the client the organization holds at an OIDC provider. `client_id` then identifies it in OIDC factors; `issuer` is required for generic and Keycloak providers, and for Entra ID and Okta unless `options` name the tenant or organization URL. With `external_cred_id` the secret is read from that external credential at each sign-in; with `options.apple` Keyway signs Apple's client secret itself.
          */
         post: operations["createOidcProviderCredentials"];
         delete?: never;
@@ -1894,7 +1894,7 @@ export interface paths {
         head?: never;
         /**
          * Modify OIDC provider credentials
-         * @description Changes the label, scopes or secret of an OIDC provider configuration.
+         * @description Changes the label, scopes, options, external credential or secret of an OIDC provider configuration; `options` replace the former ones.
          */
         patch: operations["patchOidcProviderCredentials"];
         trace?: never;
@@ -3938,6 +3938,60 @@ export interface components {
             email_claims?: string[];
             enable_in_slashid_oidc_authz_server?: boolean;
         };
+        /** @description Per-provider options, under the name of the configuration's provider (another provider's name is a 400). */
+        OidcProviderOptions: {
+            google?: {
+                /** @description Scopes requested at the provider besides the default ones (`openid email profile`, or the configuration's `scopes`), which are always requested. */
+                authorize_scopes?: string[];
+            };
+            apple?: {
+                /** @description Scopes requested at the provider besides the default ones (`openid email profile`, or the configuration's `scopes`), which are always requested. */
+                authorize_scopes?: string[];
+                /** @description The ES256 key (PKCS #8 PEM) Keyway signs the client secret JWT with (Apple's client secret is such a JWT). Never read back; may come from the external credential instead (`private_key` of its `json_blob`). */
+                private_key?: string;
+                /** @description The Apple team id: `iss` of the client secret JWT. */
+                team_id: string;
+                /** @description The id of the key: `kid` of the client secret JWT. */
+                key_id: string;
+                /** @description How long each client secret JWT lasts: seconds (`"3600"`, `"3600s"`) or hours (`"24h"`), at most 15777000 seconds (six months, Apple's limit). */
+                secret_lifetime: string;
+            };
+            azuread?: {
+                /** @description Scopes requested at the provider besides the default ones (`openid email profile`, or the configuration's `scopes`), which are always requested. */
+                authorize_scopes?: string[];
+                /** @description The Entra ID tenant (GUID or domain): the issuer becomes `https://login.microsoftonline.com/<tenant>/v2.0`. The pseudo tenants `common`, `organizations`, `consumers` are refused (400): an ID token's issuer is then the person's own tenant, which cannot be checked. */
+                tenant?: string;
+            };
+            facebook?: {
+                /** @description Scopes requested at the provider besides the default ones (`openid email profile`, or the configuration's `scopes`), which are always requested. */
+                authorize_scopes?: string[];
+            };
+            github?: {
+                /** @description Scopes requested at the provider besides the default ones (`openid email profile`, or the configuration's `scopes`), which are always requested. */
+                authorize_scopes?: string[];
+            };
+            gitlab?: {
+                /** @description Scopes requested at the provider besides the default ones (`openid email profile`, or the configuration's `scopes`), which are always requested. */
+                authorize_scopes?: string[];
+            };
+            line?: {
+                /** @description Scopes requested at the provider besides the default ones (`openid email profile`, or the configuration's `scopes`), which are always requested. */
+                authorize_scopes?: string[];
+            };
+            bitbucket?: {
+                /** @description Scopes requested at the provider besides the default ones (`openid email profile`, or the configuration's `scopes`), which are always requested. */
+                authorize_scopes?: string[];
+            };
+            okta?: {
+                /** @description Scopes requested at the provider besides the default ones (`openid email profile`, or the configuration's `scopes`), which are always requested. */
+                authorize_scopes?: string[];
+                /**
+                 * Format: uri
+                 * @description The Okta organization URL, e.g. `https://acme.okta.com`: the issuer (Okta's org authorization server).
+                 */
+                organization_url?: string;
+            };
+        };
         OidcProviderCredentials: {
             client_id: string;
             label: string;
@@ -3949,11 +4003,17 @@ export interface components {
             /** Format: uri */
             issuer?: string;
             scopes?: string[];
+            options?: components["schemas"]["OidcProviderOptions"];
+            /** @description The external credential the client secret (Apple: the private key) is read from at each sign-in. */
+            external_cred_id?: string;
+            /** @description Stored and served; the hosted login of this server offers e-mail codes only, no SSO buttons yet. */
+            enable_in_slashid_oidc_authz_server: boolean;
             /** Format: date-time */
             created_at?: string;
         };
         OidcProviderCredentialsCreate: {
             client_id: string;
+            /** @description Used unless an external credential gives one (`external_cred_id`). */
             client_secret: string;
             /** @description Default: the client id. */
             label?: string;
@@ -3964,15 +4024,34 @@ export interface components {
             provider: "google" | "apple" | "azuread" | "azure" | "facebook" | "github" | "gitlab" | "line" | "bitbucket" | "okta" | "keycloak" | "generic";
             /**
              * Format: uri
-             * @description Required for azuread, okta, keycloak and generic providers.
+             * @description Required for keycloak and generic providers, and for azuread and okta unless `options` give the tenant or organization URL.
              */
             issuer?: string;
             scopes?: string[];
+            options?: components["schemas"]["OidcProviderOptions"];
+            /** @description An external credential of the organization (`/organizations/config/external-credentials`) whose `json_blob` holds `client_secret` (Apple: `private_key`): it is read at each sign-in instead of `client_secret`, so rotating the credential rotates the secret. Unknown: 400. */
+            external_cred_id?: string;
+            /**
+             * @deprecated
+             * @description Former name of `external_cred_id`.
+             */
+            external_cred?: string;
+            /** @description Stored and served (default false); the hosted login of this server offers e-mail codes only, no SSO buttons yet. */
+            enable_in_slashid_oidc_authz_server?: boolean;
         };
         OidcProviderCredentialsPatch: {
             client_secret?: string;
             label?: string;
             scopes?: string[];
+            options?: components["schemas"]["OidcProviderOptions"];
+            /** @description As on creation; an empty string detaches the external credential (the stored `client_secret` is used again). */
+            external_cred_id?: string;
+            /**
+             * @deprecated
+             * @description Former name of `external_cred_id`.
+             */
+            external_cred?: string;
+            enable_in_slashid_oidc_authz_server?: boolean;
         };
         /**
          * @description Which token the provider issued: the access token, the ID token, the refresh token.
@@ -4308,6 +4387,11 @@ export interface components {
         PermissionNamePath: components["schemas"]["PermissionName"];
         /** @description OAuth2 client id. */
         OAuthClientIdPath: components["schemas"]["OAuthClientId"];
+        /**
+         * @description The client id held at the OIDC provider (e.g. Google's `….apps.googleusercontent.com`, Apple's `com.example.web`).
+         * @example 1234567890-abc.apps.example.com
+         */
+        OidcProviderClientIdPath: string;
         /** @description Credential id. */
         CredentialIdPath: components["schemas"]["ResourceId"];
         /** @description External credential id. */
@@ -10838,10 +10922,19 @@ export interface operations {
                      *           "client_id": "1234567890-abc.apps.example.com",
                      *           "label": "Google",
                      *           "provider": "google",
+                     *           "issuer": "https://accounts.google.com",
                      *           "scopes": [
                      *             "openid",
                      *             "email"
                      *           ],
+                     *           "options": {
+                     *             "google": {
+                     *               "authorize_scopes": [
+                     *                 "https://www.googleapis.com/auth/calendar.readonly"
+                     *               ]
+                     *             }
+                     *           },
+                     *           "enable_in_slashid_oidc_authz_server": false,
                      *           "created_at": "2026-03-14T09:26:53Z"
                      *         }
                      *       ]
@@ -10881,7 +10974,14 @@ export interface operations {
                  *       "scopes": [
                  *         "openid",
                  *         "email"
-                 *       ]
+                 *       ],
+                 *       "options": {
+                 *         "google": {
+                 *           "authorize_scopes": [
+                 *             "https://www.googleapis.com/auth/calendar.readonly"
+                 *           ]
+                 *         }
+                 *       }
                  *     }
                  */
                 "application/json": components["schemas"]["OidcProviderCredentialsCreate"];
@@ -10900,10 +11000,19 @@ export interface operations {
                      *         "client_id": "1234567890-abc.apps.example.com",
                      *         "label": "Google",
                      *         "provider": "google",
+                     *         "issuer": "https://accounts.google.com",
                      *         "scopes": [
                      *           "openid",
                      *           "email"
                      *         ],
+                     *         "options": {
+                     *           "google": {
+                     *             "authorize_scopes": [
+                     *               "https://www.googleapis.com/auth/calendar.readonly"
+                     *             ]
+                     *           }
+                     *         },
+                     *         "enable_in_slashid_oidc_authz_server": false,
                      *         "created_at": "2026-03-14T09:26:53Z"
                      *       }
                      *     }
@@ -10928,8 +11037,11 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description OAuth2 client id. */
-                oauth_client_id: components["parameters"]["OAuthClientIdPath"];
+                /**
+                 * @description The client id held at the OIDC provider (e.g. Google's `….apps.googleusercontent.com`, Apple's `com.example.web`).
+                 * @example 1234567890-abc.apps.example.com
+                 */
+                oauth_client_id: components["parameters"]["OidcProviderClientIdPath"];
             };
             cookie?: never;
         };
@@ -10947,10 +11059,19 @@ export interface operations {
                      *         "client_id": "1234567890-abc.apps.example.com",
                      *         "label": "Google",
                      *         "provider": "google",
+                     *         "issuer": "https://accounts.google.com",
                      *         "scopes": [
                      *           "openid",
                      *           "email"
                      *         ],
+                     *         "options": {
+                     *           "google": {
+                     *             "authorize_scopes": [
+                     *               "https://www.googleapis.com/auth/calendar.readonly"
+                     *             ]
+                     *           }
+                     *         },
+                     *         "enable_in_slashid_oidc_authz_server": false,
                      *         "created_at": "2026-03-14T09:26:53Z"
                      *       }
                      *     }
@@ -10977,8 +11098,11 @@ export interface operations {
                 "Keyway-Required-Consistency-Timeout"?: components["parameters"]["RequiredConsistencyTimeout"];
             };
             path: {
-                /** @description OAuth2 client id. */
-                oauth_client_id: components["parameters"]["OAuthClientIdPath"];
+                /**
+                 * @description The client id held at the OIDC provider (e.g. Google's `….apps.googleusercontent.com`, Apple's `com.example.web`).
+                 * @example 1234567890-abc.apps.example.com
+                 */
+                oauth_client_id: components["parameters"]["OidcProviderClientIdPath"];
             };
             cookie?: never;
         };
@@ -10996,10 +11120,19 @@ export interface operations {
                      *         "client_id": "1234567890-abc.apps.example.com",
                      *         "label": "Google",
                      *         "provider": "google",
+                     *         "issuer": "https://accounts.google.com",
                      *         "scopes": [
                      *           "openid",
                      *           "email"
                      *         ],
+                     *         "options": {
+                     *           "google": {
+                     *             "authorize_scopes": [
+                     *               "https://www.googleapis.com/auth/calendar.readonly"
+                     *             ]
+                     *           }
+                     *         },
+                     *         "enable_in_slashid_oidc_authz_server": false,
                      *         "created_at": "2026-03-14T09:26:53Z"
                      *       }
                      *     }
@@ -11027,8 +11160,11 @@ export interface operations {
                 "Keyway-Required-Consistency-Timeout"?: components["parameters"]["RequiredConsistencyTimeout"];
             };
             path: {
-                /** @description OAuth2 client id. */
-                oauth_client_id: components["parameters"]["OAuthClientIdPath"];
+                /**
+                 * @description The client id held at the OIDC provider (e.g. Google's `….apps.googleusercontent.com`, Apple's `com.example.web`).
+                 * @example 1234567890-abc.apps.example.com
+                 */
+                oauth_client_id: components["parameters"]["OidcProviderClientIdPath"];
             };
             cookie?: never;
         };
@@ -11055,10 +11191,19 @@ export interface operations {
                      *         "client_id": "1234567890-abc.apps.example.com",
                      *         "label": "Google Workspace",
                      *         "provider": "google",
+                     *         "issuer": "https://accounts.google.com",
                      *         "scopes": [
                      *           "openid",
                      *           "email"
                      *         ],
+                     *         "options": {
+                     *           "google": {
+                     *             "authorize_scopes": [
+                     *               "https://www.googleapis.com/auth/calendar.readonly"
+                     *             ]
+                     *           }
+                     *         },
+                     *         "enable_in_slashid_oidc_authz_server": false,
                      *         "created_at": "2026-03-14T09:26:53Z"
                      *       }
                      *     }

@@ -1,9 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { importJWK, SignJWT, decodeProtectedHeader, type JWK } from 'jose';
+import { decodeProtectedHeader, exportPKCS8, generateKeyPair, importJWK, jwtVerify, SignJWT, type JWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contractApi } from './contract.js';
 import { BACKENDS, decodeClaims, useTestServer, type TestServer } from './helpers.js';
 import { browseUntil, startOidcIdp } from './oidc-idp.js';
+import { clientSecretOf, type OidcProviderConfig } from '../src/sso/providers.js';
 
 // SSO calls made as the public reference contract describes them (#24): provider tokens named by the person's Keyway
 // token, one entry per token with its sign-in (`authentication_id`), revocation by sign-in and kind of token.
@@ -172,5 +173,114 @@ describe.each(BACKENDS)('SSO provider tokens as the public reference describes t
     expect(await idp.refreshTokenWorks(before.refresh.token)).toBe(false);
     expect((await call('GET', '/sso/oidc/tokens', undefined, { headers: { ...KEY.headers, 'keyway-token': signIn.token } })).body.result).toEqual([]);
     expect((await call('POST', '/sso/oidc/tokens/revoke/v2', { person_id: personId, authentication_id: signIn.challengeId }, KEY)).status).toBe(204);
+  });
+});
+
+describe.each(BACKENDS)('OIDC provider credentials with the document\'s options and external credentials (%s)', (backend) => {
+  const t = useTestServer(backend);
+  let idp: Idp;
+  beforeAll(async () => {
+    idp = await startOidcIdp(`${t.server.url}/sso/oidc/callback`, { sub: 'opt-1', email: 'opt-1@corp.example' }, { clientId: 'compat-options', emailOf: (sub) => `${sub}@corp.example` });
+  });
+  afterAll(() => idp.close());
+
+  /** Starts an OIDC sign-in and plays the browser at the provider; answers the authorize URL and the callback's answer. */
+  async function tryOidcSignIn(login: string) {
+    const id = await contractApi(t.server)('POST', '/id/v2', {
+      factor: { method: 'oidc', options: { provider: 'google', client_id: idp.client_id, ux_mode: 'redirect', redirect_target: `${ORIGIN}/login`, pkce_code_challenge: createHash('sha256').update('v'.repeat(43)).digest('base64url') } },
+    }, { headers: { origin: ORIGIN } });
+    expect(id.status, JSON.stringify(id.body)).toBe(200);
+    const authUrl = new URL(id.body.result[0].options.auth_code_url);
+    const back = await fetch(await browseUntil(authUrl.href, `${t.server.url}/sso/oidc/callback`, login), { redirect: 'manual' });
+    return { authUrl, status: back.status };
+  }
+
+  it('the client secret comes from the external credential at each sign-in; options add scopes; GETs answer the fields', async () => {
+    const call = contractApi(t.server);
+    const cred = await call('POST', '/organizations/config/external-credentials', { extcred_provider: 'google', extcred_type: 'client_credentials', json_blob: { client_id: idp.client_id, client_secret: idp.client_secret } }, KEY);
+    expect(cred.status).toBe(201);
+    const credId = cred.body.result[0] as string;
+    // The stored client_secret is wrong: only the external credential's works.
+    const created = await call('POST', '/organizations/sso/oidc/provider-credentials', {
+      provider: 'google', client_id: idp.client_id, client_secret: 'not-the-secret', issuer: idp.issuer, label: 'Corp',
+      options: { google: { authorize_scopes: ['offline_access'] } }, external_cred_id: credId, enable_in_slashid_oidc_authz_server: true,
+    }, KEY);
+    expect(created.status).toBe(201);
+    const expected = { client_id: idp.client_id, provider: 'google', label: 'Corp', options: { google: { authorize_scopes: ['offline_access'] } }, external_cred_id: credId, enable_in_slashid_oidc_authz_server: true };
+    expect(created.body.result).toMatchObject(expected);
+    expect((await call('GET', `/organizations/sso/oidc/provider-credentials/${idp.client_id}`, undefined, KEY)).body.result).toMatchObject(expected);
+    expect((await call('GET', '/organizations/sso/oidc/provider-credentials?oauth_provider=google', undefined, KEY)).body.result).toEqual([expect.objectContaining(expected)]);
+
+    const ok = await tryOidcSignIn('opt-1');
+    expect(ok.authUrl.searchParams.get('scope')).toBe('openid email profile offline_access');
+    expect(ok.status).toBe(303);
+
+    // Rotating the external credential rotates the secret used: a wrong one fails the code exchange at once.
+    expect((await call('PATCH', `/organizations/config/external-credentials/${credId}`, { json_blob: { client_secret: 'rotated-wrong' } }, KEY)).status).toBe(204);
+    expect((await tryOidcSignIn('opt-1')).status).toBe(400);
+    // Detached (empty id): the configuration's own client_secret is used again; fixing it signs in.
+    const detached = await call('PATCH', `/organizations/sso/oidc/provider-credentials/${idp.client_id}`, { external_cred_id: '', client_secret: idp.client_secret, options: { google: {} } }, KEY);
+    expect(detached.status).toBe(200);
+    expect(detached.body.result).not.toHaveProperty('external_cred_id');
+    const plain = await tryOidcSignIn('opt-1');
+    expect(plain.status).toBe(303);
+    expect(plain.authUrl.searchParams.get('scope')).toBe('openid email profile');
+    // The former name external_cred attaches one too.
+    expect((await call('PATCH', `/organizations/config/external-credentials/${credId}`, { json_blob: { client_secret: idp.client_secret } }, KEY)).status).toBe(204);
+    const alias = await call('PATCH', `/organizations/sso/oidc/provider-credentials/${idp.client_id}`, { external_cred: credId, client_secret: 'not-the-secret' }, KEY);
+    expect(alias.body.result.external_cred_id).toBe(credId);
+    expect((await tryOidcSignIn('opt-1')).status).toBe(303);
+  });
+
+  it('refuses an unknown external credential, one without a secret, and options of another provider, naming the field', async () => {
+    const call = contractApi(t.server);
+    const base = { provider: 'google', client_id: `refused-${randomBytes(3).toString('hex')}`, client_secret: 's3cret' };
+    const unknown = await call('POST', '/organizations/sso/oidc/provider-credentials', { ...base, external_cred_id: 'nope' }, KEY);
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.errors[0].message).toBe('external_cred_id "nope" is not an external credential of this organization');
+    const cred = await call('POST', '/organizations/config/external-credentials', { extcred_provider: 'generic', extcred_type: 'api_key', json_blob: { api_key: 'k' } }, KEY);
+    const noSecret = await call('POST', '/organizations/sso/oidc/provider-credentials', { ...base, external_cred_id: cred.body.result[0] }, KEY);
+    expect(noSecret.status).toBe(400);
+    expect(noSecret.body.errors[0].message).toContain('external_cred_id');
+    const other = await call('POST', '/organizations/sso/oidc/provider-credentials', { ...base, options: { github: { authorize_scopes: ['repo'] } } }, KEY);
+    expect(other.status).toBe(400);
+    expect(other.body.errors[0].message).toBe('options.github does not apply to a "google" provider');
+    const both = await call('POST', '/organizations/sso/oidc/provider-credentials', { ...base, external_cred: 'a', external_cred_id: 'b' }, KEY);
+    expect(both.status).toBe(400);
+    // Nothing was stored.
+    expect((await call('GET', `/organizations/sso/oidc/provider-credentials/${base.client_id}`, undefined, KEY)).status).toBe(404);
+  });
+
+  it('options name the Entra ID tenant and the Okta organization (the issuer), and Apple\'s signing key (never read back)', async () => {
+    const call = contractApi(t.server);
+    const azure = await call('POST', '/organizations/sso/oidc/provider-credentials', { provider: 'azuread', client_id: 'entra-app', client_secret: 's', options: { azuread: { tenant: 'contoso.onmicrosoft.com' } } }, KEY);
+    expect(azure.status).toBe(201);
+    expect(azure.body.result.issuer).toBe('https://login.microsoftonline.com/contoso.onmicrosoft.com/v2.0');
+    const pseudo = await call('POST', '/organizations/sso/oidc/provider-credentials', { provider: 'azuread', client_id: 'entra-common', client_secret: 's', options: { azuread: { tenant: 'common' } } }, KEY);
+    expect(pseudo.status).toBe(400);
+    expect(pseudo.body.errors[0].message).toMatch(/^options\.azuread\.tenant "common" is a pseudo tenant/);
+    const okta = await call('POST', '/organizations/sso/oidc/provider-credentials', { provider: 'okta', client_id: 'okta-app', client_secret: 's', options: { okta: { organization_url: 'https://acme.okta.com/' } } }, KEY);
+    expect(okta.body.result.issuer).toBe('https://acme.okta.com');
+
+    const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true });
+    const apple = { team_id: 'TEAM123456', key_id: 'KEY1234567', secret_lifetime: '3600' };
+    const made = await call('POST', '/organizations/sso/oidc/provider-credentials', { provider: 'apple', client_id: 'com.example.web', client_secret: 'unused', options: { apple: { ...apple, private_key: await exportPKCS8(privateKey) } } }, KEY);
+    expect(made.status).toBe(201);
+    expect(made.body.result.options).toEqual({ apple });
+    expect(JSON.stringify((await call('GET', '/organizations/sso/oidc/provider-credentials/com.example.web', undefined, KEY)).body)).not.toContain('PRIVATE KEY');
+    // The secret sent to Apple: a JWT of the team for the client, signed with the key.
+    const stored = (await call('GET', '/organizations/sso/oidc/provider-credentials/com.example.web', undefined, KEY)).body.result;
+    const org = await t.server.db.selectFrom('organizations').select('settings').where('id', '=', t.server.orgId).executeTakeFirstOrThrow();
+    const config = (JSON.parse(org.settings) as { oidc_providers: OidcProviderConfig[] }).oidc_providers.find((p) => p.client_id === stored.client_id)!;
+    const secret = await clientSecretOf({ db: t.server.db } as never, t.server.orgId, config);
+    const { payload, protectedHeader } = await jwtVerify(secret, publicKey, { issuer: apple.team_id, subject: 'com.example.web', audience: 'https://appleid.apple.com' });
+    expect(protectedHeader).toMatchObject({ alg: 'ES256', kid: apple.key_id });
+    expect(payload.exp! - payload.iat!).toBe(3600);
+    const tooLong = await call('POST', '/organizations/sso/oidc/provider-credentials', { provider: 'apple', client_id: 'com.example.long', client_secret: 'x', options: { apple: { ...apple, secret_lifetime: '4400h', private_key: await exportPKCS8(privateKey) } } }, KEY);
+    expect(tooLong.status).toBe(400);
+    expect(tooLong.body.errors[0].message).toContain('options.apple.secret_lifetime');
+    const badKey = await call('POST', '/organizations/sso/oidc/provider-credentials', { provider: 'apple', client_id: 'com.example.bad', client_secret: 'x', options: { apple: { ...apple, private_key: 'not a key' } } }, KEY);
+    expect(badKey.status).toBe(400);
+    expect(badKey.body.errors[0].message).toContain('options.apple.private_key');
   });
 });

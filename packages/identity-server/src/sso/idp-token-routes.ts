@@ -35,7 +35,7 @@ async function revokeRow(ctx: Ctx, org: Org, row: SsoOidcTokenTable, types: read
   const provider = (org.settings.oidc_providers ?? []).find((p) => p.client_id === row.client_id) as OidcProviderConfig | undefined;
   if (provider && (refresh || access)) {
     const fail = (why: string) => new ApiError(502, `the identity provider ${provider.issuer} could not revoke the token: ${why}`);
-    const config = await providerConfig(ctx, provider).catch((err: unknown) => {
+    const config = await providerConfig(ctx, org.id, provider).catch((err: unknown) => {
       throw err instanceof ApiError ? err : fail('it cannot be reached');
     });
     if (config.serverMetadata().revocation_endpoint) {
