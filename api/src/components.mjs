@@ -14,6 +14,7 @@ export const parameters = {
   RoleNamePath: pathParam('role_name', ref('RoleName'), 'Name of the role.'),
   PermissionNamePath: pathParam('permission_name', ref('PermissionName'), 'Name of the permission.'),
   OAuthClientIdPath: pathParam('oauth_client_id', ref('OAuthClientId'), 'OAuth2 client id.'),
+  OidcProviderClientIdPath: pathParam('oauth_client_id', str({ minLength: 1, maxLength: 256 }), 'The client id held at the OIDC provider (e.g. Google\'s `….apps.googleusercontent.com`, Apple\'s `com.example.web`).', '1234567890-abc.apps.example.com'),
   CredentialIdPath: pathParam('credential_id', ref('ResourceId'), 'Credential id.'),
   CredIdPath: pathParam('cred_id', ref('ResourceId'), 'External credential id.'),
   HandlePath: pathParam('handle', str({ pattern: '^(email_address|phone_number|username):.{1,320}$' }), 'Handle as `type:value`, URL-encoded, e.g. `email_address:ada%40example.com`.', 'email_address:ada@example.com'),

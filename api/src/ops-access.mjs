@@ -1,9 +1,9 @@
 // @ts-check
 // RBAC (permissions, roles, checks), OAuth2 client management and SSO provider tokens.
-import { ref, arrayOf, open } from './lib.mjs';
+import { ref, arrayOf, open, str } from './lib.mjs';
 import { crudOperations } from './crud.mjs';
 import { ETAG_HEADER } from './components.mjs';
-import { CREATED_AT, PERSON_ID, USER_TOKEN } from './examples.mjs';
+import { CHALLENGE_ID, CREATED_AT, ORG_ID, PERSON_ID, USER_TOKEN } from './examples.mjs';
 
 const mgmt = { security: /** @type {const} */ ('management') };
 const PERMISSION = { name: 'docs:write', description: 'Edit documentation pages', created: CREATED_AT };
@@ -36,10 +36,10 @@ const CLIENT = {
 const UI = { logoUrl: 'https://cdn.example.com/logo.svg', pageTitle: 'Sign in to Acme Docs', pageBackgroundColor: '#f6f8fa', supportURL: 'https://acme.example.com/help', showBadge: false, themeVars: { 'kw-accent': '#1f6feb' }, factors: ['otp_via_email', 'webauthn'] };
 const UI_ANSWER = { ...UI, logo_url: UI.logoUrl, title: UI.pageTitle, show_keyway_branding: UI.showBadge };
 const SSO_TOKEN = {
-  id: '5f0c6a8e-8a6b-4c5e-9c1d-2f7b3e4a5d6c', person_id: PERSON_ID, client_id: '1234567890-abc.apps.example.com', provider: 'google',
+  token: 'ya29.a0AfB_example', token_type: 'access', expiry: '2026-03-14T10:26:53Z', provider: 'google', client_id: '1234567890-abc.apps.example.com',
+  authentication_id: CHALLENGE_ID, person_id: PERSON_ID, organization_id: ORG_ID, extra_callback_values: { authuser: '0', prompt: 'consent' },
   issuer: 'https://accounts.google.com', subject: '110248495921238986420', scopes: ['openid', 'email', 'https://www.googleapis.com/auth/calendar.readonly'],
-  token_type: 'bearer', access_token: 'ya29.a0AfB_example', refresh_token: '1//0g-example', id_token: USER_TOKEN,
-  expires_at: '2026-03-14T10:26:53Z', created_at: CREATED_AT, updated_at: '2026-03-14T09:26:53Z', revoked_at: null,
+  created_at: '2026-03-14T09:26:53Z',
 };
 
 /** @type {import('./operation.mjs').OpSpec[]} */
@@ -132,24 +132,25 @@ this answer. Redirect URIs must be absolute and match exactly at authorization t
   {
     ...mgmt, method: 'get', path: '/sso/oidc/tokens', id: 'listSsoOidcTokens', tags: ['sso'],
     params: [
-      { name: 'person_id', in: 'query', required: true, description: 'Whose provider tokens to return.', schema: ref('PersonId') },
-      { name: 'include_revoked', in: 'query', required: false, description: 'Also list revoked entries (without token values).', schema: { type: 'boolean', default: false } },
+      { name: 'Keyway-Token', in: 'header', required: false, description: 'A user token of the person, issued by this organization (as the public reference names the person). Expired, revoked or other organizations\' tokens answer 401.', schema: str({ maxLength: 8192 }) },
+      { name: 'person_id', in: 'query', required: false, description: 'Whose provider tokens to return, instead of `Keyway-Token` (both: they must name the same person).', schema: ref('PersonId'), example: PERSON_ID },
       'Limit', 'Offset', 'Cursor',
     ],
     summary: 'Get OIDC tokens',
     description: `
-Returns the tokens identity providers issued to a person during OIDC sign-ins (access token, refresh token when the
-provider gave one, ID token, expiry, scopes), so your back end can call the provider's APIs on their behalf. One entry
-per OIDC client: each sign-in replaces the tokens of the previous one. Values are stored encrypted and are returned
-only here. An unknown person answers 404.`,
+Returns the tokens identity providers issued to a person during OIDC sign-ins, one entry per token (access token,
+refresh token when the provider gave one, ID token), so your back end can call the provider's APIs on their behalf.
+The person is named by their Keyway user token in \`Keyway-Token\` or by \`person_id\`; neither answers 400. Each sign-in
+through an OIDC client replaces the tokens of the previous one through that client. Values are stored encrypted and
+are returned only here and by the query. An unknown person answers 404.`,
     ok: { schema: arrayOf(ref('SsoOidcToken')), example: [SSO_TOKEN], paginated: true },
     errors: ['NotFound'],
   },
   {
     ...mgmt, method: 'post', path: '/sso/oidc/tokens/query', id: 'querySsoOidcTokens', tags: ['sso'],
     summary: 'Query tokens obtained through SSO with OIDC',
-    description: 'Like `GET /sso/oidc/tokens` with the selection in the body, optionally narrowed to one provider or client; keeps person ids out of URLs and logs. An unknown person answers 404.',
-    body: { schema: ref('SsoOidcTokenQuery'), example: { person_id: PERSON_ID, provider: 'google' } },
+    description: 'Like `GET /sso/oidc/tokens` with the selection in the body: narrowed to some sign-ins (`authentication_ids`), kinds of token (`token_types`), a provider or a client; keeps person ids out of URLs and logs. An unknown person answers 404.',
+    body: { schema: ref('SsoOidcTokenQuery'), example: { person_id: PERSON_ID, token_types: ['access', 'refresh'] } },
     ok: { schema: arrayOf(ref('SsoOidcToken')), example: [SSO_TOKEN] },
     errors: ['NotFound'],
     consistency: false,
@@ -160,7 +161,7 @@ only here. An unknown person answers 404.`,
     description: `
 Revokes the stored tokens that the given access or refresh token belongs to, at the provider (RFC 7009, when it has a
 revocation endpoint) and here. A value that is not a live stored token of that client answers 404. Deprecated: use
-\`/sso/oidc/tokens/revoke/v2\`, which revokes by person and client without handling token values.`,
+\`/sso/oidc/tokens/revoke/v2\`, which revokes by person and sign-in without handling token values.`,
     params: ['SdkVersion'],
     body: { schema: ref('SsoOidcTokenRevokeLegacy'), example: { token: 'ya29.a0AfB_example', client_id: '1234567890-abc.apps.example.com', token_type: 'access_token' } },
     ok: { status: 204, description: 'Revoked.' },
@@ -170,11 +171,12 @@ revocation endpoint) and here. A value that is not a live stored token of that c
     ...mgmt, method: 'post', path: '/sso/oidc/tokens/revoke/v2', id: 'revokeSsoOidcTokens', tags: ['sso'],
     summary: 'Revoke an OAuth token obtained through SSO with OIDC',
     description: `
-Revokes the tokens a person obtained through one OIDC client: the refresh token and then the access token are revoked
-at the provider (RFC 7009) when it publishes a revocation endpoint, then their values are forgotten and the entry is
-marked revoked (nothing live is not an error). When the provider cannot be reached or refuses, nothing changes and the answer is 502. An unknown
-person, or a client that is neither configured nor has stored tokens, answers 404.`,
-    body: { schema: ref('SsoOidcTokenRevoke'), example: { person_id: PERSON_ID, client_id: '1234567890-abc.apps.example.com' } },
+Revokes the tokens one SSO sign-in of a person obtained (\`authentication_id\` of the listed tokens), all of them or the
+\`token_types\` given: the refresh token and then the access token are revoked at the provider (RFC 7009) when it
+publishes a revocation endpoint, then their values are forgotten here (an ID token is only forgotten). Nothing live is
+not an error. When the provider cannot be reached or refuses, nothing changes and the answer is 502. An unknown
+person or sign-in answers 404.`,
+    body: { schema: ref('SsoOidcTokenRevoke'), example: { person_id: PERSON_ID, authentication_id: SSO_TOKEN.authentication_id, token_types: ['access', 'refresh'] } },
     ok: { status: 204, description: 'Revoked (or nothing was live).' },
     errors: ['NotFound', 'ProviderUnavailable'],
   },

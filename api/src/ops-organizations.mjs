@@ -37,7 +37,10 @@ const SAML = {
   id: 'spc_01JD8ZE7', label: 'Corporate IdP', idp_entity_id: 'https://idp.example.com/saml',
   sp_entity_id: 'https://api.keyway.dev/sso/saml/metadata', sp_acs_url: 'https://api.keyway.dev/sso/saml/acs', attribute_mapping: { mail: 'email' }, created_at: CREATED_AT,
 };
-const OIDC = { client_id: '1234567890-abc.apps.example.com', label: 'Google', provider: 'google', scopes: ['openid', 'email'], created_at: CREATED_AT };
+const OIDC = {
+  client_id: '1234567890-abc.apps.example.com', label: 'Google', provider: 'google', issuer: 'https://accounts.google.com', scopes: ['openid', 'email'],
+  options: { google: { authorize_scopes: ['https://www.googleapis.com/auth/calendar.readonly'] } }, enable_in_slashid_oidc_authz_server: false, created_at: CREATED_AT,
+};
 const WEBHOOK = { id: 'wh_01JD8ZF2', name: 'Audit sink', description: 'Sends sign-in events to the audit service', target_url: 'https://audit.example.com/keyway', custom_headers: { 'X-Team': ['identity'] }, timeout: '10s', created_at: CREATED_AT };
 const TRIGGER = { trigger_type: 'event', trigger_name: 'AuthenticationSucceeded_v1' };
 const domains = { domains: ['docs.example.com', 'app.example.com'] };
@@ -247,17 +250,17 @@ built-in text, and no password-change notice is sent yet.`,
     },
   }).map(patchAnswersNoContent),
   ...crudOperations({
-    base: '/organizations/sso/oidc/provider-credentials', param: 'OAuthClientIdPath', paramName: 'oauth_client_id', tags: ['organization-sso-config'],
+    base: '/organizations/sso/oidc/provider-credentials', param: 'OidcProviderClientIdPath', paramName: 'oauth_client_id', tags: ['organization-sso-config'],
     id: 'OidcProviderCredentials', noun: 'OIDC provider credentials', schema: 'OidcProviderCredentials', createSchema: 'OidcProviderCredentialsCreate', patchSchema: 'OidcProviderCredentialsPatch',
     example: OIDC,
-    createExample: { client_id: '1234567890-abc.apps.example.com', client_secret: 'GOCSPX-example-secret', label: 'Google', provider: 'google', scopes: ['openid', 'email'] },
+    createExample: { client_id: '1234567890-abc.apps.example.com', client_secret: 'GOCSPX-example-secret', label: 'Google', provider: 'google', scopes: ['openid', 'email'], options: { google: { authorize_scopes: ['https://www.googleapis.com/auth/calendar.readonly'] } } },
     patchExample: { label: 'Google Workspace' },
     summaries: { list: 'List OIDC credentials', create: 'Create new OIDC provider credentials', get: 'Get OIDC provider credentials', patch: 'Modify OIDC provider credentials', delete: 'Delete OIDC provider credentials' },
     text: {
       list: 'Lists the OIDC identity providers (social login and enterprise) configured for the organization, without their secrets.',
-      create: 'Registers the client the organization holds at an OIDC provider. `client_id` then identifies it in OIDC factors; `issuer` is required for generic, Okta and Keycloak providers.',
+      create: 'Registers the client the organization holds at an OIDC provider. `client_id` then identifies it in OIDC factors; `issuer` is required for generic and Keycloak providers, and for Entra ID and Okta unless `options` name the tenant or organization URL. With `external_cred_id` the secret is read from that external credential at each sign-in; with `options.apple` Keyway signs Apple\'s client secret itself.',
       get: 'Returns one OIDC provider configuration, identified by the client id held at the provider, without its secret.',
-      patch: 'Changes the label, scopes or secret of an OIDC provider configuration.',
+      patch: 'Changes the label, scopes, options, external credential or secret of an OIDC provider configuration; `options` replace the former ones.',
       delete: 'Removes an OIDC provider configuration; sign-ins through it stop at once.',
     },
   }).map((op) => op.method === 'delete'

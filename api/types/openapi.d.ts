@@ -1862,7 +1862,7 @@ export interface paths {
         put?: never;
         /**
          * Create new OIDC provider credentials
-         * @description Registers the client the organization holds at an OIDC provider. `client_id` then identifies it in OIDC factors; `issuer` is required for generic, Okta and Keycloak providers.
+         * @description Registers the client the organization holds at an OIDC provider. `client_id` then identifies it in OIDC factors; `issuer` is required for generic and Keycloak providers, and for Entra ID and Okta unless `options` name the tenant or organization URL. With `external_cred_id` the secret is read from that external credential at each sign-in; with `options.apple` Keyway signs Apple's client secret itself.
          */
         post: operations["createOidcProviderCredentials"];
         delete?: never;
@@ -1894,7 +1894,7 @@ export interface paths {
         head?: never;
         /**
          * Modify OIDC provider credentials
-         * @description Changes the label, scopes or secret of an OIDC provider configuration.
+         * @description Changes the label, scopes, options, external credential or secret of an OIDC provider configuration; `options` replace the former ones.
          */
         patch: operations["patchOidcProviderCredentials"];
         trace?: never;
@@ -2305,10 +2305,11 @@ export interface paths {
         };
         /**
          * Get OIDC tokens
-         * @description Returns the tokens identity providers issued to a person during OIDC sign-ins (access token, refresh token when the
-         *     provider gave one, ID token, expiry, scopes), so your back end can call the provider's APIs on their behalf. One entry
-         *     per OIDC client: each sign-in replaces the tokens of the previous one. Values are stored encrypted and are returned
-         *     only here. An unknown person answers 404.
+         * @description Returns the tokens identity providers issued to a person during OIDC sign-ins, one entry per token (access token,
+         *     refresh token when the provider gave one, ID token), so your back end can call the provider's APIs on their behalf.
+         *     The person is named by their Keyway user token in `Keyway-Token` or by `person_id`; neither answers 400. Each sign-in
+         *     through an OIDC client replaces the tokens of the previous one through that client. Values are stored encrypted and
+         *     are returned only here and by the query. An unknown person answers 404.
          */
         get: operations["listSsoOidcTokens"];
         put?: never;
@@ -2330,7 +2331,7 @@ export interface paths {
         put?: never;
         /**
          * Query tokens obtained through SSO with OIDC
-         * @description Like `GET /sso/oidc/tokens` with the selection in the body, optionally narrowed to one provider or client; keeps person ids out of URLs and logs. An unknown person answers 404.
+         * @description Like `GET /sso/oidc/tokens` with the selection in the body: narrowed to some sign-ins (`authentication_ids`), kinds of token (`token_types`), a provider or a client; keeps person ids out of URLs and logs. An unknown person answers 404.
          */
         post: operations["querySsoOidcTokens"];
         delete?: never;
@@ -2353,7 +2354,7 @@ export interface paths {
          * @deprecated
          * @description Revokes the stored tokens that the given access or refresh token belongs to, at the provider (RFC 7009, when it has a
          *     revocation endpoint) and here. A value that is not a live stored token of that client answers 404. Deprecated: use
-         *     `/sso/oidc/tokens/revoke/v2`, which revokes by person and client without handling token values.
+         *     `/sso/oidc/tokens/revoke/v2`, which revokes by person and sign-in without handling token values.
          */
         post: operations["revokeSsoOidcTokenLegacy"];
         delete?: never;
@@ -2373,10 +2374,11 @@ export interface paths {
         put?: never;
         /**
          * Revoke an OAuth token obtained through SSO with OIDC
-         * @description Revokes the tokens a person obtained through one OIDC client: the refresh token and then the access token are revoked
-         *     at the provider (RFC 7009) when it publishes a revocation endpoint, then their values are forgotten and the entry is
-         *     marked revoked (nothing live is not an error). When the provider cannot be reached or refuses, nothing changes and the answer is 502. An unknown
-         *     person, or a client that is neither configured nor has stored tokens, answers 404.
+         * @description Revokes the tokens one SSO sign-in of a person obtained (`authentication_id` of the listed tokens), all of them or the
+         *     `token_types` given: the refresh token and then the access token are revoked at the provider (RFC 7009) when it
+         *     publishes a revocation endpoint, then their values are forgotten here (an ID token is only forgotten). Nothing live is
+         *     not an error. When the provider cannot be reached or refuses, nothing changes and the answer is 502. An unknown
+         *     person or sign-in answers 404.
          */
         post: operations["revokeSsoOidcTokens"];
         delete?: never;
@@ -3974,6 +3976,60 @@ export interface components {
             email_claims?: string[];
             enable_in_slashid_oidc_authz_server?: boolean;
         };
+        /** @description Per-provider options, under the name of the configuration's provider (another provider's name is a 400). */
+        OidcProviderOptions: {
+            google?: {
+                /** @description Scopes requested at the provider besides the default ones (`openid email profile`, or the configuration's `scopes`), which are always requested. */
+                authorize_scopes?: string[];
+            };
+            apple?: {
+                /** @description Scopes requested at the provider besides the default ones (`openid email profile`, or the configuration's `scopes`), which are always requested. */
+                authorize_scopes?: string[];
+                /** @description The ES256 key (PKCS #8 PEM) Keyway signs the client secret JWT with (Apple's client secret is such a JWT). Never read back; may come from the external credential instead (`private_key` of its `json_blob`). */
+                private_key?: string;
+                /** @description The Apple team id: `iss` of the client secret JWT. */
+                team_id: string;
+                /** @description The id of the key: `kid` of the client secret JWT. */
+                key_id: string;
+                /** @description How long each client secret JWT lasts: seconds (`"3600"`, `"3600s"`) or hours (`"24h"`), at most 15777000 seconds (six months, Apple's limit). */
+                secret_lifetime: string;
+            };
+            azuread?: {
+                /** @description Scopes requested at the provider besides the default ones (`openid email profile`, or the configuration's `scopes`), which are always requested. */
+                authorize_scopes?: string[];
+                /** @description The Entra ID tenant (GUID or domain): the issuer becomes `https://login.microsoftonline.com/<tenant>/v2.0`. The pseudo tenants `common`, `organizations`, `consumers` are refused (400): an ID token's issuer is then the person's own tenant, which cannot be checked. */
+                tenant?: string;
+            };
+            facebook?: {
+                /** @description Scopes requested at the provider besides the default ones (`openid email profile`, or the configuration's `scopes`), which are always requested. */
+                authorize_scopes?: string[];
+            };
+            github?: {
+                /** @description Scopes requested at the provider besides the default ones (`openid email profile`, or the configuration's `scopes`), which are always requested. */
+                authorize_scopes?: string[];
+            };
+            gitlab?: {
+                /** @description Scopes requested at the provider besides the default ones (`openid email profile`, or the configuration's `scopes`), which are always requested. */
+                authorize_scopes?: string[];
+            };
+            line?: {
+                /** @description Scopes requested at the provider besides the default ones (`openid email profile`, or the configuration's `scopes`), which are always requested. */
+                authorize_scopes?: string[];
+            };
+            bitbucket?: {
+                /** @description Scopes requested at the provider besides the default ones (`openid email profile`, or the configuration's `scopes`), which are always requested. */
+                authorize_scopes?: string[];
+            };
+            okta?: {
+                /** @description Scopes requested at the provider besides the default ones (`openid email profile`, or the configuration's `scopes`), which are always requested. */
+                authorize_scopes?: string[];
+                /**
+                 * Format: uri
+                 * @description The Okta organization URL, e.g. `https://acme.okta.com`: the issuer (Okta's org authorization server).
+                 */
+                organization_url?: string;
+            };
+        };
         OidcProviderCredentials: {
             client_id: string;
             label: string;
@@ -3985,11 +4041,17 @@ export interface components {
             /** Format: uri */
             issuer?: string;
             scopes?: string[];
+            options?: components["schemas"]["OidcProviderOptions"];
+            /** @description The external credential the client secret (Apple: the private key) is read from at each sign-in. */
+            external_cred_id?: string;
+            /** @description Stored and served; the hosted login of this server offers e-mail codes only, no SSO buttons yet. */
+            enable_in_slashid_oidc_authz_server: boolean;
             /** Format: date-time */
             created_at?: string;
         };
         OidcProviderCredentialsCreate: {
             client_id: string;
+            /** @description Used unless an external credential gives one (`external_cred_id`). */
             client_secret: string;
             /** @description Default: the client id. */
             label?: string;
@@ -4000,23 +4062,62 @@ export interface components {
             provider: "google" | "apple" | "azuread" | "azure" | "facebook" | "github" | "gitlab" | "line" | "bitbucket" | "okta" | "keycloak" | "generic";
             /**
              * Format: uri
-             * @description Required for azuread, okta, keycloak and generic providers.
+             * @description Required for keycloak and generic providers, and for azuread and okta unless `options` give the tenant or organization URL.
              */
             issuer?: string;
             scopes?: string[];
+            options?: components["schemas"]["OidcProviderOptions"];
+            /** @description An external credential of the organization (`/organizations/config/external-credentials`) whose `json_blob` holds `client_secret` (Apple: `private_key`): it is read at each sign-in instead of `client_secret`, so rotating the credential rotates the secret. Unknown: 400. */
+            external_cred_id?: string;
+            /**
+             * @deprecated
+             * @description Former name of `external_cred_id`.
+             */
+            external_cred?: string;
+            /** @description Stored and served (default false); the hosted login of this server offers e-mail codes only, no SSO buttons yet. */
+            enable_in_slashid_oidc_authz_server?: boolean;
         };
         OidcProviderCredentialsPatch: {
             client_secret?: string;
             label?: string;
             scopes?: string[];
+            options?: components["schemas"]["OidcProviderOptions"];
+            /** @description As on creation; an empty string detaches the external credential (the stored `client_secret` is used again). */
+            external_cred_id?: string;
+            /**
+             * @deprecated
+             * @description Former name of `external_cred_id`.
+             */
+            external_cred?: string;
+            enable_in_slashid_oidc_authz_server?: boolean;
         };
-        /** @description Tokens an OIDC identity provider issued to a person at a sign-in; the latest sign-in per client replaces them. Stored encrypted. */
+        /**
+         * @description Which token the provider issued: the access token, the ID token, the refresh token.
+         * @enum {string}
+         */
+        SsoOidcTokenType: "access" | "id" | "refresh";
+        /** @description A token an OIDC identity provider issued to a person at an SSO sign-in, one entry per token. The latest sign-in per client replaces them. Stored encrypted. */
         SsoOidcToken: {
-            id: components["schemas"]["ResourceId"];
-            person_id: components["schemas"]["PersonId"];
-            /** @description The OIDC client (provider credentials) the tokens were obtained with. */
-            client_id: string;
+            /** @description The token value, as the provider issued it. */
+            token: string;
+            token_type: components["schemas"]["SsoOidcTokenType"];
+            /**
+             * Format: date-time
+             * @description When the token expires: the provider's `expires_in` for an access token (`refresh_expires_in` for a refresh token, when it gives one), the `exp` claim of an ID token. `0001-01-01T00:00:00Z` when the provider stated no lifetime (a refresh token usually).
+             */
+            expiry: string;
+            /** @description The provider of the OIDC client (`google`, `azuread`, … or Keyway's `generic`, `keycloak`). */
             provider: string;
+            /** @description The OIDC client (provider credentials) the token was obtained with. */
+            client_id: string;
+            /** @description The SSO sign-in that obtained the token (the id of its challenge). A later sign-in through the same client replaces the tokens and the authentication id. */
+            authentication_id: string;
+            person_id: components["schemas"]["PersonId"];
+            organization_id: components["schemas"]["OrganizationId"];
+            /** @description The other parameters the provider sent to the callback together with the authorization code (e.g. `iss`, `session_state`); `code` and `state` are not kept. */
+            extra_callback_values?: {
+                [key: string]: string;
+            };
             /**
              * Format: uri
              * @description Issuer of the identity provider.
@@ -4026,40 +4127,31 @@ export interface components {
             subject: string;
             /** @description Scopes the provider granted. */
             scopes: string[];
-            /** @description As the provider said, usually `Bearer`. */
-            token_type: string;
-            /** @description Absent once revoked. */
-            access_token?: string;
-            /** @description When the provider issued one (e.g. with `offline_access`); absent once revoked. */
-            refresh_token?: string;
-            /** @description The ID token of the sign-in; absent once revoked. */
-            id_token?: string;
-            expires_at: string | null;
             /**
              * Format: date-time
-             * @description First stored.
+             * @description When the sign-in stored the token.
              */
             created_at: string;
-            /**
-             * Format: date-time
-             * @description Last replaced by a sign-in (or revoked).
-             */
-            updated_at: string;
-            revoked_at: string | null;
         };
         SsoOidcTokenQuery: {
             person_id: components["schemas"]["PersonId"];
+            /** @description Only the tokens of these sign-ins (all when absent). */
+            authentication_ids?: string[];
+            /** @description Only these kinds of token (all when absent). */
+            token_types?: components["schemas"]["SsoOidcTokenType"][];
+            /** @description Only the tokens obtained with this OIDC client. */
             client_id?: string;
+            /** @description Only the tokens of this provider. */
             provider?: string;
-            /**
-             * @description Also list revoked entries (without token values).
-             * @default false
-             */
-            include_revoked: boolean;
         };
         SsoOidcTokenRevoke: {
             person_id: components["schemas"]["PersonId"];
-            client_id: string;
+            /** @description The sign-in whose tokens are revoked (`authentication_id` of the listed tokens). */
+            authentication_id: string;
+            /** @description Which of its tokens to revoke; all when absent. An ID token is only forgotten (providers do not revoke ID tokens). */
+            token_types?: components["schemas"]["SsoOidcTokenType"][];
+            /** @description When given, the OIDC client the sign-in used (404 otherwise). */
+            client_id?: string;
         };
         SsoOidcTokenRevokeLegacy: {
             token: string;
@@ -4353,6 +4445,11 @@ export interface components {
         PermissionNamePath: components["schemas"]["PermissionName"];
         /** @description OAuth2 client id. */
         OAuthClientIdPath: components["schemas"]["OAuthClientId"];
+        /**
+         * @description The client id held at the OIDC provider (e.g. Google's `….apps.googleusercontent.com`, Apple's `com.example.web`).
+         * @example 1234567890-abc.apps.example.com
+         */
+        OidcProviderClientIdPath: string;
         /** @description Credential id. */
         CredentialIdPath: components["schemas"]["ResourceId"];
         /** @description External credential id. */
@@ -10884,10 +10981,19 @@ export interface operations {
                      *           "client_id": "1234567890-abc.apps.example.com",
                      *           "label": "Google",
                      *           "provider": "google",
+                     *           "issuer": "https://accounts.google.com",
                      *           "scopes": [
                      *             "openid",
                      *             "email"
                      *           ],
+                     *           "options": {
+                     *             "google": {
+                     *               "authorize_scopes": [
+                     *                 "https://www.googleapis.com/auth/calendar.readonly"
+                     *               ]
+                     *             }
+                     *           },
+                     *           "enable_in_slashid_oidc_authz_server": false,
                      *           "created_at": "2026-03-14T09:26:53Z"
                      *         }
                      *       ]
@@ -10927,7 +11033,14 @@ export interface operations {
                  *       "scopes": [
                  *         "openid",
                  *         "email"
-                 *       ]
+                 *       ],
+                 *       "options": {
+                 *         "google": {
+                 *           "authorize_scopes": [
+                 *             "https://www.googleapis.com/auth/calendar.readonly"
+                 *           ]
+                 *         }
+                 *       }
                  *     }
                  */
                 "application/json": components["schemas"]["OidcProviderCredentialsCreate"];
@@ -10946,10 +11059,19 @@ export interface operations {
                      *         "client_id": "1234567890-abc.apps.example.com",
                      *         "label": "Google",
                      *         "provider": "google",
+                     *         "issuer": "https://accounts.google.com",
                      *         "scopes": [
                      *           "openid",
                      *           "email"
                      *         ],
+                     *         "options": {
+                     *           "google": {
+                     *             "authorize_scopes": [
+                     *               "https://www.googleapis.com/auth/calendar.readonly"
+                     *             ]
+                     *           }
+                     *         },
+                     *         "enable_in_slashid_oidc_authz_server": false,
                      *         "created_at": "2026-03-14T09:26:53Z"
                      *       }
                      *     }
@@ -10974,8 +11096,11 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description OAuth2 client id. */
-                oauth_client_id: components["parameters"]["OAuthClientIdPath"];
+                /**
+                 * @description The client id held at the OIDC provider (e.g. Google's `….apps.googleusercontent.com`, Apple's `com.example.web`).
+                 * @example 1234567890-abc.apps.example.com
+                 */
+                oauth_client_id: components["parameters"]["OidcProviderClientIdPath"];
             };
             cookie?: never;
         };
@@ -10993,10 +11118,19 @@ export interface operations {
                      *         "client_id": "1234567890-abc.apps.example.com",
                      *         "label": "Google",
                      *         "provider": "google",
+                     *         "issuer": "https://accounts.google.com",
                      *         "scopes": [
                      *           "openid",
                      *           "email"
                      *         ],
+                     *         "options": {
+                     *           "google": {
+                     *             "authorize_scopes": [
+                     *               "https://www.googleapis.com/auth/calendar.readonly"
+                     *             ]
+                     *           }
+                     *         },
+                     *         "enable_in_slashid_oidc_authz_server": false,
                      *         "created_at": "2026-03-14T09:26:53Z"
                      *       }
                      *     }
@@ -11023,8 +11157,11 @@ export interface operations {
                 "Keyway-Required-Consistency-Timeout"?: components["parameters"]["RequiredConsistencyTimeout"];
             };
             path: {
-                /** @description OAuth2 client id. */
-                oauth_client_id: components["parameters"]["OAuthClientIdPath"];
+                /**
+                 * @description The client id held at the OIDC provider (e.g. Google's `….apps.googleusercontent.com`, Apple's `com.example.web`).
+                 * @example 1234567890-abc.apps.example.com
+                 */
+                oauth_client_id: components["parameters"]["OidcProviderClientIdPath"];
             };
             cookie?: never;
         };
@@ -11042,10 +11179,19 @@ export interface operations {
                      *         "client_id": "1234567890-abc.apps.example.com",
                      *         "label": "Google",
                      *         "provider": "google",
+                     *         "issuer": "https://accounts.google.com",
                      *         "scopes": [
                      *           "openid",
                      *           "email"
                      *         ],
+                     *         "options": {
+                     *           "google": {
+                     *             "authorize_scopes": [
+                     *               "https://www.googleapis.com/auth/calendar.readonly"
+                     *             ]
+                     *           }
+                     *         },
+                     *         "enable_in_slashid_oidc_authz_server": false,
                      *         "created_at": "2026-03-14T09:26:53Z"
                      *       }
                      *     }
@@ -11073,8 +11219,11 @@ export interface operations {
                 "Keyway-Required-Consistency-Timeout"?: components["parameters"]["RequiredConsistencyTimeout"];
             };
             path: {
-                /** @description OAuth2 client id. */
-                oauth_client_id: components["parameters"]["OAuthClientIdPath"];
+                /**
+                 * @description The client id held at the OIDC provider (e.g. Google's `….apps.googleusercontent.com`, Apple's `com.example.web`).
+                 * @example 1234567890-abc.apps.example.com
+                 */
+                oauth_client_id: components["parameters"]["OidcProviderClientIdPath"];
             };
             cookie?: never;
         };
@@ -11101,10 +11250,19 @@ export interface operations {
                      *         "client_id": "1234567890-abc.apps.example.com",
                      *         "label": "Google Workspace",
                      *         "provider": "google",
+                     *         "issuer": "https://accounts.google.com",
                      *         "scopes": [
                      *           "openid",
                      *           "email"
                      *         ],
+                     *         "options": {
+                     *           "google": {
+                     *             "authorize_scopes": [
+                     *               "https://www.googleapis.com/auth/calendar.readonly"
+                     *             ]
+                     *           }
+                     *         },
+                     *         "enable_in_slashid_oidc_authz_server": false,
                      *         "created_at": "2026-03-14T09:26:53Z"
                      *       }
                      *     }
@@ -12717,11 +12875,12 @@ export interface operations {
     };
     listSsoOidcTokens: {
         parameters: {
-            query: {
-                /** @description Whose provider tokens to return. */
-                person_id: components["schemas"]["PersonId"];
-                /** @description Also list revoked entries (without token values). */
-                include_revoked?: boolean;
+            query?: {
+                /**
+                 * @description Whose provider tokens to return, instead of `Keyway-Token` (both: they must name the same person).
+                 * @example pid:0193a1f2c4b87d3e9f10a2b3c4d5e6f7
+                 */
+                person_id?: components["schemas"]["PersonId"];
                 /** @description Page size (at most 1000). */
                 limit?: components["parameters"]["Limit"];
                 /** @description Number of items to skip. */
@@ -12729,7 +12888,10 @@ export interface operations {
                 /** @description Where to continue: `meta.cursor_pagination.cursor` of the previous page. An empty cursor is the first page. Not together with `offset`. On `GET /persons` and `GET /events` a cursor is a place in the order: it keeps its place when items are added or removed before it, and a page costs the same at any depth. On the other lists it stands for an offset. */
                 cursor?: components["parameters"]["Cursor"];
             };
-            header?: never;
+            header?: {
+                /** @description A user token of the person, issued by this organization (as the public reference names the person). Expired, revoked or other organizations' tokens answer 401. */
+                "Keyway-Token"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -12745,10 +12907,18 @@ export interface operations {
                      * @example {
                      *       "result": [
                      *         {
-                     *           "id": "5f0c6a8e-8a6b-4c5e-9c1d-2f7b3e4a5d6c",
-                     *           "person_id": "pid:0193a1f2c4b87d3e9f10a2b3c4d5e6f7",
-                     *           "client_id": "1234567890-abc.apps.example.com",
+                     *           "token": "ya29.a0AfB_example",
+                     *           "token_type": "access",
+                     *           "expiry": "2026-03-14T10:26:53Z",
                      *           "provider": "google",
+                     *           "client_id": "1234567890-abc.apps.example.com",
+                     *           "authentication_id": "ch_01JD8Z6X2K9Q4M7R3T5V8W1Y0A",
+                     *           "person_id": "pid:0193a1f2c4b87d3e9f10a2b3c4d5e6f7",
+                     *           "organization_id": "3f6a0c1e-5b7d-4e2a-9c41-0d2e7f8a9b10",
+                     *           "extra_callback_values": {
+                     *             "authuser": "0",
+                     *             "prompt": "consent"
+                     *           },
                      *           "issuer": "https://accounts.google.com",
                      *           "subject": "110248495921238986420",
                      *           "scopes": [
@@ -12756,14 +12926,7 @@ export interface operations {
                      *             "email",
                      *             "https://www.googleapis.com/auth/calendar.readonly"
                      *           ],
-                     *           "token_type": "bearer",
-                     *           "access_token": "ya29.a0AfB_example",
-                     *           "refresh_token": "1//0g-example",
-                     *           "id_token": "eyJhbGciOiJFUzI1NiIsImtpZCI6ImstMjAyNi0wMyIsInR5cCI6IkpXVCJ9.eyJwZXJzb25faWQiOiJwaWQ6MDE5M2ExZjJjNGI4N2QzZTlmMTBhMmIzYzRkNWU2ZjciLCJvaWQiOiIzZjZhMGMxZS01YjdkLTRlMmEtOWM0MS0wZDJlN2Y4YTliMTAiLCJmaXJzdF90b2tlbiI6ZmFsc2UsImF1dGhlbnRpY2F0ZWRfbWV0aG9kcyI6WyJvdHBfdmlhX2VtYWlsIl0sInBlcnNvbl90eXBlIjoicmVndWxhciIsImdyb3VwcyI6WyJlZGl0b3JzIl0sImV4cCI6MTc3MzQ4MzYxM30.q3Yw8n2JxT0bV5cP1sK7mR9dL4fH6gE2aZ0uN8iC3oWkXy1tQ5vB7jM9pS4eR2hD6lA0fG8zU3cY1nK5wT7xQ",
-                     *           "expires_at": "2026-03-14T10:26:53Z",
-                     *           "created_at": "2026-03-14T09:26:53Z",
-                     *           "updated_at": "2026-03-14T09:26:53Z",
-                     *           "revoked_at": null
+                     *           "created_at": "2026-03-14T09:26:53Z"
                      *         }
                      *       ],
                      *       "meta": {
@@ -12804,7 +12967,10 @@ export interface operations {
                 /**
                  * @example {
                  *       "person_id": "pid:0193a1f2c4b87d3e9f10a2b3c4d5e6f7",
-                 *       "provider": "google"
+                 *       "token_types": [
+                 *         "access",
+                 *         "refresh"
+                 *       ]
                  *     }
                  */
                 "application/json": components["schemas"]["SsoOidcTokenQuery"];
@@ -12821,10 +12987,18 @@ export interface operations {
                      * @example {
                      *       "result": [
                      *         {
-                     *           "id": "5f0c6a8e-8a6b-4c5e-9c1d-2f7b3e4a5d6c",
-                     *           "person_id": "pid:0193a1f2c4b87d3e9f10a2b3c4d5e6f7",
-                     *           "client_id": "1234567890-abc.apps.example.com",
+                     *           "token": "ya29.a0AfB_example",
+                     *           "token_type": "access",
+                     *           "expiry": "2026-03-14T10:26:53Z",
                      *           "provider": "google",
+                     *           "client_id": "1234567890-abc.apps.example.com",
+                     *           "authentication_id": "ch_01JD8Z6X2K9Q4M7R3T5V8W1Y0A",
+                     *           "person_id": "pid:0193a1f2c4b87d3e9f10a2b3c4d5e6f7",
+                     *           "organization_id": "3f6a0c1e-5b7d-4e2a-9c41-0d2e7f8a9b10",
+                     *           "extra_callback_values": {
+                     *             "authuser": "0",
+                     *             "prompt": "consent"
+                     *           },
                      *           "issuer": "https://accounts.google.com",
                      *           "subject": "110248495921238986420",
                      *           "scopes": [
@@ -12832,14 +13006,7 @@ export interface operations {
                      *             "email",
                      *             "https://www.googleapis.com/auth/calendar.readonly"
                      *           ],
-                     *           "token_type": "bearer",
-                     *           "access_token": "ya29.a0AfB_example",
-                     *           "refresh_token": "1//0g-example",
-                     *           "id_token": "eyJhbGciOiJFUzI1NiIsImtpZCI6ImstMjAyNi0wMyIsInR5cCI6IkpXVCJ9.eyJwZXJzb25faWQiOiJwaWQ6MDE5M2ExZjJjNGI4N2QzZTlmMTBhMmIzYzRkNWU2ZjciLCJvaWQiOiIzZjZhMGMxZS01YjdkLTRlMmEtOWM0MS0wZDJlN2Y4YTliMTAiLCJmaXJzdF90b2tlbiI6ZmFsc2UsImF1dGhlbnRpY2F0ZWRfbWV0aG9kcyI6WyJvdHBfdmlhX2VtYWlsIl0sInBlcnNvbl90eXBlIjoicmVndWxhciIsImdyb3VwcyI6WyJlZGl0b3JzIl0sImV4cCI6MTc3MzQ4MzYxM30.q3Yw8n2JxT0bV5cP1sK7mR9dL4fH6gE2aZ0uN8iC3oWkXy1tQ5vB7jM9pS4eR2hD6lA0fG8zU3cY1nK5wT7xQ",
-                     *           "expires_at": "2026-03-14T10:26:53Z",
-                     *           "created_at": "2026-03-14T09:26:53Z",
-                     *           "updated_at": "2026-03-14T09:26:53Z",
-                     *           "revoked_at": null
+                     *           "created_at": "2026-03-14T09:26:53Z"
                      *         }
                      *       ]
                      *     }
@@ -12920,7 +13087,11 @@ export interface operations {
                 /**
                  * @example {
                  *       "person_id": "pid:0193a1f2c4b87d3e9f10a2b3c4d5e6f7",
-                 *       "client_id": "1234567890-abc.apps.example.com"
+                 *       "authentication_id": "ch_01JD8Z6X2K9Q4M7R3T5V8W1Y0A",
+                 *       "token_types": [
+                 *         "access",
+                 *         "refresh"
+                 *       ]
                  *     }
                  */
                 "application/json": components["schemas"]["SsoOidcTokenRevoke"];

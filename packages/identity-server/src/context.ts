@@ -38,7 +38,18 @@ export interface OrgSettings {
   /** Password rules sent with password_set / password_reset and enforced (default: the server's rules). */
   password_validation_rules?: Array<{ name: string; pattern: string; match_type: 'must_match' | 'must_not_match'; qualifiers?: Array<'case_insensitive'> }>;
   /** OIDC identity providers (see sso/providers.ts). */
-  oidc_providers?: Array<{ provider: string; client_id: string; client_secret: string; issuer: string; scopes?: string[]; label?: string; created_at?: string }>;
+  oidc_providers?: Array<{
+    provider: string;
+    client_id: string;
+    client_secret: string;
+    issuer: string;
+    scopes?: string[];
+    label?: string;
+    created_at?: string;
+    options?: Record<string, Record<string, unknown>>;
+    external_cred_id?: string;
+    enable_in_slashid_oidc_authz_server?: boolean;
+  }>;
   /** JSON object template of extra token claims (`{{ person.attributes.<bucket>.<name> }}` placeholders). */
   token_template?: string;
   /** Domains accepted as redirect targets, passkey origins and browser (CORS) origins of this organization. */

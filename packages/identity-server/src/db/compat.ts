@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import { REGION_ALIASES } from '../persons/regions.js';
 import type { DialectName } from './migrations.js';
 
-// 0014–0016: the schema changes of the management API's compatibility with the public reference contract (#24).
+// 0014–0016 and 0018: the schema changes of the management API's compatibility with the public reference contract (#24).
 
 /** The SQL of an organization's API key digest, as the lookup index stores it. */
 export function apiKeyDigestSql(dialect: DialectName) {
@@ -38,4 +38,13 @@ export async function regionNames(db: Kysely<any>): Promise<void> {
 export async function externalCredentialKinds(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('external_credentials').addColumn('provider', 'text', (c) => c.notNull().defaultTo('generic')).execute();
   await db.schema.alterTable('external_credentials').addColumn('cred_type', 'text', (c) => c.notNull().defaultTo('json_credentials')).execute();
+}
+
+/**
+ * 0018: each stored SSO sign-in is named by an authentication id (`GET /sso/oidc/tokens`, revoke v2): the id of the
+ * challenge that obtained the tokens. Rows stored before take their own id.
+ */
+export async function ssoAuthenticationIds(db: Kysely<any>): Promise<void> {
+  await db.schema.alterTable('sso_oidc_tokens').addColumn('authentication_id', 'text').execute();
+  await db.updateTable('sso_oidc_tokens').set((eb) => ({ authentication_id: eb.ref('id') })).execute();
 }

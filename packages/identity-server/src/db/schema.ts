@@ -254,6 +254,8 @@ export interface SsoOidcTokenTable {
   created_at: string;
   updated_at: string;
   revoked_at: string | null;
+  /** The SSO sign-in (challenge id) that stored the current tokens; replaced with them (migration 0018). */
+  authentication_id: string | null;
 }
 
 /**

@@ -36,6 +36,14 @@ export function bearerToken(req: FastifyRequest): string | undefined {
 export async function requireUser(ctx: Ctx, req: FastifyRequest): Promise<UserTokenClaims> {
   const token = bearerToken(req);
   if (!token) throw unauthorized('missing bearer token: send Authorization: Bearer <user token>');
+  return personOfToken(ctx, token);
+}
+
+/**
+ * Claims of a person's token however it came (bearer, or the `Keyway-Token` header of the management API), with the
+ * checks of every person call: signature, expiry, revocation, the kind of token, the organization and person still exist.
+ */
+export async function personOfToken(ctx: Ctx, token: string): Promise<UserTokenClaims> {
   const res = await ctx.tokens.validate(token, 'person');
   if (!res.valid) throw unauthorized(res.invalidity_reason);
   const org = await loadOrg(ctx, res.claims.oid);

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Ctx, Org, OrgSettings } from '../context.js';
 import { nowIso } from '../context.js';
 import { loadOrg } from './settings.js';
+import { externalCredentialContext } from './external-credentials.js';
 import type { ExternalCredentialTable } from '../db/schema.js';
 import { badRequest, notFound } from '../http/errors.js';
 import { DEFAULT_TEMPLATES, LEGACY_TEMPLATE_NAMES, REQUIRED_PLACEHOLDER, storedTemplate, TEMPLATE_NAMES, type EmailTemplate, type TemplateName } from '../email/templates.js';
@@ -45,7 +46,7 @@ const credentialOut = (c: ExternalCredentialTable, secretNames: string[]) => ({
 /** External credentials (the secret sealed with AES-256-GCM, never returned). */
 export function registerExternalCredentialRoutes(app: FastifyInstance, ctx: Ctx): void {
   const admin = (req: FastifyRequest) => requireApiKey(ctx, req);
-  const context = (c: { org_id: string; id: string }) => `external_credentials:${c.org_id}:${c.id}`;
+  const context = externalCredentialContext;
   const secretOf = (c: ExternalCredentialTable) => ctx.sealer.open<Record<string, unknown>>(c.secret_fields, context(c));
   const out = (c: ExternalCredentialTable) => credentialOut(c, Object.keys(secretOf(c)).sort());
   const one = async (org: Org, id: string) => {

@@ -12,7 +12,7 @@ import { loadOrg } from '../organizations/settings.js';
 import { parseHandle } from '../persons/handles.js';
 import { challengeData } from '../signin/challenges.js';
 import { pendingIdpTokens, type PendingIdpTokens } from './idp-tokens.js';
-import { DEFAULT_OIDC_SCOPES, pickProvider, pickSamlProvider, providerConfig, samlClient, ssoCallbackUrl, type SamlProviderConfig } from './providers.js';
+import { pickProvider, requestedScopes, pickSamlProvider, providerConfig, samlClient, ssoCallbackUrl, type SamlProviderConfig } from './providers.js';
 import { openSsoChallenge, ssoProxy, type SamlData, type SsoCommon, type SsoData } from './sso-challenges.js';
 import type { Wire } from '../http/wire.js';
 
@@ -74,7 +74,7 @@ export function registerOidcCallbackRoute(app: FastifyInstance, ctx: Ctx): void 
     let subject: string;
     let idpTokens: PendingIdpTokens;
     try {
-      const config = await providerConfig(ctx, provider!);
+      const config = await providerConfig(ctx, row.org_id, provider!);
       const tokens = await oidc.authorizationCodeGrant(config, new URL(`${ssoCallbackUrl(ctx)}?${new URLSearchParams(req.query)}`), {
         pkceCodeVerifier: d.idp_verifier,
         expectedState: state,
@@ -94,7 +94,9 @@ export function registerOidcCallbackRoute(app: FastifyInstance, ctx: Ctx): void 
         id_token: tokens.id_token,
         token_type: tokens.token_type,
         expires_in: tokens.expires_in,
-        scopes: (tokens.scope ?? (provider!.scopes ?? DEFAULT_OIDC_SCOPES).join(' ')).split(' ').filter(Boolean),
+        ...(typeof tokens.refresh_expires_in === 'number' ? { refresh_expires_in: tokens.refresh_expires_in } : {}),
+        extra_callback_values: Object.fromEntries(Object.entries(req.query).filter(([k, v]) => k !== 'code' && k !== 'state' && typeof v === 'string')),
+        scopes: (tokens.scope ?? requestedScopes(provider!).join(' ')).split(' ').filter(Boolean),
       });
     } catch (err) {
       req.log.warn({ err }, 'OIDC code exchange failed');

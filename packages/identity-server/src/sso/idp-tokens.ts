@@ -1,18 +1,33 @@
 import { randomUUID } from 'node:crypto';
+import { decodeJwt } from 'jose';
 import type { Ctx } from '../context.js';
 import type { SsoOidcTokenTable } from '../db/schema.js';
 import { sha256 } from '../crypto/secrets.js';
 
 /** What an OIDC provider's token endpoint gave at a sign-in. */
 export interface IdpTokens {
-  access_token: string;
+  /** Absent once revoked alone (revoke v2 with `token_types`). */
+  access_token?: string | undefined;
   refresh_token?: string | undefined;
   id_token?: string | undefined;
   token_type: string;
   /** Seconds, as the provider said. */
   expires_in?: number | undefined;
+  /** Seconds the refresh token lasts, when the provider says (a non-standard field some providers send). */
+  refresh_expires_in?: number | undefined;
   scopes: string[];
+  /** The other parameters of the provider's callback besides `code` and `state` (e.g. `iss`, `session_state`). */
+  extra_callback_values?: Record<string, string> | undefined;
+  /** When the provider answered (set when stored). */
+  obtained_at?: string | undefined;
 }
+
+/** The kinds of token a sign-in stores, as the public reference names them. */
+export type IdpTokenType = 'access' | 'id' | 'refresh';
+export const IDP_TOKEN_TYPES: readonly IdpTokenType[] = ['access', 'id', 'refresh'];
+const FIELD: Record<IdpTokenType, 'access_token' | 'id_token' | 'refresh_token'> = { access: 'access_token', id: 'id_token', refresh: 'refresh_token' };
+/** The expiry of a token whose lifetime the provider did not state (Go's zero time, which OAuth 2.0 clients read as "no expiry"). */
+export const NO_EXPIRY = '0001-01-01T00:00:00Z';
 
 /** What the OIDC callback keeps in the challenge until the sign-in completes (the person is known only then). */
 export interface PendingIdpTokens {
@@ -40,7 +55,7 @@ export function pendingIdpTokens(ctx: Ctx, challengeId: string, fields: Omit<Pen
  * client, replaced at each sign-in (a revoked row comes back to life with the new tokens).
  */
 export async function storeIdpTokens(ctx: Ctx, orgId: string, challengeId: string, personId: string, pending: PendingIdpTokens): Promise<void> {
-  const tokens = ctx.sealer.open<IdpTokens>(pending.sealed, challengeContext(challengeId));
+  const tokens = { ...ctx.sealer.open<IdpTokens>(pending.sealed, challengeContext(challengeId)), obtained_at: pending.obtained_at };
   const now = new Date().toISOString();
   const fields = {
     provider: pending.provider,
@@ -49,11 +64,13 @@ export async function storeIdpTokens(ctx: Ctx, orgId: string, challengeId: strin
     scopes: JSON.stringify(tokens.scopes),
     token_type: tokens.token_type,
     sealed_tokens: ctx.sealer.seal(tokens, rowContext({ org_id: orgId, person_id: personId, client_id: pending.client_id })),
-    access_token_sha256: sha256(tokens.access_token),
+    access_token_sha256: tokens.access_token ? sha256(tokens.access_token) : null,
     refresh_token_sha256: tokens.refresh_token ? sha256(tokens.refresh_token) : null,
     expires_at: tokens.expires_in !== undefined ? new Date(Date.parse(pending.obtained_at) + tokens.expires_in * 1000).toISOString() : null,
     updated_at: now,
     revoked_at: null,
+    // The sign-in that obtained these tokens names them (revoke v2); a new sign-in replaces both.
+    authentication_id: challengeId,
   };
   await ctx.db
     .insertInto('sso_oidc_tokens')
@@ -67,28 +84,46 @@ export function openIdpTokens(ctx: Ctx, row: SsoOidcTokenTable): IdpTokens | und
   return row.sealed_tokens ? ctx.sealer.open<IdpTokens>(row.sealed_tokens, rowContext(row)) : undefined;
 }
 
-/** A stored row as the API shows it: token values while it is live, `revoked_at` once revoked. */
-export function ssoTokenOut(ctx: Ctx, row: SsoOidcTokenTable) {
+/** Seals what is left of a row's tokens after some were revoked (null when nothing is left). */
+export function resealIdpTokens(ctx: Ctx, row: SsoOidcTokenTable, tokens: IdpTokens): string | null {
+  return tokens.access_token || tokens.refresh_token || tokens.id_token ? ctx.sealer.seal(tokens, rowContext(row)) : null;
+}
+
+/** The same tokens without the given kinds. */
+export function withoutTokens(tokens: IdpTokens, types: readonly IdpTokenType[]): IdpTokens {
+  const left = { ...tokens };
+  for (const t of types) delete left[FIELD[t]];
+  return left;
+}
+
+/** When a token expires, as `expiry` says it (see {@link NO_EXPIRY}). */
+function expiryOf(row: SsoOidcTokenTable, tokens: IdpTokens, type: IdpTokenType, value: string): string {
+  if (type === 'access') return row.expires_at ?? NO_EXPIRY;
+  if (type === 'refresh') return tokens.refresh_expires_in !== undefined ? new Date(Date.parse(tokens.obtained_at ?? row.updated_at) + tokens.refresh_expires_in * 1000).toISOString() : NO_EXPIRY;
+  const exp = decodeJwt(value).exp;
+  return exp !== undefined ? new Date(exp * 1000).toISOString() : NO_EXPIRY;
+}
+
+/** The live tokens of a stored row as the API shows them: one entry per token, optionally only some kinds. */
+export function ssoTokenEntries(ctx: Ctx, row: SsoOidcTokenTable, types: readonly IdpTokenType[] = IDP_TOKEN_TYPES) {
   const tokens = openIdpTokens(ctx, row);
-  return {
-    id: row.id,
-    person_id: row.person_id,
-    client_id: row.client_id,
-    provider: row.provider,
-    issuer: row.issuer,
-    subject: row.subject,
-    scopes: JSON.parse(row.scopes) as string[],
-    token_type: row.token_type,
-    ...(tokens
-      ? {
-          access_token: tokens.access_token,
-          ...(tokens.refresh_token ? { refresh_token: tokens.refresh_token } : {}),
-          ...(tokens.id_token ? { id_token: tokens.id_token } : {}),
-        }
-      : {}),
-    expires_at: row.expires_at,
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-    revoked_at: row.revoked_at,
-  };
+  if (!tokens) return [];
+  return IDP_TOKEN_TYPES.filter((t) => types.includes(t) && tokens[FIELD[t]]).map((type) => {
+    const token = tokens[FIELD[type]]!;
+    return {
+      token,
+      token_type: type,
+      expiry: expiryOf(row, tokens, type, token),
+      provider: row.provider,
+      client_id: row.client_id,
+      authentication_id: row.authentication_id ?? row.id,
+      person_id: row.person_id,
+      organization_id: row.org_id,
+      ...(tokens.extra_callback_values && Object.keys(tokens.extra_callback_values).length ? { extra_callback_values: tokens.extra_callback_values } : {}),
+      issuer: row.issuer,
+      subject: row.subject,
+      scopes: JSON.parse(row.scopes) as string[],
+      created_at: tokens.obtained_at ?? row.updated_at,
+    };
+  });
 }

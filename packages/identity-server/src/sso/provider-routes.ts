@@ -6,7 +6,9 @@ import { badRequest, conflict } from '../http/errors.js';
 import { requireApiKey } from '../http/guards.js';
 import { isOutboundRefused, outboundFetch } from '../http/outbound.js';
 import { settingsCollection } from '../organizations/settings.js';
-import { canonicalProvider, type OidcProviderConfig, type SamlProviderConfig } from './providers.js';
+import { importPKCS8 } from 'jose';
+import { externalCredentialSecret } from '../organizations/external-credentials.js';
+import { APPLE_MAX_SECRET_LIFETIME, canonicalProvider, optionsOf, secretLifetimeSeconds, type OidcProviderConfig, type SamlProviderConfig } from './providers.js';
 import { parseIdpMetadata } from './saml-metadata.js';
 import type { Wire } from '../http/wire.js';
 
@@ -26,8 +28,55 @@ const oidcOut = (p: OidcProviderConfig & { label?: string; created_at?: string }
   provider: canonicalProvider(p.provider),
   issuer: p.issuer,
   ...(p.scopes ? { scopes: p.scopes } : {}),
+  // Apple's private key is a secret: never read back.
+  ...(p.options ? { options: Object.fromEntries(Object.entries(p.options).map(([name, o]) => [name, Object.fromEntries(Object.entries(o).filter(([k]) => k !== 'private_key'))])) } : {}),
+  ...(p.external_cred_id ? { external_cred_id: p.external_cred_id } : {}),
+  enable_in_slashid_oidc_authz_server: p.enable_in_slashid_oidc_authz_server ?? false,
   ...(p.created_at ? { created_at: p.created_at } : {}),
 });
+
+/** Entra ID's pseudo tenants: ID tokens then carry the person's own tenant as issuer, which no fixed issuer matches. */
+const PSEUDO_TENANTS = new Set(['common', 'organizations', 'consumers']);
+
+/** The issuer the options name (Entra ID tenant, Okta organization URL), if any. */
+function issuerFromOptions(p: OidcProviderConfig): string | undefined {
+  const o = optionsOf(p);
+  if (o.tenant !== undefined) return `https://login.microsoftonline.com/${o.tenant}/v2.0`;
+  return o.organization_url?.replace(/\/+$/, '');
+}
+
+/**
+ * Checks a configuration before it is stored: options only under its own provider's name, a real Entra tenant, an
+ * Apple key that imports and a lifetime Apple accepts, an external credential of the organization that holds the
+ * secret. Each refusal is a 400 naming the field.
+ */
+async function checkOidcConfig(ctx: Ctx, orgId: string, p: OidcProviderConfig): Promise<void> {
+  const name = canonicalProvider(p.provider);
+  for (const key of Object.keys(p.options ?? {})) if (key !== name) throw badRequest(`options.${key} does not apply to a "${name}" provider`);
+  const o = optionsOf(p);
+  if (o.tenant !== undefined && PSEUDO_TENANTS.has(o.tenant.toLowerCase())) {
+    throw badRequest(`options.azuread.tenant "${o.tenant}" is a pseudo tenant: give the tenant id or domain (an ID token's issuer must be known in advance)`);
+  }
+  const secret = p.external_cred_id === undefined ? undefined : await externalCredentialSecret(ctx, orgId, p.external_cred_id);
+  if (p.external_cred_id !== undefined && !secret) throw badRequest(`external_cred_id "${p.external_cred_id}" is not an external credential of this organization`);
+  if (name === 'apple' && p.options?.apple) {
+    const life = secretLifetimeSeconds(o.secret_lifetime ?? '');
+    if (!(life >= 1 && life <= APPLE_MAX_SECRET_LIFETIME)) throw badRequest(`options.apple.secret_lifetime must be between 1 second and ${APPLE_MAX_SECRET_LIFETIME} seconds (six months)`);
+    const key = typeof secret?.private_key === 'string' ? secret.private_key : o.private_key;
+    if (!key) throw badRequest('options.apple.private_key is required (or a private_key in the external credential of external_cred_id)');
+    await importPKCS8(key, 'ES256').catch(() => {
+      throw badRequest(`${typeof secret?.private_key === 'string' ? `the private_key of external credential "${p.external_cred_id}"` : 'options.apple.private_key'} is not an ES256 private key in PKCS #8 PEM`);
+    });
+  } else if (secret && typeof secret.client_secret !== 'string') {
+    throw badRequest(`external_cred_id "${p.external_cred_id}": its json_blob has no client_secret`);
+  }
+}
+
+/** `external_cred_id`, or its former name `external_cred`; 400 when both are given and differ. */
+function externalCredIdOf(b: { external_cred_id?: string; external_cred?: string }): string | undefined {
+  if (b.external_cred_id !== undefined && b.external_cred !== undefined && b.external_cred_id !== b.external_cred) throw badRequest('external_cred and external_cred_id name different external credentials');
+  return b.external_cred_id ?? b.external_cred;
+}
 
 /** SAML identity providers used by the `saml` factor, configured from their metadata. */
 export function registerSamlProviderRoutes(app: FastifyInstance, ctx: Ctx): void {
@@ -124,10 +173,25 @@ export function registerOidcProviderRoutes(app: FastifyInstance, ctx: Ctx): void
     async (req, reply) => {
       const org = await admin(req);
       const b = req.body;
-      const issuer = b.issuer ?? KNOWN_ISSUERS[b.provider];
-      if (!issuer) throw badRequest(`issuer is required for provider "${b.provider}"`);
+      const provider = canonicalProvider(b.provider);
+      const extId = externalCredIdOf(b);
+      const entry: StoredOidc = {
+        provider,
+        client_id: b.client_id,
+        client_secret: b.client_secret,
+        issuer: '',
+        label: b.label ?? b.client_id,
+        created_at: nowIso(),
+        ...(b.scopes ? { scopes: b.scopes } : {}),
+        ...(b.options ? { options: b.options } : {}),
+        ...(extId !== undefined ? { external_cred_id: extId } : {}),
+        ...(b.enable_in_slashid_oidc_authz_server !== undefined ? { enable_in_slashid_oidc_authz_server: b.enable_in_slashid_oidc_authz_server } : {}),
+      };
+      const issuer = b.issuer ?? issuerFromOptions(entry) ?? KNOWN_ISSUERS[provider];
+      if (!issuer) throw badRequest(`issuer is required for provider "${b.provider}"${provider === 'azuread' ? ' (or options.azuread.tenant)' : provider === 'okta' ? ' (or options.okta.organization_url)' : ''}`);
+      entry.issuer = issuer;
       if (oidc.list(org).some((p) => p.client_id === b.client_id)) throw conflict(`OIDC provider credentials "${b.client_id}" already exist`);
-      const entry: StoredOidc = { provider: canonicalProvider(b.provider), client_id: b.client_id, client_secret: b.client_secret, issuer, label: b.label ?? b.client_id, created_at: nowIso(), ...(b.scopes ? { scopes: b.scopes } : {}) };
+      await checkOidcConfig(ctx, org.id, entry);
       await oidc.add(org, entry);
       reply.code(201);
       return { result: oidcOut(entry) };
@@ -140,7 +204,23 @@ export function registerOidcProviderRoutes(app: FastifyInstance, ctx: Ctx): void
     '/organizations/sso/oidc/provider-credentials/:oauth_client_id',
     async (req) => {
       const org = await admin(req);
-      const current = { ...oidc.one(org, req.params.oauth_client_id), ...req.body };
+      const b = req.body;
+      const current: StoredOidc = { ...oidc.one(org, req.params.oauth_client_id) };
+      if (b.client_secret !== undefined) current.client_secret = b.client_secret;
+      if (b.label !== undefined) current.label = b.label;
+      if (b.scopes !== undefined) current.scopes = b.scopes;
+      if (b.enable_in_slashid_oidc_authz_server !== undefined) current.enable_in_slashid_oidc_authz_server = b.enable_in_slashid_oidc_authz_server;
+      const extId = externalCredIdOf(b);
+      if (extId === '') delete current.external_cred_id;
+      else if (extId !== undefined) current.external_cred_id = extId;
+      if (b.options !== undefined) {
+        // Options replace the former ones; Apple's stored key is kept when the new options give none.
+        const keptKey = current.options?.apple?.private_key;
+        current.options = b.options;
+        if (b.options.apple && b.options.apple.private_key === undefined && keptKey !== undefined) current.options = { ...b.options, apple: { ...b.options.apple, private_key: keptKey } };
+        current.issuer = issuerFromOptions(current) ?? current.issuer;
+      }
+      await checkOidcConfig(ctx, org.id, current);
       await oidc.replace(org, current);
       return { result: oidcOut(current) };
     },

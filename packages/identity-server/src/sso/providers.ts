@@ -1,11 +1,27 @@
 import { SAML, ValidateInResponseTo } from '@node-saml/node-saml';
+import { importPKCS8, SignJWT } from 'jose';
 import * as oidc from 'openid-client';
 import type { Ctx, Org } from '../context.js';
+import { externalCredentialSecret } from '../organizations/external-credentials.js';
 import { sha256 } from '../crypto/secrets.js';
 import { badRequest } from '../http/errors.js';
 import { outboundFetch } from '../http/outbound.js';
 
 // The identity providers of an organization (kept in its settings) and the protocol clients that talk to them.
+
+/** The document's per-provider options (`options.<provider>`). */
+export interface OidcProviderOptions {
+  authorize_scopes?: string[];
+  /** azuread */
+  tenant?: string;
+  /** okta */
+  organization_url?: string;
+  /** apple: the client secret is an ES256 JWT signed with this key. */
+  private_key?: string;
+  team_id?: string;
+  key_id?: string;
+  secret_lifetime?: string;
+}
 
 /** OIDC identity provider credentials of an organization (`settings.oidc_providers`). */
 export interface OidcProviderConfig {
@@ -14,6 +30,11 @@ export interface OidcProviderConfig {
   client_secret: string;
   issuer: string;
   scopes?: string[];
+  /** Under the name of the provider only (`options.google` for a google provider). */
+  options?: Record<string, OidcProviderOptions>;
+  /** External credential of the organization whose `client_secret` (Apple: `private_key`) is read at each sign-in. */
+  external_cred_id?: string;
+  enable_in_slashid_oidc_authz_server?: boolean;
 }
 
 /** The public reference's name of a provider: Microsoft Entra ID is `azuread` (this server called it `azure` before). */
@@ -37,18 +58,79 @@ export interface SamlProviderConfig {
 export const DEFAULT_OIDC_SCOPES = ['openid', 'email', 'profile'];
 const configs = new Map<string, Promise<oidc.Configuration>>();
 
-/** Discovery document of the provider, fetched once per issuer, client and secret (plain http only in development). */
-export function providerConfig(ctx: Ctx, p: OidcProviderConfig): Promise<oidc.Configuration> {
+/** The options of a configuration for its own provider. */
+export const optionsOf = (p: OidcProviderConfig): OidcProviderOptions => p.options?.[canonicalProvider(p.provider)] ?? {};
+
+/** The scopes asked of the provider: the configuration's (default `openid email profile`), then `authorize_scopes`. */
+export function requestedScopes(p: OidcProviderConfig): string[] {
+  return [...new Set([...(p.scopes ?? DEFAULT_OIDC_SCOPES), ...(optionsOf(p).authorize_scopes ?? [])])];
+}
+
+/** Apple's longest client secret lifetime (six months), in seconds. */
+export const APPLE_MAX_SECRET_LIFETIME = 15_777_000;
+/** `secret_lifetime` in seconds: `"3600"`, `"3600s"` or `"24h"`. */
+export function secretLifetimeSeconds(text: string): number {
+  const m = /^([0-9]+)(s|h)?$/.exec(text);
+  return m ? Number(m[1]) * (m[2] === 'h' ? 3600 : 1) : NaN;
+}
+const appleSecrets = new Map<string, { jwt: string; renewAt: number }>();
+
+/**
+ * Apple's client secret: an ES256 JWT from the team (`iss`) for the client (`sub`) to Apple (`aud`), signed with the
+ * key `key_id`. Reused until half its lifetime has passed.
+ */
+export async function appleClientSecret(clientId: string, o: OidcProviderOptions, privateKeyPem: string): Promise<string> {
+  const lifetime = secretLifetimeSeconds(o.secret_lifetime ?? '');
+  const memo = sha256(JSON.stringify([clientId, o.team_id, o.key_id, lifetime, privateKeyPem]));
+  const hit = appleSecrets.get(memo);
+  if (hit && hit.renewAt > Date.now()) return hit.jwt;
+  const now = Math.floor(Date.now() / 1000);
+  const jwt = await new SignJWT({})
+    .setProtectedHeader({ alg: 'ES256', kid: o.key_id! })
+    .setIssuer(o.team_id!)
+    .setSubject(clientId)
+    .setAudience('https://appleid.apple.com')
+    .setIssuedAt(now)
+    .setExpirationTime(now + lifetime)
+    .sign(await importPKCS8(privateKeyPem, 'ES256'));
+  appleSecrets.set(memo, { jwt, renewAt: Date.now() + lifetime * 500 });
+  return jwt;
+}
+
+/**
+ * The client secret sent to the provider at this moment: Apple's signed JWT, else the `client_secret` of the external
+ * credential the configuration names, else its own `client_secret`. A named external credential that is gone is a 400.
+ */
+export async function clientSecretOf(ctx: Ctx, orgId: string, p: OidcProviderConfig): Promise<string> {
+  let material: Record<string, unknown> | undefined;
+  if (p.external_cred_id) {
+    material = await externalCredentialSecret(ctx, orgId, p.external_cred_id);
+    if (!material) throw badRequest(`the external credential "${p.external_cred_id}" of OIDC provider "${p.client_id}" no longer exists`);
+  }
+  if (canonicalProvider(p.provider) === 'apple' && p.options?.apple) {
+    const key = typeof material?.private_key === 'string' ? material.private_key : p.options.apple.private_key;
+    if (!key) throw badRequest(`OIDC provider "${p.client_id}" has no Apple private key`);
+    return appleClientSecret(p.client_id, p.options.apple, key);
+  }
+  return typeof material?.client_secret === 'string' ? material.client_secret : p.client_secret;
+}
+
+/**
+ * Discovery document of the provider, fetched once per issuer, client and secret (plain http only in development). The
+ * secret is read at each call (external credential, Apple JWT), so a rotated secret is used at once.
+ */
+export async function providerConfig(ctx: Ctx, orgId: string, p: OidcProviderConfig): Promise<oidc.Configuration> {
+  const secret = await clientSecretOf(ctx, orgId, p);
   // Keyed by the secret too: after a PATCH of client_secret the new secret is used at once.
-  const key = `${p.issuer}\u0000${p.client_id}\u0000${sha256(p.client_secret)}`;
+  const key = `${p.issuer}\u0000${p.client_id}\u0000${sha256(secret)}`;
   let cfg = configs.get(key);
   if (!cfg) {
     const insecure = new URL(p.issuer).protocol === 'http:';
-    if (insecure && !ctx.devMode) return Promise.reject(badRequest(`OIDC issuer ${p.issuer} must use https`));
+    if (insecure && !ctx.devMode) throw badRequest(`OIDC issuer ${p.issuer} must use https`);
     // Discovery and every later call to the provider go through the outbound guard (internal addresses refused in
     // production, checked at connect time).
     const guarded = outboundFetch(!ctx.devMode) as unknown as oidc.CustomFetch;
-    cfg = oidc.discovery(new URL(p.issuer), p.client_id, p.client_secret, undefined, {
+    cfg = oidc.discovery(new URL(p.issuer), p.client_id, secret, undefined, {
       ...(insecure ? { execute: [oidc.allowInsecureRequests] } : {}),
       [oidc.customFetch]: guarded,
     });

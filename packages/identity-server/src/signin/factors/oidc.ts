@@ -1,7 +1,7 @@
 import * as oidc from 'openid-client';
 import { newSecret, sha256 } from '../../crypto/secrets.js';
 import { ApiError, badRequest } from '../../http/errors.js';
-import { DEFAULT_OIDC_SCOPES, pickProvider, providerConfig, ssoCallbackUrl } from '../../sso/providers.js';
+import { pickProvider, providerConfig, requestedScopes, ssoCallbackUrl } from '../../sso/providers.js';
 import { SSO_TTL_SECONDS, ssoCommon, ssoProxy, type SsoData } from '../../sso/sso-challenges.js';
 import { createChallenge, type Factor, type StartRequest } from '../challenges.js';
 
@@ -13,7 +13,7 @@ export const oidcFactor: Factor = {
         if (r.handle) throw badRequest('oidc takes no handle: the identity provider names the person');
         const provider = pickProvider(r.org, r.options);
         const common = ssoCommon(ctx, r);
-        const config = await providerConfig(ctx, provider).catch((err: unknown) => {
+        const config = await providerConfig(ctx, r.org.id, provider).catch((err: unknown) => {
           throw err instanceof ApiError ? err : new ApiError(502, `OIDC provider ${provider.issuer} cannot be reached`);
         });
         const stateSecret = newSecret();
@@ -23,7 +23,7 @@ export const oidcFactor: Factor = {
         const row = await createChallenge(ctx, { org: r.org, type: 'oidc', method: 'oidc', data, ttlSeconds: SSO_TTL_SECONDS });
         const url = oidc.buildAuthorizationUrl(config, {
           redirect_uri: ssoCallbackUrl(ctx),
-          scope: (provider.scopes ?? DEFAULT_OIDC_SCOPES).join(' '),
+          scope: requestedScopes(provider).join(' '),
           state: `${row.id}.${stateSecret}`,
           nonce,
           code_challenge: await oidc.calculatePKCECodeChallenge(idpVerifier),
