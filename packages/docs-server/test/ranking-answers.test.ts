@@ -124,6 +124,21 @@ describe('search ranking', () => {
   });
 });
 
+describe('page summaries', () => {
+  // A summary is a sentence whose commas separate parts of a phrase, not other names of one thing.
+  const pages: [string, string][] = [
+    ['/docs/gate/plugins/headers', html('Headers', `<p>Add and drop HTTP headers.</p>`, '<meta name="description" content="Rewrite what you forward: headers, cookies, paths.">')],
+    ['/docs/access/guides/forward', html('Forwarding', `<p>Requests you forward keep their cookies.</p><h2 id="remove">Remove a cookie</h2><p>Call remove on the cookie store.</p>`)],
+  ];
+  const docs = indexPassages(pages.flatMap(([route, page], i) => extractPage(page, route, i * 100)).map((p, i) => ({ ...p, id: i })));
+
+  it("are searchable on their page but never spread to other pages' passages as synonyms", () => {
+    expect(runSearch(docs.index, 'forward headers', 10, docs.visible(false))[0]?.page).toBe('/docs/gate/plugins/headers');
+    expect(buildSynonyms(docs.passages).forms.get('cookies')).toBeUndefined();
+    expect(docs.passages.filter((p) => p.url.startsWith('/docs/access/guides/forward')).map((p) => p.keywords ?? '')).toEqual(['', '']);
+  });
+});
+
 describe('identifiers spelled out in words', () => {
   // The guide says "passkey" and "prompt" more often; the reference entry is named by the words run together.
   const pages: [string, string][] = [
@@ -201,6 +216,11 @@ describe('assistant retrieval', () => {
     expect(variantsOf('rate limit', ['rate', 'limit'], vocabulary).sort()).toEqual(['limiting', 'ratelimit']);
     expect(variantsOf('reactsdk setup', ['reactsdk', 'setup'], vocabulary).sort()).toEqual(['react', 'sdk']);
     expect(variantsOf('moving users', ['moving', 'user'], vocabulary)).toEqual(['move']);
+  });
+
+  it('counts a question word as found where the docs use another form of it ("exporting" where "exports" is)', () => {
+    // Only the monitoring page says "exports"; neither says "exporting", and one word of two is too little to answer.
+    expect(pages('exporting metrics')[0]).toBe('/docs/gate/monitoring');
   });
 
   it('reads the glossary: a question that calls a thing by another name finds the page that uses the docs’ word', () => {
