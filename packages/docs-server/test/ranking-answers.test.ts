@@ -160,6 +160,18 @@ describe('identifiers spelled out in words', () => {
     expect(retrieve(docs, 'how do I catch passkey prompt errors', { signedIn: false }).passages[0]?.passage.url).toBe('/docs/access/sdk/classes/PasskeyPromptError');
   });
 
+  it('reads two words as a phrase, not as the name of an entry: the guide about them comes first', () => {
+    const two = indexPassages(
+      [
+        ['/docs/access/guides/analytics', html('Analytics events', `<p>Send analytics events from your app with the SDK: each event has a name.</p><h2 id="send">Send an event</h2><p>Call track with the event name.</p>`)],
+        ['/docs/access/sdk/interfaces/AnalyticsEvent', html('Interface: AnalyticsEvent', `<p>An analytics event sent by the SDK: its name and its properties.</p>`)],
+      ].flatMap(([route, page], i) => extractPage(page as string, route as string, i * 100)).map((p, i) => ({ ...p, id: i })),
+    );
+    expect(spelledIdentifier('how do I send analytics events from my app', two.passages)).toBeUndefined();
+    expect(retrieve(two, 'how do I send analytics events from my app', { signedIn: false }).passages[0]?.passage.url).toBe('/docs/access/guides/analytics');
+    expect(retrieve(two, 'AnalyticsEvent properties', { signedIn: false }).passages[0]?.passage.url).toBe('/docs/access/sdk/interfaces/AnalyticsEvent');
+  });
+
   it('answers a question whose word the docs write as two ("passkeyprompt" → "passkey prompt")', () => {
     expect(retrieve(docs, 'passkeyprompt fails', { signedIn: false }).passages[0]?.passage.url).toBe('/docs/access/guides/passkeys');
   });

@@ -136,12 +136,13 @@ function entryNames(passages: readonly Passage[]): Map<string, string> {
 /**
  * The identifier a question names in plain words, when they are the words of a reference entry's name run together
  * ("rate limit errors" → `RateLimitError`, "invalid phone number format error" → `InvalidPhoneNumberFormatError`):
- * runs of two to five meaningful words are tried, longest first.
+ * runs of three to five meaningful words are tried, longest first (two words, "analytics events", are a phrase of the
+ * guides more often than the name of `AnalyticsEvent`: the name itself still goes to its entry).
  */
 export function spelledIdentifier(question: string, passages: readonly Passage[]): string | undefined {
   const names = entryNames(passages);
   const words = tokenize(question).map((w) => w.toLowerCase());
-  for (let n = 5; n >= 2; n--) {
+  for (let n = 5; n >= 3; n--) {
     for (let i = 0; i + n <= words.length; i++) {
       const run = words.slice(i, i + n);
       if (run.some((w) => STOP.has(w))) continue;
