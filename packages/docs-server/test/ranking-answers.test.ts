@@ -120,7 +120,29 @@ describe('search ranking', () => {
     const table = buildSynonyms(withSynonyms([]));
     expect(table.forms.size).toBe(0);
     const forms = buildSynonyms(docs.passages).forms;
-    expect([...(forms.get('pii') ?? [])]).toEqual(expect.arrayContaining(['personally identifiable information', 'personal data']));
+    expect([...(forms.get('pii') ?? [])]).toEqual(['personally identifiable information']);
+  });
+
+  it("keeps a page's front-matter keywords on that page: they are not synonyms spread over other pages' passages", () => {
+    // The plugin's keywords say "PII, personal data"; the vault mentions PII but is not thereby about "personal data".
+    const vault = docs.passages.find((p) => p.url === '/docs/access/concepts/vault');
+    expect(vault?.keywords ?? '').not.toMatch(/personal data/);
+    expect(search('personal data')[0]?.page).toBe('/docs/gate/plugins/pii-detection');
+  });
+});
+
+describe('page summaries', () => {
+  // A summary is a sentence whose commas separate parts of a phrase, not other names of one thing.
+  const pages: [string, string][] = [
+    ['/docs/gate/plugins/headers', html('Headers', `<p>Add and drop HTTP headers.</p>`, '<meta name="description" content="Rewrite what you forward: headers, cookies, paths.">')],
+    ['/docs/access/guides/forward', html('Forwarding', `<p>Requests you forward keep their cookies.</p><h2 id="remove">Remove a cookie</h2><p>Call remove on the cookie store.</p>`)],
+  ];
+  const docs = indexPassages(pages.flatMap(([route, page], i) => extractPage(page, route, i * 100)).map((p, i) => ({ ...p, id: i })));
+
+  it("are searchable on their page but never spread to other pages' passages as synonyms", () => {
+    expect(runSearch(docs.index, 'forward headers', 10, docs.visible(false))[0]?.page).toBe('/docs/gate/plugins/headers');
+    expect(buildSynonyms(docs.passages).forms.get('cookies')).toBeUndefined();
+    expect(docs.passages.filter((p) => p.url.startsWith('/docs/access/guides/forward')).map((p) => p.keywords ?? '')).toEqual(['', '']);
   });
 });
 
@@ -136,6 +158,18 @@ describe('identifiers spelled out in words', () => {
     expect(spelledIdentifier('what are passkey prompt errors', docs.passages)).toBe('PasskeyPromptError');
     expect(spelledIdentifier('passkey guide', docs.passages)).toBeUndefined();
     expect(retrieve(docs, 'how do I catch passkey prompt errors', { signedIn: false }).passages[0]?.passage.url).toBe('/docs/access/sdk/classes/PasskeyPromptError');
+  });
+
+  it('reads two words as a phrase, not as the name of an entry: the guide about them comes first', () => {
+    const two = indexPassages(
+      [
+        ['/docs/access/guides/analytics', html('Analytics events', `<p>Send analytics events from your app with the SDK: each event has a name.</p><h2 id="send">Send an event</h2><p>Call track with the event name.</p>`)],
+        ['/docs/access/sdk/interfaces/AnalyticsEvent', html('Interface: AnalyticsEvent', `<p>An analytics event sent by the SDK: its name and its properties.</p>`)],
+      ].flatMap(([route, page], i) => extractPage(page as string, route as string, i * 100)).map((p, i) => ({ ...p, id: i })),
+    );
+    expect(spelledIdentifier('how do I send analytics events from my app', two.passages)).toBeUndefined();
+    expect(retrieve(two, 'how do I send analytics events from my app', { signedIn: false }).passages[0]?.passage.url).toBe('/docs/access/guides/analytics');
+    expect(retrieve(two, 'AnalyticsEvent properties', { signedIn: false }).passages[0]?.passage.url).toBe('/docs/access/sdk/interfaces/AnalyticsEvent');
   });
 
   it('answers a question whose word the docs write as two ("passkeyprompt" → "passkey prompt")', () => {
@@ -201,6 +235,11 @@ describe('assistant retrieval', () => {
     expect(variantsOf('rate limit', ['rate', 'limit'], vocabulary).sort()).toEqual(['limiting', 'ratelimit']);
     expect(variantsOf('reactsdk setup', ['reactsdk', 'setup'], vocabulary).sort()).toEqual(['react', 'sdk']);
     expect(variantsOf('moving users', ['moving', 'user'], vocabulary)).toEqual(['move']);
+  });
+
+  it('counts a question word as found where the docs use another form of it ("exporting" where "exports" is)', () => {
+    // Only the monitoring page says "exports"; neither says "exporting", and one word of two is too little to answer.
+    expect(pages('exporting metrics')[0]).toBe('/docs/gate/monitoring');
   });
 
   it('reads the glossary: a question that calls a thing by another name finds the page that uses the docs’ word', () => {

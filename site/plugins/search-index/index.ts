@@ -31,7 +31,7 @@ export async function writeSearchIndex(outDir: string, routesPaths: string[]): P
   for (const route of routes) {
     const html = await readPage(outDir, route);
     if (!html) continue;
-    for (const { id, url, title, heading, text, keywords } of extractPage(html, route, docs.length)) docs.push({ id, url, title, heading, text, ...(keywords ? { keywords } : {}) });
+    for (const { id, url, title, heading, text, keywords, summary } of extractPage(html, route, docs.length)) docs.push({ id, url, title, heading, text, ...(keywords ? { keywords } : {}), ...(summary ? { summary } : {}) });
   }
   // The same synonym layer as the server's index (built from these public pages only).
   const withOtherNames = withSynonyms(docs);

@@ -76,6 +76,12 @@ function inflections(t: string): string[] {
   return out;
 }
 
+/** The other inflections of a question word (four letters or more, no digits) that the docs use. */
+export function otherForms(t: string, vocabulary: Set<string>): string[] {
+  if (t.length < 4 || /\d/.test(t)) return [];
+  return inflections(t).filter((v) => v !== t && vocabulary.has(v));
+}
+
 /** A word the docs do not know, as two words they do ("reactsdk" → "react", "sdk"); empty when there is none. */
 export function splitWord(t: string, vocabulary: Set<string>): string[] {
   if (vocabulary.has(t) || t.length < 6 || /\d/.test(t)) return [];
@@ -95,8 +101,7 @@ export function splitWord(t: string, vocabulary: Set<string>): string[] {
 export function variantsOf(question: string, own: readonly string[], vocabulary: Set<string>): string[] {
   const found = new Set<string>();
   for (const t of own) {
-    if (t.length < 4 || /\d/.test(t)) continue;
-    for (const v of inflections(t)) if (vocabulary.has(v)) found.add(v);
+    for (const v of otherForms(t, vocabulary)) found.add(v);
     for (const part of splitWord(t, vocabulary)) found.add(part);
   }
   const words = tokenize(question).map((w) => w.toLowerCase());
@@ -131,12 +136,13 @@ function entryNames(passages: readonly Passage[]): Map<string, string> {
 /**
  * The identifier a question names in plain words, when they are the words of a reference entry's name run together
  * ("rate limit errors" → `RateLimitError`, "invalid phone number format error" → `InvalidPhoneNumberFormatError`):
- * runs of two to five meaningful words are tried, longest first.
+ * runs of three to five meaningful words are tried, longest first (two words, "analytics events", are a phrase of the
+ * guides more often than the name of `AnalyticsEvent`: the name itself still goes to its entry).
  */
 export function spelledIdentifier(question: string, passages: readonly Passage[]): string | undefined {
   const names = entryNames(passages);
   const words = tokenize(question).map((w) => w.toLowerCase());
-  for (let n = 5; n >= 2; n--) {
+  for (let n = 5; n >= 3; n--) {
     for (let i = 0; i + n <= words.length; i++) {
       const run = words.slice(i, i + n);
       if (run.some((w) => STOP.has(w))) continue;
@@ -151,7 +157,7 @@ const SAID = new WeakMap<Passage, Set<string>>();
 /** The processed words a passage says (title, heading, prose, keywords: not its code), computed once per passage. */
 function saidWords(p: Passage): Set<string> {
   let words = SAID.get(p);
-  if (!words) SAID.set(p, (words = new Set(tokenize(`${p.title} ${p.heading} ${p.prose} ${p.keywords ?? ''}`).map((w) => processTerm(w)))));
+  if (!words) SAID.set(p, (words = new Set(tokenize(`${p.title} ${p.heading} ${p.prose} ${p.keywords ?? ''} ${p.summary ?? ''}`).map((w) => processTerm(w)))));
   return words;
 }
 
@@ -196,10 +202,11 @@ export function retrieve(docs: DocsIndex, question: string, options: RetrieveOpt
     const words = forms.flatMap((f) => contentTerms(f));
     for (const w of form.split(' ')) standIns.set(w, [...(standIns.get(w) ?? []), ...words]);
   }
-  // A word the docs write as two ("reactsdk") is found where both are.
+  // A word the docs write as two ("reactsdk") is found where both are, and a word where another form of it is
+  // ("working" where "work" is).
   for (const t of own) {
-    const parts = splitWord(t, docs.vocabulary);
-    if (parts.length) standIns.set(t, [...(standIns.get(t) ?? []), ...parts]);
+    const forms = [...splitWord(t, docs.vocabulary), ...otherForms(t, docs.vocabulary)];
+    if (forms.length) standIns.set(t, [...(standIns.get(t) ?? []), ...forms]);
   }
   const alternatives = [...own.flatMap((t) => SYNONYMS.get(t) ?? []), ...variantsOf(question, own, docs.vocabulary), ...[...standIns.values()].flat()];
   for (const alt of alternatives) if (!terms.includes(alt)) terms = [...terms, alt];

@@ -39,7 +39,13 @@ export const SEARCH_OPTIONS: Options<SearchDoc> = {
   processTerm,
   fields: ['title', 'heading', 'text', 'path', 'keywords'],
   // The site path says which product and section a page belongs to ("react-sdk", "gate/plugins"): indexed, not stored.
-  extractField: (doc, field) => (field === 'path' ? doc.url.split('#')[0]?.replace(/^\/docs\//, '').replace(/[/-]+/g, ' ') : (doc as unknown as Record<string, string | undefined>)[field]) ?? '',
+  // The `keywords` field also holds the page's summary (indexed as its keywords are, but not a list of synonyms).
+  extractField: (doc, field) =>
+    (field === 'path'
+      ? doc.url.split('#')[0]?.replace(/^\/docs\//, '').replace(/[/-]+/g, ' ')
+      : field === 'keywords'
+        ? [doc.keywords, doc.summary].filter(Boolean).join(', ')
+        : (doc as unknown as Record<string, string | undefined>)[field]) ?? '',
   storeFields: ['url', 'title', 'heading', 'text'],
 };
 

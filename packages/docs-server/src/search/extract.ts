@@ -16,6 +16,11 @@ export interface SearchDoc {
    * and the spelled-out form or acronym of the abbreviations the docs define (see `synonyms.ts`). Indexed, not shown.
    */
   keywords?: string;
+  /**
+   * The page's summary (front-matter `description`), on its introduction: indexed with the keywords, but never read
+   * as a list of other names (its comma-separated phrases are not synonyms of each other).
+   */
+  summary?: string;
 }
 
 /** A passage as the assistant sees it: the search fields plus its code blocks, kept apart for answers. */
@@ -114,6 +119,6 @@ export function extractPage(html: string, route: string, firstId: number, gated 
   // question about the page as a whole finds its beginning. (Its headings were tried too: generic ones such as
   // "Options" or "Responses" made every introduction match and lowered the hit rates.)
   const description = metaContent(/<meta[^>]+name="?description[\s"/>][^>]*>/.exec(html.slice(0, from))?.[0] ?? '');
-  const about = [keywords, decodeEntities(description)].filter(Boolean).join(', ');
-  return docs.map((d, i) => ({ ...d, id: firstId + i, ...(about && !d.heading ? { keywords: about } : {}) }));
+  const summary = decodeEntities(description);
+  return docs.map((d, i) => ({ ...d, id: firstId + i, ...(d.heading ? {} : { ...(keywords ? { keywords } : {}), ...(summary ? { summary } : {}) }) }));
 }

@@ -42,7 +42,7 @@ export function indexPassages(read: Passage[]): DocsIndex {
   const synonyms = buildSynonyms(read);
   const passages = withSynonyms(read, synonyms);
   const mini = new MiniSearch<SearchDoc>(SEARCH_OPTIONS);
-  mini.addAll(passages.map(({ id, url, title, heading, text, keywords }) => ({ id, url, title, heading, text, keywords })));
+  mini.addAll(passages.map(({ id, url, title, heading, text, keywords, summary }) => ({ id, url, title, heading, text, keywords, summary })));
   // MiniSearch builds the index; queries run on its compiled, read-only form.
   const index = loadIndex(mini.toJSON());
   const publicOnly: QueryOptions['filter'] = (id) => passages[id]?.gated === false;
@@ -76,7 +76,7 @@ export function pageDocuments(passages: readonly (SearchDoc & { gated?: boolean 
     [...byPage].map(([url, list], id) => {
       const first = list[0] as SearchDoc;
       const intro = list.find((p) => !p.heading);
-      return { id, url, title: first.title, heading: list.map((p) => p.heading).filter(Boolean).join(' · '), text: '', keywords: intro?.keywords ?? '' };
+      return { id, url, title: first.title, heading: list.map((p) => p.heading).filter(Boolean).join(' · '), text: '', keywords: intro?.keywords ?? '', summary: intro?.summary ?? '' };
     }),
   );
   return { json: pageMini.toJSON(), pages: [...byPage].map(([url, list]) => ({ url, gated: list[0]?.gated === true })) };

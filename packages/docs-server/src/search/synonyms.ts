@@ -6,13 +6,15 @@ import { processTerm } from './engine.js';
  *
  * - every abbreviation the docs define, written as "Spelled Out Words (ABBR)" where the capital initials of the
  *   words give the abbreviation (“Open Policy Agent (OPA)”, “Multi-Factor Authentication (MFA)”);
- * - the front-matter `keywords` of the pages, whose comma-separated entries name the same thing in several ways
- *   (`keywords: [PII, personal data, …]`);
  * - the glossary's entries (or any section written the same way): a section whose heading names a term and whose
  *   text says "Other names: a, b, c." makes the term and its other names one group (a heading "Term (ABBR)" gives
  *   both forms).
  *
- * Abbreviations and keywords are expanded at index time: each passage that mentions one form (as whole words, any
+ * A page's front-matter `keywords` are not part of it: they name the page's topics as readers would ("social login",
+ * "migrate users", "PII"), are indexed on the page itself (its introduction and its whole-page document), and spread
+ * over every passage that mentions one of them they made unrelated pages match (measured: lower hit rates).
+ *
+ * Abbreviations are expanded at index time: each passage that mentions one form (as whole words, any
  * case) gets the other forms in its `keywords` field (indexed, never shown), and the browser's index carries it.
  * The glossary's other names expand the query instead, one way, to the docs' word (`questionSynonyms`; plurals
  * folded: "users" finds "person").
@@ -64,13 +66,10 @@ function pair(table: SynonymTable, a: string, b: string) {
   }
 }
 
-function group(table: SynonymTable, entries: readonly string[]) {
-  for (let i = 0; i < entries.length; i++) for (let j = i + 1; j < entries.length; j++) pair(table, entries[i] as string, entries[j] as string);
-}
 
 const list = (s: string) => s.split(',').map((k) => k.trim()).filter(Boolean);
 
-/** The abbreviations defined in the docs, the groups of front-matter keywords and the glossary's other names. */
+/** The abbreviations defined in the docs and the glossary's other names. */
 export function buildSynonyms(docs: readonly SearchDoc[]): SynonymTable {
   const table: SynonymTable = { forms: new Map(), docsWords: new Map() };
   for (const doc of docs) {
@@ -102,7 +101,6 @@ export function buildSynonyms(docs: readonly SearchDoc[]): SynonymTable {
         }
       }
     }
-    if (doc.keywords) group(table, list(doc.keywords));
   }
   return table;
 }
