@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createLocalJWKSet, jwtVerify } from 'jose';
+import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { contractApi } from './contract.js';
 import { BACKENDS, decodeClaims, signInWithEmail, useTestServer } from './helpers.js';
@@ -72,7 +72,7 @@ describe.each(BACKENDS)('sync hooks at token_minted (%s)', (backend) => {
     expect(received!.headers['content-type']).toBe('application/jwt');
     expect(received!.headers['keyway-sync-hook']).toBe('token_minted');
     expect(received!.headers['keyway-webhook-id']).toBe(id);
-    const jwks = (await call('GET', '/organizations/webhooks/verification-jwks', undefined, KEY)).body;
+    const jwks = (await call('GET', '/organizations/webhooks/verification-jwks', undefined, KEY)).body as unknown as JSONWebKeySet; // bare, no envelope
     const { payload } = await jwtVerify(received!.body, createLocalJWKSet(jwks), { issuer: t.server.url, audience: endpoint.url, algorithms: ['ES256'] });
     expect(payload).toMatchObject({ trigger_type: 'sync_hook', trigger_name: 'token_minted', org_id: t.server.orgId, person_id: claims.person_id, webhook_id: id });
     expect((payload.data as { token: Record<string, unknown> }).token).toMatchObject({ oid: t.server.orgId, person_id: claims.person_id, authenticated_methods: ['otp_via_email'], tier: 'basic' });

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createLocalJWKSet, jwtVerify } from 'jose';
+import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
 import { afterAll, describe, expect, it } from 'vitest';
 import { contractApi } from './contract.js';
 import { BACKENDS, decodeClaims, useTestServer } from './helpers.js';
@@ -81,7 +81,7 @@ describe.each(BACKENDS)('webhooks (%s)', (backend) => {
     expect(new Set(list.map((e) => e.event_id)).size).toBe(3);
 
     await until('three deliveries', () => (rx.received.length >= 3 ? true : undefined));
-    const jwks = createLocalJWKSet((await call('GET', '/organizations/webhooks/verification-jwks', undefined, KEY)).body); // the bare key set, as the public document answers it
+    const jwks = createLocalJWKSet((await call('GET', '/organizations/webhooks/verification-jwks', undefined, KEY)).body as unknown as JSONWebKeySet); // the bare key set, as the public document answers it
     const payloads = [];
     for (const r of rx.received) {
       expect(r.headers['content-type']).toBe('application/jwt');
