@@ -69,7 +69,13 @@ export const managementSchemas = {
     tenant_name: str(),
     parent_id: str({ description: 'The parent organization, for a suborganization.' }),
     person_id: ref('PersonId'),
-  }, ['id', 'org_name', 'tenant_name', 'person_id']),
+    managed_organizations: arrayOf(open({
+      id: ref('OrganizationId'),
+      org_name: str(),
+      tenant_name: str(),
+      parent_id: str(),
+    }, ['id', 'org_name', 'tenant_name']), { description: 'The organizations this organization manages: its direct suborganizations.' }),
+  }, ['id', 'org_name', 'tenant_name', 'person_id', 'managed_organizations']),
   HandleList: {
     description: 'The handles to add: a list (as the public reference sends them), or `{handles: [...]}` (accepted too).',
     oneOf: [

@@ -3398,6 +3398,13 @@ export interface components {
             /** @description The parent organization, for a suborganization. */
             parent_id?: string;
             person_id: components["schemas"]["PersonId"];
+            /** @description The organizations this organization manages: its direct suborganizations. */
+            managed_organizations: {
+                id: components["schemas"]["OrganizationId"];
+                org_name: string;
+                tenant_name: string;
+                parent_id?: string;
+            }[];
         };
         /** @description The handles to add: a list (as the public reference sends them), or `{handles: [...]}` (accepted too). */
         HandleList: components["schemas"]["PersonHandle"][] | {

@@ -212,6 +212,13 @@ describe.each(BACKENDS)('public reference calls: organizations, configuration, S
     expect((await call('GET', '/organizations', undefined, KEY)).body.result).toMatchObject({ persons_pool_org_ids: [], inherits_rbac_pools: false });
     // The listing answers the ids.
     expect((await call('GET', '/organizations/suborganizations', undefined, KEY)).body.result).toContain(subId);
+    // A person of the parent belongs to both (the suborganization pools the parent's persons); each organization lists
+    // the organizations it manages (its suborganizations) as the document's managed_organizations.
+    const person = (await call('POST', '/persons', { active: true, handles: [{ type: 'email_address', value: 'pooled@compat.example' }] }, KEY)).body.result.person_id as string;
+    const orgs = (await call('GET', `/persons/${person}/organizations`, undefined, KEY)).body.result as Array<{ id: string; managed_organizations: Array<{ id: string; org_name: string; tenant_name: string; parent_id?: string }> }>;
+    expect(orgs.map((o) => o.id)).toEqual([t.server.orgId, subId]);
+    expect(orgs[0]!.managed_organizations).toEqual([{ id: subId, org_name: 'Compat Sub', tenant_name: 'compat-sub', parent_id: t.server.orgId }]);
+    expect(orgs[1]!.managed_organizations).toEqual([]);
     // The admin is an active person of the new organization, in its group `admins`.
     const admins = await call('GET', '/persons?handle=email_address:boss@compat.example', undefined, S);
     expect(admins.body.result).toHaveLength(1);

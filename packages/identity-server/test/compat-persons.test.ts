@@ -258,6 +258,6 @@ describe.each(BACKENDS)('public-document calls: groups, RBAC, persons (%s)', (ba
     const call = contractApi(t.server);
     const id = await newPerson('orgs-doc@example.com');
     const orgs = await call('GET', `/persons/${id}/organizations`, undefined, KEY);
-    expect(orgs.body.result).toEqual([{ id: t.server.orgId, org_name: 'Keyway Dev', tenant_name: 'keyway-dev', person_id: id }]);
+    expect(orgs.body.result).toEqual([{ id: t.server.orgId, org_name: 'Keyway Dev', tenant_name: 'keyway-dev', person_id: id, managed_organizations: [] }]);
   });
 });

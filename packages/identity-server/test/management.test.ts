@@ -182,7 +182,7 @@ describe.each(BACKENDS)('management API for one person (%s)', (backend) => {
     expect((await t.call('POST', '/attestation/v3', { challenge_id: login2.body.result[0].id, challenge_type: 'password_verify', data: { password: 'a brand new password 9' } })).status).toBe(200);
     expect((await call('DELETE', `/persons/${id}/credentials`, undefined, KEY)).status).toBe(204);
     expect((await call('GET', `/persons/${id}/credentials`, undefined, KEY)).body.result).toEqual([]);
-    expect((await call('GET', `/persons/${id}/organizations`, undefined, KEY)).body.result).toEqual([{ id: t.server.orgId, org_name: 'Keyway Dev', tenant_name: 'keyway-dev', person_id: id }]);
+    expect((await call('GET', `/persons/${id}/organizations`, undefined, KEY)).body.result).toEqual([{ id: t.server.orgId, org_name: 'Keyway Dev', tenant_name: 'keyway-dev', person_id: id, managed_organizations: [] }]);
     const buckets = await call('GET', '/organizations/attribute-buckets', undefined, KEY);
     expect(buckets.body.result).toContainEqual(expect.objectContaining({ name: 'person_pool-end_user_read_only', end_user_access: 'read_only', shared_with_person_pool: true }));
 

@@ -162,6 +162,13 @@ export function registerPersonHandleRoutes(app: FastifyInstance, ctx: Ctx): void
     // The home organization, and every organization that pools its persons.
     const rows = await ctx.db.selectFrom('organizations').selectAll().orderBy('created_at').execute();
     const pooling = rows.filter((r) => r.id === p.org_id || ((JSON.parse(r.settings) as OrgSettings).person_pool_orgs_ids ?? []).includes(p.org_id));
-    return { result: filterOrganizations(pooling, req.query.filter).map((r) => ({ id: r.id, org_name: r.org_name, tenant_name: r.tenant_name, ...(r.parent_id ? { parent_id: r.parent_id } : {}), person_id: p.id })) };
+    const named = (r: (typeof rows)[number]) => ({ id: r.id, org_name: r.org_name, tenant_name: r.tenant_name, ...(r.parent_id ? { parent_id: r.parent_id } : {}) });
+    return {
+      result: filterOrganizations(pooling, req.query.filter).map((r) => ({
+        ...named(r),
+        person_id: p.id,
+        managed_organizations: rows.filter((c) => c.parent_id === r.id).map(named),
+      })),
+    };
   });
 }
