@@ -39,7 +39,8 @@ function HighlightedOrSuspend(props: Props): ReactNode {
 
 /**
  * The code as plain text (Infima's `pre` look), for a block first rendered in the browser before Prism is loaded. No
- * theme component here: the theme's code-block frame would bring its metadata helpers (2.9 KiB) back into the first load.
+ * theme component here: the theme's code-block frame would bring its metadata helpers back into
+ * a doc page's first load (2.0 KiB gzip, measured).
  */
 function PlainCode({ children, className }: Props): ReactNode {
   const parts = React.Children.toArray(children);
