@@ -38,15 +38,30 @@ function HighlightedOrSuspend(props: Props): ReactNode {
 }
 
 /**
- * The code as plain text (Infima's `pre` look), for a block first rendered in the browser before Prism is loaded. No
- * theme component here: the theme's code-block frame would bring its metadata helpers back into
- * a doc page's first load (2.0 KiB gzip, measured).
+ * The code as plain text, for a block first rendered in the browser before Prism is loaded: its lines laid out as the
+ * theme lays them out (a `token-line` each, ended by `<br>`, no newline characters), so the block keeps its text and
+ * its height when the highlighted one replaces it (an assistant answer that is still streaming grows, never shrinks).
+ * No theme component here: the theme's code-block frame would bring its metadata helpers back into a doc page's first
+ * load (2.0 KiB gzip, measured).
  */
 function PlainCode({ children, className }: Props): ReactNode {
   const parts = React.Children.toArray(children);
+  const text = parts.every((c) => typeof c === 'string') ? parts.join('') : undefined;
   return (
     <pre tabIndex={0} className={`${className ?? ''} theme-code-block thin-scrollbar`.trim()}>
-      <code>{parts.every((c) => typeof c === 'string') ? parts.join('') : children}</code>
+      <code>
+        {text === undefined
+          ? children
+          : text
+              .replace(/\n$/, '')
+              .split('\n')
+              .map((line, i) => (
+                <div key={i} className="token-line">
+                  {line}
+                  <br />
+                </div>
+              ))}
+      </code>
     </pre>
   );
 }
