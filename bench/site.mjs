@@ -8,7 +8,9 @@
 //   Lighthouse (mobile and desktop presets, Debian Chromium) Performance / Accessibility / Best Practices / SEO
 //
 // Options: --runs N (Lighthouse runs per page, median reported; default 3), --skip-build (reuse site/build),
-// --js-only (first-load JS and its breakdown, no Lighthouse).
+// --build DIR (measure that build instead of site/build, e.g. a copy kept from before a change; implies --skip-build),
+// --reuse-baseline (measure the baseline built by an earlier run, bench/.work/plain-site/build, when the docs have not
+// changed since), --js-only (first-load JS and its breakdown, no Lighthouse).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -20,8 +22,10 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const work = path.join(root, 'bench', '.work');
 const args = process.argv.slice(2);
 const runs = Number(args[args.indexOf('--runs') + 1] ?? 3) || 3;
-const skipBuild = args.includes('--skip-build');
+const buildArg = args.includes('--build') ? path.resolve(args[args.indexOf('--build') + 1]) : undefined;
+const skipBuild = args.includes('--skip-build') || buildArg !== undefined;
 const jsOnly = args.includes('--js-only');
+const reuseBaseline = args.includes('--reuse-baseline');
 const chromePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 const { startDocsServer } = await import('@keyway/docs-server');
@@ -103,32 +107,36 @@ function jsFiles(buildDir) {
 const gzipSize = (buf) => zlib.gzipSync(buf, { level: 9 }).length;
 
 /**
- * JS the browser downloads before the `load` event, measured in Chromium: the page's own script tags plus the
- * route chunks the runtime fetches to hydrate it. Raw = decoded bytes, gzip = the same bytes gzipped (level 9).
+ * JS the browser requests before the `load` event, measured in Chromium: the page's own script tags plus the route
+ * chunks the runtime fetches to hydrate it. Raw = decoded bytes, gzip = the same bytes gzipped (level 9). Code loaded
+ * on idle after `load` is not counted, even when its response arrives before Playwright reports the load event: the
+ * page's own resource timings say what was requested before it.
  */
 async function firstLoadJs(browser, url) {
   const page = await browser.newPage();
-  const bodies = [];
-  const urls = [];
-  let loaded = false;
+  const responses = [];
   page.on('response', (res) => {
-    if (loaded || res.request().resourceType() !== 'script') return;
-    urls.push(new URL(res.url()).pathname);
-    bodies.push(res.body().catch(() => Buffer.alloc(0)));
+    if (res.request().resourceType() === 'script') responses.push(res);
   });
   const res = await page.goto(url, { waitUntil: 'load' });
-  loaded = true;
   if (!res || res.status() !== 200) {
     await page.close();
     return undefined;
   }
-  const all = await Promise.all(bodies);
+  const early = new Set(
+    await page.evaluate(() => {
+      const load = performance.getEntriesByType('navigation')[0].loadEventStart;
+      return performance.getEntriesByType('resource').filter((e) => e.startTime <= load).map((e) => e.name);
+    }),
+  );
+  const scripts = responses.filter((r) => early.has(r.url()));
+  const all = await Promise.all(scripts.map((r) => r.body().catch(() => Buffer.alloc(0))));
   await page.close();
   return {
     scripts: all.length,
     raw: all.reduce((n, b) => n + b.length, 0),
     gz: all.reduce((n, b) => n + gzipSize(b), 0),
-    files: urls.map((u, i) => ({ path: u, gz: gzipSize(all[i]) })),
+    files: scripts.map((r, i) => ({ path: new URL(r.url()).pathname, gz: gzipSize(all[i]) })),
   };
 }
 
@@ -255,17 +263,24 @@ async function lighthouseScores(url, preset) {
 const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
 
 fs.mkdirSync(work, { recursive: true });
-const ourBuild = path.join(root, 'site', 'build');
+const ourBuild = buildArg ?? path.join(root, 'site', 'build');
 let ourBuildSeconds;
 if (!skipBuild) {
   console.log('building the site…');
   spawnSync('npm', ['run', 'reference', '--if-present', '--silent', '-w', '@keyway/sdk'], { cwd: root, stdio: 'inherit' });
   ourBuildSeconds = timedBuild(path.join(root, 'site'), ourBuild, { KEYWAY_SOURCE_MAPS: '1' });
 }
-console.log('building the baseline (plain Docusaurus classic site with the same docs)…');
-const baseline = makeBaselineSite();
-const baselineBuild = path.join(baseline.dir, 'build'); // inside the baseline's own package (CommonJS)
-const baselineSeconds = timedBuild(baseline.dir, baselineBuild, { DOCUSAURUS_GENERATED_FILES_DIR_NAME: '.docusaurus' });
+const baselineDir = path.join(work, 'plain-site');
+const baselineBuild = path.join(baselineDir, 'build'); // inside the baseline's own package (CommonJS)
+let baseline = { dir: baselineDir, count: '?' };
+let baselineSeconds;
+if (reuseBaseline && fs.existsSync(path.join(baselineBuild, 'index.html'))) {
+  console.log('reusing the baseline built by an earlier run (--reuse-baseline)');
+} else {
+  console.log('building the baseline (plain Docusaurus classic site with the same docs)…');
+  baseline = makeBaselineSite();
+  baselineSeconds = timedBuild(baseline.dir, baselineBuild, { DOCUSAURUS_GENERATED_FILES_DIR_NAME: '.docusaurus' });
+}
 
 const apiPage = (() => {
   const dir = path.join(ourBuild, 'docs', 'api');
@@ -286,8 +301,9 @@ const ourJs = jsFiles(ourBuild);
 const baseJs = jsFiles(baselineBuild);
 const total = (files) => files.reduce((s, f) => s + fs.statSync(f).size, 0);
 console.log(`\n== Build (${baseline.count} docs in the baseline)`);
-if (ourBuildSeconds) console.log(`our site build        ${ourBuildSeconds.toFixed(1)} s with source maps   (baseline ${baselineSeconds.toFixed(1)} s, ratio ${(ourBuildSeconds / baselineSeconds).toFixed(2)})`);
-else console.log(`baseline build        ${baselineSeconds.toFixed(1)} s   (our build reused: --skip-build)`);
+if (ourBuildSeconds && baselineSeconds) console.log(`our site build        ${ourBuildSeconds.toFixed(1)} s with source maps   (baseline ${baselineSeconds.toFixed(1)} s, ratio ${(ourBuildSeconds / baselineSeconds).toFixed(2)})`);
+else if (baselineSeconds) console.log(`baseline build        ${baselineSeconds.toFixed(1)} s   (our build reused: --skip-build)`);
+else console.log('no build times: both builds reused');
 console.log(`total JS              ${kib(total(ourJs))} in ${ourJs.length} files   (baseline ${kib(total(baseJs))} in ${baseJs.length} files)`);
 
 const server = await startDocsServer({ siteDir: ourBuild, port: 0 });

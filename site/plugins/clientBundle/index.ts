@@ -7,6 +7,13 @@ import type { Plugin } from '@docusaurus/types';
  * every page is rendered as before and Preact hydrates it. Only exact module names are aliased (`react$`): a deep
  * import of React's internals fails the build instead of running half-compatible. Measured with `npm run bench:site`.
  *
+ * Code blocks: Prism (the highlighter and its languages) is not needed to paint or hydrate a page, whose HTML already
+ * holds the highlighted code. In the browser bundle `@theme/CodeBlock` is ./lazyCodeBlock.tsx, which loads the theme's
+ * component and Prism after the page's load event, and the theme's client module that registered Prism's additional
+ * languages on every page is replaced by an empty one (./highlightedCodeBlock.tsx registers them). This relies on
+ * Preact keeping the server DOM of a component that suspends during hydration (React would throw the DOM away as a
+ * hydration mismatch), which is why it lives in this plugin.
+ *
  * One behaviour differs and is put back here: Docusaurus's scroll to the hash target after a client-side navigation
  * ran before Preact had put the new page in the DOM (see ./hashScroll.ts). Client modules' `onRouteDidUpdate` runs
  * at that same moment under Preact, so one that reads the new page must wait for it (a microtask or a frame).
@@ -31,6 +38,9 @@ export default function clientBundlePlugin(): Plugin {
         'react/jsx-runtime$': 'preact/jsx-runtime',
         'react/jsx-dev-runtime$': 'preact/jsx-dev-runtime',
       });
+      alias['@theme/CodeBlock'] = path.join(__dirname, 'lazyCodeBlock.tsx');
+      const themeClassic = path.dirname(require.resolve('@docusaurus/theme-classic/package.json'));
+      alias[`${path.join(themeClassic, 'lib', 'prism-include-languages')}$`] = path.join(__dirname, 'noClientModule.ts');
       return {};
     },
   };

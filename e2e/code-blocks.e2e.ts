@@ -1,0 +1,100 @@
+import { describe, expect, inject, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { hydrated, useSharedContext } from './browser';
+
+// Code blocks in Chromium. The browser loads Prism (highlighting) only after the page's load event: until then the
+// server-rendered blocks stay as they are, then the same DOM is hydrated, gains its copy button and keeps its text.
+const base = inject('docsUrl');
+const GUIDE = '/docs/access/guides/m2m';
+const context = useSharedContext({ viewport: { width: 1440, height: 900 }, permissions: ['clipboard-read', 'clipboard-write'] });
+
+/**
+ * Marks, once the HTML is parsed and before any script runs (deferred scripts run after `readystatechange` to
+ * `interactive`), every code block the server rendered; records layout shifts inside the article and console errors.
+ */
+async function watchedPage(): Promise<{ page: Page; errors: string[] }> {
+  const page = await context().newPage();
+  const errors: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+  });
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.addInitScript(() => {
+    const w = window as unknown as { shifts: number[] };
+    w.shifts = [];
+    document.addEventListener('readystatechange', () => {
+      if (document.readyState !== 'interactive') return;
+      for (const el of document.querySelectorAll('.theme-code-block, .theme-code-block pre')) (el as HTMLElement).dataset.fromServer = '';
+    });
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries() as unknown as { value: number; sources?: { node?: Node }[] }[]) {
+        if (e.sources?.some((s) => s.node instanceof Element && s.node.closest('article'))) w.shifts.push(e.value);
+      }
+    }).observe({ type: 'layout-shift', buffered: true });
+  });
+  return { page, errors };
+}
+
+const serverCode = async (page: Page) =>
+  page.locator('article .theme-code-block pre').evaluateAll((pres) => pres.map((p) => p.outerHTML));
+
+describe('code blocks', () => {
+  it('keep the server-rendered highlighted DOM through hydration; Prism arrives after load and adds the copy button', async () => {
+    // The server's markup, as a reader without JavaScript gets it.
+    const plain = await context().browser()!.newContext({ javaScriptEnabled: false });
+    const noJs = await plain.newPage();
+    await noJs.goto(base + GUIDE);
+    const fromServer = await serverCode(noJs);
+    const titles = await noJs.locator('article .theme-code-block [class*="codeBlockTitle"]').allTextContents();
+    await plain.close();
+    expect(fromServer.length).toBeGreaterThan(3);
+    expect(fromServer[0]).toContain('token-line');
+    expect(titles).toContain('Register the billing job as a client');
+
+    const { page, errors } = await watchedPage();
+    const loadedAt: { load?: number } = {};
+    const prismRequests: number[] = [];
+    page.on('load', () => (loadedAt.load = Date.now()));
+    page.on('response', async (res) => {
+      if (res.request().resourceType() === 'script' && (await res.text().catch(() => '')).includes('prism-code')) prismRequests.push(Date.now());
+    });
+    await page.goto(base + GUIDE);
+    await hydrated(page);
+    const blocks = page.locator('article .theme-code-block');
+    // The buttons come with the highlighter chunk, one group per block.
+    await expect.poll(() => page.locator('article .theme-code-block button[aria-label="Copy code to clipboard"]').count()).toBe(fromServer.length);
+    expect(prismRequests.length).toBe(1);
+    expect(prismRequests[0]).toBeGreaterThanOrEqual(loadedAt.load!);
+
+    // The very elements the server rendered (hydrated, not re-created: the theme's block re-mounts after hydration),
+    // in the same order, with the same highlighted markup and titles; nothing in the article shifted.
+    expect(await blocks.evaluateAll((els) => els.map((e) => 'fromServer' in (e as HTMLElement).dataset && 'fromServer' in e.querySelector('pre')!.dataset))).toEqual(
+      fromServer.map(() => true),
+    );
+    expect((await serverCode(page)).map((html) => html.replace(' data-from-server=""', ''))).toEqual(fromServer);
+    expect(await blocks.locator('[class*="codeBlockTitle"]').allTextContents()).toEqual(titles);
+    expect(await page.evaluate(() => (window as unknown as { shifts: number[] }).shifts)).toEqual([]);
+
+    // The copy button copies the block's code.
+    const first = blocks.first();
+    await first.hover();
+    await first.getByRole('button', { name: 'Copy code to clipboard' }).click();
+    const code = (await first.locator('.token-line').allTextContents()).join('\n');
+    expect((await page.evaluate(() => navigator.clipboard.readText())).trim()).toBe(code.trim());
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('are highlighted on a page opened by a link, with no console error', async () => {
+    const { page, errors } = await watchedPage();
+    await page.goto(`${base}/docs/access`);
+    await hydrated(page);
+    // A link in the page's text (the router's Link): the guide is rendered in the browser, not hydrated.
+    await page.locator(`article a[href="${GUIDE}"]`).first().click();
+    await page.waitForURL(base + GUIDE);
+    await expect.poll(() => page.locator('article .theme-code-block .token-line').count()).toBeGreaterThan(10);
+    await expect.poll(() => page.locator('article .theme-code-block button[aria-label="Copy code to clipboard"]').count()).toBeGreaterThan(3);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+});
