@@ -19,7 +19,9 @@ function walk(dir: string, base = dir, out: string[] = []): string[] {
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
     const abs = path.join(dir, entry.name);
     if (entry.isDirectory()) walk(abs, base, out);
-    else if (entry.isFile() && !/\.(br|gz)$/.test(entry.name)) out.push(path.relative(base, abs).split(path.sep).join('/'));
+    // Compressed twins are served through their file; source maps never are: a map carries its chunk's sources, the
+    // text of gated pages included, and a build made for measuring (bench:site) has them.
+    else if (entry.isFile() && !/\.(br|gz|map)$/.test(entry.name)) out.push(path.relative(base, abs).split(path.sep).join('/'));
   }
   return out;
 }

@@ -23,6 +23,9 @@ const fixture: Record<string, string> = {
   'docs/identity-protection/queries/explorer/okta.html': page('Okta data model', SECRET),
   'assets/js/main.1.js': 'console.log("public runtime")',
   'assets/js/gated.2.js': `console.log(${JSON.stringify(CHUNK_SECRET)})`,
+  // A build made with source maps (bench:site does): a map holds the sources of its chunk, gated text included.
+  'assets/js/gated.2.js.map': JSON.stringify({ version: 3, sources: ['detections.mdx'], sourcesContent: [SECRET], mappings: '' }),
+  'assets/js/main.1.js.map': JSON.stringify({ version: 3, sources: ['content.mdx'], sourcesContent: [SECRET], mappings: '' }),
   '.gate-manifest.json': JSON.stringify({
     version: 1,
     prefixes: ['/docs/identity-protection/detections', '/docs/identity-protection/queries'],
@@ -87,6 +90,17 @@ describe('without a session', () => {
     const html = await get(app, '/docs/identity-protection/detections.html');
     expect(html.statusCode).toBe(301);
     expect(html.body).not.toContain(SECRET);
+  });
+
+  it('never serves a source map, whose sources may hold gated text (with a session neither)', async () => {
+    const cookie = cookieOf(await openSession(app, await signIn('maps@example.com')));
+    for (const url of ['/assets/js/main.1.js.map', '/assets/js/gated.2.js.map', '/assets/js/main.1.js.map.br']) {
+      for (const c of [undefined, cookie]) {
+        const res = await get(app, url, c);
+        expect(res.statusCode, url).toBe(404);
+        expect(res.body).not.toContain(SECRET);
+      }
+    }
   });
 
   it('serves public pages and assets as before', async () => {
