@@ -92,7 +92,10 @@ the handles, credentials, attributes and consents are deleted too and the person
     description: 'Lists the organizations (this one and those sharing its person pool) the person belongs to; `filter` selects among them by id or name.',
     ok: {
       schema: arrayOf(ref('PersonOrganization')),
-      example: [{ id: ORG_ID, org_name: 'Acme Docs', tenant_name: 'acme', person_id: PERSON_ID }, { id: SUBORG_ID, org_name: 'Acme Docs EU', tenant_name: 'acme', person_id: PERSON_ID }],
+      example: [
+        { id: ORG_ID, org_name: 'Acme Docs', tenant_name: 'acme', person_id: PERSON_ID, managed_organizations: [{ id: SUBORG_ID, org_name: 'Acme Docs EU', tenant_name: 'acme', parent_id: ORG_ID }] },
+        { id: SUBORG_ID, org_name: 'Acme Docs EU', tenant_name: 'acme', parent_id: ORG_ID, person_id: PERSON_ID, managed_organizations: [] },
+      ],
     },
   },
   {

@@ -7406,13 +7406,23 @@ export interface operations {
                      *           "id": "3f6a0c1e-5b7d-4e2a-9c41-0d2e7f8a9b10",
                      *           "org_name": "Acme Docs",
                      *           "tenant_name": "acme",
-                     *           "person_id": "pid:0193a1f2c4b87d3e9f10a2b3c4d5e6f7"
+                     *           "person_id": "pid:0193a1f2c4b87d3e9f10a2b3c4d5e6f7",
+                     *           "managed_organizations": [
+                     *             {
+                     *               "id": "7c2d9e41-1a3b-4c5d-8e6f-a0b1c2d3e4f5",
+                     *               "org_name": "Acme Docs EU",
+                     *               "tenant_name": "acme",
+                     *               "parent_id": "3f6a0c1e-5b7d-4e2a-9c41-0d2e7f8a9b10"
+                     *             }
+                     *           ]
                      *         },
                      *         {
                      *           "id": "7c2d9e41-1a3b-4c5d-8e6f-a0b1c2d3e4f5",
                      *           "org_name": "Acme Docs EU",
                      *           "tenant_name": "acme",
-                     *           "person_id": "pid:0193a1f2c4b87d3e9f10a2b3c4d5e6f7"
+                     *           "parent_id": "3f6a0c1e-5b7d-4e2a-9c41-0d2e7f8a9b10",
+                     *           "person_id": "pid:0193a1f2c4b87d3e9f10a2b3c4d5e6f7",
+                     *           "managed_organizations": []
                      *         }
                      *       ]
                      *     }
