@@ -309,7 +309,8 @@ describe.each(BACKENDS)('public reference calls: organizations, configuration, S
     expect(events.status).toBe(201);
     expect(events.body.result).toEqual([{ event_id: expect.any(String), event_name: 'PersonCreated_v1', organization_id: t.server.orgId, timestamp: expect.any(String) }]);
     const queued = await t.server.db.selectFrom('webhook_deliveries').select('event').where('webhook_id', '=', id).execute();
-    expect(queued.map((d) => (JSON.parse(d.event) as { id: string }).id)).toEqual([events.body.result[0].event_id, events.body.result[0].event_id]);
+    // The same id and time as the answer gave.
+    expect(queued.map((d) => JSON.parse(d.event) as { id: string; created_at: string })).toEqual([0, 1].map(() => expect.objectContaining({ id: events.body.result[0].event_id, created_at: events.body.result[0].timestamp })));
     // Our earlier object form and an empty list are refused with the field named.
     const old = await call('POST', '/test-events', { events: [{ event_type: 'PersonCreated_v1' }] }, KEY);
     expect(old.status).toBe(400);

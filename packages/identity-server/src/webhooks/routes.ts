@@ -171,7 +171,7 @@ export function registerWebhookTriggerRoutes(app: FastifyInstance, ctx: Ctx): vo
         .insertInto('events')
         .values(events.map((e) => ({ org_id: org.id, source: 'test', name: event_name, person_id: null, payload: JSON.stringify({ ...e.data, event_id: e.id }), created_at: timestamp })))
         .execute();
-      await ctx.webhooks.emitEvents(org.id, event_name, events, { test: true, copies: duplicates ? 2 : 1 });
+      await ctx.webhooks.emitEvents(org.id, event_name, events, { test: true, copies: duplicates ? 2 : 1, at: timestamp });
       for (const e of events) generated.push({ event_id: e.id, event_name, organization_id: org.id, timestamp });
     }
     reply.code(201);

@@ -106,10 +106,10 @@ export class WebhookService {
   }
 
   /**
-   * Queues events whose ids the caller chose. `copies: 2` queues each delivery twice with the same event id (test
+   * Queues events whose ids (and time, `at`) the caller chose. `copies: 2` queues each delivery twice with the same event id (test
    * events with `duplicates`, so a receiver can check it handles an event once).
    */
-  async emitEvents(orgId: string, type: string, events: Array<{ id: string; data: Record<string, unknown> }>, opts: { test?: boolean; copies?: number } = {}): Promise<number> {
+  async emitEvents(orgId: string, type: string, events: Array<{ id: string; data: Record<string, unknown> }>, opts: { test?: boolean; copies?: number; at?: string } = {}): Promise<number> {
     if (!events.length) return 0;
     const hooks = await this.db
       .selectFrom('webhooks')
@@ -120,7 +120,7 @@ export class WebhookService {
       .where('webhook_triggers.trigger_name', '=', type)
       .execute();
     if (!hooks.length) return 0;
-    const now = new Date().toISOString();
+    const now = opts.at ?? new Date().toISOString();
     const copies = Array.from({ length: opts.copies ?? 1 });
     const rows = events.flatMap(({ id, data }) => {
       const event: WebhookEvent = { id, type, org_id: orgId, created_at: now, test: opts.test === true, data };
