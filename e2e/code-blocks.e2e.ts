@@ -52,19 +52,27 @@ describe('code blocks', () => {
     expect(titles).toContain('Register the billing job as a client');
 
     const { page, errors } = await watchedPage();
-    const loadedAt: { load?: number } = {};
-    const prismRequests: number[] = [];
-    page.on('load', () => (loadedAt.load = Date.now()));
-    page.on('response', async (res) => {
-      if (res.request().resourceType() === 'script' && (await res.text().catch(() => '')).includes('prism-code')) prismRequests.push(Date.now());
+    // Every script the page fetched, with its body read when the test asks (reading it is asynchronous: a list filled
+    // by the handler itself could still be empty when the copy buttons are already there).
+    const scripts: Promise<string | undefined>[] = [];
+    page.on('response', (res) => {
+      if (res.request().resourceType() === 'script') scripts.push(res.text().then((t) => (t.includes('prism-code') ? res.url() : undefined), () => undefined));
     });
     await page.goto(base + GUIDE);
     await hydrated(page);
     const blocks = page.locator('article .theme-code-block');
     // The buttons come with the highlighter chunk, one group per block.
     await expect.poll(() => page.locator('article .theme-code-block button[aria-label="Copy code to clipboard"]').count()).toBe(fromServer.length);
-    expect(prismRequests.length).toBe(1);
-    expect(prismRequests[0]).toBeGreaterThanOrEqual(loadedAt.load!);
+    const prism = (await Promise.all(scripts)).filter((u): u is string => u !== undefined);
+    expect(prism).toHaveLength(1);
+    // The browser's own clock: the highlighter's request started after the load event had finished.
+    const timing = await page.evaluate((url) => {
+      const nav = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming;
+      const chunk = performance.getEntriesByName(url, 'resource')[0];
+      return { loadEnd: nav.loadEventEnd, requested: chunk?.startTime ?? -1 };
+    }, prism[0]!);
+    expect(timing.loadEnd).toBeGreaterThan(0);
+    expect(timing.requested).toBeGreaterThanOrEqual(timing.loadEnd);
 
     // The very elements the server rendered (hydrated, not re-created: the theme's block re-mounts after hydration),
     // in the same order, with the same highlighted markup and titles; nothing in the article shifted.
