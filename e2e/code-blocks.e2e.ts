@@ -2,8 +2,9 @@ import { describe, expect, inject, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { hydrated, useSharedContext } from './browser';
 
-// Code blocks in Chromium. The browser loads Prism (highlighting) only after the page's load event: until then the
-// server-rendered blocks stay as they are, then the same DOM is hydrated, gains its copy button and keeps its text.
+// Code blocks in Chromium. A server-rendered block is hydrated as it is, never re-highlighted: the page loads no
+// Prism at all; the copy and word-wrap buttons come in a small chunk after the page's load event. Prism is loaded
+// only for a block rendered in the browser (a page opened by a link).
 const base = inject('docsUrl');
 const GUIDE = '/docs/access/guides/m2m';
 const context = useSharedContext({ viewport: { width: 1440, height: 900 }, permissions: ['clipboard-read', 'clipboard-write'] });
@@ -39,7 +40,7 @@ const serverCode = async (page: Page) =>
   page.locator('article .theme-code-block pre').evaluateAll((pres) => pres.map((p) => p.outerHTML));
 
 describe('code blocks', () => {
-  it('keep the server-rendered highlighted DOM through hydration; Prism arrives after load and adds the copy button', async () => {
+  it('keep the server-rendered highlighted DOM through hydration, load no Prism, and gain their buttons after load', async () => {
     // The server's markup, as a reader without JavaScript gets it.
     const plain = await context().browser()!.newContext({ javaScriptEnabled: false });
     const noJs = await plain.newPage();
@@ -54,23 +55,25 @@ describe('code blocks', () => {
     const { page, errors } = await watchedPage();
     // Every script the page fetched, with its body read when the test asks (reading it is asynchronous: a list filled
     // by the handler itself could still be empty when the copy buttons are already there).
-    const scripts: Promise<string | undefined>[] = [];
+    const scripts: Promise<{ url: string; text: string }>[] = [];
     page.on('response', (res) => {
-      if (res.request().resourceType() === 'script') scripts.push(res.text().then((t) => (t.includes('prism-code') ? res.url() : undefined), () => undefined));
+      if (res.request().resourceType() === 'script') scripts.push(res.text().then((text) => ({ url: res.url(), text }), () => ({ url: res.url(), text: '' })));
     });
     await page.goto(base + GUIDE);
     await hydrated(page);
     const blocks = page.locator('article .theme-code-block');
-    // The buttons come with the highlighter chunk, one group per block.
+    // The buttons come in a chunk of their own, one group per block.
     await expect.poll(() => page.locator('article .theme-code-block button[aria-label="Copy code to clipboard"]').count()).toBe(fromServer.length);
-    const prism = (await Promise.all(scripts)).filter((u): u is string => u !== undefined);
-    expect(prism).toHaveLength(1);
-    // The browser's own clock: the highlighter's request started after the load event had finished.
+    const fetched = await Promise.all(scripts);
+    expect(fetched.filter((s) => s.text.includes('prism-code')).map((s) => s.url)).toEqual([]);
+    const buttons = fetched.filter((s) => s.text.includes('copyButtonIcons'));
+    expect(buttons).toHaveLength(1);
+    // The browser's own clock: the buttons' request started after the load event had finished.
     const timing = await page.evaluate((url) => {
       const nav = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming;
       const chunk = performance.getEntriesByName(url, 'resource')[0];
       return { loadEnd: nav.loadEventEnd, requested: chunk?.startTime ?? -1 };
-    }, prism[0]!);
+    }, buttons[0]!.url);
     expect(timing.loadEnd).toBeGreaterThan(0);
     expect(timing.requested).toBeGreaterThanOrEqual(timing.loadEnd);
 
@@ -89,6 +92,24 @@ describe('code blocks', () => {
     await first.getByRole('button', { name: 'Copy code to clipboard' }).click();
     const code = (await first.locator('.token-line').allTextContents()).join('\n');
     expect((await page.evaluate(() => navigator.clipboard.readText())).trim()).toBe(code.trim());
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('wrap their long lines with the word-wrap button on a narrow screen', async () => {
+    const { page, errors } = await watchedPage();
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(base + GUIDE);
+    await hydrated(page);
+    // A block wider than the screen gets the theme's word-wrap button; pressing it wraps the code in its box.
+    const wide = page.locator('article .theme-code-block').filter({ has: page.getByRole('button', { name: 'Toggle word wrap' }) }).first();
+    await expect.poll(() => wide.count(), { timeout: 15_000 }).toBe(1);
+    const pre = wide.locator('pre');
+    const overflow = () => pre.evaluate((el) => el.scrollWidth - el.clientWidth);
+    expect(await overflow()).toBeGreaterThan(0);
+    await wide.hover();
+    await wide.getByRole('button', { name: 'Toggle word wrap' }).click();
+    await expect.poll(overflow).toBeLessThanOrEqual(0);
     expect(errors).toEqual([]);
     await page.close();
   });

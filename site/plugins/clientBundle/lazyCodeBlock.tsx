@@ -1,17 +1,24 @@
-import React, { Suspense, type ComponentType, type ReactNode } from 'react';
+import React, { Suspense, useEffect, useRef, useState, type ComponentType, type CSSProperties, type ReactNode } from 'react';
+import { createPortal } from 'react-dom';
+import useIsBrowser from '@docusaurus/useIsBrowser';
 import type { Props } from '@theme/CodeBlock';
 import { afterLoad, nextInteraction } from './afterLoad';
 
 /**
  * `@theme/CodeBlock` in the browser bundle (the server build keeps the theme's component, so every page's HTML — and
- * the Markdown copy made from it — has its highlighted code, title and language as before). Prism and the theme's
- * code block are a chunk of their own (./highlightedCodeBlock.tsx) loaded after the page's load event (./afterLoad.ts).
+ * the Markdown copy made from it — has its highlighted code, title and language as before).
  *
- * Until then the block stays as the server rendered it: a component that suspends while Preact hydrates keeps its
- * server DOM on screen (preact/compat's Suspense shows no fallback during hydration) and hydrates that same DOM when
- * the chunk arrives. The theme's code block renders one element, which is what Preact keeps. The copy and word-wrap
- * buttons, which the theme renders only in the browser, appear then. A block rendered later in the browser (a page
- * opened by a link, an assistant answer) shows its plain text until the highlighter is there.
+ * A block the server rendered never needs Prism in the browser: its highlighted DOM is already there and is final
+ * (the site has one colour mode, so the theme's re-render after hydration for the visitor's Prism theme has nothing
+ * to change; a dark mode would have to revisit this). While the page hydrates, each block takes its server element
+ * (see `takeServerBlock`) and renders it back as that element's own markup, which Preact hydrates without touching
+ * it; after the page's load event (./afterLoad.ts) a small chunk with the theme's copy and word-wrap buttons
+ * (./codeBlockButtons.tsx) puts them where the theme puts them. Highlighting and re-rendering every block after load
+ * was the largest task of a code-heavy page (Lighthouse mobile, the m2m guide).
+ *
+ * A block rendered later in the browser (a page opened by a link, an assistant answer) needs Prism: the theme's code
+ * block and Prism are a chunk of their own (./highlightedCodeBlock.tsx), loaded after the page's load event; until
+ * it is there the block shows its plain text (a component that suspends shows its fallback).
  */
 let Highlighted: ComponentType<Props> | undefined;
 let loading: Promise<void> | undefined;
@@ -66,7 +73,65 @@ function PlainCode({ children, className }: Props): ReactNode {
   );
 }
 
+/** The server's code blocks not yet taken by a hydrating component, in document order. */
+let serverBlocks: HTMLElement[] | undefined;
+
+const flat = (text: string) => text.replace(/\s+/g, '');
+
+/**
+ * The server element of the block being hydrated: blocks hydrate in document order, so it is the next one not taken,
+ * checked against the code (whose displayed lines, magic comments removed, are part of it); undefined if none fits,
+ * and the block then takes the Prism path.
+ */
+function takeServerBlock(code: string): HTMLElement | undefined {
+  serverBlocks ??= Array.from(document.querySelectorAll<HTMLElement>('.theme-code-block'));
+  const want = flat(code);
+  const fits = (el: HTMLElement) => want.includes(flat(Array.from(el.querySelectorAll('.token-line')).map((l) => l.textContent).join('')));
+  const at = serverBlocks.findIndex(fits);
+  return at < 0 ? undefined : serverBlocks.splice(at, 1)[0];
+}
+
+type Buttons = ComponentType<{ props: Props & { children: string }; pre: HTMLPreElement }>;
+let loadingButtons: Promise<Buttons> | undefined;
+
+/** The server's block, hydrated as it is; the buttons come after load. */
+function ServerCodeBlock({ server, props }: { server: HTMLElement; props: Props & { children: string } }): ReactNode {
+  // The element's own attributes and markup, as the server wrote them: Preact hydrates them without a change (it
+  // leaves an element's inner HTML alone while hydrating and, later, while the string is the same).
+  const [own] = useState(() => ({ className: server.className, style: server.getAttribute('style') ?? undefined, html: server.innerHTML }));
+  const ref = useRef<HTMLDivElement>(null);
+  const [buttons, setButtons] = useState<{ Buttons: Buttons; content: HTMLElement; pre: HTMLPreElement }>();
+  useEffect(() => {
+    let live = true;
+    loadingButtons ??= afterLoad().then(() => import('./codeBlockButtons').then((m) => m.default));
+    loadingButtons.then(
+      (Buttons) => {
+        const pre = ref.current?.querySelector('pre');
+        if (live && pre?.parentElement) setButtons({ Buttons, content: pre.parentElement, pre });
+      },
+      () => {
+        loadingButtons = undefined;
+      },
+    );
+    return () => {
+      live = false;
+    };
+  }, []);
+  return (
+    <>
+      {/* preact/compat sets a string style as the attribute itself, which is what the server element has. */}
+      <div ref={ref} className={own.className} style={own.style as unknown as CSSProperties} dangerouslySetInnerHTML={{ __html: own.html }} />
+      {buttons && createPortal(<buttons.Buttons props={props} pre={buttons.pre} />, buttons.content)}
+    </>
+  );
+}
+
 export default function CodeBlock(props: Props): ReactNode {
+  // False only while the page hydrates (the theme's own code block relies on the same).
+  const isBrowser = useIsBrowser();
+  const code = React.Children.toArray(props.children).every((c) => typeof c === 'string') ? React.Children.toArray(props.children).join('') : undefined;
+  const [server] = useState(() => (isBrowser || code === undefined ? undefined : takeServerBlock(code)));
+  if (server && code !== undefined) return <ServerCodeBlock server={server} props={{ ...props, children: code }} />;
   return (
     <Suspense fallback={<PlainCode {...props} />}>
       <HighlightedOrSuspend {...props} />
