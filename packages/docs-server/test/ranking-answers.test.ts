@@ -237,6 +237,14 @@ describe('assistant retrieval', () => {
     expect(variantsOf('moving users', ['moving', 'user'], vocabulary)).toEqual(['move']);
   });
 
+  it('does not read an agent noun as the word it ends like ("customer" is not "custom", "header" not "head")', () => {
+    const vocabulary = new Set(['custom', 'customer', 'head', 'header', 'limit', 'limiter']);
+    expect(variantsOf('customer data', ['customer', 'data'], vocabulary)).toEqual([]);
+    expect(variantsOf('custom claims', ['custom', 'claim'], vocabulary)).toEqual([]);
+    expect(variantsOf('response header', ['response', 'header'], vocabulary)).toEqual([]);
+    expect(variantsOf('limit', ['limit'], vocabulary)).toEqual([]);
+  });
+
   it('counts a question word as found where the docs use another form of it ("exporting" where "exports" is)', () => {
     // Only the monitoring page says "exports"; neither says "exporting", and one word of two is too little to answer.
     expect(pages('exporting metrics')[0]).toBe('/docs/gate/monitoring');

@@ -62,11 +62,14 @@ export function acronymsOf(question: string, vocabulary: Set<string>): string[] 
 
 const VOWEL = /[aeiouy]/;
 
-/** Other inflections of a word (verb and noun endings): "limit" → "limiting", "moving" → "move", "encrypted" → "encrypt". */
+/**
+ * Other inflections of a word (verb and noun endings): "limit" → "limiting", "moving" → "move", "encrypted" → "encrypt".
+ * Agent nouns are not inflections: "customer" is not "custom", nor "header" "head", nor "container" "contain".
+ */
 function inflections(t: string): string[] {
-  const out = [`${t}ing`, `${t}ed`, `${t}ion`, `${t}er`];
-  if (t.endsWith('e')) out.push(`${t.slice(0, -1)}ing`, `${t.slice(0, -1)}ion`, `${t}d`, `${t}r`);
-  for (const end of ['ing', 'ed', 'ion', 'er']) {
+  const out = [`${t}ing`, `${t}ed`, `${t}ion`];
+  if (t.endsWith('e')) out.push(`${t.slice(0, -1)}ing`, `${t.slice(0, -1)}ion`, `${t}d`);
+  for (const end of ['ing', 'ed', 'ion']) {
     if (!t.endsWith(end) || t.length < end.length + 3) continue;
     const base = t.slice(0, -end.length);
     if (!VOWEL.test(base)) continue;
