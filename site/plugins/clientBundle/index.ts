@@ -8,11 +8,13 @@ import type { Plugin } from '@docusaurus/types';
  * import of React's internals fails the build instead of running half-compatible. Measured with `npm run bench:site`.
  *
  * Code blocks: Prism (the highlighter and its languages) is not needed to paint or hydrate a page, whose HTML already
- * holds the highlighted code. In the browser bundle `@theme/CodeBlock` is ./lazyCodeBlock.tsx, which loads the theme's
- * component and Prism after the page's load event, and the theme's client module that registered Prism's additional
- * languages on every page is replaced by an empty one (./highlightedCodeBlock.tsx registers them). This relies on
- * Preact keeping the server DOM of a component that suspends during hydration (React would throw the DOM away as a
- * hydration mismatch), which is why it lives in this plugin.
+ * holds the highlighted code. In the browser bundle `@theme/CodeBlock` is ./lazyCodeBlock.tsx, which hydrates a
+ * server-rendered block as it is (its buttons come after load) and loads the theme's component with Prism only for a
+ * block rendered in the browser; the theme's client module that registered Prism's additional languages on every page
+ * is replaced by an empty one (./highlightedCodeBlock.tsx registers them). Regions marked with
+ * src/components/DeferHydration are hydrated one task each after the page's first pass (./deferHydration.tsx). Both
+ * rely on Preact keeping the server DOM of a component that suspends during hydration and leaving an element's inner
+ * HTML alone while hydrating (React would throw the DOM away as a hydration mismatch), which is why they live here.
  *
  * One behaviour differs and is put back here: Docusaurus's scroll to the hash target after a client-side navigation
  * ran before Preact had put the new page in the DOM (see ./hashScroll.ts). Client modules' `onRouteDidUpdate` runs
@@ -39,6 +41,9 @@ export default function clientBundlePlugin(): Plugin {
         'react/jsx-dev-runtime$': 'preact/jsx-dev-runtime',
       });
       alias['@theme/CodeBlock'] = path.join(__dirname, 'lazyCodeBlock.tsx');
+      // Progressive hydration of the regions marked with src/components/DeferHydration (./deferHydration.tsx).
+      alias['@site/src/components/DeferHydration$'] = path.join(__dirname, 'deferHydration.tsx');
+      alias[`${path.join(__dirname, '..', '..', 'src', 'components', 'DeferHydration')}$`] = path.join(__dirname, 'deferHydration.tsx');
       const themeClassic = path.dirname(require.resolve('@docusaurus/theme-classic/package.json'));
       alias[`${path.join(themeClassic, 'lib', 'prism-include-languages')}$`] = path.join(__dirname, 'noClientModule.ts');
       return {};

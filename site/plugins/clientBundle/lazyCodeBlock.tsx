@@ -1,6 +1,5 @@
 import React, { Suspense, useEffect, useRef, useState, type ComponentType, type CSSProperties, type ReactNode } from 'react';
 import { createPortal } from 'react-dom';
-import useIsBrowser from '@docusaurus/useIsBrowser';
 import type { Props } from '@theme/CodeBlock';
 import { afterLoad, nextInteraction } from './afterLoad';
 
@@ -73,20 +72,24 @@ function PlainCode({ children, className }: Props): ReactNode {
   );
 }
 
-/** The server's code blocks not yet taken by a hydrating component, in document order. */
-let serverBlocks: HTMLElement[] | undefined;
+/**
+ * The server's code blocks not yet taken by a hydrating component, in document order: read when the bundle starts,
+ * before anything is hydrated (the scripts are deferred, so the whole document is parsed by then).
+ */
+const serverBlocks: HTMLElement[] = typeof document === 'undefined' ? [] : Array.from(document.querySelectorAll<HTMLElement>('.theme-code-block'));
 
 const flat = (text: string) => text.replace(/\s+/g, '');
 
 /**
- * The server element of the block being hydrated: blocks hydrate in document order, so it is the next one not taken,
- * checked against the code (whose displayed lines, magic comments removed, are part of it); undefined if none fits,
- * and the block then takes the Prism path.
+ * The server element of a block being hydrated: blocks hydrate in document order (a region whose hydration waits,
+ * ./deferHydration.tsx, keeps that order), so it is the first one not taken that is still in the document and shows
+ * this code (its displayed lines, magic comments removed, are part of it); undefined for a block rendered in the
+ * browser, which then takes the Prism path.
  */
 function takeServerBlock(code: string): HTMLElement | undefined {
-  serverBlocks ??= Array.from(document.querySelectorAll<HTMLElement>('.theme-code-block'));
   const want = flat(code);
-  const fits = (el: HTMLElement) => want.includes(flat(Array.from(el.querySelectorAll('.token-line')).map((l) => l.textContent).join('')));
+  const fits = (el: HTMLElement) =>
+    el.isConnected && want.includes(flat(Array.from(el.querySelectorAll('.token-line')).map((l) => l.textContent).join('')));
   const at = serverBlocks.findIndex(fits);
   return at < 0 ? undefined : serverBlocks.splice(at, 1)[0];
 }
@@ -127,10 +130,9 @@ function ServerCodeBlock({ server, props }: { server: HTMLElement; props: Props 
 }
 
 export default function CodeBlock(props: Props): ReactNode {
-  // False only while the page hydrates (the theme's own code block relies on the same).
-  const isBrowser = useIsBrowser();
-  const code = React.Children.toArray(props.children).every((c) => typeof c === 'string') ? React.Children.toArray(props.children).join('') : undefined;
-  const [server] = useState(() => (isBrowser || code === undefined ? undefined : takeServerBlock(code)));
+  const parts = React.Children.toArray(props.children);
+  const code = parts.every((c) => typeof c === 'string') ? parts.join('') : undefined;
+  const [server] = useState(() => (code === undefined ? undefined : takeServerBlock(code)));
   if (server && code !== undefined) return <ServerCodeBlock server={server} props={{ ...props, children: code }} />;
   return (
     <Suspense fallback={<PlainCode {...props} />}>
