@@ -53,7 +53,10 @@ describe('navigation', () => {
     // then back, served over a network that answers 1.5 s late (Chromium's network emulation).
     const chunk = chunkContaining('The building blocks');
     copy.hide(chunk);
+    // The prefetch of the linked page's code (made when the browser is idle after load) fails while it is missing.
+    const prefetched = page.waitForResponse((r) => r.url().endsWith(chunk), { timeout: 15_000 });
     await openPage(page, `${copy.url}/docs/intro`);
+    expect((await prefetched).status()).toBe(404);
     const cdp = await context.newCDPSession(page);
     await cdp.send('Network.enable');
     await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 1500, downloadThroughput: -1, uploadThroughput: -1 });
@@ -103,6 +106,29 @@ describe('navigation', () => {
     await expect.poll(() => page.evaluate(() => window.scrollY)).toBe(0);
   });
 
+  it('prefetches the code of the pages linked in view once the page has loaded and the browser is idle', async () => {
+    const target = chunkContaining(`JSON.parse('{"id":"access/index"`);
+    const prefetches: string[] = [];
+    page.on('request', (r) => {
+      if (/prefetch/i.test(r.headers()['sec-purpose'] ?? '')) prefetches.push(new URL(r.url()).pathname);
+    });
+    await page.goto(`${base}/docs/intro`);
+    await hydrated(page);
+    // The sidebar's link to the Access overview is in view: its page's code is prefetched (a prefetch request).
+    await expect.poll(() => prefetches.includes(`/${target}`), { timeout: 15_000 }).toBe(true);
+    // On the browser's clock, after the load event had finished.
+    const timing = await page.evaluate((url) => {
+      const nav = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming;
+      return { loadEnd: nav.loadEventEnd, requested: performance.getEntriesByName(url, 'resource')[0]?.startTime ?? -1 };
+    }, `${base}/${target}`);
+    expect(timing.loadEnd).toBeGreaterThan(0);
+    expect(timing.requested).toBeGreaterThanOrEqual(timing.loadEnd);
+    // Opening the page then works as a client-side navigation.
+    await page.locator('.theme-doc-sidebar-menu a[href="/docs/access"]').first().click();
+    await page.waitForURL(`${base}/docs/access`);
+    await page.locator('article h1', { hasText: 'Identity Management' }).waitFor();
+  });
+
   it('offers a skip-to-content link as the first focus stop, which moves keyboard focus into the main content', async () => {
     await openPage(page, `${base}/docs/intro`);
     await page.keyboard.press('Tab');
@@ -112,6 +138,37 @@ describe('navigation', () => {
     expect(await page.evaluate(() => document.activeElement?.tagName)).toBe('MAIN');
     await page.keyboard.press('Tab');
     expect(await page.evaluate(() => document.activeElement?.closest('main') !== null)).toBe(true);
+  });
+});
+
+describe('hydration', () => {
+  it('hydrates the content, sidebar and table of contents as the server rendered them, once each, and a click right after hydration works', async () => {
+    // Every element of the server's HTML is marked once it is parsed, before any script runs.
+    await page.addInitScript(() => {
+      document.addEventListener('readystatechange', () => {
+        if (document.readyState !== 'interactive') return;
+        for (const el of document.querySelectorAll('body *')) (el as HTMLElement).dataset.fromServer = '';
+      });
+    });
+    await page.goto(`${base}/docs/intro`);
+    await hydrated(page);
+    // A click on a sidebar caret as soon as the page reports hydration: the sidebar's handlers are there.
+    const caret = page.getByRole('button', { name: "Collapse sidebar category 'Identity Management'" });
+    await caret.click();
+    await page.getByRole('button', { name: "Expand sidebar category 'Identity Management'" }).waitFor();
+    const regions = await page.evaluate(() =>
+      ['footer', '.theme-doc-markdown', '.theme-doc-sidebar-menu', '.table-of-contents', 'article h1'].map((sel) => {
+        const all = [...document.querySelectorAll<HTMLElement>(sel)];
+        return [sel, all.length, all.every((el) => 'fromServer' in el.dataset)];
+      }),
+    );
+    expect(regions).toEqual([
+      ['footer', 1, true],
+      ['.theme-doc-markdown', 1, true],
+      ['.theme-doc-sidebar-menu', 1, true],
+      ['.table-of-contents', 1, true],
+      ['article h1', 1, true],
+    ]);
   });
 });
 

@@ -92,7 +92,7 @@ const config: Config = {
     ],
   ],
 
-  clientModules: ['./src/clientModules/chunkLoadFailure.ts', './src/clientModules/gate.ts'],
+  clientModules: ['./src/clientModules/chunkLoadFailure.ts', './src/clientModules/gate.ts', './src/clientModules/idlePrefetch.ts'],
 
   themes: ['@docusaurus/theme-mermaid'],
   plugins: [
