@@ -5,6 +5,8 @@
 //   total JS of the build, first-load JS (raw and gzip) of `/`, a doc page and an API page, for both
 //   where the bytes go: the top modules of every first-load script by gzip bytes, and the feature that pulls each in
 //     (from the source maps the build writes when KEYWAY_SOURCE_MAPS=1, read with source-map-explorer)
+//   main-thread blocking of a page load from a Chromium trace, in thread CPU time (steadier than Lighthouse on a busy
+//     machine): the long tasks after first paint as the mobile preset would count them (CPU ×4)
 //   Lighthouse (mobile and desktop presets, Debian Chromium) Performance / Accessibility / Best Practices / SEO
 //
 // Options: --runs N (Lighthouse runs per page, median reported; default 3), --skip-build (reuse site/build),
@@ -215,6 +217,34 @@ async function breakdown(buildDir, urlPath) {
   return { modules, byFeature: [...byFeature].sort((a, b) => b[1] - a[1]) };
 }
 
+/**
+ * Main-thread blocking of one page load, from a Chromium trace: each main-thread task's thread CPU time (the trace's
+ * `tdur`, which leaves out the time the thread waited for a CPU other processes held, so it moves little with the
+ * machine's load), scaled ×4 as Lighthouse's simulated mobile CPU does; blocking = the sum over tasks that start after
+ * first contentful paint of (4 × CPU − 50 ms), Lighthouse's Total Blocking Time rule. Median of `runs` loads; also the
+ * longest task (CPU ms, unscaled).
+ */
+async function mainThreadBlocking(browser, url) {
+  const rows = [];
+  for (let i = 0; i < Math.max(3, runs); i++) {
+    const context = await browser.newContext({ viewport: { width: 412, height: 823 } });
+    const page = await context.newPage();
+    await browser.startTracing(page, { categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'loading'] });
+    await page.goto(url, { waitUntil: 'load' });
+    await page.waitForTimeout(4000);
+    const events = JSON.parse((await browser.stopTracing()).toString()).traceEvents;
+    await context.close();
+    const fcp = events.find((e) => e.name === 'firstContentfulPaint');
+    if (!fcp) continue;
+    const tasks = events.filter((e) => e.name === 'RunTask' && e.ph === 'X' && e.pid === fcp.pid && e.tid === fcp.tid && e.tdur);
+    const blocking = tasks.filter((t) => t.ts >= fcp.ts).reduce((sum, t) => sum + Math.max(0, (4 * t.tdur) / 1000 - 50), 0);
+    const cpu = tasks.reduce((sum, t) => sum + t.tdur / 1000, 0);
+    rows.push({ blocking, cpu, longest: Math.max(...tasks.map((t) => t.tdur / 1000)) });
+  }
+  const median = (key) => rows.map((r) => r[key]).sort((a, b) => a - b)[Math.floor(rows.length / 2)];
+  return rows.length ? { blocking: median('blocking'), cpu: median('cpu'), longest: median('longest') } : undefined;
+}
+
 async function lighthouseScores(url, preset) {
   const { default: lighthouse } = await import('lighthouse');
   const config = preset === 'desktop' ? (await import('lighthouse/core/config/desktop-config.js')).default : undefined;
@@ -333,6 +363,15 @@ for (const f of scriptsSeen.values()) {
   for (const [feature, gz] of b.byFeature) console.log(`   ${kib(gz).padStart(10)}  ${feature}`);
   console.log('   top modules:');
   for (const m of b.modules.slice(0, 30)) console.log(`   ${kib(m.gz).padStart(10)}  ${m.name}  [${m.feature}]`);
+}
+
+console.log(`\n== Main-thread blocking (Chromium trace, thread CPU ×4 after first paint, TBT's rule; median of ${Math.max(3, runs)} loads)`);
+for (const [name, route, baseRoute] of lighthousePages) {
+  const ours = await mainThreadBlocking(browser, server.url + route);
+  const base = name === 'API page' ? undefined : await mainThreadBlocking(browser, baseServer.url + baseRoute);
+  if (!ours) continue;
+  const line = (r) => `${Math.round(r.blocking)} ms (main-thread CPU ${Math.round(r.cpu)} ms, longest task ${Math.round(r.longest)} ms)`;
+  console.log(`${name.padEnd(10)} ${line(ours)}${base ? `  | baseline ${line(base)}` : '  | no baseline page'}`);
 }
 await browser.close();
 
