@@ -202,6 +202,12 @@ class PageBuilder {
 /** The contract's Markdown as HTML: raw HTML in it is escaped, links may only be site paths, anchors or http(s). */
 const markdown = new MarkdownIt({ html: false, linkify: false, typographer: false });
 markdown.validateLink = (url: string): boolean => /^(\/(?!\/)|#|https?:\/\/)/i.test(url.trim());
+// A wide field table scrolls sideways in its column: focusable, so a keyboard can scroll it (WCAG 2.1.1; axe's
+// scrollable-region-focusable, e2e/accessibility.e2e.ts).
+markdown.renderer.rules.table_open = (tokens, idx, options, _env, self) => {
+  tokens[idx]!.attrSet('tabindex', '0');
+  return self.renderToken(tokens, idx, options);
+};
 
 export function renderMarkdown(source: string): string {
   return markdown.render(source).trim();
