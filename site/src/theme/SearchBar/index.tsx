@@ -22,19 +22,28 @@ export default function SearchBar(): React.ReactElement {
   const [open, setOpen] = useState(false);
   const [Dialog, setDialog] = useState<ComponentType<SearchDialogProps>>();
   const [failed, setFailed] = useState('');
-  const typed = useRef('');
-  const keeping = useRef(false);
   const [isMac, setIsMac] = useState(false);
   useEffect(() => setIsMac(/Mac|iPhone|iPad/.test(navigator.platform)), []);
 
+  const typed = useRef('');
+  // From the Ctrl+K or click that opens the dialog until the dialog takes the keys (or fails to load), keys are kept
+  // here. Set in the same task as the Ctrl+K: keys a busy browser delivers before it paints again are not lost.
+  const keeping = useRef(false);
+  // The dialog is on screen (it took the keys and has not closed): another Ctrl+K keeps nothing.
+  const shown = useRef(false);
+
   const openDialog = useCallback(() => {
+    if (shown.current) return;
     typed.current = '';
     keeping.current = true;
     setFailed('');
     setOpen(true);
     loadDialog().then(
       (component) => setDialog(() => component),
-      (e: unknown) => setFailed(`The search could not be loaded: ${e instanceof Error ? e.message : String(e)}`),
+      (e: unknown) => {
+        keeping.current = false;
+        setFailed(`The search could not be loaded: ${e instanceof Error ? e.message : String(e)}`);
+      },
     );
   }, []);
 
@@ -43,7 +52,16 @@ export default function SearchBar(): React.ReactElement {
       if ((e.metaKey || e.ctrlKey) && e.key.toLowerCase() === 'k') {
         e.preventDefault();
         openDialog();
+        return;
       }
+      if (!keeping.current) return;
+      if (e.key === 'Escape') {
+        keeping.current = false;
+        setOpen(false);
+      } else if (e.key.length === 1 && !e.ctrlKey && !e.metaKey && !e.altKey) typed.current += e.key;
+      else if (e.key === 'Backspace') typed.current = typed.current.slice(0, -1);
+      else return;
+      e.preventDefault();
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
@@ -51,27 +69,17 @@ export default function SearchBar(): React.ReactElement {
 
   const takeTyped = useCallback(() => {
     keeping.current = false;
+    shown.current = true;
     const text = typed.current;
     typed.current = '';
     return text;
   }, []);
-  const close = useCallback(() => setOpen(false), []);
+  const close = useCallback(() => {
+    shown.current = false;
+    setOpen(false);
+  }, []);
 
-  // While the dialog's code loads, keep what the visitor types for its input.
   const waiting = open && !Dialog && !failed;
-  useEffect(() => {
-    if (!waiting) return undefined;
-    const onKey = (e: KeyboardEvent) => {
-      if (!keeping.current) return;
-      if (e.key === 'Escape') setOpen(false);
-      else if (e.key.length === 1 && !e.ctrlKey && !e.metaKey && !e.altKey) typed.current += e.key;
-      else if (e.key === 'Backspace') typed.current = typed.current.slice(0, -1);
-      else return;
-      e.preventDefault();
-    };
-    window.addEventListener('keydown', onKey);
-    return () => window.removeEventListener('keydown', onKey);
-  }, [waiting]);
 
   return (
     <>
