@@ -142,7 +142,7 @@ describe('navigation', () => {
 });
 
 describe('hydration', () => {
-  it('hydrates the content, sidebar and table of contents as the server rendered them, once each, and a click right after hydration works', async () => {
+  it('hydrates the content, sidebar, table of contents, version item and back-to-top button as the server rendered them, once each, and a click right after hydration works', async () => {
     // Every element of the server's HTML is marked once it is parsed, before any script runs.
     await page.addInitScript(() => {
       document.addEventListener('readystatechange', () => {
@@ -157,7 +157,7 @@ describe('hydration', () => {
     await caret.click();
     await page.getByRole('button', { name: "Expand sidebar category 'Identity Management'" }).waitFor();
     const regions = await page.evaluate(() =>
-      ['footer', '.theme-doc-markdown', '.theme-doc-sidebar-menu', '.table-of-contents', 'article h1'].map((sel) => {
+      ['footer', '.theme-doc-markdown', '.theme-doc-sidebar-menu', '.table-of-contents', 'article h1', '.navbar__items--right > a[href="/docs/intro"]', '.theme-back-to-top-button'].map((sel) => {
         const all = [...document.querySelectorAll<HTMLElement>(sel)];
         return [sel, all.length, all.every((el) => 'fromServer' in el.dataset)];
       }),
@@ -168,7 +168,27 @@ describe('hydration', () => {
       ['.theme-doc-sidebar-menu', 1, true],
       ['.table-of-contents', 1, true],
       ['article h1', 1, true],
+      // The version item (one version: a link to its first doc, "Next").
+      ['.navbar__items--right > a[href="/docs/intro"]', 1, true],
+      ['.theme-back-to-top-button', 1, true],
     ]);
+  });
+
+  it('shows the back-to-top button once the reader has scrolled down, and it takes them back to the top', async () => {
+    await openPage(page, `${base}/docs/access/guides/m2m`);
+    // Hidden at first, so out of the accessibility tree: found by its class.
+    const button = page.locator('.theme-back-to-top-button');
+    expect(await button.evaluate((el) => getComputedStyle(el).visibility)).toBe('hidden');
+    for (const y of [400, 800, 1200]) {
+      await page.evaluate((top) => window.scrollTo(0, top), y);
+      await page.waitForTimeout(50);
+    }
+    // Scrolling up a little is what reveals it (the theme's rule), far enough from the top.
+    await page.evaluate(() => window.scrollTo(0, 1000));
+    await expect.poll(() => button.evaluate((el) => getComputedStyle(el).visibility)).toBe('visible');
+    expect(await button.getAttribute('aria-label')).toBe('Scroll back to top');
+    await button.click();
+    await expect.poll(() => page.evaluate(() => window.scrollY), { timeout: 5000 }).toBe(0);
   });
 });
 
