@@ -147,6 +147,22 @@ describe('pages', () => {
     await expect(compile(content, { remarkPlugins: [remarkGfm] })).resolves.toBeTruthy();
   }, 120_000);
 
+  it('every operation page carries reader words derived from the contract: verbs of its method, its resource, how it is called', () => {
+    const verbs: Record<string, RegExp> = { get: /^(list|get|read|fetch) /, post: /^(create|add) /, put: /^(update|change) /, patch: /^(update|change) /, delete: /^(remove|delete) / };
+    for (const op of operations) {
+      const keywords = opPage(op).keywords ?? [];
+      expect(keywords, op.slug).toContain(`${op.method.toUpperCase()} ${op.path}`);
+      expect(keywords.some((k) => verbs[op.method]!.test(k)), op.slug).toBe(true);
+      expect(keywords, op.slug).toContain('REST API');
+    }
+    // A management operation is called from a backend; the person's own from the browser.
+    const remove = opPage(operations.find((o) => o.slug === 'delete-persons-person-id')!).keywords;
+    expect(remove).toEqual(expect.arrayContaining(['remove persons', 'delete persons', 'backend', 'server-side']));
+    const listGroups = opPage(operations.find((o) => o.slug === 'get-groups')!).keywords;
+    expect(listGroups).toEqual(expect.arrayContaining(['list groups', 'get groups']));
+    expect(opPage(operations.find((o) => o.slug === 'get-me')!).keywords).toContain('browser');
+  });
+
   it("the contract's Markdown becomes inert HTML: no raw HTML, no script links, unique heading ids", () => {
     expect(renderMarkdown('Use <script>alert(1)</script> and [x](javascript:alert(1)) or [y](/docs/api#errors)')).toBe(
       '<p>Use &lt;script&gt;alert(1)&lt;/script&gt; and [x](javascript:alert(1)) or <a href="/docs/api#errors">y</a></p>',

@@ -123,3 +123,34 @@ function levenshtein(a: string, b: string): number {
   }
   return prev[b.length] as number;
 }
+
+describe('plural folding', () => {
+  // Two pages that differ only by the protocol: a reader asking for one must not get the other first.
+  const pages: SearchDoc[] = [
+    { id: 0, url: '/docs/plain', title: 'Serve over HTTP', heading: '', text: 'Listen on port 80 with HTTP for local development.' },
+    { id: 1, url: '/docs/tls', title: 'Redirect to HTTPS', heading: '', text: 'Terminate TLS and redirect every request to HTTPS.' },
+    { id: 2, url: '/docs/key', title: 'One JWK', heading: '', text: 'A JWK is one signing key.' },
+    { id: 3, url: '/docs/set', title: 'The JWKS endpoint', heading: '', text: 'The JWKS lists every signing key.' },
+    { id: 4, url: '/docs/tokens', title: 'JWTs', heading: '', text: 'Tokens are JWTs signed with ES256.' },
+  ];
+  const small = new MiniSearch<SearchDoc>(SEARCH_OPTIONS);
+  small.addAll(pages);
+  const index = loadIndex(JSON.parse(JSON.stringify(small)));
+  const top = (q: string) => runSearch(index, q, 5).map((h) => h.url.split('#')[0]);
+
+  // Typo tolerance and unfinished words may still list the other page, but after the one asked for.
+  it('keeps names whose final s is not a plural apart from their stem', () => {
+    expect(top('https')[0]).toBe('/docs/tls');
+    expect(top('http')[0]).toBe('/docs/plain');
+    expect(top('redirect http to https')[0]).toBe('/docs/tls');
+    expect(top('jwks')[0]).toBe('/docs/set');
+    expect(top('jwk')[0]).toBe('/docs/key');
+  });
+
+  it('still folds plural acronyms and leaves words with digits alone', () => {
+    expect(top('jwt')).toEqual(['/docs/tokens']);
+    expect(processTerm('SDKs')).toBe('sdk');
+    expect(processTerm('500ms')).toBe('500ms');
+    expect(processTerm('3600s')).toBe('3600s');
+  });
+});

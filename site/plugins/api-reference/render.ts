@@ -308,6 +308,47 @@ function metaDescription(text: string): string {
 }
 
 /** The page of one operation (previous/next links are filled in from the sidebar by the caller). */
+/** The words readers use for what each HTTP method does ("how do I remove…", "list the…", "change the…"). */
+const METHOD_VERBS: Record<string, string[]> = {
+  get: ['get', 'read', 'fetch', 'retrieve', 'look up'],
+  post: ['create', 'add', 'send'],
+  put: ['update', 'change', 'set', 'replace'],
+  patch: ['update', 'change', 'edit', 'modify'],
+  delete: ['delete', 'remove'],
+};
+
+/**
+ * Searchable words for an operation page, derived from the contract alone (the page is generated: it has no front
+ * matter to carry keywords): the method and path, the reader verbs of its method ("list" for a GET of a collection)
+ * joined to the resource nouns of its path ("remove consent gdpr"), its categories, and how it is called (every
+ * operation is a REST API endpoint; one that takes the organization's API key is called from a backend, server-side;
+ * one that takes the signed-in person's token from the browser). The same rule for every operation, none hand-picked.
+ */
+export function operationKeywords(op: Operation, categories: Map<string, Category>): string[] {
+  const segments = op.path.split('/').filter(Boolean);
+  const nouns = segments.filter((s) => !/^\{.*\}$/.test(s)).map((s) => s.replace(/[-_.]+/g, ' '));
+  const resource = nouns.slice(-2).join(' ');
+  const collection = op.method === 'get' && !/^\{.*\}$/.test(segments.at(-1) ?? '');
+  const verbs = [...(collection ? ['list'] : []), ...(METHOD_VERBS[op.method] ?? [])];
+  const schemes = new Set(op.security.flatMap((alt) => Object.keys(alt)));
+  const calledFrom = [
+    ...(schemes.has('ApiKey') || schemes.has('ClientBasic') ? ['backend', 'server-side', 'management API'] : []),
+    ...(schemes.has('UserToken') ? ['browser', 'signed-in person'] : []),
+  ];
+  const labels = op.tags.map((t) => categories.get(t)?.label ?? t);
+  return [
+    ...new Set([
+      `${op.method.toUpperCase()} ${op.path}`,
+      ...verbs.map((v) => `${v} ${resource}`),
+      ...nouns,
+      ...labels,
+      'REST API',
+      'endpoint',
+      ...calledFrom,
+    ]),
+  ];
+}
+
 export function operationPage(spec: ApiSpec, op: Operation, categories: Map<string, Category>): ReferencePageData {
   const page = new PageBuilder();
   page.block({ kind: 'endpoint', method: op.method, path: op.path });
@@ -358,6 +399,7 @@ export function operationPage(spec: ApiSpec, op: Operation, categories: Map<stri
     title: op.summary,
     ...(op.raw.deprecated ? { deprecated: true } : {}),
     description: metaDescription(op.description),
+    keywords: operationKeywords(op, categories),
     blocks,
     toc: built.toc,
   };

@@ -18,9 +18,22 @@ export function tokenize(text: string): string[] {
   return out;
 }
 
-/** Lower case and a light English plural stemmer ("policies" → "policy", "errors" → "error", "jwts" → "jwt"). */
+/**
+ * Names whose final "s" is a word of their own, not a plural (HTTP Secure, JSON Web Key Set, Public-Key Cryptography
+ * Standards, Cross-Origin Resource Sharing, …): folding them would make them the other name ("https" → "http",
+ * "jwks" → "jwk"), and a reader asking to redirect HTTP to HTTPS could no longer be told apart from one asking for HTTP.
+ * Protocol and standard names only: the plural acronyms of the docs ("JWTs", "SDKs", "IdPs", "URLs") stay folded.
+ */
+const NOT_PLURALS = new Set(['https', 'jwks', 'pkcs', 'cors', 'xmlns', 'saas', 'paas', 'iaas', 'mtls', 'postgres', 'kubernetes']);
+
+/**
+ * Lower case and a light English plural stemmer ("policies" → "policy", "errors" → "error", "jwts" → "jwt"). Names
+ * whose "s" is not a plural (`NOT_PLURALS`) and words with digits (units and versions: "500ms", "3600s", "es256") are
+ * kept as they are.
+ */
 export function processTerm(term: string): string {
   const t = term.toLowerCase();
+  if (NOT_PLURALS.has(t) || /\d/.test(t)) return t;
   if (t.length > 4 && t.endsWith('ies')) return `${t.slice(0, -3)}y`;
   if (t.length > 3 && t.endsWith('s') && !/(ss|us|is|os)$/.test(t)) return t.slice(0, -1);
   return t;

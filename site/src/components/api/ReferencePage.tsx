@@ -39,7 +39,8 @@ function docContent(data: ReferencePageData): PropDocContent {
   const Content = (): ReactNode => <ReferenceContent data={data} />;
   const id = `api/${data.permalink.split('/').pop() ?? ''}`;
   // Operation pages use the width for their two columns (see ReferenceContent): no table of contents beside them.
-  const frontMatter = data.kind === 'operation' ? { hide_table_of_contents: true } : {};
+  // Their keywords go to `<meta name="keywords">` as a doc's front-matter `keywords` do (the search index reads them).
+  const frontMatter = { ...(data.kind === 'operation' ? { hide_table_of_contents: true } : {}), ...(data.keywords?.length ? { keywords: data.keywords } : {}) };
   return Object.assign(Content, {
     metadata: {
       id,

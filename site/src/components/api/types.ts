@@ -56,6 +56,8 @@ export interface ReferencePageData {
   /** The operation is deprecated in the contract. */
   deprecated?: boolean;
   description: string;
+  /** The page's `<meta name="keywords">` (operations: reader words derived from the contract, see `operationKeywords`). */
+  keywords?: string[];
   /** Headings for the table of contents (level 2 and 3). */
   toc: { value: string; id: string; level: number }[];
   blocks: ReferenceBlock[];
