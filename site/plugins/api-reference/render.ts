@@ -307,7 +307,6 @@ function metaDescription(text: string): string {
   return first.length > 200 ? first.slice(0, 197) + '...' : first;
 }
 
-/** The page of one operation (previous/next links are filled in from the sidebar by the caller). */
 /** The words readers use for what each HTTP method does ("how do I remove…", "list the…", "change the…"). */
 const METHOD_VERBS: Record<string, string[]> = {
   get: ['get', 'read', 'fetch', 'retrieve', 'look up'],
@@ -349,6 +348,7 @@ export function operationKeywords(op: Operation, categories: Map<string, Categor
   ];
 }
 
+/** The page of one operation (previous/next links are filled in from the sidebar by the caller). */
 export function operationPage(spec: ApiSpec, op: Operation, categories: Map<string, Category>): ReferencePageData {
   const page = new PageBuilder();
   page.block({ kind: 'endpoint', method: op.method, path: op.path });
