@@ -467,3 +467,21 @@ describe('hybrid retrieval with embeddings', () => {
     await server.close();
   });
 });
+
+describe('passage text', () => {
+  // The build renders each code line as a div.token-line ending in <br/>: the indexed text must keep the lines apart
+  // ("port: 8443" then "tls:"), or the last word of a line and the first of the next become one unknown word.
+  const page = html(
+    'TLS',
+    `<p>Serve HTTPS from the gateway.</p>
+     <div class="language-yaml codeBlockContainer"><pre class="prism-code language-yaml"><code><div class="token-line"><span class="token key">port</span><span>: </span><span class="token number">8443</span><br/></div><div class="token-line"><span class="token key">tls</span><span>:</span><br/></div></code></pre></div>`,
+  );
+  const [intro] = extractPage(page, '/docs/gate/tls', 0);
+
+  it('keeps the words of consecutive code lines apart, and the code itself line by line', () => {
+    expect(intro?.text).toContain('8443 tls');
+    expect(intro?.text).not.toMatch(/8443tls/);
+    expect(intro?.code).toEqual([{ lang: 'yaml', source: 'port: 8443\ntls:' }]);
+    expect(runSearch(indexPassages([intro!]).index, 'tls', 5)[0]?.url).toBe('/docs/gate/tls');
+  });
+});

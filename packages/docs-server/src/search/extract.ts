@@ -78,10 +78,11 @@ export function extractPage(html: string, route: string, firstId: number, gated 
   article.find('nav, .hash-link, button, script, style, [role="tablist"]').remove();
   const body = article.find('.theme-doc-markdown').first();
   const root = body.length ? body : article;
-  // Block boundaries become spaces, so words of adjacent blocks (tabs, cells, list items) do not run together.
+  // Block boundaries become spaces, so words of adjacent blocks (tabs, cells, list items) do not run together; so do
+  // the ends of code lines (one div.token-line each), which the code's own source reads line by line below.
   root
     .find('p, li, pre, div, tr, td, th, dt, dd, br')
-    .filter((_, el) => !$(el).closest('pre').length)
+    .filter((_, el) => !$(el).closest('pre').length || $(el).is('.token-line'))
     .after(' ');
   const docs: Passage[] = [];
   const start = (url: string, heading: string): Passage => ({ id: 0, url, title, heading, text: '', prose: '', code: [], gated });
