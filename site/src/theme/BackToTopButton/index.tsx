@@ -1,15 +1,8 @@
-import React, { type ReactNode } from 'react';
 import BackToTopButton from '@theme-original/BackToTopButton';
-import DeferHydration from '@site/src/components/DeferHydration';
+import withDeferredHydration from '@site/src/components/withDeferredHydration';
 
 /**
  * The theme's back-to-top button, hydrated in a task of its own (see DeferHydration): its scroll hook reads the scroll
  * position on every render, which made the browser lay the page out in the middle of the first hydration pass.
  */
-export default function BackToTopButtonWrapper(): ReactNode {
-  return (
-    <DeferHydration>
-      <BackToTopButton />
-    </DeferHydration>
-  );
-}
+export default withDeferredHydration(BackToTopButton);
