@@ -3,7 +3,7 @@ import { indexPassages } from '../src/search/site-index.js';
 import { extractPage } from '../src/search/extract.js';
 import { groupByPage, methodOf, namedIdentifier, runSearch } from '../src/search/engine.js';
 import { buildSynonyms, questionSynonyms, withSynonyms } from '../src/search/synonyms.js';
-import { retrieve, spelledIdentifier, variantsOf } from '../src/assistant/retrieve.js';
+import { phrasalVerbs, retrieve, spelledIdentifier, variantsOf } from '../src/assistant/retrieve.js';
 import { classify, extractiveAnswer } from '../src/assistant/extractive.js';
 import { streamPieces } from '../src/assistant/plugin.js';
 import { chat, fakeLlm, startFixtureServer } from './assistant-fixture.js';
@@ -74,6 +74,18 @@ const PAGES: [string, string][] = [
   [
     '/docs/access/guides/sso',
     html('Sign in with another provider', `<p>Register the provider's client credentials, then start the OIDC factor from the SDK.</p>`),
+  ],
+  [
+    '/docs/access/concepts/groups',
+    html(
+      'Groups',
+      `<p>A group gathers persons of an organization so that rules apply to all of them. A person can be in several groups.</p>
+       <h2 id="api">Groups in the REST API</h2><p>The REST API lists the groups, the persons of a group and the groups of a person.</p>`,
+    ),
+  ],
+  [
+    '/docs/api/delete-groups-group-name-persons-person-id',
+    html('Remove a person from a group', `<p>delete/groups/{group_name}/persons/{person_id} The person stays in the organization.</p>`),
   ],
   [
     '/docs/glossary',
@@ -235,6 +247,29 @@ describe('assistant retrieval', () => {
     expect(variantsOf('rate limit', ['rate', 'limit'], vocabulary).sort()).toEqual(['limiting', 'ratelimit']);
     expect(variantsOf('reactsdk setup', ['reactsdk', 'setup'], vocabulary).sort()).toEqual(['react', 'sdk']);
     expect(variantsOf('moving users', ['moving', 'user'], vocabulary)).toEqual(['move']);
+  });
+
+  it('reads the noun and the verb of the same root ("encrypted" where "encryption" is, "notified" where "notification" is)', () => {
+    const vocabulary = new Set(['encryption', 'notification', 'notify', 'validation', 'configure', 'verification', 'management']);
+    expect(variantsOf('encrypted at rest', ['encrypted', 'rest'], vocabulary)).toEqual(['encryption']);
+    expect(variantsOf('get notified', ['notified'], vocabulary).sort()).toEqual(['notification', 'notify']);
+    expect(variantsOf('validate tokens', ['validate', 'token'], vocabulary)).toEqual(['validation']);
+    expect(variantsOf('configuration', ['configuration'], vocabulary)).toEqual(['configure']);
+    expect(variantsOf('verify email', ['verify', 'email'], vocabulary)).toEqual(['verification']);
+    expect(variantsOf('managing users', ['managing', 'user'], vocabulary)).toEqual(['management']);
+  });
+
+  it('reads a verb and its particle as the docs’ verb, with the object between them ("take someone out" → "remove")', () => {
+    const vocabulary = new Set(['remove', 'enable', 'disable', 'setup', 'configure']);
+    expect(phrasalVerbs('take someone out of a group', vocabulary)).toEqual([[['take', 'out'], ['remove']]]);
+    expect(phrasalVerbs('how do I turn the rate limit off', vocabulary)).toEqual([[['turn', 'off'], ['disable']]]);
+    expect(phrasalVerbs('took them off the list', vocabulary)).toEqual([[['took', 'off'], ['remove']]]);
+    // The particle must follow the verb closely; a verb alone, or one the docs have no word for, gives nothing.
+    expect(phrasalVerbs('take the token and send it in the header out', vocabulary)).toEqual([]);
+    expect(phrasalVerbs('take a token', vocabulary)).toEqual([]);
+    expect(phrasalVerbs('look it up', vocabulary)).toEqual([]);
+    // With it, the question finds the operation that removes a person from a group (its page says "remove").
+    expect(pages('kick a person out of a group with the REST API')[0]).toBe('/docs/api/delete-groups-group-name-persons-person-id');
   });
 
   it('does not read an agent noun as the word it ends like ("customer" is not "custom", "header" not "head")', () => {

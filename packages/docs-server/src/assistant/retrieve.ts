@@ -63,18 +63,91 @@ export function acronymsOf(question: string, vocabulary: Set<string>): string[] 
 const VOWEL = /[aeiouy]/;
 
 /**
- * Other inflections of a word (verb and noun endings): "limit" → "limiting", "moving" → "move", "encrypted" → "encrypt".
- * Agent nouns are not inflections: "customer" is not "custom", nor "header" "head", nor "container" "contain".
+ * The roots a word may be a form of: the word itself, and the word without a verb or noun ending ("encrypted" →
+ * "encrypt", "notified" → "notify", "configuration" → "configure", "managing" → "manage").
+ * Agent nouns are not forms of their verb: "customer" is not "custom", nor "header" "head", nor "container" "contain".
  */
-function inflections(t: string): string[] {
-  const out = [`${t}ing`, `${t}ed`, `${t}ion`];
-  if (t.endsWith('e')) out.push(`${t.slice(0, -1)}ing`, `${t.slice(0, -1)}ion`, `${t}d`);
-  for (const end of ['ing', 'ed', 'ion']) {
+function roots(t: string): string[] {
+  const out = [t];
+  if (t.endsWith('ied') && t.length > 5) out.push(`${t.slice(0, -3)}y`);
+  for (const end of ['ing', 'ed', 'ion', 'ation', 'ication', 'ment']) {
     if (!t.endsWith(end) || t.length < end.length + 3) continue;
     const base = t.slice(0, -end.length);
-    if (!VOWEL.test(base)) continue;
+    // The newer endings need a longer root: "comment" is not a form of "com".
+    if (!VOWEL.test(base) || (end.length > 3 && base.length < 4)) continue;
     out.push(base, `${base}e`);
+    if (end === 'ication') out.push(`${base}y`);
     if (/([b-df-hj-np-tv-z])\1$/.test(base)) out.push(base.slice(0, -1));
+  }
+  return out;
+}
+
+/** The nouns of a verb ("encrypt" → "encryption", "configure" → "configuration", "notify" → "notification"). */
+function nouns(root: string): string[] {
+  const stem = root.endsWith('e') ? root.slice(0, -1) : root;
+  const out = [`${root}ion`, `${stem}ion`, `${stem}ation`];
+  if (root.length >= 5) out.push(`${root}ment`);
+  if (root.endsWith('y')) out.push(`${root.slice(0, -1)}ication`);
+  return out;
+}
+
+/**
+ * Other forms of a word: its verb endings, its roots and their nouns ("limit" → "limiting", "moving" → "move",
+ * "encrypted" → "encrypt", "encryption", "notified" → "notify", "notification"). A root's own verb endings are not
+ * added: "logged" is not "logging", nor "signed" "signing".
+ */
+function inflections(t: string): string[] {
+  const out = [`${t}ing`, `${t}ed`, ...nouns(t)];
+  if (t.endsWith('e')) out.push(`${t.slice(0, -1)}ing`, `${t}d`);
+  for (const root of roots(t).slice(1)) out.push(root, ...nouns(root));
+  return [...new Set(out)];
+}
+
+/**
+ * English verbs made of a verb and a particle, and the plain verbs the docs use for them. The object may stand between
+ * the two ("take someone out", "turn it off").
+ */
+const PHRASAL_VERBS: readonly (readonly [string, string, readonly string[]])[] = [
+  ['take', 'out', ['remove']],
+  ['kick', 'out', ['remove']],
+  ['throw', 'out', ['remove', 'delete']],
+  ['take', 'off', ['remove']],
+  ['take', 'away', ['remove', 'revoke']],
+  ['get', 'rid', ['remove', 'delete']],
+  ['cut', 'off', ['revoke', 'block']],
+  ['lock', 'out', ['block', 'lockout']],
+  ['turn', 'on', ['enable']],
+  ['switch', 'on', ['enable']],
+  ['turn', 'off', ['disable']],
+  ['switch', 'off', ['disable']],
+  ['set', 'up', ['setup', 'configure']],
+  ['look', 'up', ['find', 'search', 'lookup']],
+  ['sign', 'up', ['signup', 'register']],
+  ['log', 'in', ['login']],
+  ['log', 'out', ['logout']],
+  ['sign', 'out', ['logout', 'signout']],
+  ['shut', 'down', ['stop', 'shutdown']],
+  ['spin', 'up', ['start', 'deploy']],
+  ['roll', 'back', ['rollback', 'revert']],
+  ['put', 'in', ['add']],
+  ['hand', 'out', ['issue']],
+];
+
+const IRREGULAR_PAST: Record<string, readonly string[]> = { take: ['took', 'taken'], throw: ['threw', 'thrown'], get: ['got', 'gotten'], spin: ['spun'] };
+
+/**
+ * The phrasal verbs of a question (verb, then its particle within the next four words) with the docs' verbs for
+ * them that the index knows: "take someone out of a group" → [["take", "out"], ["remove"]].
+ */
+export function phrasalVerbs(question: string, vocabulary: Set<string>): [string[], string[]][] {
+  const words = tokenize(question).map((w) => w.toLowerCase());
+  const out: [string[], string[]][] = [];
+  for (const [verb, particle, plain] of PHRASAL_VERBS) {
+    const forms = [verb, `${verb}s`, ...inflections(verb), ...(IRREGULAR_PAST[verb] ?? [])];
+    const at = words.findIndex((w) => forms.includes(w));
+    if (at < 0 || !words.slice(at + 1, at + 5).includes(particle)) continue;
+    const known = plain.filter((v) => vocabulary.has(v));
+    if (known.length) out.push([[processTerm(words[at] as string), particle], known]);
   }
   return out;
 }
@@ -204,6 +277,11 @@ export function retrieve(docs: DocsIndex, question: string, options: RetrieveOpt
   for (const [form, forms] of glossary) {
     const words = forms.flatMap((f) => contentTerms(f));
     for (const w of form.split(' ')) standIns.set(w, [...(standIns.get(w) ?? []), ...words]);
+  }
+  // A verb and its particle mean the docs' verb ("take someone out of a group" → "remove"): both words are found
+  // where it is.
+  for (const [words, verbs] of phrasalVerbs(question, docs.vocabulary)) {
+    for (const w of words) standIns.set(w, [...(standIns.get(w) ?? []), ...verbs]);
   }
   // A word the docs write as two ("reactsdk") is found where both are, and a word where another form of it is
   // ("working" where "work" is).

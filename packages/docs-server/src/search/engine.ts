@@ -72,7 +72,8 @@ const STOP_WORDS = new Set(
   `a an and are as at be by can do does for from has have how i if in into is it its me my of on or our should so that the
   their them then there these this to use used using was we what when where which who why will with you your able want need
   get set make way does did about tell explain please keyway let between without only any all some like other just also
-  one there here than too very much many more most possible up`
+  one there here than too very much many more most possible up someone somebody something anyone anybody anything everyone
+  everybody everything via they those he she his her been being were would could might must`
     .split(/\s+/)
     .filter(Boolean),
 );
