@@ -31,6 +31,7 @@ const reuseBaseline = args.includes('--reuse-baseline');
 const chromePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 const { startDocsServer } = await import('@keyway/docs-server');
+const { precompress } = await import('@keyway/docs-server/precompress');
 
 function timedBuild(cwd, outDir, env = {}) {
   const started = process.hrtime.bigint();
@@ -311,6 +312,9 @@ if (reuseBaseline && fs.existsSync(path.join(baselineBuild, 'index.html'))) {
   baseline = makeBaselineSite();
   baselineSeconds = timedBuild(baseline.dir, baselineBuild, { DOCUSAURUS_GENERATED_FILES_DIR_NAME: '.docusaurus' });
 }
+// Both sites are served alike: the baseline gets the same precompressed brotli and gzip bodies our build writes
+// (without them the docs server sends it uncompressed, and Lighthouse loads a baseline four times heavier on the wire).
+if (!fs.existsSync(path.join(baselineBuild, 'index.html.br'))) await precompress(baselineBuild);
 
 const apiPage = (() => {
   const dir = path.join(ourBuild, 'docs', 'api');
@@ -336,8 +340,11 @@ else if (baselineSeconds) console.log(`baseline build        ${baselineSeconds.t
 else console.log('no build times: both builds reused');
 console.log(`total JS              ${kib(total(ourJs))} in ${ourJs.length} files   (baseline ${kib(total(baseJs))} in ${baseJs.length} files)`);
 
-const server = await startDocsServer({ siteDir: ourBuild, port: 0 });
-const baseServer = await startDocsServer({ siteDir: baselineBuild, port: 0 });
+// Without the search API and assistant: they build the search index in the background at start (7 s of CPU for our
+// 474 pages, less for the baseline), which would compete with Chromium for this machine's cores during the measures.
+// No page fetches them while it loads.
+const server = await startDocsServer({ siteDir: ourBuild, port: 0, assistant: false });
+const baseServer = await startDocsServer({ siteDir: baselineBuild, port: 0, assistant: false });
 const { chromium } = await import('playwright-core');
 const browser = await chromium.launch({ executablePath: chromePath, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
 console.log('\n== First-load JS (every script fetched before the load event, in Chromium; ratio = ours / baseline, gzip)');

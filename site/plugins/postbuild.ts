@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { LoadContext, Plugin } from '@docusaurus/types';
 import { writeSearchIndex } from './search-index';
 import { writeAgentDocs } from './markdown';
-import { precompress } from './precompress';
+import { precompress } from '@keyway/docs-server/precompress';
 
 /**
  * What happens to the build output, in order: the search index and the docs for agents (Markdown twins, llms.txt) are
