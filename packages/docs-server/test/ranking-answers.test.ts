@@ -272,6 +272,27 @@ describe('assistant retrieval', () => {
     expect(pages('kick a person out of a group with the REST API')[0]).toBe('/docs/api/delete-groups-group-name-persons-person-id');
   });
 
+  it('answers from a passage that says the question’s words when the best ones have them only in code', () => {
+    // Six sample-heavy pages say "redirect" in their title but "http" and "https" only in their code; the TLS page says
+    // all three in a sentence of its troubleshooting section.
+    const samples = Array.from({ length: 6 }, (_, i) => [
+      `/docs/access/guides/redirect-sample-${i}`,
+      html(`Redirect sample ${i}`, `<p>Example ${i}.</p>${code('yaml', ['target: https://app.example.com/redirect', 'fallback: http://127.0.0.1/redirect', 'upstream: https://api.example.com'])}`),
+    ]) as [string, string][];
+    const tls: [string, string] = [
+      '/docs/gate/configuration/tls',
+      html(
+        'TLS',
+        `<p>Gate serves HTTPS with the certificate and key you give it, and can ask clients for certificates too.</p>
+         <h2 id="troubleshooting">Troubleshooting</h2><p>Plain HTTP requests to the TLS port fail with 400. Gate does not redirect HTTP to HTTPS on that port; let the load balancer do it.</p>`,
+      ),
+    ];
+    const all = [...PAGES, ...samples, tls].flatMap(([route, page], i) => extractPage(page, route, i * 100));
+    const withSamples = indexPassages(all.map((p, i) => ({ ...p, id: i })));
+    const found = retrieve(withSamples, 'redirect http to https', { signedIn: false }).passages.map((p) => p.passage.url);
+    expect(found[0]).toBe('/docs/gate/configuration/tls#troubleshooting');
+  });
+
   it('does not read an agent noun as the word it ends like ("customer" is not "custom", "header" not "head")', () => {
     const vocabulary = new Set(['custom', 'customer', 'head', 'header', 'limit', 'limiter']);
     expect(variantsOf('customer data', ['customer', 'data'], vocabulary)).toEqual([]);

@@ -361,10 +361,17 @@ export function retrieve(docs: DocsIndex, question: string, options: RetrieveOpt
     const words = saidWords(p);
     return asked.filter((q) => words.has(q) || r.terms.some((t) => words.has(t) && (t.startsWith(q) || (q.length >= 6 && editDistance(q, t, 2) <= 2) || standIns.get(q)?.includes(t)))).length;
   };
-  if (Math.max(...results.slice(0, 5).map(said)) < Math.min(2, asked.length)) return { terms, passages: [] };
+  let answering = results;
+  if (Math.max(...results.slice(0, 5).map(said)) < Math.min(2, asked.length)) {
+    // The best passages have the question's words only in code (an API page's paths and samples): a passage further
+    // down that says every one of them in prose answers instead ("redirect http to https" → the TLS page's
+    // troubleshooting). Without one, the docs do not answer.
+    answering = results.slice(5, 50).filter((r) => said(r) === asked.length);
+    if (asked.length < 2 || !answering.length) return { terms, passages: [] };
+  }
   // With embeddings, the lexical ranking and the passages nearest in meaning are fused (reciprocal rank fusion); the
   // lexical check above still decides whether the docs answer at all.
-  let ranked: { id: number; score: number }[] = results.map((r) => ({ id: r.id as number, score: r.score }));
+  let ranked: { id: number; score: number }[] = answering.map((r) => ({ id: r.id as number, score: r.score }));
   if (options.dense?.length) ranked = reciprocalRankFusion([ranked.map((r) => r.id), options.dense]);
   const top = ranked[0] as { id: number; score: number };
   // The best passages, one per page for the first three (answers draw on several pages when several are
