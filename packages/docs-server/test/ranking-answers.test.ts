@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { indexPassages } from '../src/search/site-index.js';
 import { extractPage } from '../src/search/extract.js';
-import { groupByPage, methodOf, namedIdentifier, runSearch } from '../src/search/engine.js';
+import { groupByPage, methodOf, namedIdentifier, namedSections, runSearch } from '../src/search/engine.js';
 import { buildSynonyms, questionSynonyms, withSynonyms } from '../src/search/synonyms.js';
 import { phrasalVerbs, retrieve, spelledIdentifier, variantsOf } from '../src/assistant/retrieve.js';
 import { classify, extractiveAnswer } from '../src/assistant/extractive.js';
@@ -291,6 +291,24 @@ describe('assistant retrieval', () => {
     const withSamples = indexPassages(all.map((p, i) => ({ ...p, id: i })));
     const found = retrieve(withSamples, 'redirect http to https', { signedIn: false }).passages.map((p) => p.passage.url);
     expect(found[0]).toBe('/docs/gate/configuration/tls#troubleshooting');
+  });
+
+  it('ranks the pages of the product a question names first ("at the gateway" → Gate)', () => {
+    expect(namedSections('limit the calls at the gateway')).toEqual(['/docs/gate/']);
+    expect(namedSections('Identity Protection for Okta, in React')).toEqual(['/docs/identity-protection/', '/docs/access/react-sdk/']);
+    expect(namedSections('navigate to the reactor')).toEqual([]);
+    // Two pages on the same thing, one per product; the identity server's is shorter, so it ranks first unless the
+    // question names Gate.
+    const caching: [string, string][] = [
+      ['/docs/access/guides/caching', html('Caching', `<p>Cache the answers for a minute.</p>`)],
+      ['/docs/gate/configuration/caching', html('Caching', `<p>Cache the answers of your upstream service for a minute.</p>`)],
+    ];
+    const all = [...PAGES, ...caching].flatMap(([route, page], i) => extractPage(page, route, i * 100));
+    const withCaching = indexPassages(all.map((p, i) => ({ ...p, id: i })));
+    const first = (q: string) => retrieve(withCaching, q, { signedIn: false }).passages[0]?.passage.url.split('#')[0];
+    expect(first('cache answers for a minute')).toBe('/docs/access/guides/caching');
+    expect(first('cache answers for a minute at the gateway')).toBe('/docs/gate/configuration/caching');
+    expect(first('cache answers for a minute in Gate')).toBe('/docs/gate/configuration/caching');
   });
 
   it('does not read an agent noun as the word it ends like ("customer" is not "custom", "header" not "head")', () => {
