@@ -309,6 +309,10 @@ describe('assistant retrieval', () => {
     expect(first('cache answers for a minute')).toBe('/docs/access/guides/caching');
     expect(first('cache answers for a minute at the gateway')).toBe('/docs/gate/configuration/caching');
     expect(first('cache answers for a minute in Gate')).toBe('/docs/gate/configuration/caching');
+    // The search box weighs them the same way.
+    const box = (q: string) => runSearch(withCaching.index, q, 10, withCaching.visible(false))[0]?.page;
+    expect(box('cache answers')).toBe('/docs/access/guides/caching');
+    expect(box('cache answers gateway')).toBe('/docs/gate/configuration/caching');
   });
 
   it('does not read an agent noun as the word it ends like ("customer" is not "custom", "header" not "head")', () => {

@@ -309,6 +309,9 @@ export function runSearch(index: StaticIndex, query: string, limit = 10, filter?
     voteByPage(scores, voter, contentTerms(q).join(' ') || q, named, pageFilter ? { filter: pageFilter } : {});
     for (const [page, score] of scores) (pages.get(page) as { best: number }).best = score;
   }
+  // A query that names a product ("gateway") is about that product's pages.
+  const sections = namedSections(q);
+  for (const [page, group] of pages) if (sections.some((prefix) => page.startsWith(prefix))) group.best *= NAMED_SECTION_WEIGHT;
   // Without the vote (a caller with no whole-page index), every-word results rank before the some-words fallback's.
   const ordered = [...pages.entries()].sort(([, a], [, b]) => (voter ? 0 : a.tier - b.tier) || b.best - a.best);
   const hits: SearchHit[] = [];
