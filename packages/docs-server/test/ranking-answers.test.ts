@@ -264,6 +264,8 @@ describe('assistant retrieval', () => {
     expect(phrasalVerbs('take someone out of a group', vocabulary)).toEqual([[['take', 'out'], ['remove']]]);
     expect(phrasalVerbs('how do I turn the rate limit off', vocabulary)).toEqual([[['turn', 'off'], ['disable']]]);
     expect(phrasalVerbs('took them off the list', vocabulary)).toEqual([[['took', 'off'], ['remove']]]);
+    // Short verbs double their last letter: "setting up", "putting in", "logging out".
+    expect(phrasalVerbs('setting up passkeys', vocabulary)).toEqual([[['setting', 'up'], ['setup', 'configure']]]);
     // The particle must follow the verb closely; a verb alone, or one the docs have no word for, gives nothing.
     expect(phrasalVerbs('take the token and send it in the header out', vocabulary)).toEqual([]);
     expect(phrasalVerbs('take a token', vocabulary)).toEqual([]);

@@ -143,7 +143,9 @@ export function phrasalVerbs(question: string, vocabulary: Set<string>): [string
   const words = tokenize(question).map((w) => w.toLowerCase());
   const out: [string[], string[]][] = [];
   for (const [verb, particle, plain] of PHRASAL_VERBS) {
-    const forms = [verb, `${verb}s`, ...inflections(verb), ...(IRREGULAR_PAST[verb] ?? [])];
+    // A short verb ending in one vowel and a consonant doubles it: "setting", "putting", "logged".
+    const doubled = /^[^aeiou]*[aeiou][bdgklmnprtv]$/.test(verb) ? [`${verb}${verb.at(-1)}ing`, `${verb}${verb.at(-1)}ed`] : [];
+    const forms = [verb, `${verb}s`, ...inflections(verb), ...doubled, ...(IRREGULAR_PAST[verb] ?? [])];
     const at = words.findIndex((w) => forms.includes(w));
     if (at < 0 || !words.slice(at + 1, at + 5).includes(particle)) continue;
     const known = plain.filter((v) => vocabulary.has(v));
