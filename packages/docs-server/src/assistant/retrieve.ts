@@ -135,6 +135,15 @@ const PHRASAL_VERBS: readonly (readonly [string, string, readonly string[]])[] =
 
 const IRREGULAR_PAST: Record<string, readonly string[]> = { take: ['took', 'taken'], throw: ['threw', 'thrown'], get: ['got', 'gotten'], spin: ['spun'] };
 
+/** Every form of each phrasal verb's verb ("set" → "sets", "setting"…), worked out once. */
+const VERB_FORMS = new Map(
+  PHRASAL_VERBS.map(([verb]) => {
+    // A short verb ending in one vowel and a consonant doubles it: "setting", "putting", "logged".
+    const doubled = /^[^aeiou]*[aeiou][bdgklmnprtv]$/.test(verb) ? [`${verb}${verb.at(-1)}ing`, `${verb}${verb.at(-1)}ed`] : [];
+    return [verb, new Set([verb, `${verb}s`, ...inflections(verb), ...doubled, ...(IRREGULAR_PAST[verb] ?? [])])];
+  }),
+);
+
 /**
  * The phrasal verbs of a question (verb, then its particle within the next four words) with the docs' verbs for
  * them that the index knows: "take someone out of a group" → [["take", "out"], ["remove"]].
@@ -143,10 +152,8 @@ export function phrasalVerbs(question: string, vocabulary: Set<string>): [string
   const words = tokenize(question).map((w) => w.toLowerCase());
   const out: [string[], string[]][] = [];
   for (const [verb, particle, plain] of PHRASAL_VERBS) {
-    // A short verb ending in one vowel and a consonant doubles it: "setting", "putting", "logged".
-    const doubled = /^[^aeiou]*[aeiou][bdgklmnprtv]$/.test(verb) ? [`${verb}${verb.at(-1)}ing`, `${verb}${verb.at(-1)}ed`] : [];
-    const forms = [verb, `${verb}s`, ...inflections(verb), ...doubled, ...(IRREGULAR_PAST[verb] ?? [])];
-    const at = words.findIndex((w) => forms.includes(w));
+    const forms = VERB_FORMS.get(verb);
+    const at = words.findIndex((w) => forms?.has(w));
     if (at < 0 || !words.slice(at + 1, at + 5).includes(particle)) continue;
     const known = plain.filter((v) => vocabulary.has(v));
     if (known.length) out.push([[processTerm(words[at] as string), particle], known]);
