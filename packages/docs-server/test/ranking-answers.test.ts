@@ -3,7 +3,7 @@ import { indexPassages } from '../src/search/site-index.js';
 import { extractPage } from '../src/search/extract.js';
 import { groupByPage, methodOf, namedIdentifier, namedSections, runSearch } from '../src/search/engine.js';
 import { buildSynonyms, questionSynonyms, withSynonyms } from '../src/search/synonyms.js';
-import { phrasalVerbs, retrieve, spelledIdentifier, variantsOf } from '../src/assistant/retrieve.js';
+import { phrasalVerbs, retrieve, spelledIdentifier, transposed, variantsOf } from '../src/assistant/retrieve.js';
 import { classify, extractiveAnswer } from '../src/assistant/extractive.js';
 import { streamPieces } from '../src/assistant/plugin.js';
 import { chat, fakeLlm, startFixtureServer } from './assistant-fixture.js';
@@ -257,6 +257,18 @@ describe('assistant retrieval', () => {
     expect(variantsOf('configuration', ['configuration'], vocabulary)).toEqual(['configure']);
     expect(variantsOf('verify email', ['verify', 'email'], vocabulary)).toEqual(['verification']);
     expect(variantsOf('managing users', ['managing', 'user'], vocabulary)).toEqual(['management']);
+  });
+
+  it('reads a word with two letters swapped as the docs’ word ("laravle" → "laravel")', () => {
+    const vocabulary = new Set(['laravel', 'token', 'passkey', 'the']);
+    expect(transposed('laravle', vocabulary)).toEqual(['laravel']);
+    expect(transposed('tokne', vocabulary)).toEqual(['token']);
+    expect(transposed('laravel', vocabulary)).toEqual([]);
+    expect(transposed('teh', vocabulary)).toEqual([]);
+    expect(transposed('lavarel', vocabulary)).toEqual([]);
+    // Two edits for the index's typo tolerance, which allows one in a word of this length: without the swap the
+    // guide's passages are not found at all.
+    expect(pages('how do I enable pasksey sign in')[0]).toBe('/docs/access/guides/passkeys');
   });
 
   it('reads a verb and its particle as the docs’ verb, with the object between them ("take someone out" → "remove")', () => {

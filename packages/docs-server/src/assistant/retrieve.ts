@@ -167,6 +167,22 @@ export function otherForms(t: string, vocabulary: Set<string>): string[] {
   return inflections(t).filter((v) => v !== t && vocabulary.has(v));
 }
 
+/**
+ * A word the docs do not know with two adjacent letters swapped back, when that makes a word they do ("laravle" →
+ * "laravel", "tokne" → "token"): the commonest typo, two edits for the index's typo tolerance, which allows one in a
+ * word of this length. Empty when there is none; every such word when several are.
+ */
+export function transposed(t: string, vocabulary: Set<string>): string[] {
+  if (vocabulary.has(t) || t.length < 4 || /\d/.test(t)) return [];
+  const found = new Set<string>();
+  for (let i = 0; i + 1 < t.length; i++) {
+    if (t[i] === t[i + 1]) continue;
+    const swapped = t.slice(0, i) + t[i + 1] + t[i] + t.slice(i + 2);
+    if (vocabulary.has(swapped) && !STOP.has(swapped)) found.add(swapped);
+  }
+  return [...found];
+}
+
 /** A word the docs do not know, as two words they do ("reactsdk" → "react", "sdk"); empty when there is none. */
 export function splitWord(t: string, vocabulary: Set<string>): string[] {
   if (vocabulary.has(t) || t.length < 6 || /\d/.test(t)) return [];
@@ -292,10 +308,10 @@ export function retrieve(docs: DocsIndex, question: string, options: RetrieveOpt
   for (const [words, verbs] of phrasalVerbs(question, docs.vocabulary)) {
     for (const w of words) standIns.set(w, [...(standIns.get(w) ?? []), ...verbs]);
   }
-  // A word the docs write as two ("reactsdk") is found where both are, and a word where another form of it is
-  // ("working" where "work" is).
+  // A word the docs write as two ("reactsdk") is found where both are, a word where another form of it is
+  // ("working" where "work" is), and a word with two letters swapped where it is spelled right ("laravle").
   for (const t of own) {
-    const forms = [...splitWord(t, docs.vocabulary), ...otherForms(t, docs.vocabulary)];
+    const forms = [...splitWord(t, docs.vocabulary), ...otherForms(t, docs.vocabulary), ...transposed(t, docs.vocabulary)];
     if (forms.length) standIns.set(t, [...(standIns.get(t) ?? []), ...forms]);
   }
   const alternatives = [...own.flatMap((t) => SYNONYMS.get(t) ?? []), ...variantsOf(question, own, docs.vocabulary), ...[...standIns.values()].flat()];
