@@ -95,6 +95,24 @@ describe('navigation', () => {
     await expect.poll(async () => (await navbar.boundingBox())!.y, { timeout: 3000 }).toBeGreaterThanOrEqual(0);
   });
 
+  it('keeps the navbar while the page is scrolled down less than its height (the height is measured after hydration)', async () => {
+    await openPage(page, `${base}/docs/intro`);
+    const navbar = page.locator('nav.navbar');
+    const height = (await navbar.boundingBox())!.height;
+    await page.waitForTimeout(100);
+    for (const y of [Math.round(height / 3), Math.round((2 * height) / 3)]) {
+      await page.evaluate((top) => window.scrollTo(0, top), y);
+      await page.waitForTimeout(100);
+    }
+    expect((await navbar.boundingBox())!.y).toBeGreaterThanOrEqual(0);
+    // Further down, the same downward scroll hides it.
+    for (const y of [300, 500]) {
+      await page.evaluate((top) => window.scrollTo(0, top), y);
+      await page.waitForTimeout(100);
+    }
+    await expect.poll(async () => (await navbar.boundingBox())!.y, { timeout: 3000 }).toBeLessThan(-10);
+  });
+
   it('scrolls to the hash target after navigation, and to the top otherwise', async () => {
     await openPage(page, `${base}/docs/access`);
     await page.evaluate(() => window.scrollTo(0, 400));

@@ -16,6 +16,11 @@ import type { Plugin } from '@docusaurus/types';
  * rely on Preact keeping the server DOM of a component that suspends during hydration and leaving an element's inner
  * HTML alone while hydrating (React would throw the DOM away as a hydration mismatch), which is why they live here.
  *
+ * The docs plugin's lookups of the active plugin, version and doc are remembered per pathname and the doc is found in a
+ * table (./docsClientUtils.ts): they ran `matchPath` over every doc several times per render. That module and
+ * ./reactUtils.ts also sort without `localeCompare`, whose first call in a page costs 16 ms to set up the collator. The
+ * hideable navbar measures its height after the first frame (./hideableNavbar.ts), not in the middle of hydration.
+ *
  * One behaviour differs and is put back here: Docusaurus's scroll to the hash target after a client-side navigation
  * ran before Preact had put the new page in the DOM (see ./hashScroll.ts). Client modules' `onRouteDidUpdate` runs
  * at that same moment under Preact, so one that reads the new page must wait for it (a microtask or a frame).
@@ -46,6 +51,17 @@ export default function clientBundlePlugin(): Plugin {
       alias[`${path.join(__dirname, '..', '..', 'src', 'components', 'DeferHydration')}$`] = path.join(__dirname, 'deferHydration.tsx');
       const themeClassic = path.dirname(require.resolve('@docusaurus/theme-classic/package.json'));
       alias[`${path.join(themeClassic, 'lib', 'prism-include-languages')}$`] = path.join(__dirname, 'noClientModule.ts');
+      // The docs plugin's "which doc is this pathname" functions, remembered per pathname (./docsClientUtils.ts).
+      const docsClient = path.dirname(require.resolve('@docusaurus/plugin-content-docs/client'));
+      alias[`${path.join(docsClient, 'docsClientUtils')}$`] = path.join(__dirname, 'docsClientUtils.ts');
+      // theme-common's useShallowMemoObject without localeCompare (./reactUtils.ts), which reaches the original file
+      // under a name of its own (the package does not export it).
+      const themeCommonLib = path.dirname(require.resolve('@docusaurus/theme-common'));
+      alias[`${path.join(themeCommonLib, 'utils', 'reactUtils')}$`] = path.join(__dirname, 'reactUtils.ts');
+      alias['@keyway-original/theme-common-reactUtils$'] = path.join(themeCommonLib, 'utils', 'reactUtils.js');
+      // The hideable navbar's height measured after the first frame, not in the middle of hydration (./hideableNavbar.ts).
+      alias[`${path.join(themeCommonLib, 'hooks', 'useHideableNavbar')}$`] = path.join(__dirname, 'hideableNavbar.ts');
+      alias['@keyway-original/theme-common-useHideableNavbar$'] = path.join(themeCommonLib, 'hooks', 'useHideableNavbar.js');
       return {};
     },
   };
