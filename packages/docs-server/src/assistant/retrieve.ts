@@ -1,5 +1,5 @@
 import type { Passage } from '../search/extract.js';
-import { contentTerms, isStopWord, NAMED_SECTION_WEIGHT, namedIdentifier, namedSections, pageKind, processTerm, resultWeight, tokenize, voteByPage } from '../search/engine.js';
+import { contentTerms, isStopWord, namedIdentifier, namedSectionWeight, pageKind, processTerm, resultWeight, tokenize, voteByPage } from '../search/engine.js';
 import type { DocsIndex } from '../search/site-index.js';
 import { questionSynonyms } from '../search/synonyms.js';
 
@@ -362,8 +362,8 @@ export function retrieve(docs: DocsIndex, question: string, options: RetrieveOpt
     prefix: (term) => term.length > 2 && !docs.vocabulary.has(term),
   });
   // A question that names a product ("at the gateway") is about that product's pages.
-  const sections = namedSections(question);
-  for (const [page, score] of pageScore) if (sections.some((prefix) => page.startsWith(prefix))) pageScore.set(page, score * NAMED_SECTION_WEIGHT);
+  const weight = namedSectionWeight(question);
+  for (const [page, score] of pageScore) pageScore.set(page, score * weight(page));
   const all = found.sort((a, b) => (pageScore.get(pageOfId(b.id as number)) ?? 0) - (pageScore.get(pageOfId(a.id as number)) ?? 0) || b.score - a.score);
   // …and a passage must match at least one of them when any passage does.
   const focused = terms.length > own.length ? all.filter((r) => r.queryTerms.some((t) => ownSet.has(t))) : all;

@@ -156,6 +156,12 @@ export function namedSections(question: string): string[] {
   return PRODUCT_SECTIONS.filter((s) => s.names.test(question)).map((s) => s.prefix);
 }
 
+/** The factor a page's score is multiplied by for a question: `NAMED_SECTION_WEIGHT` in a product it names, else 1. */
+export function namedSectionWeight(question: string): (page: string) => number {
+  const sections = namedSections(question);
+  return (page) => (sections.some((prefix) => page.startsWith(prefix)) ? NAMED_SECTION_WEIGHT : 1);
+}
+
 /**
  * What a query names, if anything: an identifier (a camelCase or PascalCase name such as `tokenForOrganization` or
  * `PersonExistsError`, a snake_case name or an error slug such as `person_id`), an operation (`POST /persons`), or
@@ -310,8 +316,8 @@ export function runSearch(index: StaticIndex, query: string, limit = 10, filter?
     for (const [page, score] of scores) (pages.get(page) as { best: number }).best = score;
   }
   // A query that names a product ("gateway") is about that product's pages.
-  const sections = namedSections(q);
-  for (const [page, group] of pages) if (sections.some((prefix) => page.startsWith(prefix))) group.best *= NAMED_SECTION_WEIGHT;
+  const weight = namedSectionWeight(q);
+  for (const [page, group] of pages) group.best *= weight(page);
   // Without the vote (a caller with no whole-page index), every-word results rank before the some-words fallback's.
   const ordered = [...pages.entries()].sort(([, a], [, b]) => (voter ? 0 : a.tier - b.tier) || b.best - a.best);
   const hits: SearchHit[] = [];
