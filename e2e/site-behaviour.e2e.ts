@@ -134,11 +134,15 @@ describe('navigation', () => {
     await hydrated(page);
     // The sidebar's link to the Access overview is in view: its page's code is prefetched (a prefetch request).
     await expect.poll(() => prefetches.includes(`/${target}`), { timeout: 15_000 }).toBe(true);
-    // On the browser's clock, after the load event had finished.
-    const timing = await page.evaluate((url) => {
-      const nav = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming;
-      return { loadEnd: nav.loadEventEnd, requested: performance.getEntriesByName(url, 'resource')[0]?.startTime ?? -1 };
-    }, `${base}/${target}`);
+    // On the browser's clock, after the load event had finished. The resource entry is only written once the
+    // response has come in, which can be after Playwright reports the request: wait for it.
+    const readTiming = () =>
+      page.evaluate((url) => {
+        const nav = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming;
+        return { loadEnd: nav.loadEventEnd, requested: performance.getEntriesByName(url, 'resource')[0]?.startTime ?? -1 };
+      }, `${base}/${target}`);
+    await expect.poll(async () => (await readTiming()).requested, { timeout: 15_000 }).toBeGreaterThan(0);
+    const timing = await readTiming();
     expect(timing.loadEnd).toBeGreaterThan(0);
     expect(timing.requested).toBeGreaterThanOrEqual(timing.loadEnd);
     // Opening the page then works as a client-side navigation.
