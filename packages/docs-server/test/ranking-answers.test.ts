@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { indexPassages } from '../src/search/site-index.js';
 import { extractPage } from '../src/search/extract.js';
-import { groupByPage, methodOf, namedIdentifier, namedSections, runSearch } from '../src/search/engine.js';
+import { contentTerms, groupByPage, methodOf, namedIdentifier, namedSections, runSearch } from '../src/search/engine.js';
 import { buildSynonyms, questionSynonyms, withSynonyms } from '../src/search/synonyms.js';
 import { phrasalVerbs, retrieve, spelledIdentifier, transposed, variantsOf } from '../src/assistant/retrieve.js';
 import { classify, extractiveAnswer } from '../src/assistant/extractive.js';
@@ -257,6 +257,16 @@ describe('assistant retrieval', () => {
     expect(variantsOf('configuration', ['configuration'], vocabulary)).toEqual(['configure']);
     expect(variantsOf('verify email', ['verify', 'email'], vocabulary)).toEqual(['verification']);
     expect(variantsOf('managing users', ['managing', 'user'], vocabulary)).toEqual(['management']);
+  });
+
+  it('reads contractions and possessives as their words, and drops stop words however they are inflected', () => {
+    // A lone "s" or "t" is no word of the question: it counted against every passage's share of the question's words.
+    expect(contentTerms("it's issued when the customer’s plan doesn't change and we can't wait")).toEqual(['issued', 'customer', 'plan', 'change', 'wait']);
+    expect(contentTerms("the users' passkeys won't work")).toEqual(['user', 'passkey', 'work']);
+    // "needs" is "need", a stop word, once processed; so are "uses" and "gets".
+    expect(contentTerms('the job needs a token and gets one, then uses it')).toEqual(['job', 'token']);
+    expect(retrieve(docs, "a person's passkey prompt doesn't open", { signedIn: false }).terms).not.toContain('s');
+    expect(pages("a person's passkey prompt doesn't open")[0]).toBe('/docs/access/guides/passkeys');
   });
 
   it('reads a word with two letters swapped as the docs’ word ("laravle" → "laravel")', () => {

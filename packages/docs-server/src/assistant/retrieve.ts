@@ -1,5 +1,5 @@
 import type { Passage } from '../search/extract.js';
-import { contentTerms, isStopWord, namedIdentifier, namedSectionWeight, pageKind, processTerm, resultWeight, tokenize, voteByPage } from '../search/engine.js';
+import { contentTerms, isStopWord, withoutContractions, namedIdentifier, namedSectionWeight, pageKind, processTerm, resultWeight, tokenize, voteByPage } from '../search/engine.js';
 import type { DocsIndex } from '../search/site-index.js';
 import { questionSynonyms } from '../search/synonyms.js';
 
@@ -285,7 +285,9 @@ export function editDistance(a: string, b: string, max: number): number {
  * A question is only answered when the best passage matches at least half of its meaningful words: otherwise it
  * is about something the docs do not cover.
  */
-export function retrieve(docs: DocsIndex, question: string, options: RetrieveOptions): Retrieval {
+export function retrieve(docs: DocsIndex, text: string, options: RetrieveOptions): Retrieval {
+  // "it's" is "it", "doesn't" is "does" for every reading below (phrasal verbs, acronyms, joined words).
+  const question = withoutContractions(text);
   const own = [...new Set([...contentTerms(question), ...acronymsOf(question, docs.vocabulary)])];
   let terms = own;
   const previous = options.previousQuestions?.at(-1);

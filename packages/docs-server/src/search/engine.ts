@@ -81,9 +81,30 @@ const STOP_WORDS = new Set(
 /** Whether a word (lower case) carries no meaning in a question. */
 export const isStopWord = (word: string): boolean => STOP_WORDS.has(word);
 
-/** The meaningful words of a question, processed as the index processes them. */
+/**
+ * A question with its contractions and possessives read as the words they stand for ("it's" → "it", "doesn't" →
+ * "does", "can't" → "can", "a customer's plan" → "a customer plan"): the word splitter would otherwise leave a lone
+ * "s" or "t" that no passage says, and that counts against every passage's share of the question.
+ */
+export function withoutContractions(text: string): string {
+  return text
+    .replace(/\b(can|won)['’]t\b/gi, (_, w: string) => (w.toLowerCase() === 'won' ? 'will' : w))
+    .replace(/n['’]t\b/gi, '')
+    .replace(/(?<=\p{L})['’](?:s|ll|re|ve|d|m)?(?!\p{L})/giu, '');
+}
+
+/**
+ * The meaningful words of a question, processed as the index processes them. A word is left out when it is a stop
+ * word as written or once processed ("needs" is "need", "uses" is "use").
+ */
 export const contentTerms = (query: string): string[] => [
-  ...new Set(tokenize(query).map((t) => t.toLowerCase()).filter((t) => !STOP_WORDS.has(t)).map(processTerm)),
+  ...new Set(
+    tokenize(withoutContractions(query))
+      .map((t) => t.toLowerCase())
+      .filter((t) => !STOP_WORDS.has(t))
+      .map(processTerm)
+      .filter((t) => !STOP_WORDS.has(t)),
+  ),
 ];
 
 export interface SearchHit {
