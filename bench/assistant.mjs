@@ -8,7 +8,7 @@
 //   with plain MiniSearch over the same passages as the baseline measured in the same run.
 // Questions marked `"holdout"` are counted in every figure and also reported on their own (hit rates and contact-us
 // share), together and per round (`true` is round 1): they were written before a ranking change and are not tuned on,
-// so they show whether it generalises. The last round's misses are not printed, so that it stays unseen.
+// so they show whether it generalises. The unseen rounds' misses are not printed, so that they stay unseen.
 // Usage: node bench/assistant.mjs [siteDir]   (default: site/build, or KEYWAY_SITE_DIR). Exits 1 below target.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -24,7 +24,7 @@ if (!fs.existsSync(path.join(siteDir, 'docs'))) {
   console.error(`No site build with docs at ${siteDir}: run "npm run build" first (or pass a build folder).`);
   process.exit(2);
 }
-const { questions } = JSON.parse(fs.readFileSync(path.join(root, 'site/test/assistant-questions.json'), 'utf8'));
+const { questions, unseenRounds = [] } = JSON.parse(fs.readFileSync(path.join(root, 'site/test/assistant-questions.json'), 'utf8'));
 const answerable = questions.filter((q) => q.page);
 const contactUs = questions.filter((q) => !q.page);
 
@@ -41,11 +41,11 @@ const pct = (n, d) => `${((n / d) * 100).toFixed(1)} % (${n}/${d})`;
 const filter = docs.visible(false);
 // The search box's page vote (the whole-page index the build ships in search-index.json).
 const voter = { index: docs.pageIndex, pages: docs.pages };
-// Hold-out rounds: `true` is round 1; the last round has not been looked at question by question (see the set's
-// description), so its misses are not printed.
+// Hold-out rounds: `true` is round 1; the set's `unseenRounds` (or else the last round) have not been looked at question
+// by question (see the set's description), so their misses are not printed.
 const roundOf = (holdout) => (holdout === true ? 1 : holdout);
 const rounds = [...new Set(questions.filter((q) => q.holdout).map((q) => roundOf(q.holdout)))].sort((a, b) => a - b);
-const unseenRound = rounds.at(-1);
+const unseen = new Set(unseenRounds.length ? unseenRounds : rounds.slice(-1));
 function hitRates(label, pagesFor) {
   const all = { top1: 0, top3: 0, n: 0 };
   const held = { top1: 0, top3: 0, n: 0 };
@@ -58,13 +58,13 @@ function hitRates(label, pagesFor) {
       if (pages[0] === page) tally.top1++;
       if (pages.slice(0, 3).includes(page)) tally.top3++;
     }
-    if (holdout && roundOf(holdout) === unseenRound) continue;
+    if (holdout && unseen.has(roundOf(holdout))) continue;
     if (!pages.slice(0, 3).includes(page)) misses.push(`  miss${holdout ? ' (hold-out)' : ''}: ${question}\n        want ${page}\n        got  ${pages.slice(0, 3).join(', ') || '(nothing)'}`);
   }
   console.log(`${label}: top-1 ${pct(all.top1, all.n)}, top-3 ${pct(all.top3, all.n)}`);
   if (held.n) console.log(`${label}, hold-out only: top-1 ${pct(held.top1, held.n)}, top-3 ${pct(held.top3, held.n)}`);
   for (const [round, t] of byRound) {
-    if (t.n) console.log(`${label}, hold-out round ${round}${round === unseenRound ? ' (unseen)' : ''}: top-1 ${pct(t.top1, t.n)}, top-3 ${pct(t.top3, t.n)}`);
+    if (t.n) console.log(`${label}, hold-out round ${round}${unseen.has(round) ? ' (unseen)' : ''}: top-1 ${pct(t.top1, t.n)}, top-3 ${pct(t.top3, t.n)}`);
   }
   return { top1: all.top1 / all.n, top3: all.top3 / all.n, misses };
 }
@@ -103,7 +103,8 @@ for (const { question, holdout } of contactUs) {
   if (isContactUs(answer)) {
     contacted++;
     if (holdout) heldContacted++;
-  } else notContacted.push(`  not contact-us${holdout ? ' (hold-out)' : ''}: ${question}\n        answered (${answer.meta.mode}): ${answer.text.slice(0, 140).replace(/\n/g, ' ')}…`);
+  } else if (holdout && unseen.has(roundOf(holdout))) notContacted.push(`  not contact-us: a question of unseen round ${roundOf(holdout)} (not shown)`);
+  else notContacted.push(`  not contact-us${holdout ? ' (hold-out)' : ''}: ${question}\n        answered (${answer.meta.mode}): ${answer.text.slice(0, 140).replace(/\n/g, ' ')}…`);
 }
 console.log(`off-topic and commercial questions answered with contact-us: ${pct(contacted, contactUs.length)}`);
 const heldContactUs = contactUs.filter((q) => q.holdout).length;
