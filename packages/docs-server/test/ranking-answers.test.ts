@@ -362,6 +362,20 @@ describe('assistant retrieval', () => {
     // A heading "Term (ABBR)" gives both the term and its abbreviation; other names are matched whole ("social login").
     expect(synonyms('Social logins for my app')).toEqual({ 'social login': ['single sign-on', 'sso'] });
     expect(synonyms('login page')).toEqual({});
+    // An abbreviation among the other names is found from the term as well: the PII detection page never says
+    // "personal data".
+    const three = indexPassages(
+      [
+        ['/docs/glossary', html('Glossary', `<h3 id="personal-data">Personal data</h3><p>Information about an identifiable person.</p><p><strong>Other names:</strong> PII, sensitive data.</p>`)],
+        ['/docs/gate/plugins/pii', html('PII detection', `<p>Finds PII in the API traffic that passes through the gateway, and redacts it.</p><h2 id="rollout">Rolling out</h2><p>Start in log mode to see what traffic it would change.</p>`)],
+        ['/docs/gate/use-cases/retention', html('Retention', `<p>How long the data of your API traffic is kept in the logs.</p>`)],
+      ].flatMap(([route, page], i) => extractPage(page as string, route as string, i * 100)).map((p, i) => ({ ...p, id: i })),
+    );
+    expect(Object.fromEntries(questionSynonyms('personal data in logs', three.synonyms))).toEqual({ 'personal data': ['pii'] });
+    const answer = retrieve(three, 'spotting personal data in API traffic', { signedIn: false }).passages.map((p) => p.passage.url.split('#')[0]);
+    // Without it the PII page is not among the answer's pages at all (only the glossary and a page that mentions
+    // "data" and "traffic" in passing).
+    expect(answer.slice(0, 2)).toContain('/docs/gate/plugins/pii');
   });
 
   it('ranks the page about the question as a whole before a page that mentions its words in passing', () => {

@@ -17,7 +17,8 @@ import { processTerm } from './engine.js';
  * Abbreviations are expanded at index time: each passage that mentions one form (as whole words, any
  * case) gets the other forms in its `keywords` field (indexed, never shown), and the browser's index carries it.
  * The glossary's other names expand the query instead, one way, to the docs' word (`questionSynonyms`; plurals
- * folded: "users" finds "person").
+ * folded: "users" finds "person"); an abbreviation among them also the other way, from the term ("personal data" finds
+ * "PII", which the PII detection page is named by).
  */
 export interface SynonymTable {
   /** Form (lower case, words processed as the index does) → the other forms of the same thing, as written. */
@@ -33,6 +34,8 @@ export interface SynonymTable {
 const DEFINITION = /((?:[A-Z][\w-]*\s+){1,5}?(?:[A-Z][\w-]*))\s+\(([A-Z][A-Za-z0-9]{1,6})\)/g;
 /** "Other names: user, end user, member." in a section's text (up to the end of the sentence). */
 const OTHER_NAMES = /\bOther names:\s*([^.]+)\./g;
+/** An abbreviation as written: two to six letters or digits, two or more of them capitals ("PII", "IdP", "2FA"). */
+const ABBREVIATION = /^(?=(?:[^A-Z]*[A-Z]){2})[A-Za-z0-9]{2,6}$/;
 /** A heading "Term (ABBR)". */
 const HEADING_ABBREVIATION = /^(.+?)\s*\(([^()]+)\)\s*$/;
 
@@ -98,6 +101,14 @@ export function buildSynonyms(docs: readonly SearchDoc[]): SynonymTable {
           if (!set) table.docsWords.set(key, (set = new Set()));
           set.add(term.toLowerCase());
           if (named) set.add((named[2] as string).toLowerCase());
+          // An abbreviation among the other names is found from the term too ("personal data" → "pii"): a page about
+          // the thing often names it by its abbreviation alone ("PII detection").
+          if (ABBREVIATION.test(other)) {
+            const termKey = normalizeForm(term);
+            let back = table.docsWords.get(termKey);
+            if (!back) table.docsWords.set(termKey, (back = new Set()));
+            back.add(other.toLowerCase());
+          }
         }
       }
     }
