@@ -29,6 +29,8 @@ describe('not found', () => {
     await page.locator('main').getByRole('button', { name: 'Search' }).click();
     await page.waitForURL(`${base}/search?q=passkey`);
     await expect.poll(() => page.locator('ol[aria-label="Search results"] li').count()).toBeGreaterThan(0);
+    // The guide's section on passkeys comes first, before the generated reference of the SDK's passkey errors.
+    expect(await page.locator('ol[aria-label="Search results"] li a').first().textContent()).toBe('Logging in and out › Passkeys');
     await page.close();
   });
 
