@@ -135,6 +135,17 @@ describe('search ranking', () => {
     expect([...(forms.get('pii') ?? [])]).toEqual(['personally identifiable information']);
   });
 
+  it('lets a page vote as a whole only with every word of the query when some passage has them all', () => {
+    const two = indexPassages(
+      [
+        ['/docs/access/react-sdk/reference/middleware/login-middleware', html('Login middleware', `<p>Sends visitors to the login page.</p><h2 id="import">Import</h2><p>Import it from the package.</p><h2 id="example">Example</h2><p>Redirect to login.</p>`)],
+        ['/docs/access/guides/sso/google', html('Google sign-in credentials', `<p>Offer social login with Google accounts.</p><h2 id="console">In the console</h2><p>Create the client.</p>`)],
+      ].flatMap(([route, page], i) => extractPage(page as string, route as string, i * 100)).map((p, i) => ({ ...p, id: i })),
+    );
+    const hits = runSearch(two.index, 'social login', 10, two.visible(false), { index: two.pageIndex, pages: two.pages });
+    expect(hits[0]?.page).toBe('/docs/access/guides/sso/google');
+  });
+
   it("keeps a page's front-matter keywords on that page: they are not synonyms spread over other pages' passages", () => {
     // The plugin's keywords say "PII, personal data"; the vault mentions PII but is not thereby about "personal data".
     const vault = docs.passages.find((p) => p.url === '/docs/access/concepts/vault');

@@ -333,7 +333,12 @@ export function runSearch(index: StaticIndex, query: string, limit = 10, filter?
   if (voter) {
     const scores = new Map([...pages].map(([page, g]) => [page, g.best]));
     const pageFilter = filter ? (id: number) => voter.pages[id]?.gated !== true : undefined;
-    voteByPage(scores, voter, contentTerms(q).join(' ') || q, named, pageFilter ? { filter: pageFilter } : {});
+    // A short query (three words or fewer) that some passage answers with every word is voted on with every word too:
+    // "social login" is not about a page titled "Login middleware" that never says "social". (A longer question's
+    // whole pages, titles and headings only, seldom have all of its words.)
+    const terms = contentTerms(q);
+    const everyWord = terms.length <= 3 && [...pages.values()].some((g) => g.tier === 0);
+    voteByPage(scores, voter, terms.join(' ') || q, named, { ...(pageFilter ? { filter: pageFilter } : {}), ...(everyWord ? { combineWith: 'AND' as const } : {}) });
     for (const [page, score] of scores) (pages.get(page) as { best: number }).best = score;
   }
   // A query that names a product ("gateway") is about that product's pages.
