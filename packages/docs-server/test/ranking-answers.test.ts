@@ -21,6 +21,7 @@ const PAGES: [string, string][] = [
       'Passkeys',
       `<p>Passkeys let persons sign in with their device instead of a password.</p>
        <h2 id="enable">Enable passkeys</h2><p>Turn on passkeys in the console. Then call the SDK to register one.</p>${code('ts', ["await keyway.passkeys.register();"])}
+       <h2 id="use">Use it</h2><p>The next visit starts with the device prompt.</p>
        <h2 id="errors">Troubleshooting</h2><p>A passkey prompt that the person closes fails with a prompt error. Ask again later.</p>`,
       '<meta name="description" content="Sign in without a password, with the device.">',
     ),
@@ -424,6 +425,16 @@ describe('answers without a model', () => {
     expect(a.markdown).toContain('```ts\nawait keyway.passkeys.register();\n```');
     expect(a.markdown).toContain('1. [Enable passkeys](/docs/access/guides/passkeys#enable)');
     expect(a.used.map((u) => u.passage.url)).toEqual(['/docs/access/guides/passkeys#enable']);
+  });
+
+  it('lists steps only for a guide, and never its troubleshooting or next steps as one', () => {
+    const guide = answer('How do I enable passkeys?').markdown;
+    expect(guide).toContain('The steps on **Passkeys**');
+    expect(guide).not.toContain('[Troubleshooting]');
+    // A reference entry's sections are not steps.
+    const reference = answer('PasskeyPromptError constructor');
+    expect(reference.used[0]?.passage.url).toMatch(/^\/docs\/access\/sdk\/classes\/PasskeyPromptError/);
+    expect(reference.markdown).not.toContain('The steps on');
   });
 
   it('answers what-is with the page’s defining paragraph', () => {

@@ -79,6 +79,8 @@ function quote(p: Passage, terms: string[], lead = false): string {
 }
 
 const OPERATION = /^(get|post|put|patch|delete)(\/\S*)/i;
+/** Headings of a guide that are around its steps, not steps. */
+const NOT_A_STEP = /^(troubleshooting|common (errors|problems|mistakes)|next steps|related( pages)?|see also|faq|further reading|learn more)$/i;
 
 /** The method and path of an API reference page (its introduction starts with them), and a curl line to call it. */
 export function operationOf(intro: Passage, auth: Passage | undefined, body: Passage | undefined): { method: string; path: string; curl: string } | undefined {
@@ -168,8 +170,10 @@ export function extractiveAnswer(question: string, retrieval: Retrieval, pagePas
       const n = cite(withCode);
       parts.push(`${withCode === best ? '' : `From **${where(withCode)}** [${n}]:\n\n`}${fenced(code.lang, code.source)}`);
     }
-    // The page's steps: its sections in order, linked, when it has several.
-    const steps = sections.filter((p) => p.heading && p.url.includes('#'));
+    // The page's steps: its sections in order, linked, when it has several. Only a guide, tutorial or concept page
+    // has steps (a reference entry's sections, "Constructors", "Parameters", "Returns", are not), and what surrounds
+    // the steps ("Troubleshooting", "Next steps", "Related pages") is not one of them.
+    const steps = pageKind(best.url) === 'guide' ? sections.filter((p) => p.heading && p.url.includes('#') && !NOT_A_STEP.test(p.heading)) : [];
     if (steps.length >= 2) {
       parts.push(`The steps on **${best.title}**:\n\n${steps.slice(0, 8).map((p, i) => `${i + 1}. [${p.heading}](${p.url})`).join('\n')}`);
     }
