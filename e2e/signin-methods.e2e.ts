@@ -59,6 +59,18 @@ describe('sign-in methods', () => {
     await page.getByRole('button', { name: 'Continue' }).click();
     await page.waitForURL(`${base}/docs/gate/getting-started`);
     await hydrated(page);
+    // Escape closes the account menu even when pressed the moment it opens: its keyboard listener is in place as soon
+    // as the menu is, not after the next paint.
+    const menu = await page.evaluate(async () => {
+      const panel = () => document.querySelector('[role="group"][aria-label="Account"]');
+      document.querySelector<HTMLButtonElement>('button[aria-label^="Account: signed in as"]')?.click();
+      for (let i = 0; i < 50 && !panel(); i++) await Promise.resolve();
+      const opened = panel() !== null;
+      document.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true }));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      return { opened, openAfterEscape: panel() !== null };
+    });
+    expect(menu).toEqual({ opened: true, openAfterEscape: false });
     await signOutFromMenu(page);
 
     await openPage(page, loginFor('/docs/intro'));

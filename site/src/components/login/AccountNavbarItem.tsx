@@ -1,4 +1,4 @@
-import React, { useEffect, useRef, useState } from 'react';
+import React, { useEffect, useLayoutEffect, useRef, useState } from 'react';
 import clsx from 'clsx';
 import { isGatedPath, readToken, signedInAs, TOKEN_KEY } from './storage';
 import styles from './styles.module.css';
@@ -40,7 +40,9 @@ export default function AccountNavbarItem({ mobile }: Props): React.ReactElement
     return () => window.removeEventListener('storage', onStorage);
   }, []);
 
-  useEffect(() => {
+  // A layout effect: the listeners are in place as soon as the menu is rendered. (An effect runs after the next paint,
+  // so an Escape pressed the moment the menu opened was lost, and the next click on the button closed it instead.)
+  useLayoutEffect(() => {
     if (!open) return undefined;
     const close = (e: MouseEvent | KeyboardEvent) => {
       if (e instanceof KeyboardEvent ? e.key === 'Escape' : !root.current?.contains(e.target as Node)) setOpen(false);
