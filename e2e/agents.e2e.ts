@@ -83,6 +83,29 @@ describe('the copy-page menu', () => {
       await close();
     }
   }, 60_000);
+
+  it('closes on an Escape pressed the moment the menu appears, and gives the focus back to its button', async () => {
+    const { page, close } = await openWithClipboard(`${docs.url}/docs/gate/getting-started`);
+    try {
+      // The Escape is sent from the DOM change that adds the menu, before the browser paints it.
+      await page.evaluate(() => {
+        new MutationObserver((_, observer) => {
+          if (!document.querySelector('[role="menu"]')) return;
+          observer.disconnect();
+          document.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true }));
+          document.body.dataset.escaped = 'yes';
+        }).observe(document.body, { childList: true, subtree: true });
+      });
+      const trigger = page.getByRole('button', { name: 'Copy page' });
+      await trigger.click();
+      await expect.poll(() => page.evaluate(() => document.body.dataset.escaped)).toBe('yes');
+      await page.waitForTimeout(300);
+      expect(await page.getByRole('menu').count()).toBe(0);
+      expect(await trigger.evaluate((el) => el === document.activeElement)).toBe(true);
+    } finally {
+      await close();
+    }
+  }, 60_000);
 });
 
 describe('Markdown twins of the build behind the docs server', () => {

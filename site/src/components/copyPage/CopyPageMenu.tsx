@@ -1,4 +1,4 @@
-import React, { useEffect, useRef, useState, type ReactNode } from 'react';
+import React, { useLayoutEffect, useRef, useState, type ReactNode } from 'react';
 import { isGatedPath } from '@site/src/components/login/storage';
 import styles from './menu.module.css';
 
@@ -33,7 +33,9 @@ export default function CopyPageMenu({ pathname, onClose }: { pathname: string; 
   const mdUrl = new URL(mdPath, window.location.origin).href;
   const prompt = `Read ${mdUrl} so I can ask questions about it.`;
 
-  useEffect(() => {
+  // A layout effect: focus and listeners are in place as soon as the menu is rendered (an effect runs after the next
+  // paint, and an Escape pressed before it was lost).
+  useLayoutEffect(() => {
     menu.current?.querySelector<HTMLElement>('[role="menuitem"]')?.focus();
     const outside = (e: PointerEvent) => {
       if (!menu.current?.parentElement?.contains(e.target as Node)) onClose();
