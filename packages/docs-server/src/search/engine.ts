@@ -323,8 +323,9 @@ export function runSearch(index: StaticIndex, query: string, limit = 10, filter?
     }
   };
   add(index.search(q, { combineWith: 'AND', filter }), 0);
+  const someHaveEveryWord = pages.size > 0;
+  const terms = contentTerms(q);
   if (pages.size < limit) {
-    const terms = contentTerms(q);
     // Typo tolerance in the fallback only when nothing matched at all (likely a typo): otherwise it costs more than it finds.
     if (terms.length > 1) add(index.search(terms.join(' '), { combineWith: 'OR', filter, ...(pages.size ? { fuzzy: false } : {}) }), 1);
   }
@@ -336,8 +337,7 @@ export function runSearch(index: StaticIndex, query: string, limit = 10, filter?
     // A short query (three words or fewer) that some passage answers with every word is voted on with every word too:
     // "social login" is not about a page titled "Login middleware" that never says "social". (A longer question's
     // whole pages, titles and headings only, seldom have all of its words.)
-    const terms = contentTerms(q);
-    const everyWord = terms.length <= 3 && [...pages.values()].some((g) => g.tier === 0);
+    const everyWord = terms.length <= 3 && someHaveEveryWord;
     voteByPage(scores, voter, terms.join(' ') || q, named, { ...(pageFilter ? { filter: pageFilter } : {}), ...(everyWord ? { combineWith: 'AND' as const } : {}) });
     for (const [page, score] of scores) (pages.get(page) as { best: number }).best = score;
   }

@@ -53,6 +53,13 @@ const initials = (phrase: string) =>
     .join('')
     .toUpperCase();
 
+/** Adds `value` to the set of `key`, creating it. */
+function addTo(map: Map<string, Set<string>>, key: string, value: string): void {
+  const set = map.get(key);
+  if (set) set.add(value);
+  else map.set(key, new Set([value]));
+}
+
 function pair(table: SynonymTable, a: string, b: string) {
   const x = a.trim();
   const y = b.trim();
@@ -63,9 +70,7 @@ function pair(table: SynonymTable, a: string, b: string) {
     [nx, y],
     [ny, x],
   ] as const) {
-    let set = table.forms.get(from);
-    if (!set) table.forms.set(from, (set = new Set()));
-    set.add(to.toLowerCase());
+    addTo(table.forms, from, to.toLowerCase());
   }
 }
 
@@ -97,18 +102,11 @@ export function buildSynonyms(docs: readonly SearchDoc[]): SynonymTable {
         for (const other of list(m[1] ?? '')) {
           const key = normalizeForm(other);
           if (!key || key === normalizeForm(term)) continue;
-          let set = table.docsWords.get(key);
-          if (!set) table.docsWords.set(key, (set = new Set()));
-          set.add(term.toLowerCase());
-          if (named) set.add((named[2] as string).toLowerCase());
+          addTo(table.docsWords, key, term.toLowerCase());
+          if (named) addTo(table.docsWords, key, (named[2] as string).toLowerCase());
           // An abbreviation among the other names is found from the term too ("personal data" → "pii"): a page about
           // the thing often names it by its abbreviation alone ("PII detection").
-          if (ABBREVIATION.test(other)) {
-            const termKey = normalizeForm(term);
-            let back = table.docsWords.get(termKey);
-            if (!back) table.docsWords.set(termKey, (back = new Set()));
-            back.add(other.toLowerCase());
-          }
+          if (ABBREVIATION.test(other)) addTo(table.docsWords, normalizeForm(term), other.toLowerCase());
         }
       }
     }
