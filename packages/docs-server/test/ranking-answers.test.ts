@@ -423,18 +423,80 @@ describe('answers without a model', () => {
     expect(a.kind).toBe('how-to');
     expect(a.markdown).toContain('**Passkeys › Enable passkeys** [1]');
     expect(a.markdown).toContain('```ts\nawait keyway.passkeys.register();\n```');
-    expect(a.markdown).toContain('1. [Enable passkeys](/docs/access/guides/passkeys#enable)');
+    expect(a.markdown).toContain('- [Enable passkeys](/docs/access/guides/passkeys#enable)');
     expect(a.used.map((u) => u.passage.url)).toEqual(['/docs/access/guides/passkeys#enable']);
   });
 
-  it('lists steps only for a guide, and never its troubleshooting or next steps as one', () => {
+  it('lists sections only for a guide, and never its troubleshooting or next steps', () => {
     const guide = answer('How do I enable passkeys?').markdown;
-    expect(guide).toContain('The steps on **Passkeys**');
+    expect(guide).toContain('The sections of **Passkeys**');
     expect(guide).not.toContain('[Troubleshooting]');
     // A reference entry's sections are not steps.
     const reference = answer('PasskeyPromptError constructor');
     expect(reference.used[0]?.passage.url).toMatch(/^\/docs\/access\/sdk\/classes\/PasskeyPromptError/);
     expect(reference.markdown).not.toContain('The steps on');
+    expect(reference.markdown).not.toContain('The sections of');
+  });
+
+  it('lists a guide’s numbered steps as steps, and any other page’s headings as its sections', () => {
+    const small = indexPassages(
+      [
+        [
+          '/docs/access/guides/webhooks',
+          html(
+            'Webhooks',
+            `<p>Webhooks call your server when something happens in your organization.</p>
+             <h2 id="before">Before you begin</h2><p>You need a server that accepts webhook calls over HTTPS.</p>
+             <h2 id="register">Step 1: register the webhook</h2><p>Register the webhook URL of your server with the API.</p>${code('bash', ['curl -X POST "$KEYWAY_API_URL/organizations/webhooks"'])}
+             <h2 id="verify">Step 2: verify each call</h2><p>Verify the signature of each webhook call before you trust it.</p>
+             <h2 id="errors">Troubleshooting</h2><p>A webhook call that fails is tried again.</p>`,
+          ),
+        ],
+        [
+          '/docs/access/concepts/encryption',
+          html(
+            'Encryption',
+            `<p>Keyway encrypts what it stores and what it sends.</p>
+             <h2 id="transit">In transit</h2><p>Every call to the API travels over TLS.</p>
+             <h2 id="rest">At rest</h2><p>Stored credentials and attributes are encrypted at rest, with a key per region.</p>
+             <h2 id="next">Next steps</h2><p>Read about replication.</p>`,
+          ),
+        ],
+      ]
+        .flatMap(([route, page], i) => extractPage(page as string, route as string, i * 100))
+        .map((p, i) => ({ ...p, id: i })),
+    );
+    const answerFrom = (q: string) => extractiveAnswer(q, retrieve(small, q, { signedIn: false }), small.pagePassages).markdown;
+    // "Step 1: …" headings are the steps, numbered by the list (not "1. Step 1: …"); "Before you begin" and
+    // "Troubleshooting" are not steps.
+    expect(answerFrom('how do I register a webhook for my server')).toContain(
+      'The steps on **Webhooks**:\n\n1. [Register the webhook](/docs/access/guides/webhooks#register)\n2. [Verify each call](/docs/access/guides/webhooks#verify)',
+    );
+    // A concept page's headings are its sections, not steps to follow (they were listed as steps before).
+    const concept = answerFrom('how are credentials encrypted at rest');
+    expect(concept).toContain('The sections of **Encryption**:\n\n- [In transit](/docs/access/concepts/encryption#transit)\n- [At rest](/docs/access/concepts/encryption#rest)');
+    expect(concept).not.toContain('The steps on');
+    expect(concept).not.toContain('[Next steps]');
+  });
+
+  it('never leaves a quoted sentence hanging on the colon that introduced a table or code block', () => {
+    const small = indexPassages(
+      extractPage(
+        html(
+          'useThing',
+          `<p>useThing reads the thing of the signed-in person.</p>
+           <h2 id="return-value">Return value</h2><p>useThing() takes no arguments and returns a ThingState:</p>
+           <table><tr><th>Field</th><th>Type</th></tr><tr><td>thing</td><td>Thing</td></tr></table>`,
+        ),
+        '/docs/access/react-sdk/reference/hooks/use-thing',
+        0,
+      ).map((p, i) => ({ ...p, id: i })),
+    );
+    const q = 'what does useThing return value';
+    const markdown = extractiveAnswer(q, retrieve(small, q, { signedIn: false }), small.pagePassages).markdown;
+    expect(markdown).toContain('**useThing › Return value**');
+    expect(markdown).toContain('useThing() takes no arguments and returns a ThingState, set out in full under this heading on the page.');
+    expect(markdown).not.toMatch(/:\s*$/m);
   });
 
   it('answers what-is with the page’s defining paragraph', () => {

@@ -75,12 +75,17 @@ const fenced = (lang: string, source: string) => {
 /** What a passage says about the question, under its heading; never a bare table row (tables are left out of prose). */
 function quote(p: Passage, terms: string[], lead = false): string {
   const text = lead ? leadSentences(p.prose) : bestSentences(p.prose, terms);
-  return text || `The ${p.code.length ? 'example' : 'table'} under this heading has the details.`;
+  if (!text) return `The ${p.code.length ? 'example' : 'table'} under this heading has the details.`;
+  // A section's last sentence that introduces what follows it ("…returns a GDPRConsentState:") introduces a table or a
+  // code block, which the quote leaves out: say where it is rather than leave the colon hanging.
+  return text.endsWith(':') ? `${text.slice(0, -1)}, set out in full under this heading on the page.` : text;
 }
 
 const OPERATION = /^(get|post|put|patch|delete)(\/\S*)/i;
 /** Headings of a guide that are around its steps, not steps. */
 const NOT_A_STEP = /^(troubleshooting|common (errors|problems|mistakes)|next steps|related( pages)?|see also|faq|further reading|learn more)$/i;
+/** A heading that numbers a step ("Step 2: obtain an access token"), and the part of it before the step itself. */
+const STEP = /^step\s*\d+\s*[:.)–—-]?\s*/i;
 
 /** The method and path of an API reference page (its introduction starts with them), and a curl line to call it. */
 export function operationOf(intro: Passage, auth: Passage | undefined, body: Passage | undefined): { method: string; path: string; curl: string } | undefined {
@@ -110,8 +115,8 @@ export function operationOf(intro: Passage, auth: Passage | undefined, body: Pas
 
 /**
  * The answer without a language model, built from the best page for the kind of question:
- * - how-to: what the best section says, the first complete code block of that page, and the page's steps (its
- *   sections, linked);
+ * - how-to: what the best section says, the first complete code block of that page, and the page's steps ("Step 1:
+ *   …" headings) or else its sections, linked;
  * - what-is: the page's defining paragraph (what it says first), and the best section when it is another one;
  * - which-endpoint: the operation's method and path, what it does, and one curl line;
  * - troubleshooting: what the best section says (a troubleshooting section when the page has one).
@@ -170,12 +175,17 @@ export function extractiveAnswer(question: string, retrieval: Retrieval, pagePas
       const n = cite(withCode);
       parts.push(`${withCode === best ? '' : `From **${where(withCode)}** [${n}]:\n\n`}${fenced(code.lang, code.source)}`);
     }
-    // The page's steps: its sections in order, linked, when it has several. Only a guide, tutorial or concept page
-    // has steps (a reference entry's sections, "Constructors", "Parameters", "Returns", are not), and what surrounds
-    // the steps ("Troubleshooting", "Next steps", "Related pages") is not one of them.
-    const steps = pageKind(best.url) === 'guide' ? sections.filter((p) => p.heading && p.url.includes('#') && !NOT_A_STEP.test(p.heading)) : [];
+    // The rest of the page, linked, when it has several sections. Only a guide, tutorial or concept page has
+    // them (a reference entry's sections, "Constructors", "Parameters", "Returns", are not), and what surrounds the
+    // page's subject ("Troubleshooting", "Next steps", "Related pages") is left out. A page whose headings number its
+    // steps ("Step 1: …") lists those as steps; any other page's headings are its sections, not steps to follow.
+    const listed = pageKind(best.url) === 'guide' ? sections.filter((p) => p.heading && p.url.includes('#') && !NOT_A_STEP.test(p.heading)) : [];
+    const steps = listed.filter((p) => STEP.test(p.heading));
     if (steps.length >= 2) {
-      parts.push(`The steps on **${best.title}**:\n\n${steps.slice(0, 8).map((p, i) => `${i + 1}. [${p.heading}](${p.url})`).join('\n')}`);
+      const step = (heading: string) => heading.replace(STEP, '').replace(/^\p{Ll}/u, (c) => c.toUpperCase());
+      parts.push(`The steps on **${best.title}**:\n\n${steps.slice(0, 8).map((p, i) => `${i + 1}. [${step(p.heading)}](${p.url})`).join('\n')}`);
+    } else if (listed.length >= 2) {
+      parts.push(`The sections of **${best.title}**:\n\n${listed.slice(0, 8).map((p) => `- [${p.heading}](${p.url})`).join('\n')}`);
     }
   }
   return { kind, markdown: parts.join('\n\n'), used };
