@@ -218,6 +218,19 @@ describe('assistant', () => {
     await page.close();
   });
 
+  it('answers a one-word question from the guide about it, not from a reference entry whose name contains the word', async () => {
+    // Issue #21 named "passkey": the assistant answered it from the SDK's PasskeyPromptError class.
+    const { page, input } = await assistantOnIntro();
+    await input.fill('passkeys');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => lastAnswer(page).getAttribute('data-status')).toBe('done');
+    const sources = lastAnswer(page).getByRole('list', { name: 'Sources' }).getByRole('link');
+    expect(await sources.first().getAttribute('href')).toBe('/docs/access/react-sdk/guides/logging-in-and-out#passkeys');
+    expect(await lastAnswer(page).textContent()).toContain('Logging in and out › Passkeys');
+    expect(await lastAnswer(page).textContent()).not.toContain('PasskeyPromptError');
+    await page.close();
+  });
+
   it('stores thumbs up/down feedback on the server', async () => {
     const page = await searchFromIntro('How do I run Keyway Gate locally with Docker?');
     await page.getByRole('option', { name: /Ask the assistant/ }).click();

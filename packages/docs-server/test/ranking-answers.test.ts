@@ -390,6 +390,53 @@ describe('assistant retrieval', () => {
     expect(answer.slice(0, 2)).toContain('/docs/gate/plugins/pii');
   });
 
+  it('puts the guide section about a word before a generated entry whose name only contains it ("passkey" → not PasskeyPromptError)', () => {
+    const small = indexPassages(
+      [
+        [
+          '/docs/access/react-sdk/guides/logging-in-and-out',
+          html(
+            'Logging in and out',
+            `<p>The form signs persons in with the methods your organization allows, and the menu signs them out.</p>
+             <h2 id="passkeys">Passkeys</h2><p>A passkey signs a person in with the fingerprint, face or PIN of their device, or a security key, instead
+             of a code or a password. List webauthn among the form's factors and the form adds a button under the handle field. The button appears
+             only in browsers that have the WebAuthn API, and works only on secure pages while you develop and in production. What the button does
+             depends on the handle field: empty, the browser offers what it holds for your site and the person picks one; a handle that has one, the
+             browser asks for it; a handle nobody holds, the browser creates one and the server creates the person with it, when the organization
+             allows self-registration. A signed-in person adds another with a step-up, and the new token lists webauthn in its methods.</p>
+             ${code('tsx', ['&lt;ConfigurationProvider factors={[&#39;otp_via_email&#39;, &#39;webauthn&#39;]}&gt;', '  &lt;Form onSuccess={() =&gt; location.assign(&#39;/account&#39;)} /&gt;', '&lt;/ConfigurationProvider&gt;'])}
+             <h2 id="out">Logging out</h2><p>Call logOut to end the session.</p>`,
+          ),
+        ],
+        [
+          '/docs/access/sdk/classes/PasskeyPromptError',
+          html(
+            'Class: PasskeyPromptError',
+            `<p>The passkey prompt was dismissed, cancelled or unavailable.</p><h2 id="constructor">Constructor</h2><p>new PasskeyPromptError(message) makes the passkey error.</p>
+             <h2 id="slug">slug</h2><p>Always passkey_prompt_failed.</p><h2 id="name">name</h2><p>The class name, for logs.</p>`,
+          ),
+        ],
+        // Other entries of the reference, short as generated entries are (they set the index's usual section length).
+        ...['OtpError', 'TokenExpiredError', 'RateLimitError', 'NetworkError', 'HandleTakenError', 'ConsentError'].map((name) => [
+          `/docs/access/sdk/classes/${name}`,
+          html(`Class: ${name}`, `<p>Thrown by the SDK.</p><h2 id="constructor">Constructor</h2><p>new ${name}(message).</p><h2 id="slug">slug</h2><p>The error slug.</p>`),
+        ]),
+      ]
+        .flatMap(([route, page], i) => extractPage(page as string, route as string, i * 100))
+        .map((p, i) => ({ ...p, id: i })),
+    );
+    const top = (q: string) => retrieve(small, q, { signedIn: false }).passages[0]?.passage.url;
+    // Before, the class's title (boosted, and carried by each of its four sections) put it first.
+    expect(top('passkey')).toBe('/docs/access/react-sdk/guides/logging-in-and-out#passkeys');
+    expect(top('passkeys')).toBe('/docs/access/react-sdk/guides/logging-in-and-out#passkeys');
+    expect(runSearch(small.index, 'passkey', 10, small.visible(false), { index: small.pageIndex, pages: small.pages })[0]?.url).toBe(
+      '/docs/access/react-sdk/guides/logging-in-and-out#passkeys',
+    );
+    // A question that names the entry, or says most of its name, still goes to it.
+    expect(top('PasskeyPromptError')).toMatch(/^\/docs\/access\/sdk\/classes\/PasskeyPromptError/);
+    expect(top('what does the passkey prompt error mean')).toMatch(/^\/docs\/access\/sdk\/classes\/PasskeyPromptError/);
+  });
+
   it('ranks the page about the question as a whole before a page that mentions its words in passing', () => {
     expect(pages('How do I rate limit requests?')[0]).toBe('/docs/gate/plugins/ratelimit');
   });

@@ -1,5 +1,5 @@
 import type { Passage } from '../search/extract.js';
-import { contentTerms, isStopWord, withoutContractions, namedIdentifier, namedSectionWeight, pageKind, processTerm, resultWeight, tokenize, voteByPage } from '../search/engine.js';
+import { contentTerms, isStopWord, withoutContractions, namedIdentifier, namedSectionWeight, namePartWeight, pageKind, processTerm, resultWeight, tokenize, voteByPage } from '../search/engine.js';
 import type { DocsIndex } from '../search/site-index.js';
 import { questionSynonyms } from '../search/synonyms.js';
 
@@ -340,7 +340,7 @@ export function retrieve(docs: DocsIndex, text: string, options: RetrieveOptions
   // (Each search makes new hits: changing their score changes nothing else.)
   for (const r of found) {
     const p = docs.passages[r.id as number];
-    if (p) r.score *= resultWeight(p.url, p.title, p.heading, named);
+    if (p) r.score *= resultWeight(p.url, p.title, p.heading, named) * (named ? 1 : namePartWeight(p.url, p.title, p.heading, r.queryTerms));
   }
   // A page is as relevant as its best passage, plus some of what its other passages add (a guide whose several
   // sections match answers better than one stray mention elsewhere).

@@ -245,6 +245,30 @@ export function resultWeight(url: string, title: string, heading: string, named:
   return heads.includes(w) ? 4 : heads.some((t) => t.includes(w)) ? 2 : 1;
 }
 
+/** How much a generated reference entry counts when the question says only a small part of its name (see `namePartWeight`). */
+const NAME_PART_WEIGHT = 0.5;
+
+/**
+ * A question word that is only a small part of a generated reference entry's name ("passkey" in `PasskeyPromptError`)
+ * says less about the entry than a word of its title would: the entry is about its class or interface, and its title,
+ * carried by every one of its sections and boosted as titles are, would put it before the guide section about the
+ * word itself. A question that says half of the name or more ("what error is thrown when the configuration is
+ * invalid" → `InvalidKeywayConfigurationError`) is asking for the entry, and so is one that says a whole word of its title.
+ */
+export function namePartWeight(url: string, title: string, heading: string, matched: readonly string[]): number {
+  if (pageKind(url) !== 'generated') return 1;
+  const asked = new Set(matched);
+  let partOnly = false;
+  for (const name of `${title} ${heading}`.match(/[\p{L}\p{N}_]+/gu) ?? []) {
+    if (asked.has(processTerm(name))) return 1;
+    const parts = [...new Set(tokenize(name).slice(1).map((w) => processTerm(w)))];
+    const said = parts.filter((w) => asked.has(w)).length;
+    if (said * 2 >= parts.length && said > 0) return 1;
+    if (said > 0) partOnly = true;
+  }
+  return partOnly ? NAME_PART_WEIGHT : 1;
+}
+
 /** One document per page (title, all headings, keywords and summary) and the site path of each, by id. */
 export interface PageVoter {
   index: StaticIndex;
@@ -315,7 +339,7 @@ export function runSearch(index: StaticIndex, query: string, limit = 10, filter?
       if (seen.has(url)) continue;
       seen.add(url);
       const page = url.split('#')[0] ?? url;
-      const score = r.score * resultWeight(url, title, heading, named);
+      const score = r.score * resultWeight(url, title, heading, named) * (named ? 1 : namePartWeight(url, title, heading, r.queryTerms));
       let group = pages.get(page);
       if (!group) pages.set(page, (group = { best: score, tier, hits: [] }));
       group.best = Math.max(group.best, score);
