@@ -338,9 +338,10 @@ export function retrieve(docs: DocsIndex, text: string, options: RetrieveOptions
   // Guides, tutorials and concepts answer questions better than reference fragments, and category pages only list
   // other pages; a question naming an identifier goes to its reference entry instead (the search box's weights).
   // (Each search makes new hits: changing their score changes nothing else.)
+  const questionWords = new Set(terms);
   for (const r of found) {
     const p = docs.passages[r.id as number];
-    if (p) r.score *= resultWeight(p.url, p.title, p.heading, named) * (named ? 1 : namePartWeight(p.url, p.title, p.heading, r.queryTerms));
+    if (p) r.score *= resultWeight(p.url, p.title, p.heading, named) * (named ? 1 : namePartWeight(r.stored, questionWords));
   }
   // A page is as relevant as its best passage, plus some of what its other passages add (a guide whose several
   // sections match answers better than one stray mention elsewhere).

@@ -142,11 +142,14 @@ export function makeSnippet(text: string, terms: string[], length = 160): string
  */
 export type PageKind = 'guide' | 'reference' | 'generated' | 'api' | 'listing';
 
+/** The site paths of generated reference entries (a section's address starts as its page's does). */
+const GENERATED = /^\/docs\/access\/sdk\/|^\/docs\/identity-protection\/queries\/explorer\//;
+
 export function pageKind(url: string): PageKind {
   const path = url.split('#')[0] ?? '';
   if (path.startsWith('/docs/category/') || path === '/docs/api') return 'listing';
   if (path.startsWith('/docs/api/')) return 'api';
-  if (/^\/docs\/access\/sdk\/|^\/docs\/identity-protection\/queries\/explorer\//.test(path)) return 'generated';
+  if (GENERATED.test(path)) return 'generated';
   if (path.startsWith('/docs/access/react-sdk/reference/')) return 'reference';
   return 'guide';
 }
@@ -255,19 +258,29 @@ const NAME_PART_WEIGHT = 0.5;
  * word itself. A question that says half of the name or more ("what error is thrown when the configuration is
  * invalid" → `InvalidKeywayConfigurationError`) is asking for the entry, and so is one that says a whole word of its title.
  */
-export function namePartWeight(url: string, title: string, heading: string, matched: readonly string[]): number {
-  if (pageKind(url) !== 'generated') return 1;
-  const asked = new Set(matched);
+export function namePartWeight(entry: Readonly<Record<string, string>>, asked: ReadonlySet<string>): number {
+  const { url = '', title = '', heading = '' } = entry;
+  if (!GENERATED.test(url)) return 1;
+  let names = NAMES.get(entry);
+  if (!names) {
+    names = (`${title} ${heading}`.match(WORD) ?? []).map((name) => ({
+      whole: processTerm(name),
+      parts: [...new Set(tokenize(name).slice(1).map((w) => processTerm(w)))],
+    }));
+    NAMES.set(entry, names);
+  }
   let partOnly = false;
-  for (const name of `${title} ${heading}`.match(/[\p{L}\p{N}_]+/gu) ?? []) {
-    if (asked.has(processTerm(name))) return 1;
-    const parts = [...new Set(tokenize(name).slice(1).map((w) => processTerm(w)))];
+  for (const { whole, parts } of names) {
+    if (asked.has(whole)) return 1;
     const said = parts.filter((w) => asked.has(w)).length;
     if (said * 2 >= parts.length && said > 0) return 1;
     if (said > 0) partOnly = true;
   }
   return partOnly ? NAME_PART_WEIGHT : 1;
 }
+
+/** The names (words) of a generated entry's title and heading with their parts, worked out once per stored entry. */
+const NAMES = new WeakMap<object, { whole: string; parts: string[] }[]>();
 
 /** One document per page (title, all headings, keywords and summary) and the site path of each, by id. */
 export interface PageVoter {
@@ -330,6 +343,7 @@ export function runSearch(index: StaticIndex, query: string, limit = 10, filter?
   const q = query.trim();
   if (!q) return [];
   const named = namedIdentifier(q);
+  const asked = new Set(index.queryTerms(q));
   // Pages, each with its sections by weighted score and the search that found it first (0: every word, 1: some).
   const pages = new Map<string, { best: number; tier: number; hits: { r: Hit; score: number }[] }>();
   const seen = new Set<string>();
@@ -339,7 +353,7 @@ export function runSearch(index: StaticIndex, query: string, limit = 10, filter?
       if (seen.has(url)) continue;
       seen.add(url);
       const page = url.split('#')[0] ?? url;
-      const score = r.score * resultWeight(url, title, heading, named) * (named ? 1 : namePartWeight(url, title, heading, r.queryTerms));
+      const score = r.score * resultWeight(url, title, heading, named) * (named ? 1 : namePartWeight(r.stored, asked));
       let group = pages.get(page);
       if (!group) pages.set(page, (group = { best: score, tier, hits: [] }));
       group.best = Math.max(group.best, score);
