@@ -4,7 +4,7 @@ import { extractPage } from '../src/search/extract.js';
 import { contentTerms, groupByPage, methodOf, namedIdentifier, namedSections, runSearch } from '../src/search/engine.js';
 import { buildSynonyms, questionSynonyms, withSynonyms } from '../src/search/synonyms.js';
 import { phrasalVerbs, retrieve, spelledIdentifier, transposed, variantsOf } from '../src/assistant/retrieve.js';
-import { classify, extractiveAnswer } from '../src/assistant/extractive.js';
+import { bestSentences, classify, extractiveAnswer, leadSentences } from '../src/assistant/extractive.js';
 import { streamPieces } from '../src/assistant/plugin.js';
 import { chat, fakeLlm, startFixtureServer } from './assistant-fixture.js';
 
@@ -524,6 +524,21 @@ describe('answers without a model', () => {
     expect(concept).toContain('The sections of **Encryption**:\n\n- [In transit](/docs/access/concepts/encryption#transit)\n- [At rest](/docs/access/concepts/encryption#rest)');
     expect(concept).not.toContain('The steps on');
     expect(concept).not.toContain('[Next steps]');
+  });
+
+  it('quotes whole sentences: a dot inside a name, a number or an abbreviation does not end one', () => {
+    // Before, a dot followed by no space ("auth0.log_events") made the sentence unmatched up to it: the quote was
+    // "log_events." and the rest of the sentence was lost.
+    const auth0 = 'A streaming connection sends Auth0 log events to Keyway. Keyway uses them for detections and fills auth0.log_events. Auth0 pushes the events through a webhook.';
+    expect(bestSentences(auth0, ['detections'], 1)).toBe('Keyway uses them for detections and fills auth0.log_events.');
+    expect(bestSentences('Call keyway.passkeys.register() on the account page. Then reload it.', ['register'], 1)).toBe(
+      'Call keyway.passkeys.register() on the account page.',
+    );
+    // "Act No. 57" and "e.g. the" do not end a sentence; the sentence after it still starts on its own.
+    const appi = "Japan's Act on the Protection of Personal Information (APPI, Act No. 57 of 2003) governs personal information. It was amended in 2020.";
+    expect(leadSentences(appi, 1)).toBe("Japan's Act on the Protection of Personal Information (APPI, Act No. 57 of 2003) governs personal information.");
+    expect(leadSentences('Pick a factor, e.g. the email code. Then sign in.', 1)).toBe('Pick a factor, e.g. the email code.');
+    expect(leadSentences('Is it on? Yes! It is.', 3)).toBe('Is it on? Yes! It is.');
   });
 
   it('never leaves a quoted sentence hanging on the colon that introduced a table or code block', () => {

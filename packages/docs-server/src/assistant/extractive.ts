@@ -2,7 +2,11 @@ import type { Passage } from '../search/extract.js';
 import { pageKind } from '../search/engine.js';
 import type { Retrieval, Retrieved } from './retrieve.js';
 
-const SENTENCE = /[^.!?]+(?:[.!?]+(?=\s|$)|$)/g;
+/** Where a sentence may end: its closing punctuation, followed by white space or the end of the text. */
+const SENTENCE_END = /[.!?]+(?=\s|$)/g;
+/** Abbreviations whose dot ends no sentence ("e.g. the email code"), and those that do not before a number ("No. 57"). */
+const ABBREVIATIONS = new Set(['e.g', 'i.e', 'etc', 'vs', 'cf', 'approx', 'incl', 'resp']);
+const BEFORE_NUMBER = new Set(['no', 'nos', 'art', 'sec', 'fig', 'vol', 'p', 'pp', 'ch', 'v']);
 
 /** How many of the terms a sentence mentions (a term matches a word it starts, or that starts it, typos aside). */
 function termHits(sentence: string, terms: string[]): number {
@@ -11,7 +15,25 @@ function termHits(sentence: string, terms: string[]): number {
     .length;
 }
 
-const sentencesOf = (text: string) => (text.match(SENTENCE) ?? [text]).map((s) => s.trim()).filter((s) => s.length > 0);
+/**
+ * The sentences of a text, whole: a dot inside a name, an address or a number ("auth0.log_events", "1.5") is not an
+ * end, nor one after an abbreviation ("e.g.", "Act No. 57"), nor one followed by a lower-case word.
+ */
+function sentencesOf(text: string): string[] {
+  const out: string[] = [];
+  let start = 0;
+  for (const m of text.matchAll(SENTENCE_END)) {
+    const end = (m.index ?? 0) + m[0].length;
+    const next = /\S/.exec(text.slice(end))?.[0] ?? '';
+    const word = /([\p{L}.]+)$/u.exec(text.slice(start, m.index))?.[1]?.toLowerCase() ?? '';
+    if (m[0] === '.' && (ABBREVIATIONS.has(word) || (BEFORE_NUMBER.has(word) && /\d/.test(next)))) continue;
+    if (/\p{Ll}/u.test(next)) continue;
+    out.push(text.slice(start, end).trim());
+    start = end;
+  }
+  out.push(text.slice(start).trim());
+  return out.filter((s) => s.length > 0);
+}
 
 /** The two or three sentences of a passage that say the most about the question, in their original order. */
 export function bestSentences(text: string, terms: string[], max = 3, budget = 600): string {
