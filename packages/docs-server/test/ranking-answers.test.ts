@@ -541,6 +541,23 @@ describe('answers without a model', () => {
     expect(leadSentences('Is it on? Yes! It is.', 3)).toBe('Is it on? Yes! It is.');
   });
 
+  it('leaves a code block’s title out of the prose it quotes, and keeps it searchable', () => {
+    const titled = (title: string, lines: string[]) =>
+      `<div class="language-ts codeBlockContainer_mQmQ theme-code-block"><div class=codeBlockTitle_kY6l>${title}</div><div class=codeBlockContent_t_Hd>${code('ts', lines)}</div></div>`;
+    const [, section] = extractPage(
+      html(
+        'Switching organizations',
+        `<p>Switch the organization of the signed-in person.</p><h2 id="switch">Switch</h2><p>The SDK replaces the current user:</p>${titled('org-switcher.ts', ['await keyway.switchOrganization(orgId);'])}<p>After the switch, every call uses the new token.</p>`,
+      ),
+      '/docs/access/guides/suborgs/org-switching-example',
+      0,
+    );
+    // Before, the title stood in the prose between the two sentences: "…the current user: org-switcher.ts After the switch…".
+    expect(section?.prose).toBe('The SDK replaces the current user: After the switch, every call uses the new token.');
+    expect(section?.text).toContain('org-switcher.ts');
+    expect(section?.code).toEqual([{ lang: 'ts', source: 'await keyway.switchOrganization(orgId);' }]);
+  });
+
   it('never leaves a quoted sentence hanging on the colon that introduced a table or code block', () => {
     const small = indexPassages(
       extractPage(

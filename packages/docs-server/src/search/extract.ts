@@ -60,6 +60,9 @@ export function pageKeywords(head: string): string {
 const TITLE_SUFFIX = / \| Keyway Docs$/;
 const clean = (s: string) => s.replace(/\s+/g, ' ').trim();
 
+/** A code block as the theme renders it: its title ("org-switcher.ts") and its code. */
+const CODE_BLOCK = '.theme-code-block, [class*="codeBlockContainer"]';
+
 /**
  * Splits a built page into its introduction and its h2–h4 sections. Pages without an article (landing pages,
  * the 404) are not indexed.
@@ -110,10 +113,11 @@ export function extractPage(html: string, route: string, firstId: number, gated 
       if (source.trim()) current.code.push({ lang, source: source.replace(/\n+$/, '') });
     });
     current.text += ` ${node.text()}`;
-    // Prose is what answers quote: no code (kept apart) and no tables (a row means nothing without its header).
+    // Prose is what answers quote: no code (kept apart, with the title of its block) and no tables (a row means
+    // nothing without its header).
     const prose = node.clone();
-    prose.find('pre, table').remove();
-    current.prose += ` ${prose.is('pre, table') ? '' : prose.text()}`;
+    prose.find(`pre, table, ${CODE_BLOCK}`).remove();
+    current.prose += ` ${prose.is(`pre, table, ${CODE_BLOCK}`) ? '' : prose.text()}`;
   });
   flush();
   // The introduction also stands for the whole page: its summary (front-matter description) is indexed with it, so a
