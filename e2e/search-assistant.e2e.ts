@@ -218,6 +218,22 @@ describe('assistant', () => {
     await page.close();
   });
 
+  it('answers which-endpoint with the reference page’s own curl sample, the same command the page shows', async () => {
+    // The built reference page keeps its authentication inside its introduction: the answer's curl line had no
+    // Keyway-OrgID or Keyway-API-Key header (a 401 as printed).
+    const { page, input } = await assistantOnIntro();
+    await input.fill('Which API endpoint lists the groups of an organization?');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => lastAnswer(page).getAttribute('data-status')).toBe('done');
+    const answered = ((await lastAnswer(page).locator('pre').first().textContent()) ?? '').trim();
+    expect(answered).toContain("-H 'Keyway-API-Key: kw_dev_api_key_not_secret'");
+    const reference = await context.newPage();
+    await openPage(reference, `${extractive.url}/docs/api/get-groups`);
+    const samples = (await reference.locator('pre').allTextContents()).map((t) => t.trim());
+    expect(samples).toContain(answered);
+    await Promise.all([page.close(), reference.close()]);
+  });
+
   it('answers a one-word question from the guide about it, not from a reference entry whose name contains the word', async () => {
     // Issue #21 named "passkey": the assistant answered it from the SDK's PasskeyPromptError class.
     const { page, input } = await assistantOnIntro();

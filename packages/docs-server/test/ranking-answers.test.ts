@@ -598,6 +598,33 @@ describe('answers without a model', () => {
     expect(options.markdown).toContain('**Plugin: pii-detection');
   });
 
+  it('answers which-endpoint with the reference page’s own curl sample, headers included, as the built page renders it', () => {
+    // The built reference page has no Authentication or Request body section of its own: they are inside its
+    // introduction, with the request samples (one per language) after them. Before, the answer's curl line was built
+    // from sections that were not there: no Keyway-OrgID or Keyway-API-Key header, and no body.
+    const page = html(
+      'Get a list of groups',
+      `<p>get/groups Lists the names of the groups of the organization. Categories: Groups, Identity Management.</p>
+       <div><h4>Authentication</h4><p>The Keyway-OrgID header with your organization id, plus the Keyway-API-Key header with a management API key of that organization.</p></div>
+       <div><p>Request samples</p>${code('bash', ["curl -X GET 'http://localhost:8787/groups' \\", "  -H 'Keyway-OrgID: org_keyway_dev' \\", "  -H 'Keyway-API-Key: kw_dev_api_key_not_secret'"])}${code('js', ["await fetch('http://localhost:8787/groups');"])}</div>
+       <div><p>Example response 200</p>${code('json', ['{"result": ["editors"]}'])}</div>`,
+    );
+    const small = indexPassages(extractPage(page, '/docs/api/get-groups', 0).map((p, i) => ({ ...p, id: i })));
+    const q = 'Which API endpoint lists the groups?';
+    const a = extractiveAnswer(q, retrieve(small, q, { signedIn: false }), small.pagePassages);
+    expect(a.kind).toBe('which-endpoint');
+    expect(a.markdown).toContain('Use **`GET /groups`** (Get a list of groups) [1]: Lists the names of the groups of the organization.');
+    expect(a.markdown).not.toContain('Categories:');
+    expect(a.markdown).toContain(
+      "```bash\ncurl -X GET 'http://localhost:8787/groups' \\\n  -H 'Keyway-OrgID: org_keyway_dev' \\\n  -H 'Keyway-API-Key: kw_dev_api_key_not_secret'\n```",
+    );
+    // Without a sample, the line built from the page still carries the headers its introduction names.
+    const bare = indexPassages(extractPage(page.replace(/<div><p>Request samples[\s\S]*?<\/div>/, ''), '/docs/api/get-groups', 0).map((p, i) => ({ ...p, id: i })));
+    expect(extractiveAnswer(q, retrieve(bare, q, { signedIn: false }), bare.pagePassages).markdown).toContain(
+      'curl -X GET "$KEYWAY_API_URL/groups" -H "Keyway-OrgID: $KEYWAY_ORG_ID" -H "Keyway-API-Key: $KEYWAY_API_KEY"',
+    );
+  });
+
   it('streams sentence by sentence and code line by line, losing nothing', () => {
     const text = 'First sentence. Second one! Third?\n\n```ts\nconst a = 1;\nconst b = 2;\n```\nLast.';
     const pieces = streamPieces(text);

@@ -164,12 +164,25 @@ export function extractiveAnswer(question: string, retrieval: Retrieval, pagePas
     const api = retrieval.passages.find((r) => pageKind(r.passage.url) === 'api')?.passage;
     const apiSections = api ? pagePassages(api.url.split('#')[0] ?? '') : [];
     const intro = apiSections.find((p) => !p.heading);
-    const op = intro ? operationOf(intro, apiSections.find((p) => p.heading === 'Authentication'), apiSections.find((p) => p.heading === 'Request body')) : undefined;
+    // The reference page renders its authentication inside its introduction (no section of its own): the headers are
+    // read from there when there is no Authentication section.
+    const auth = apiSections.find((p) => p.heading === 'Authentication') ?? intro;
+    const op = intro ? operationOf(intro, auth, apiSections.find((p) => p.heading === 'Request body')) : undefined;
     if (intro && op) {
-      const what = leadSentences(intro.prose.replace(OPERATION, '').trim(), 2, 400);
+      // What the operation does: its description, without the categories and the reference's tables after it.
+      const description = intro.prose.replace(OPERATION, '').split(/\s(?:Categories:|Authentication\s)/)[0] ?? '';
+      const what = leadSentences(description.trim(), 2, 400);
       parts.push(`Use **\`${op.method} ${op.path}\`** (${intro.title}) [${cite(intro)}]: ${what}`);
-      parts.push(fenced('bash', op.curl));
-      parts.push('`KEYWAY_API_URL` is the Keyway API (http://localhost:8787 under `npm start`); the reference page lists every parameter and response.');
+      // The page's own curl sample (its request samples), which runs as printed against the server `npm start` runs;
+      // a curl line built from the page otherwise.
+      const sample = apiSections.flatMap((p) => p.code).find((c) => c.lang === 'bash' && /^(#.*\n)*curl\s/.test(c.source.trim()));
+      if (sample) {
+        parts.push(fenced('bash', sample.source));
+        parts.push("This is the reference page's own sample, for the Keyway API that `npm start` runs (http://localhost:8787); the page lists every parameter and response.");
+      } else {
+        parts.push(fenced('bash', op.curl));
+        parts.push('`KEYWAY_API_URL` is the Keyway API (http://localhost:8787 under `npm start`); the reference page lists every parameter and response.');
+      }
       return { kind, markdown: parts.join('\n\n'), used };
     }
   }
