@@ -135,9 +135,9 @@ request. A pack can be fetched until it expires.`,
     method: 'get', path: '/me', id: 'getMe', tags: ['persons'], sdk: true, security: 'user',
     summary: 'Get the signed-in person',
     description: `
-Returns the person the bearer token belongs to, the organizations they belong to, their handles and their
-credentials (secrets are never returned; password credentials show only the hash format). Anonymous persons get their
-own record with no handles.`,
+Returns the current person's profile: the person the bearer token belongs to, the organizations they belong to,
+their handles and their credentials (secrets are never returned; password credentials show only the hash format).
+Anonymous persons get their own record with no handles.`,
     ok: { schema: ref('MeResponse'), example: { person: PERSON, organizations: [ORGANIZATION], handles: PERSON.handles, credentials: CREDENTIALS } },
   },
   {

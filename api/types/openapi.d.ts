@@ -208,9 +208,9 @@ export interface paths {
         };
         /**
          * Get the signed-in person
-         * @description Returns the person the bearer token belongs to, the organizations they belong to, their handles and their
-         *     credentials (secrets are never returned; password credentials show only the hash format). Anonymous persons get their
-         *     own record with no handles.
+         * @description Returns the current person's profile: the person the bearer token belongs to, the organizations they belong to,
+         *     their handles and their credentials (secrets are never returned; password credentials show only the hash format).
+         *     Anonymous persons get their own record with no handles.
          */
         get: operations["getMe"];
         put?: never;
