@@ -618,6 +618,17 @@ describe('answers without a model', () => {
     expect(a.markdown).toContain(
       "```bash\ncurl -X GET 'http://localhost:8787/groups' \\\n  -H 'Keyway-OrgID: org_keyway_dev' \\\n  -H 'Keyway-API-Key: kw_dev_api_key_not_secret'\n```",
     );
+    // A sample that prepares its input first (the bulk import writes its CSV file) is printed whole.
+    const upload = html(
+      'Import persons in bulk',
+      `<p>post/persons/bulk-import Creates persons from a CSV file. Categories: Persons.</p>
+       <div><p>Request samples</p>${code('bash', ["cat &gt; persons.csv &lt;&lt;'EOF'", 'handle_type,handle_value', 'email_address,ada@example.com', 'EOF', "curl -X POST 'http://localhost:8787/persons/bulk-import' -F 'persons=@persons.csv'"])}</div>`,
+    );
+    const bulk = indexPassages(extractPage(upload, '/docs/api/post-persons-bulk-import', 0).map((p, i) => ({ ...p, id: i })));
+    const uq = 'which endpoint imports persons from a csv file';
+    expect(extractiveAnswer(uq, retrieve(bulk, uq, { signedIn: false }), bulk.pagePassages).markdown).toContain(
+      "```bash\ncat > persons.csv <<'EOF'\nhandle_type,handle_value\nemail_address,ada@example.com\nEOF\ncurl -X POST 'http://localhost:8787/persons/bulk-import' -F 'persons=@persons.csv'\n```",
+    );
     // Without a sample, the line built from the page still carries the headers its introduction names.
     const bare = indexPassages(extractPage(page.replace(/<div><p>Request samples[\s\S]*?<\/div>/, ''), '/docs/api/get-groups', 0).map((p, i) => ({ ...p, id: i })));
     expect(extractiveAnswer(q, retrieve(bare, q, { signedIn: false }), bare.pagePassages).markdown).toContain(

@@ -175,7 +175,7 @@ export function extractiveAnswer(question: string, retrieval: Retrieval, pagePas
       parts.push(`Use **\`${op.method} ${op.path}\`** (${intro.title}) [${cite(intro)}]: ${what}`);
       // The page's own curl sample (its request samples), which runs as printed against the server `npm start` runs;
       // a curl line built from the page otherwise.
-      const sample = apiSections.flatMap((p) => p.code).find((c) => c.lang === 'bash' && /^(#.*\n)*curl\s/.test(c.source.trim()));
+      const sample = apiSections.flatMap((p) => p.code).find((c) => c.lang === 'bash' && /^curl\s/m.test(c.source));
       if (sample) {
         parts.push(fenced('bash', sample.source));
         parts.push("This is the reference page's own sample, for the Keyway API that `npm start` runs (http://localhost:8787); the page lists every parameter and response.");
