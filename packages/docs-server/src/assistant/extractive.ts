@@ -140,7 +140,8 @@ export function operationOf(intro: Passage, auth: Passage | undefined, body: Pas
  * - how-to: what the best section says, the first complete code block of that page, and the page's steps ("Step 1:
  *   …" headings) or else its sections, linked;
  * - what-is: the page's defining paragraph (what it says first), and the best section when it is another one;
- * - which-endpoint: the operation's method and path, what it does, and one curl line;
+ * - which-endpoint: the operation's method and path, what it does, and the reference page's own curl sample (one
+ *   curl line built from the page when it has none);
  * - troubleshooting: what the best section says (a troubleshooting section when the page has one).
  * Only the passages quoted are cited, each under its page title and heading.
  */
