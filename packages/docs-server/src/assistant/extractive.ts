@@ -23,9 +23,11 @@ function sentencesOf(text: string): string[] {
   const out: string[] = [];
   let start = 0;
   for (const m of text.matchAll(SENTENCE_END)) {
-    const end = (m.index ?? 0) + m[0].length;
-    const next = /\S/.exec(text.slice(end))?.[0] ?? '';
-    const word = /([\p{L}.]+)$/u.exec(text.slice(start, m.index))?.[1]?.toLowerCase() ?? '';
+    const at = m.index ?? 0;
+    const end = at + m[0].length;
+    // Only the word before the mark and the character after the white space are read, not the rest of the text.
+    const next = /\S/.exec(text.slice(end, end + 16))?.[0] ?? '';
+    const word = /([\p{L}.]+)$/u.exec(text.slice(Math.max(start, at - 16), at))?.[1]?.toLowerCase() ?? '';
     if (m[0] === '.' && (ABBREVIATIONS.has(word) || (BEFORE_NUMBER.has(word) && /\d/.test(next)))) continue;
     if (/\p{Ll}/u.test(next)) continue;
     out.push(text.slice(start, end).trim());
