@@ -247,6 +247,31 @@ describe('assistant', () => {
     await page.close();
   });
 
+  it('answers from the section that matches most of the question, not from pages named after one phrase of it', async () => {
+    // "signed out" is the name of the LoggedOut component and of the logging-out guide; the rest of the question
+    // ("a different gate replica") is only in the authentication proxy's troubleshooting. The assistant found nothing.
+    const { page, input } = await assistantOnIntro();
+    await input.fill('users get signed out whenever their request lands on a different gate replica');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => lastAnswer(page).getAttribute('data-status')).toBe('done');
+    const sources = lastAnswer(page).getByRole('list', { name: 'Sources' }).getByRole('link');
+    expect(await sources.first().getAttribute('href')).toBe('/docs/gate/plugins/authentication-proxy#troubleshooting');
+    expect(await lastAnswer(page).textContent()).toContain('cookie_secret');
+    await page.close();
+  });
+
+  it('ends a question about how to pay in the contact-us call to action', async () => {
+    // Ranking pages by how much of the question they cover brought a banking-law passage ("bank", "transfer") close
+    // enough to answer it: the question is commercial, and says so before retrieval counts.
+    const { page, input } = await assistantOnIntro();
+    await input.fill('can we pay by bank transfer instead of card');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => lastAnswer(page).getAttribute('data-status')).toBe('done');
+    expect(await lastAnswer(page).getByRole('link', { name: 'Contact us', exact: true }).count()).toBe(1);
+    expect(await lastAnswer(page).getByRole('list', { name: 'Sources' }).count()).toBe(0);
+    await page.close();
+  });
+
   it('stores thumbs up/down feedback on the server', async () => {
     const page = await searchFromIntro('How do I run Keyway Gate locally with Docker?');
     await page.getByRole('option', { name: /Ask the assistant/ }).click();

@@ -233,8 +233,13 @@ describe('search box page vote', () => {
   it('lets the page as a whole vote, as the assistant does: the page whose headings say all the words comes first', () => {
     const voter = { index: docs.pageIndex, pages: docs.pages };
     expect(runSearch(docs.index, 'window size', 10, docs.visible(false), voter)[0]?.page).toBe('/docs/gate/plugins/burst');
-    // Without the vote, the one section that says the most wins.
-    expect(runSearch(docs.index, 'window size', 10, docs.visible(false))[0]?.page).toBe('/docs/gate/monitoring');
+    // Without the vote, the page whose sections have both words between them still comes first (the share of the
+    // query it covers), before the one section that matches "window" best.
+    expect(runSearch(docs.index, 'window size', 10, docs.visible(false)).map((h) => h.page)).toEqual([
+      '/docs/gate/plugins/burst',
+      '/docs/gate/plugins/burst',
+      '/docs/gate/monitoring',
+    ]);
   });
 
   it('ranks the every-word and some-words results of a question together: saying "how do I" too is no reason to come first', () => {
@@ -437,6 +442,48 @@ describe('assistant retrieval', () => {
     expect(top('what does the passkey prompt error mean')).toMatch(/^\/docs\/access\/sdk\/classes\/PasskeyPromptError/);
   });
 
+  it('ranks the page whose passages match most of the question before a page named after one phrase of it', () => {
+    // The component pages match "signed out"/"logged in" in their title; the proxy page's troubleshooting says the rest.
+    const built = indexPassages(
+      [
+        [
+          '/docs/access/react-sdk/reference/components/logged-out',
+          html('LoggedOut', `<p>Renders its children only while the visitor is logged out.</p><h2 id="props">Props</h2><p>children: what to show to visitors.</p>`),
+        ],
+        [
+          '/docs/access/react-sdk/reference/components/logged-in',
+          html('LoggedIn', `<p>Renders its children only while a person is signed in.</p><h2 id="props">Props</h2><p>children: what to show when logged in.</p>`),
+        ],
+        [
+          '/docs/access/react-sdk/guides/logging-in-and-out',
+          html('Logging in and out', `<p>The form signs persons in.</p><h2 id="sign-out">Sign out</h2><p>Call logOut and the person is signed out of every tab.</p>`),
+        ],
+        [
+          '/docs/gate/plugins/authentication-proxy',
+          html(
+            'Plugin: authentication-proxy',
+            `<p>Signs browser users in before they reach an application, and keeps them in a session cookie.</p>
+             <h2 id="options">Options</h2><p>cookie_secret: the key of the session cookie. Every Gate replica needs the same value.</p>
+             <h2 id="deploying">Deploying</h2><p>Run the plugin in front of the application, with its upstream URL and the organization of its users.</p>
+             <h2 id="troubleshooting">Troubleshooting</h2><ul><li>Users are signed out when a request hits another replica: the replicas have different cookie_secret values.</li>
+             <li>The browser loops between the application and the sign-in page: the cookie domain does not match the host.</li></ul>`,
+          ),
+        ],
+      ]
+        .flatMap(([route, page], i) => extractPage(page as string, route as string, i * 100))
+        .map((p, i) => ({ ...p, id: i })),
+    );
+    const first = (q: string) => retrieve(built, q, { signedIn: false }).passages[0]?.passage.url.split('#')[0];
+    expect(first('users get signed out whenever their request lands on a different gate replica')).toBe('/docs/gate/plugins/authentication-proxy');
+    // The search box ranks the same way.
+    const voter = { index: built.pageIndex, pages: built.pages };
+    expect(runSearch(built.index, 'users get signed out whenever their request lands on a different gate replica', 10, built.visible(false), voter)[0]?.page).toBe(
+      '/docs/gate/plugins/authentication-proxy',
+    );
+    // A question about the component still goes to it.
+    expect(first('show something only when the person is logged in')).toBe('/docs/access/react-sdk/reference/components/logged-in');
+  });
+
   it('ranks the page about the question as a whole before a page that mentions its words in passing', () => {
     expect(pages('How do I rate limit requests?')[0]).toBe('/docs/gate/plugins/ratelimit');
   });
@@ -459,6 +506,8 @@ describe('answers without a model', () => {
   it('tells question kinds apart', () => {
     expect(classify('How much does Keyway cost for 10k users?')).toBe('commercial');
     expect(classify('I want to talk to someone in sales')).toBe('commercial');
+    expect(classify('can we pay by bank transfer instead of card')).toBe('commercial');
+    expect(classify('tokenize credit card numbers so my database never holds them')).not.toBe('commercial');
     expect(classify('What is a passkey?')).toBe('what-is');
     expect(classify('Which endpoint creates a person?')).toBe('which-endpoint');
     expect(classify('passkey prompt error when signing in')).toBe('troubleshooting');

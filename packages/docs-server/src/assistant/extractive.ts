@@ -67,7 +67,7 @@ export type QuestionClass = 'commercial' | 'which-endpoint' | 'troubleshooting' 
 
 // Prices, contracts, accounts and people: the docs do not answer these, our team does.
 const COMMERCIAL =
-  /\b(pric(e|es|ed|ing)|costs?|how much|discounts?|quotes?|contracts?|sla|dpa|msa|refunds?|invoices?|billing|billed|subscriptions?|free trial|trial period|(book|schedule|get) a demo|demo call|sales( team)?|sales ?person|talk to (someone|somebody|a human|a person|sales)|speak (to|with) (someone|somebody|a human|a person|sales)|call me|hiring|job|careers?|reseller|partnership|competitors?|cancel (my|our) (account|plan|subscription|contract))\b/i;
+  /\b(pric(e|es|ed|ing)|costs?|how much|discounts?|quotes?|contracts?|sla|dpa|msa|refunds?|invoices?|billing|billed|subscriptions?|pay(ing)? (by|with|via|using)|payment (methods?|options?|terms)|(bank|wire) transfers?|purchase orders?|free trial|trial period|(book|schedule|get) a demo|demo call|sales( team)?|sales ?person|talk to (someone|somebody|a human|a person|sales)|speak (to|with) (someone|somebody|a human|a person|sales)|call me|hiring|job|careers?|reseller|partnership|competitors?|cancel (my|our) (account|plan|subscription|contract))\b/i;
 const ENDPOINT = /\b(endpoint|endpoints|api call|rest api|http api|which api|what api|route|(get|post|put|patch|delete) \/)/i;
 const TROUBLE = /\b(errors?|fail(s|ed|ing|ure)?|not working|doesn'?t work|does not work|broken|exception|throws?|thrown|troubleshoot\w*|wrong|denied|refused|unauthori[sz]ed|forbidden|40[0-9]|50[0-9]|why (does|is|am|do|are)|can'?t|cannot)\b/i;
 const WHAT_IS = /^(what|what's|whats)\s+(is|are|does)\b|^(define|explain)\b|\bmeaning of\b|\bdifference between\b/i;

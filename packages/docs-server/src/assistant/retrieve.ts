@@ -1,5 +1,5 @@
 import type { Passage } from '../search/extract.js';
-import { contentTerms, isStopWord, withoutContractions, namedIdentifier, namedSectionWeight, namePartWeight, pageKind, processTerm, resultWeight, tokenize, voteByPage } from '../search/engine.js';
+import { COVERAGE_EXPONENT, contentTerms, coverageWeights, isStopWord, shareCovered, withoutContractions, namedIdentifier, namedSectionWeight, namePartWeight, pageKind, processTerm, resultWeight, tokenize, voteByPage } from '../search/engine.js';
 import type { DocsIndex } from '../search/site-index.js';
 import { questionSynonyms } from '../search/synonyms.js';
 
@@ -262,6 +262,15 @@ function saidWords(p: Passage): Set<string> {
   return words;
 }
 
+/**
+ * Whether an index word `t` is a match of the question word `q`: it starts with it, is within the typo tolerance of
+ * it (words of six letters or more: short fuzzy matches, "cake" → "case", say nothing about relevance), or is one of
+ * the docs' words the question's word stands for.
+ */
+function isMatchOf(q: string, t: string, standIns: ReadonlyMap<string, readonly string[]>): boolean {
+  return t.startsWith(q) || (q.length >= 6 && editDistance(q, t, 2) <= 2) || (standIns.get(q)?.includes(t) ?? false);
+}
+
 /** Levenshtein distance, giving up (returning max + 1) as soon as it exceeds `max`. */
 export function editDistance(a: string, b: string, max: number): number {
   if (Math.abs(a.length - b.length) > max) return max + 1;
@@ -364,6 +373,11 @@ export function retrieve(docs: DocsIndex, text: string, options: RetrieveOptions
     boostTerm: (term) => (ownSet.has(term) ? 1 : synonyms.has(term) ? 0.8 : 0.3),
     prefix: (term) => term.length > 2 && !docs.vocabulary.has(term),
   });
+  // A page is as relevant as the share of the question it speaks to: a page whose passages between them match most of
+  // the question's words (the rarer a word in the docs, the more it counts) ranks before one that matches a single
+  // phrase of it however well ("nobody logged in" is not a question about the `LoggedIn` component).
+  const covering = pageCoverage(found, own, standIns, docs.passages.length, pageOfId);
+  if (covering) for (const [page, score] of pageScore) pageScore.set(page, score * (covering.get(page) ?? 0) ** COVERAGE_EXPONENT);
   // A question that names a product ("at the gateway") is about that product's pages.
   const weight = namedSectionWeight(question);
   for (const [page, score] of pageScore) pageScore.set(page, score * weight(page));
@@ -372,11 +386,9 @@ export function retrieve(docs: DocsIndex, text: string, options: RetrieveOptions
   const focused = terms.length > own.length ? all.filter((r) => r.queryTerms.some((t) => ownSet.has(t))) : all;
   const results = focused.length ? focused : all;
   if (!results[0]) return { terms, passages: [] };
-  // A question word counts as found when an index word starts with it, or (words of six letters or more) is
-  // within the typo tolerance of it: short fuzzy matches ("cake" → "case") say nothing about relevance.
+  // A question word counts as found where an index word is a match of it (`isMatchOf`).
   const asked = own.length ? own : terms;
-  const matched = (r: (typeof results)[number]) =>
-    asked.filter((q) => r.terms.some((t) => t.startsWith(q) || (q.length >= 6 && editDistance(q, t, 2) <= 2) || standIns.get(q)?.includes(t))).length;
+  const matched = (r: (typeof results)[number]) => asked.filter((q) => r.terms.some((t) => isMatchOf(q, t, standIns))).length;
   // Relevance: how many of the question's own words the best passage (or one of the top ones) matches.
   const best5 = Math.max(...results.slice(0, 5).map(matched));
   const coverage = best5 / asked.length;
@@ -390,7 +402,7 @@ export function retrieve(docs: DocsIndex, text: string, options: RetrieveOptions
     const p = docs.passages[r.id as number];
     if (!p) return 0;
     const words = saidWords(p);
-    return asked.filter((q) => words.has(q) || r.terms.some((t) => words.has(t) && (t.startsWith(q) || (q.length >= 6 && editDistance(q, t, 2) <= 2) || standIns.get(q)?.includes(t)))).length;
+    return asked.filter((q) => words.has(q) || r.terms.some((t) => words.has(t) && isMatchOf(q, t, standIns))).length;
   };
   let answering = results;
   if (Math.max(...results.slice(0, 5).map(said)) < Math.min(2, asked.length)) {
@@ -429,6 +441,34 @@ export function retrieve(docs: DocsIndex, text: string, options: RetrieveOptions
   }
   const passages: Retrieved[] = picked.map((r, i) => ({ passage: docs.passages[r.id] as Passage, score: r.score, n: i + 1 }));
   return { terms, passages };
+}
+
+/**
+ * The share of the question's own words that each page's passages match between them, each word weighted by its
+ * rarity among the passages (`coverageWeights`). Undefined when the question has no words of its own.
+ */
+export function pageCoverage(
+  found: readonly { id: unknown; terms: string[] }[],
+  own: readonly string[],
+  standIns: ReadonlyMap<string, readonly string[]>,
+  passageCount: number,
+  pageOf: (id: number) => string,
+): Map<string, number> | undefined {
+  if (!own.length) return undefined;
+  const covered = new Map<string, Set<string>>();
+  const matching = new Map<string, number>();
+  for (const r of found) {
+    const page = pageOf(r.id as number);
+    let words = covered.get(page);
+    if (!words) covered.set(page, (words = new Set()));
+    for (const q of own) {
+      if (!r.terms.some((t) => isMatchOf(q, t, standIns))) continue;
+      words.add(q);
+      matching.set(q, (matching.get(q) ?? 0) + 1);
+    }
+  }
+  const weights = coverageWeights(own, matching, passageCount);
+  return new Map([...covered].map(([page, words]) => [page, shareCovered(weights, words)]));
 }
 
 /** Reciprocal rank fusion of several rankings of passage ids (each best first): score = Σ 1 / (k + rank). */

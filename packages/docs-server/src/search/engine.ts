@@ -299,6 +299,32 @@ export const PAGE_VOTE_OPTIONS: QueryOptions = {
 };
 
 /**
+ * How sharply the share of a question a page covers weighs on its score, in the search box and the assistant: a page's
+ * score is multiplied by that share to this power (measured on bench:assistant, exponents 1 to 3: 1.5 is best).
+ */
+export const COVERAGE_EXPONENT = 1.5;
+
+/**
+ * The weight of each question word in a page's share of the question: its rarity among the passages that match any
+ * of the question's words (inverse document frequency: "replica" says more than "user"). `found`: how many of those
+ * passages match each word.
+ */
+export function coverageWeights(words: readonly string[], found: ReadonlyMap<string, number>, passageCount: number): Map<string, number> {
+  return new Map(words.map((w) => [w, Math.log(1 + passageCount / (1 + (found.get(w) ?? 0)))]));
+}
+
+/** The share of the question's weight (`coverageWeights`) that the words a page matches carry, from 0 to 1. */
+export function shareCovered(weights: ReadonlyMap<string, number>, matched: ReadonlySet<string>): number {
+  let total = 0;
+  let covered = 0;
+  for (const [word, weight] of weights) {
+    total += weight;
+    if (matched.has(word)) covered += weight;
+  }
+  return total ? covered / total : 1;
+}
+
+/**
  * The whole-page vote, shared by the search box and the assistant: each page's passage score (relative to the best
  * page's) plus `WHOLE_PAGE_WEIGHT` times its whole-page score (relative to the best whole page, weighted by page
  * kind), since BM25 scores have no fixed scale. `scores` is changed in place; pages the vote does not find keep
@@ -363,9 +389,10 @@ export function runSearch(index: StaticIndex, query: string, limit = 10, filter?
   add(index.search(q, { combineWith: 'AND', filter }), 0);
   const someHaveEveryWord = pages.size > 0;
   const terms = contentTerms(q);
+  let fallback: Hit[] = [];
   if (pages.size < limit) {
     // Typo tolerance in the fallback only when nothing matched at all (likely a typo): otherwise it costs more than it finds.
-    if (terms.length > 1) add(index.search(terms.join(' '), { combineWith: 'OR', filter, ...(pages.size ? { fuzzy: false } : {}) }), 1);
+    if (terms.length > 1) add((fallback = index.search(terms.join(' '), { combineWith: 'OR', filter, ...(pages.size ? { fuzzy: false } : {}) })), 1);
   }
   // The page as a whole votes too (as in the assistant's retrieval), over the pages of both searches at once: a page
   // that says every word of a question ("how do I…" included) is not thereby better than one that is about its subject.
@@ -378,6 +405,27 @@ export function runSearch(index: StaticIndex, query: string, limit = 10, filter?
     const everyWord = terms.length <= 3 && someHaveEveryWord;
     voteByPage(scores, voter, terms.join(' ') || q, named, { ...(pageFilter ? { filter: pageFilter } : {}), ...(everyWord ? { combineWith: 'AND' as const } : {}) });
     for (const [page, score] of scores) (pages.get(page) as { best: number }).best = score;
+  }
+  // A page ranks by the share of the query its sections match between them, each word weighted by its rarity: the
+  // pages the some-words search found for one word of a question follow those that have most of it (a page with a
+  // section that has every word has it all).
+  const distinct = [...new Set(index.queryTerms(terms.join(' ')))];
+  if (fallback.length && distinct.length <= 31) {
+    const found = new Map<string, number>();
+    const pageMask = new Map<string, number>();
+    for (const r of fallback) {
+      distinct.forEach((word, bit) => {
+        if (r.mask & (1 << bit)) found.set(word, (found.get(word) ?? 0) + 1);
+      });
+      const page = r.stored.url?.split('#')[0] ?? '';
+      pageMask.set(page, (pageMask.get(page) ?? 0) | r.mask);
+    }
+    const weights = coverageWeights(distinct, found, index.documentCount);
+    for (const [page, group] of pages) {
+      if (group.tier === 0) continue;
+      const mask = pageMask.get(page) ?? 0;
+      group.best *= shareCovered(weights, new Set(distinct.filter((_, bit) => mask & (1 << bit)))) ** COVERAGE_EXPONENT;
+    }
   }
   // A query that names a product ("gateway") is about that product's pages.
   const weight = namedSectionWeight(q);

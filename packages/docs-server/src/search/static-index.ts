@@ -63,7 +63,8 @@ export class Hit {
     readonly doc: number,
     public score: number,
     private readonly expansions: Expansion[],
-    private readonly mask: number,
+    /** Which distinct query words matched: bit i for the i-th distinct word of the query (the first 31 only). */
+    readonly mask: number,
   ) {}
 
   /** The document's id (as it was added to the index). */
