@@ -106,7 +106,8 @@ includes the new organization's API key, shown only once.`,
     ...mgmt, method: 'patch', path: '/organizations/config', id: 'patchOrganizationConfig', tags: ['organizations'],
     summary: 'Update organization config',
     description: `
-Changes the given settings only. With \`deny_self_registration\` ID requests for unknown handles answer 403
+Changes the given settings only. With \`deny_self_registration\` people cannot create their own accounts: only persons
+you create can sign in, and ID requests for unknown handles answer 403
 'self-registration not allowed for this organization'; handles outside \`new_person_handle_patterns\` answer 403 'person
 cannot be registered'; with \`requires_manual_approval\` new persons answer 403 'person is not active' until activated.
 \`token_duration\` is the lifetime of user tokens in seconds; \`allowed_factor_methods\` limits the factors \`/id\` accepts

@@ -115,7 +115,7 @@ token lists \`direct_id\`. Treat it like a password. \`result\` is the Direct-ID
     ...mgmt, method: 'post', path: `${P}/mint-token`, id: 'mintPersonToken', tags: ['persons', 'tokens'], params: personParam,
     summary: 'Mint a token for a person',
     description: `
-Issues a user token for the person without any authentication, for back-end integrations and tests. The token lists
+Issues a user token for the person without them signing in (no authentication step), for back-end integrations and tests. The token lists
 \`api\` (or the given methods) in \`authenticated_methods\` and may carry extra claims; reserved claim names are
 rejected with 400. \`result\` is the token.`,
     body: { schema: ref('MintTokenRequest'), example: { custom_claims: { plan: 'pro' }, expiry_seconds: 3600 }, required: false },

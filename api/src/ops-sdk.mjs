@@ -231,7 +231,7 @@ another person of the organization in \`Keyway-OrgID\`.`,
     params: ['PersonIdPath'],
     summary: 'Impersonate a person',
     description: `
-Lets a support operator act as another person of the organization in \`Keyway-OrgID\`: either a signed-in person
+Lets a support operator act as another person of the organization in \`Keyway-OrgID\`, seeing the app as they do: either a signed-in person
 allowed to impersonate (bearer token) or a management caller (API key). The answer is a token of the person with
 \`impersonate\` in \`authenticated_methods\`; with \`target_url\` it also carries \`url\`, the target with a
 single-use \`challenge_pack_id\` that signs the person in there. Revoke the token when done.`,

@@ -393,7 +393,7 @@ export interface paths {
         put?: never;
         /**
          * Impersonate a person
-         * @description Lets a support operator act as another person of the organization in `Keyway-OrgID`: either a signed-in person
+         * @description Lets a support operator act as another person of the organization in `Keyway-OrgID`, seeing the app as they do: either a signed-in person
          *     allowed to impersonate (bearer token) or a management caller (API key). The answer is a token of the person with
          *     `impersonate` in `authenticated_methods`; with `target_url` it also carries `url`, the target with a
          *     single-use `challenge_pack_id` that signs the person in there. Revoke the token when done.
@@ -915,7 +915,7 @@ export interface paths {
         put?: never;
         /**
          * Mint a token for a person
-         * @description Issues a user token for the person without any authentication, for back-end integrations and tests. The token lists
+         * @description Issues a user token for the person without them signing in (no authentication step), for back-end integrations and tests. The token lists
          *     `api` (or the given methods) in `authenticated_methods` and may carry extra claims; reserved claim names are
          *     rejected with 400. `result` is the token.
          */
@@ -1569,7 +1569,8 @@ export interface paths {
         head?: never;
         /**
          * Update organization config
-         * @description Changes the given settings only. With `deny_self_registration` ID requests for unknown handles answer 403
+         * @description Changes the given settings only. With `deny_self_registration` people cannot create their own accounts: only persons
+         *     you create can sign in, and ID requests for unknown handles answer 403
          *     'self-registration not allowed for this organization'; handles outside `new_person_handle_patterns` answer 403 'person
          *     cannot be registered'; with `requires_manual_approval` new persons answer 403 'person is not active' until activated.
          *     `token_duration` is the lifetime of user tokens in seconds; `allowed_factor_methods` limits the factors `/id` accepts
