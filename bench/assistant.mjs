@@ -2,7 +2,8 @@
 // - top-1 / top-3 page hit rates on site/test/assistant-questions.json, for the search box (results grouped by page)
 //   and for the assistant's retrieval (targets: top-3 >= 97 %, top-1 >= 85 %, assistant);
 // - the share of off-topic and commercial questions answered with the contact-us answer (target 100 %), asked
-//   through the real chat endpoint (POST /api/assistant/chat on an in-process docs server);
+//   through the real chat endpoint (POST /api/assistant/chat on an in-process docs server), and the share of
+//   answerable questions given that answer instead (read as commercial, or nothing retrieved; no target, lower is better);
 // - time to the first streamed byte of an answer (first `delta` event), p50/p95 (target p95 < 150 ms, extractive);
 // - search latency p50/p95 of the search-box query over queries drawn from every page and heading (target p95 < 10 ms),
 //   with plain MiniSearch over the same passages as the baseline measured in the same run.
@@ -110,9 +111,19 @@ console.log(`off-topic and commercial questions answered with contact-us: ${pct(
 const heldContactUs = contactUs.filter((q) => q.holdout).length;
 if (heldContactUs) console.log(`off-topic and commercial questions answered with contact-us, hold-out only: ${pct(heldContacted, heldContactUs)}`);
 if (notContacted.length) console.log(notContacted.join('\n'));
+// The same endpoint for every question: time to the first byte, and the answerable questions a reader is told to
+// contact us about (retrieval may find their page, and the answer still decline: a question read as commercial).
 const firstBytes = [];
-for (const { question } of questions) firstBytes.push((await ask(question)).firstDelta);
+const declined = [];
+for (const { question, page, holdout } of questions) {
+  const answer = await ask(question);
+  firstBytes.push(answer.firstDelta);
+  if (!page || !isContactUs(answer)) continue;
+  declined.push(holdout && unseen.has(roundOf(holdout)) ? `  declined: a question of unseen round ${roundOf(holdout)} (not shown)` : `  declined${holdout ? ' (hold-out)' : ''}: ${question}`);
+}
 await server.close();
+console.log(`answerable questions given the contact-us answer instead: ${pct(declined.length, answerable.length)}`);
+if (declined.length) console.log(declined.join('\n'));
 
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 firstBytes.sort((a, b) => a - b);

@@ -272,6 +272,18 @@ describe('assistant', () => {
     await page.close();
   });
 
+  it('answers a question about the reader’s own billing system from the docs, not with the pricing answer', async () => {
+    // "billing" declined the question as commercial although retrieval found the custom-claims guide.
+    const { page, input } = await assistantOnIntro();
+    await input.fill("put the plan and seat count from our billing system into the JWT at the moment it's issued");
+    await page.keyboard.press('Enter');
+    await expect.poll(() => lastAnswer(page).getAttribute('data-status')).toBe('done');
+    expect(await lastAnswer(page).textContent()).not.toMatch(/Pricing, plans/);
+    const sources = lastAnswer(page).getByRole('list', { name: 'Sources' }).getByRole('link');
+    expect(await sources.first().getAttribute('href')).toMatch(/^\/docs\/access\/guides\/webhooks\/custom-claims/);
+    await page.close();
+  });
+
   it('stores thumbs up/down feedback on the server', async () => {
     const page = await searchFromIntro('How do I run Keyway Gate locally with Docker?');
     await page.getByRole('option', { name: /Ask the assistant/ }).click();

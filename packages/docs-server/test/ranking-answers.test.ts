@@ -508,6 +508,14 @@ describe('answers without a model', () => {
     expect(classify('I want to talk to someone in sales')).toBe('commercial');
     expect(classify('can we pay by bank transfer instead of card')).toBe('commercial');
     expect(classify('tokenize credit card numbers so my database never holds them')).not.toBe('commercial');
+    // Billing, subscriptions, jobs and trials are the reader's own business in a question about building with Keyway.
+    expect(classify('Is there a free trial?')).toBe('commercial');
+    expect(classify('invoice for last month is wrong')).toBe('commercial');
+    expect(classify('how much does keyway cost for 50k monthly active users?')).toBe('commercial');
+    expect(classify('put the plan and seat count from our billing system into the JWT')).not.toBe('commercial');
+    expect(classify('nightly cron job needs to call our API with nobody logged in')).not.toBe('commercial');
+    expect(classify("where do I store a customer's subscription plan so they can see it in the app?")).not.toBe('commercial');
+    expect(classify('give new users a 14-day free trial before they must sign up')).not.toBe('commercial');
     expect(classify('What is a passkey?')).toBe('what-is');
     expect(classify('Which endpoint creates a person?')).toBe('which-endpoint');
     expect(classify('passkey prompt error when signing in')).toBe('troubleshooting');

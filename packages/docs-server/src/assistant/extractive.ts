@@ -65,15 +65,29 @@ function withinBudget(sentences: string[], budget: number): string {
 /** The kinds of question the extractive assistant tells apart; each gets its own kind of answer. */
 export type QuestionClass = 'commercial' | 'which-endpoint' | 'troubleshooting' | 'what-is' | 'how-to';
 
-// Prices, contracts, accounts and people: the docs do not answer these, our team does.
+// Prices, contracts, accounts and people: the docs do not answer these, our team does. Words that only ever mean buying
+// Keyway or reaching its team make a question commercial on their own.
 const COMMERCIAL =
-  /\b(pric(e|es|ed|ing)|costs?|how much|discounts?|quotes?|contracts?|sla|dpa|msa|refunds?|invoices?|billing|billed|subscriptions?|pay(ing)? (by|with|via|using)|payment (methods?|options?|terms)|(bank|wire) transfers?|purchase orders?|free trial|trial period|(book|schedule|get) a demo|demo call|sales( team)?|sales ?person|talk to (someone|somebody|a human|a person|sales)|speak (to|with) (someone|somebody|a human|a person|sales)|call me|hiring|job|careers?|reseller|partnership|competitors?|cancel (my|our) (account|plan|subscription|contract))\b/i;
+  /\b(pric(e|es|ed|ing)|how much (does|do|will|would|is|are)\b[^?]{0,40}\bcosts?|discounts?|a quote|quotes? for|sla|dpa|msa|refunds?|(book|schedule|get) a demo|demo call|sales( team)?|sales ?person|talk to (someone|somebody|a human|a person|sales)|speak (to|with) (someone|somebody|a human|a person|sales)|call me|(are you|you are|you're) hiring|apply for a job|job (openings?|offers?|postings?)|careers?|reseller|partnership|competitors?|cancel (my|our) (account|plan|subscription|contract)|(bank|wire) transfers?|purchase orders?)\b/i;
+// Words that mean buying Keyway in a question about nothing else ("Is there a free trial?", "invoice for last month is
+// wrong"), but the reader's own business in a question about building with Keyway ("put the plan from our billing
+// system into the JWT", "a nightly cron job", "the customer's subscription plan in the app").
+const COMMERCIAL_IF_ALONE =
+  /\b(costs?|contracts?|invoices?|billing|billed|subscriptions?|free trial|trial period|jobs?|hiring|pay(ing)? (by|with|via|using)|payment (methods?|options?|terms))\b/i;
+/** Words of building with Keyway: a question with one of them is about the docs' subject, whatever else it names. */
+const BUILDING =
+  /\b(api|apis|jwts?|tokens?|claims?|apps?|applications?|sdks?|webhooks?|attributes?|endpoints?|database|server|servers|backend|frontend|gate|gateway|config|configuration|headers?|cron|react|remix|users?|persons?|fields?|sign(ed|s)? ?(in|up)|log(ged)? ?in|login|signup|store|events?|plugins?|hooks?|sessions?|groups?|organizations?|roles?)\b/i;
+
+/** Whether a question is about buying Keyway or reaching its team rather than about building with it. */
+export function isCommercial(question: string): boolean {
+  return COMMERCIAL.test(question) || (COMMERCIAL_IF_ALONE.test(question) && !BUILDING.test(question));
+}
 const ENDPOINT = /\b(endpoint|endpoints|api call|rest api|http api|which api|what api|route|(get|post|put|patch|delete) \/)/i;
 const TROUBLE = /\b(errors?|fail(s|ed|ing|ure)?|not working|doesn'?t work|does not work|broken|exception|throws?|thrown|troubleshoot\w*|wrong|denied|refused|unauthori[sz]ed|forbidden|40[0-9]|50[0-9]|why (does|is|am|do|are)|can'?t|cannot)\b/i;
 const WHAT_IS = /^(what|what's|whats)\s+(is|are|does)\b|^(define|explain)\b|\bmeaning of\b|\bdifference between\b/i;
 
 export function classify(question: string, retrieval?: Retrieval): QuestionClass {
-  if (COMMERCIAL.test(question)) return 'commercial';
+  if (isCommercial(question)) return 'commercial';
   const best = retrieval?.passages[0]?.passage;
   if (ENDPOINT.test(question) || (best && pageKind(best.url) === 'api')) return 'which-endpoint';
   if (TROUBLE.test(question)) return 'troubleshooting';
