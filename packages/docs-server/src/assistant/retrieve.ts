@@ -455,20 +455,34 @@ export function pageCoverage(
   pageOf: (id: number) => string,
 ): Map<string, number> | undefined {
   if (!own.length) return undefined;
-  const covered = new Map<string, Set<string>>();
+  // The question words each index word matches, as a bit mask, worked out once per distinct word (passages share most).
+  const words = own.slice(0, 31);
+  const maskOf = new Map<string, number>();
+  const termMask = (t: string) => {
+    let mask = maskOf.get(t);
+    if (mask === undefined) {
+      mask = 0;
+      words.forEach((q, bit) => {
+        if (isMatchOf(q, t, standIns)) mask = (mask as number) | (1 << bit);
+      });
+      maskOf.set(t, mask);
+    }
+    return mask;
+  };
+  const pageMask = new Map<string, number>();
   const matching = new Map<string, number>();
   for (const r of found) {
+    let mask = 0;
+    for (const t of r.terms) mask |= termMask(t);
+    if (!mask) continue;
     const page = pageOf(r.id as number);
-    let words = covered.get(page);
-    if (!words) covered.set(page, (words = new Set()));
-    for (const q of own) {
-      if (!r.terms.some((t) => isMatchOf(q, t, standIns))) continue;
-      words.add(q);
-      matching.set(q, (matching.get(q) ?? 0) + 1);
-    }
+    pageMask.set(page, (pageMask.get(page) ?? 0) | mask);
+    words.forEach((q, bit) => {
+      if (mask & (1 << bit)) matching.set(q, (matching.get(q) ?? 0) + 1);
+    });
   }
-  const weights = coverageWeights(own, matching, passageCount);
-  return new Map([...covered].map(([page, words]) => [page, shareCovered(weights, words)]));
+  const weights = coverageWeights(words, matching, passageCount);
+  return new Map([...pageMask].map(([page, mask]) => [page, shareCovered(weights, new Set(words.filter((_, bit) => mask & (1 << bit))))]));
 }
 
 /** Reciprocal rank fusion of several rankings of passage ids (each best first): score = Σ 1 / (k + rank). */
