@@ -66,6 +66,15 @@ async function assistantOnIntro() {
   return { page, input };
 }
 
+/** Asks one question in a new tab's panel (`assistantOnIntro`) and waits for the whole answer. */
+async function askOnIntro(question: string): Promise<Page> {
+  const { page, input } = await assistantOnIntro();
+  await input.fill(question);
+  await page.keyboard.press('Enter');
+  await expect.poll(() => lastAnswer(page).getAttribute('data-status')).toBe('done');
+  return page;
+}
+
 describe('search', () => {
   it('opens with Ctrl+K, finds pages and sections, and opens a result with the keyboard', async () => {
     const page = await context.newPage();
@@ -206,10 +215,7 @@ describe('assistant', () => {
   });
 
   it('ends a pricing question in the contact-us call to action, with no sources', async () => {
-    const { page, input } = await assistantOnIntro();
-    await input.fill('How much does Keyway cost for 20,000 monthly active users?');
-    await page.keyboard.press('Enter');
-    await expect.poll(() => lastAnswer(page).getAttribute('data-status')).toBe('done');
+    const page = await askOnIntro('How much does Keyway cost for 20,000 monthly active users?');
     expect(await lastAnswer(page).textContent()).toMatch(/contact us/i);
     const cta = lastAnswer(page).getByRole('link', { name: 'Contact us', exact: true });
     expect(await cta.getAttribute('href')).toBe('https://keyway.dev/contact');
@@ -221,10 +227,7 @@ describe('assistant', () => {
   it('answers which-endpoint with the reference page’s own curl sample, the same command the page shows', async () => {
     // The built reference page keeps its authentication inside its introduction: the answer's curl line had no
     // Keyway-OrgID or Keyway-API-Key header (a 401 as printed).
-    const { page, input } = await assistantOnIntro();
-    await input.fill('Which API endpoint lists the groups of an organization?');
-    await page.keyboard.press('Enter');
-    await expect.poll(() => lastAnswer(page).getAttribute('data-status')).toBe('done');
+    const page = await askOnIntro('Which API endpoint lists the groups of an organization?');
     const answered = ((await lastAnswer(page).locator('pre').first().textContent()) ?? '').trim();
     expect(answered).toContain("-H 'Keyway-API-Key: kw_dev_api_key_not_secret'");
     const reference = await context.newPage();
@@ -236,10 +239,7 @@ describe('assistant', () => {
 
   it('answers a one-word question from the guide about it, not from a reference entry whose name contains the word', async () => {
     // Issue #21 named "passkey": the assistant answered it from the SDK's PasskeyPromptError class.
-    const { page, input } = await assistantOnIntro();
-    await input.fill('passkeys');
-    await page.keyboard.press('Enter');
-    await expect.poll(() => lastAnswer(page).getAttribute('data-status')).toBe('done');
+    const page = await askOnIntro('passkeys');
     const sources = lastAnswer(page).getByRole('list', { name: 'Sources' }).getByRole('link');
     expect(await sources.first().getAttribute('href')).toBe('/docs/access/react-sdk/guides/logging-in-and-out#passkeys');
     expect(await lastAnswer(page).textContent()).toContain('Logging in and out › Passkeys');
@@ -250,10 +250,7 @@ describe('assistant', () => {
   it('answers from the section that matches most of the question, not from pages named after one phrase of it', async () => {
     // "signed out" is the name of the LoggedOut component and of the logging-out guide; the rest of the question
     // ("a different gate replica") is only in the authentication proxy's troubleshooting. The assistant found nothing.
-    const { page, input } = await assistantOnIntro();
-    await input.fill('users get signed out whenever their request lands on a different gate replica');
-    await page.keyboard.press('Enter');
-    await expect.poll(() => lastAnswer(page).getAttribute('data-status')).toBe('done');
+    const page = await askOnIntro('users get signed out whenever their request lands on a different gate replica');
     const sources = lastAnswer(page).getByRole('list', { name: 'Sources' }).getByRole('link');
     expect(await sources.first().getAttribute('href')).toBe('/docs/gate/plugins/authentication-proxy#troubleshooting');
     expect(await lastAnswer(page).textContent()).toContain('cookie_secret');
@@ -263,10 +260,7 @@ describe('assistant', () => {
   it('ends a question about how to pay in the contact-us call to action', async () => {
     // Ranking pages by how much of the question they cover brought a banking-law passage ("bank", "transfer") close
     // enough to answer it: the question is commercial, and says so before retrieval counts.
-    const { page, input } = await assistantOnIntro();
-    await input.fill('can we pay by bank transfer instead of card');
-    await page.keyboard.press('Enter');
-    await expect.poll(() => lastAnswer(page).getAttribute('data-status')).toBe('done');
+    const page = await askOnIntro('can we pay by bank transfer instead of card');
     expect(await lastAnswer(page).getByRole('link', { name: 'Contact us', exact: true }).count()).toBe(1);
     expect(await lastAnswer(page).getByRole('list', { name: 'Sources' }).count()).toBe(0);
     await page.close();
@@ -274,10 +268,7 @@ describe('assistant', () => {
 
   it('answers a question about the reader’s own billing system from the docs, not with the pricing answer', async () => {
     // "billing" declined the question as commercial although retrieval found the custom-claims guide.
-    const { page, input } = await assistantOnIntro();
-    await input.fill("put the plan and seat count from our billing system into the JWT at the moment it's issued");
-    await page.keyboard.press('Enter');
-    await expect.poll(() => lastAnswer(page).getAttribute('data-status')).toBe('done');
+    const page = await askOnIntro("put the plan and seat count from our billing system into the JWT at the moment it's issued");
     expect(await lastAnswer(page).textContent()).not.toMatch(/Pricing, plans/);
     const sources = lastAnswer(page).getByRole('list', { name: 'Sources' }).getByRole('link');
     expect(await sources.first().getAttribute('href')).toMatch(/^\/docs\/access\/guides\/webhooks\/custom-claims/);

@@ -1,5 +1,5 @@
 import type { Passage } from '../search/extract.js';
-import { COVERAGE_EXPONENT, contentTerms, coverageWeights, isStopWord, shareCovered, withoutContractions, namedIdentifier, namedSectionWeight, namePartWeight, pageKind, processTerm, resultWeight, tokenize, voteByPage } from '../search/engine.js';
+import { COVERAGE_EXPONENT, contentTerms, isStopWord, pageShares, withoutContractions, namedIdentifier, namedSectionWeight, namePartWeight, pageKind, processTerm, resultWeight, tokenize, voteByPage } from '../search/engine.js';
 import type { DocsIndex } from '../search/site-index.js';
 import { questionSynonyms } from '../search/synonyms.js';
 
@@ -444,8 +444,8 @@ export function retrieve(docs: DocsIndex, text: string, options: RetrieveOptions
 }
 
 /**
- * The share of the question's own words that each page's passages match between them, each word weighted by its
- * rarity among the passages (`coverageWeights`). Undefined when the question has no words of its own.
+ * The share of the question's own words that each page's passages match between them (`pageShares`), the words read
+ * as the relevance check reads them (`isMatchOf`). Undefined when the question has no words of its own.
  */
 export function pageCoverage(
   found: readonly { id: unknown; terms: string[] }[],
@@ -455,34 +455,22 @@ export function pageCoverage(
   pageOf: (id: number) => string,
 ): Map<string, number> | undefined {
   if (!own.length) return undefined;
-  // The question words each index word matches, as a bit mask, worked out once per distinct word (passages share most).
   const words = own.slice(0, 31);
+  // The question words each index word matches, as a bit mask, worked out once per distinct word (passages share most).
   const maskOf = new Map<string, number>();
   const termMask = (t: string) => {
     let mask = maskOf.get(t);
     if (mask === undefined) {
-      mask = 0;
-      words.forEach((q, bit) => {
-        if (isMatchOf(q, t, standIns)) mask = (mask as number) | (1 << bit);
-      });
+      mask = words.reduce((m, q, bit) => (isMatchOf(q, t, standIns) ? m | (1 << bit) : m), 0);
       maskOf.set(t, mask);
     }
     return mask;
   };
-  const pageMask = new Map<string, number>();
-  const matching = new Map<string, number>();
-  for (const r of found) {
-    let mask = 0;
-    for (const t of r.terms) mask |= termMask(t);
-    if (!mask) continue;
-    const page = pageOf(r.id as number);
-    pageMask.set(page, (pageMask.get(page) ?? 0) | mask);
-    words.forEach((q, bit) => {
-      if (mask & (1 << bit)) matching.set(q, (matching.get(q) ?? 0) + 1);
-    });
-  }
-  const weights = coverageWeights(words, matching, passageCount);
-  return new Map([...pageMask].map(([page, mask]) => [page, shareCovered(weights, new Set(words.filter((_, bit) => mask & (1 << bit))))]));
+  return pageShares(
+    words,
+    found.map((r) => [pageOf(r.id as number), r.terms.reduce((m, t) => m | termMask(t), 0)] as const),
+    passageCount,
+  );
 }
 
 /** Reciprocal rank fusion of several rankings of passage ids (each best first): score = Σ 1 / (k + rank). */

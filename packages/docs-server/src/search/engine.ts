@@ -305,23 +305,23 @@ export const PAGE_VOTE_OPTIONS: QueryOptions = {
 export const COVERAGE_EXPONENT = 1.5;
 
 /**
- * The weight of each question word in a page's share of the question: its rarity among the passages that match any
- * of the question's words (inverse document frequency: "replica" says more than "user"). `found`: how many of those
- * passages match each word.
+ * Each page's share of a question: the weight of the question words its passages match between them, over the weight of
+ * all of them, each word weighted by its rarity among the passages that match any (inverse document frequency:
+ * "replica" says more than "user"). `matches`: each such passage's page and the bit mask of the `words` it matches (bit
+ * i for `words[i]`, 31 words at most).
  */
-export function coverageWeights(words: readonly string[], found: ReadonlyMap<string, number>, passageCount: number): Map<string, number> {
-  return new Map(words.map((w) => [w, Math.log(1 + passageCount / (1 + (found.get(w) ?? 0)))]));
-}
-
-/** The share of the question's weight (`coverageWeights`) that the words a page matches carry, from 0 to 1. */
-export function shareCovered(weights: ReadonlyMap<string, number>, matched: ReadonlySet<string>): number {
-  let total = 0;
-  let covered = 0;
-  for (const [word, weight] of weights) {
-    total += weight;
-    if (matched.has(word)) covered += weight;
+export function pageShares(words: readonly string[], matches: Iterable<readonly [page: string, mask: number]>, passageCount: number): Map<string, number> {
+  const pageMask = new Map<string, number>();
+  const found = words.map(() => 0);
+  for (const [page, mask] of matches) {
+    if (!mask) continue;
+    pageMask.set(page, (pageMask.get(page) ?? 0) | mask);
+    for (let bit = 0; bit < words.length; bit++) if (mask & (1 << bit)) found[bit] = (found[bit] as number) + 1;
   }
-  return total ? covered / total : 1;
+  const weights = found.map((n) => Math.log(1 + passageCount / (1 + n)));
+  const total = weights.reduce((sum, w) => sum + w, 0);
+  const share = (mask: number) => weights.reduce((sum, w, bit) => (mask & (1 << bit) ? sum + w : sum), 0) / (total || 1);
+  return new Map([...pageMask].map(([page, mask]) => [page, share(mask)]));
 }
 
 /**
@@ -408,24 +408,11 @@ export function runSearch(index: StaticIndex, query: string, limit = 10, filter?
   }
   // A page ranks by the share of the query its sections match between them, each word weighted by its rarity: the
   // pages the some-words search found for one word of a question follow those that have most of it (a page with a
-  // section that has every word has it all).
-  const distinct = [...new Set(index.queryTerms(terms.join(' ')))];
-  if (fallback.length && distinct.length <= 31) {
-    const found = new Map<string, number>();
-    const pageMask = new Map<string, number>();
-    for (const r of fallback) {
-      distinct.forEach((word, bit) => {
-        if (r.mask & (1 << bit)) found.set(word, (found.get(word) ?? 0) + 1);
-      });
-      const page = r.stored.url?.split('#')[0] ?? '';
-      pageMask.set(page, (pageMask.get(page) ?? 0) | r.mask);
-    }
-    const weights = coverageWeights(distinct, found, index.documentCount);
-    for (const [page, group] of pages) {
-      if (group.tier === 0) continue;
-      const mask = pageMask.get(page) ?? 0;
-      group.best *= shareCovered(weights, new Set(distinct.filter((_, bit) => mask & (1 << bit)))) ** COVERAGE_EXPONENT;
-    }
+  // section that has every word has it all). A hit's mask has a bit per distinct query word, as `distinct` lists them.
+  const distinct = fallback.length ? [...new Set(index.queryTerms(terms.join(' ')))] : [];
+  if (distinct.length && distinct.length <= 31) {
+    const shares = pageShares(distinct, fallback.map((r) => [r.stored.url?.split('#')[0] ?? '', r.mask] as const), index.documentCount);
+    for (const [page, group] of pages) if (group.tier !== 0) group.best *= (shares.get(page) ?? 0) ** COVERAGE_EXPONENT;
   }
   // A query that names a product ("gateway") is about that product's pages.
   const weight = namedSectionWeight(q);
