@@ -3,7 +3,7 @@ import { indexPassages } from '../src/search/site-index.js';
 import { extractPage } from '../src/search/extract.js';
 import { contentTerms, groupByPage, methodOf, namedIdentifier, namedSections, runSearch } from '../src/search/engine.js';
 import { buildSynonyms, questionSynonyms, withSynonyms } from '../src/search/synonyms.js';
-import { phrasalVerbs, retrieve, spelledIdentifier, transposed, variantsOf } from '../src/assistant/retrieve.js';
+import { phrasalVerbs, questionPairs, retrieve, spelledIdentifier, transposed, variantsOf } from '../src/assistant/retrieve.js';
 import { bestSentences, classify, extractiveAnswer, leadSentences } from '../src/assistant/extractive.js';
 import { streamPieces } from '../src/assistant/plugin.js';
 import { chat, fakeLlm, startFixtureServer } from './assistant-fixture.js';
@@ -482,6 +482,44 @@ describe('assistant retrieval', () => {
     );
     // A question about the component still goes to it.
     expect(first('show something only when the person is logged in')).toBe('/docs/access/react-sdk/reference/components/logged-in');
+  });
+
+  it('ranks the page that says the question’s words together before one that has them scattered', () => {
+    // Both pages have every word; only the TLS page says "client certificates" and "active users" as the question does.
+    const built = indexPassages(
+      [
+        [
+          '/docs/gate/configuration/ignore-ssl',
+          html(
+            'Ignoring SSL errors',
+            `<p>Gate checks the certificates of the services it forwards to. Turn the check off for services with self-signed certificates.</p>
+             <h2 id="client">Client settings</h2><p>The services the gate calls are checked unless ignore_ssl is set.</p>`,
+          ),
+        ],
+        [
+          '/docs/gate/configuration/tls',
+          html(
+            'TLS',
+            `<p>Gate serves HTTPS with the certificate and key you give it.</p>
+             <h2 id="mtls">Mutual TLS</h2><p>The gate presents client certificates to the services that ask for them.</p>`,
+          ),
+        ],
+      ]
+        .flatMap(([route, page], i) => extractPage(page as string, route as string, i * 100))
+        .map((p, i) => ({ ...p, id: i })),
+    );
+    const first = (q: string) => retrieve(built, q, { signedIn: false }).passages[0]?.passage.url.split('#')[0];
+    expect(first('gate client certificates for services')).toBe('/docs/gate/configuration/tls');
+    // Words said apart still find the page about them.
+    expect(first('skip checking self-signed certificates')).toBe('/docs/gate/configuration/ignore-ssl');
+    // The pairs are the question's meaningful words one after the other, each also as the docs' words for it.
+    expect(questionPairs('client certificates between the gate and its services', new Map([['gate', ['gateway']]]), new Set(['ratelimit']))).toEqual([
+      ['client certificate'],
+      ['certificate gate', 'certificate gateway'],
+      ['gate service', 'gateway service'],
+    ]);
+    // Two words the docs run together are said together where that word is.
+    expect(questionPairs('rate limit requests', new Map(), new Set(['ratelimit']))).toEqual([['rate limit', 'ratelimit'], ['limit request']]);
   });
 
   it('ranks the page about the question as a whole before a page that mentions its words in passing', () => {

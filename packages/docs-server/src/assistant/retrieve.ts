@@ -254,6 +254,53 @@ export function spelledIdentifier(question: string, passages: readonly Passage[]
   return undefined;
 }
 
+/** A text's meaningful words in order, processed as the index processes them (stop words left out). */
+function meaningfulWords(text: string): string[] {
+  return tokenize(text)
+    .map((w) => w.toLowerCase())
+    .filter((w) => !STOP.has(w))
+    .map(processTerm)
+    .filter((w) => !STOP.has(w));
+}
+
+const PAIRS = new WeakMap<Passage, Set<string>>();
+/**
+ * The pairs of meaningful words a passage says one after the other ("client certificate", "active user"), in its title,
+ * heading, prose, keywords and summary (each on its own: a pair does not span two of them), worked out once per passage.
+ */
+function wordPairs(p: Passage): Set<string> {
+  let pairs = PAIRS.get(p);
+  if (!pairs) {
+    PAIRS.set(p, (pairs = new Set()));
+    for (const field of [p.title, p.heading, p.prose, p.keywords ?? '', p.summary ?? '']) {
+      const words = meaningfulWords(field);
+      for (let i = 0; i + 1 < words.length; i++) pairs.add(`${words[i]} ${words[i + 1]}`);
+    }
+  }
+  return pairs;
+}
+
+/**
+ * The pairs of meaningful words a question says one after the other, each as the ways the docs may say it: the
+ * question's own words, the docs' words they stand for (`standIns`: "user account" is also "person account"), or
+ * the two run together as one word of the docs (`vocabulary`: "rate limit" is also "ratelimit").
+ */
+export function questionPairs(question: string, standIns: ReadonlyMap<string, readonly string[]>, vocabulary: ReadonlySet<string>): string[][] {
+  const words = meaningfulWords(question);
+  const forms = (w: string) => [w, ...(standIns.get(w) ?? [])];
+  const out = new Map<string, string[]>();
+  for (let i = 0; i + 1 < words.length; i++) {
+    const [a, b] = [words[i] as string, words[i + 1] as string];
+    if (a === b) continue;
+    const joined = processTerm(a + b);
+    out.set(`${a} ${b}`, [...forms(a).flatMap((x) => forms(b).map((y) => `${x} ${y}`)), ...(vocabulary.has(joined) ? [joined] : [])]);
+  }
+  return [...out.values()];
+}
+
+/** How much more a page weighs when its passages say all of the question's pairs of words as the question does. */
+export const PHRASE_WEIGHT = 2;
+
 const SAID = new WeakMap<Passage, Set<string>>();
 /** The processed words a passage says (title, heading, prose, keywords: not its code), computed once per passage. */
 function saidWords(p: Passage): Set<string> {
@@ -355,17 +402,18 @@ export function retrieve(docs: DocsIndex, text: string, options: RetrieveOptions
   // A page is as relevant as its best passage, plus some of what its other passages add (a guide whose several
   // sections match answers better than one stray mention elsewhere).
   const pageOfId = (id: number) => docs.passages[id]?.url.split('#')[0] ?? '';
-  const perPageScores = new Map<string, number[]>();
+  const pageHits = new Map<string, { id: number; score: number }[]>();
   for (const r of found) {
     const page = pageOfId(r.id as number);
-    const list = perPageScores.get(page);
-    if (list) list.push(r.score);
-    else perPageScores.set(page, [r.score]);
+    const list = pageHits.get(page);
+    const hit = { id: r.id as number, score: r.score };
+    if (list) list.push(hit);
+    else pageHits.set(page, [hit]);
   }
   const pageScore = new Map<string, number>();
-  for (const [page, scores] of perPageScores) {
-    scores.sort((a, b) => b - a);
-    pageScore.set(page, (scores[0] ?? 0) + PAGE_SUPPORT[0] * (scores[1] ?? 0) + PAGE_SUPPORT[1] * (scores[2] ?? 0));
+  for (const [page, hits] of pageHits) {
+    hits.sort((a, b) => b.score - a.score);
+    pageScore.set(page, (hits[0]?.score ?? 0) + PAGE_SUPPORT[0] * (hits[1]?.score ?? 0) + PAGE_SUPPORT[1] * (hits[2]?.score ?? 0));
   }
   // The page as a whole (title, headings, keywords) votes too, as in the search box (`voteByPage`).
   voteByPage(pageScore, { index: docs.pageIndex, pages: docs.pages }, terms.join(' '), named, {
@@ -378,6 +426,22 @@ export function retrieve(docs: DocsIndex, text: string, options: RetrieveOptions
   // phrase of it however well ("nobody logged in" is not a question about the `LoggedIn` component).
   const covering = pageCoverage(found, own, standIns, docs.passages.length, pageOfId);
   if (covering) for (const [page, score] of pageScore) pageScore.set(page, score * (covering.get(page) ?? 0) ** COVERAGE_EXPONENT);
+  // Words said together as the question says them ("client certificates", "active users") make a page more relevant
+  // than the same words scattered: each page is weighted by the share of the question's pairs of words that the
+  // passages counted in its score (its best three) say one after the other (measured: weights 1 to 3, 2 is best;
+  // pairs said in any order, or weighted by rarity, do worse).
+  const pairs = questionPairs(question, standIns, docs.vocabulary);
+  if (pairs.length) {
+    // A page too far down for the weight to lift it among the pages an answer can draw on is not looked at.
+    const floor = ([...pageScore.values()].sort((a, b) => b - a)[(options.max ?? 5) - 1] ?? 0) / (1 + PHRASE_WEIGHT);
+    for (const [page, score] of pageScore) {
+      // A listing page says its pages' titles, word for word: that says nothing about the listing itself.
+      if (score < floor || pageKind(page) === 'listing') continue;
+      const counted = (pageHits.get(page) ?? []).slice(0, PAGE_SUPPORT.length + 1).map((h) => docs.passages[h.id] as Passage);
+      const together = pairs.filter((forms) => forms.some((f) => counted.some((p) => wordPairs(p).has(f) || saidWords(p).has(f)))).length;
+      pageScore.set(page, score * (1 + (PHRASE_WEIGHT * together) / pairs.length));
+    }
+  }
   // A question that names a product ("at the gateway") is about that product's pages.
   const weight = namedSectionWeight(question);
   for (const [page, score] of pageScore) pageScore.set(page, score * weight(page));
