@@ -522,6 +522,37 @@ describe('assistant retrieval', () => {
     expect(questionPairs('rate limit requests', new Map(), new Set(['ratelimit']))).toEqual([['rate limit', 'ratelimit'], ['limit request']]);
   });
 
+  it('answers a question about one step of a use case from the page the use case hands that step to', () => {
+    // The use case says the plugin's words (and more); the plugin page is about the step.
+    const built = indexPassages(
+      [
+        [
+          '/docs/gate/use-cases/access-management',
+          html(
+            'Access management',
+            `<p>Gate controls who reaches each service: it checks tokens, copies traffic and enforces policies.</p>
+             <h2 id="mirror">Test changes safely</h2><p>Copy production traffic to a staging service with the mirroring plugin, and compare the answers.</p>
+             <h2 id="policies">Enforce policies</h2><p>Decide access per request with the OPA plugin.</p>`,
+          ),
+        ],
+        [
+          '/docs/gate/plugins/mirroring',
+          html(
+            'Plugin: mirroring',
+            `<p>Sends a copy of production traffic to a second upstream, such as a staging service. The answers of the copy are ignored.</p>
+             <h2 id="options">Options</h2><p>mirror_url: where the copies go. sample_rate: the share of requests that are copied.</p>`,
+          ),
+        ],
+      ]
+        .flatMap(([route, page], i) => extractPage(page as string, route as string, i * 100))
+        .map((p, i) => ({ ...p, id: i })),
+    );
+    const first = (q: string) => retrieve(built, q, { signedIn: false }).passages[0]?.passage.url.split('#')[0];
+    expect(first('copy production traffic to a staging service')).toBe('/docs/gate/plugins/mirroring');
+    // A question about the scenario as a whole still goes to the use case.
+    expect(first('how does gate control access to my services')).toBe('/docs/gate/use-cases/access-management');
+  });
+
   it('ranks the page about the question as a whole before a page that mentions its words in passing', () => {
     expect(pages('How do I rate limit requests?')[0]).toBe('/docs/gate/plugins/ratelimit');
   });

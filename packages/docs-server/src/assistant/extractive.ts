@@ -231,7 +231,7 @@ export function extractiveAnswer(question: string, retrieval: Retrieval, pagePas
     // them (a reference entry's sections, "Constructors", "Parameters", "Returns", are not), and what surrounds the
     // page's subject ("Troubleshooting", "Next steps", "Related pages") is left out. A page whose headings number its
     // steps ("Step 1: …") lists those as steps; any other page's headings are its sections, not steps to follow.
-    const listed = pageKind(best.url) === 'guide' ? sections.filter((p) => p.heading && p.url.includes('#') && !NOT_A_STEP.test(p.heading)) : [];
+    const listed = ['guide', 'overview'].includes(pageKind(best.url)) ? sections.filter((p) => p.heading && p.url.includes('#') && !NOT_A_STEP.test(p.heading)) : [];
     const steps = listed.filter((p) => STEP.test(p.heading));
     if (steps.length >= 2) {
       const step = (heading: string) => heading.replace(STEP, '').replace(/^\p{Ll}/u, (c) => c.toUpperCase());
