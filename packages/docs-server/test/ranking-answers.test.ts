@@ -338,6 +338,12 @@ describe('assistant retrieval', () => {
     expect(namedSections('limit the calls at the gateway')).toEqual(['/docs/gate/']);
     expect(namedSections('Identity Protection for Okta, in React')).toEqual(['/docs/identity-protection/', '/docs/access/react-sdk/']);
     expect(namedSections('navigate to the reactor')).toEqual([]);
+    // A hook is one of the React SDK's, unless it is a sync hook or a web hook.
+    expect(namedSections('get the orgs of the user in a hook')).toEqual(['/docs/access/react-sdk/']);
+    expect(namedSections('which hooks does the sdk have')).toEqual(['/docs/access/react-sdk/']);
+    expect(namedSections('when are sync hooks called')).toEqual([]);
+    expect(namedSections('retry a failed web hook')).toEqual([]);
+    expect(namedSections('retry a failed webhook')).toEqual([]);
     // Two pages on the same thing, one per product; the identity server's is shorter, so it ranks first unless the
     // question names Gate.
     const caching: [string, string][] = [
