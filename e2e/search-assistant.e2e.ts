@@ -266,6 +266,15 @@ describe('assistant', () => {
     await page.close();
   });
 
+  it('ends a general programming question in the contact-us answer, not in a Gate passage', async () => {
+    // "reverse" (of "reverse proxy"), "list" and "python" are all words of Gate's pages, and one passage had half of
+    // them: the docs never say two of the question's words together, and the question is not theirs.
+    const page = await askOnIntro('how do i reverse a linked list in python');
+    expect(await lastAnswer(page).getByRole('link', { name: 'Contact us', exact: true }).count()).toBe(1);
+    expect(await lastAnswer(page).getByRole('list', { name: 'Sources' }).count()).toBe(0);
+    await page.close();
+  });
+
   it('answers a question about the reader’s own billing system from the docs, not with the pricing answer', async () => {
     // "billing" declined the question as commercial although retrieval found the custom-claims guide.
     const page = await askOnIntro("put the plan and seat count from our billing system into the JWT at the moment it's issued");

@@ -563,6 +563,32 @@ describe('assistant retrieval', () => {
     expect(pages('How do I rate limit requests?')[0]).toBe('/docs/gate/plugins/ratelimit');
   });
 
+  it('does not answer a question whose words the docs use only in other senses, and none of whose phrases they say', () => {
+    const built = indexPassages(
+      [
+        [
+          '/docs/gate/getting-started',
+          html(
+            'Get started with Gate',
+            `<p>Gate runs as a reverse proxy in front of your service and checks every request. Here Python 3 serves a demo page behind it.</p>
+             <h2 id="next">Next steps</h2><p>Add plugins to the configuration.</p>`,
+          ),
+        ],
+        [
+          '/docs/gate/configuration/plugin-config',
+          html('Plugin configuration', `<p>The file holds the list of plugins, in the order they run.</p><h2 id="linked">Linked files</h2><p>A plugin may read options from linked files.</p>`),
+        ],
+      ]
+        .flatMap(([route, page], i) => extractPage(page as string, route as string, i * 100))
+        .map((p, i) => ({ ...p, id: i })),
+    );
+    const answered = (q: string) => retrieve(built, q, { signedIn: false }).passages.map((p) => p.passage.url.split('#')[0]);
+    // Half of the words are found in one passage ("reverse" of "reverse proxy", "Python 3"), no two of them together.
+    expect(answered('how do i reverse a linked list in python')).toEqual([]);
+    // The same share of a question that says a phrase of the docs ("reverse proxy") is answered.
+    expect(answered('a reverse proxy for my python scripts')[0]).toBe('/docs/gate/getting-started');
+  });
+
   it('does not answer from words met only in code: a question about something else ends in contact-us', () => {
     // "css" and "div" are only in the Symfony page's YAML; "center" is in its prose.
     expect(pages('how do I center a div in css')).toEqual([]);

@@ -298,6 +298,13 @@ export function questionPairs(question: string, standIns: ReadonlyMap<string, re
   return [...out.values()];
 }
 
+/** Whether a passage says one of the question's pairs of words (`questionPairs`) one after the other. */
+function saysAPair(p: Passage | undefined, pairs: readonly (readonly string[])[]): boolean {
+  if (!p) return false;
+  const said = wordPairs(p);
+  return pairs.some((forms) => forms.some((f) => said.has(f) || saidWords(p).has(f)));
+}
+
 /** How much more a page weighs when its passages say all of the question's pairs of words as the question does. */
 export const PHRASE_WEIGHT = 2;
 
@@ -438,7 +445,7 @@ export function retrieve(docs: DocsIndex, text: string, options: RetrieveOptions
       // A listing page says its pages' titles, word for word: that says nothing about the listing itself.
       if (score < floor || pageKind(page) === 'listing') continue;
       const counted = (pageHits.get(page) ?? []).slice(0, PAGE_SUPPORT.length + 1).map((h) => docs.passages[h.id] as Passage);
-      const together = pairs.filter((forms) => forms.some((f) => counted.some((p) => wordPairs(p).has(f) || saidWords(p).has(f)))).length;
+      const together = pairs.filter((forms) => counted.some((p) => saysAPair(p, [forms]))).length;
       pageScore.set(page, score * (1 + (PHRASE_WEIGHT * together) / pairs.length));
     }
   }
@@ -457,6 +464,11 @@ export function retrieve(docs: DocsIndex, text: string, options: RetrieveOptions
   const best5 = Math.max(...results.slice(0, 5).map(matched));
   const coverage = best5 / asked.length;
   if (coverage < 0.5 && !(asked.length >= 4 && coverage >= 0.34)) return { terms, passages: [] };
+  // A question that no passage matches in more than half of its words, and none of whose pairs of words the docs ever
+  // say one after the other, uses the docs' words in other senses ("reverse a linked list in python" against the
+  // "reverse proxy" and the plugin list of Gate's pages): the docs do not answer it. (Every answerable question of the
+  // bench's set at that coverage has a pair the docs say.)
+  if (coverage <= 0.5 && pairs.length >= 2 && !found.some((r) => saysAPair(docs.passages[r.id as number], pairs))) return { terms, passages: [] };
   // Low confidence: a question of several words of which one passage matches only one ("capital of Australia"
   // against a privacy-law page) is not answered by the docs.
   if (asked.length >= 2 && best5 < 2) return { terms, passages: [] };
