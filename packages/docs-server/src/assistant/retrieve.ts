@@ -301,8 +301,9 @@ export function questionPairs(question: string, standIns: ReadonlyMap<string, re
 /** Whether a passage says one of the question's pairs of words (`questionPairs`) one after the other. */
 function saysAPair(p: Passage | undefined, pairs: readonly (readonly string[])[]): boolean {
   if (!p) return false;
-  const said = wordPairs(p);
-  return pairs.some((forms) => forms.some((f) => said.has(f) || saidWords(p).has(f)));
+  const together = wordPairs(p);
+  const words = saidWords(p);
+  return pairs.some((forms) => forms.some((f) => together.has(f) || words.has(f)));
 }
 
 /** How much more a page weighs when its passages say all of the question's pairs of words as the question does. */
