@@ -3,15 +3,18 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Provider from 'oidc-provider';
 
-/** A real OpenID Provider (node-oidc-provider with its development login pages) on loopback, for SSO tests. */
-export async function startOidcIdp(redirectUri: string, account: { sub: string; email: string }, opts: { clientId?: string; revocation?: boolean; emailOf?: (sub: string) => string } = {}) {
+/**
+ * A real OpenID Provider (node-oidc-provider with its development login pages) on loopback, for SSO tests. `emailVerified`
+ * is what it says of the address (`true` by default; `null` leaves the claim out, as providers that do not verify do).
+ */
+export async function startOidcIdp(redirectUri: string, account: { sub: string; email: string }, opts: { clientId?: string; revocation?: boolean; emailOf?: (sub: string) => string; emailVerified?: boolean | null } = {}) {
   const server = http.createServer();
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const client = { client_id: opts.clientId ?? 'keyway-sso', client_secret: 'sso-client-secret-for-tests-0123456789' };
   const provider = new Provider(issuer, {
     clients: [{ ...client, redirect_uris: [redirectUri], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'client_secret_basic' }],
-    findAccount: async (_ctx: unknown, sub: string) => ({ accountId: sub, claims: async () => ({ sub, email: opts.emailOf?.(sub) ?? account.email, email_verified: true }) }),
+    findAccount: async (_ctx: unknown, sub: string) => ({ accountId: sub, claims: async () => ({ sub, email: opts.emailOf?.(sub) ?? account.email, ...(opts.emailVerified === null ? {} : { email_verified: opts.emailVerified ?? true }) }) }),
     claims: { openid: ['sub'], email: ['email', 'email_verified'] },
     features: { devInteractions: { enabled: true }, revocation: { enabled: opts.revocation ?? true } },
     // A refresh token at every code exchange of a client allowed the grant (no offline_access consent dance needed).
