@@ -18,6 +18,13 @@ const webhookTimeout = (extra = {}) => ({
 });
 const scopes = arrayOf(str({ pattern: '^[\\x21\\x23-\\x5B\\x5D-\\x7E]{1,128}$' }), { maxItems: 50, uniqueItems: true });
 
+/** #36: whether the password and passkey factors sign up a handle that has no such credential without being asked. */
+const implicitSignUp = bool('When true, `/id` with the password or passkey factor signs up a handle that has no password (or passkey) even without `sign_up`: a code to the handle first, then `password_set` or `webauthn_create`. The answers then tell whether a handle has a password or passkey (a person who has one is asked for it), so it is off by default: without it every handle gets the same answer. For clients that cannot send `sign_up`, such as apps written for the published client that sign people up with `id(handle, {method: "password"})`.');
+
+/** #36: whether a provider's word on an e-mail address proves it (else the address is proved with a code once per subject). */
+const samlTrust = bool('Whether the organization trusts this identity provider for the e-mail addresses it asserts (default false: SAML has no verified claim, so a new subject proves its address with a code sent to it once, before it signs in or reaches a person who already has the address). Set it for the organization\'s own directory.');
+const oidcTrust = bool('Whether the organization trusts this provider\'s `email_verified` (default true): an address the provider asserts with `email_verified: true` then signs its subject in (or links to the person who has it) without a code; an address it does not assert verified is always proved with a code once per subject. Set false for a provider that does not verify addresses.');
+
 export const managementSchemas = {
   GroupName: str({ pattern: NAME, description: 'Group name, unique in the organization.' }),
   RoleName: str({ pattern: NAME, description: 'Role name, unique in the organization.' }),
@@ -253,6 +260,7 @@ export const managementSchemas = {
     require_approval_for_new_persons: bool('Former name of `requires_manual_approval`.'),
     password_validation_rules: arrayOf(ref('PasswordValidationRule')),
     groups_claim_name: str({ maxLength: 64, default: 'groups' }),
+    implicit_credential_sign_up: implicitSignUp,
   }, ['deny_self_registration', 'new_person_handle_patterns', 'token_duration', 'allowed_factor_methods', 'requires_manual_approval', 'authn_link_allowed_redirect_uris', 'sudo_mode_duration', 'from_email', 'from_phone_number_sms', 'groups_claim_name']),
   OrganizationConfigPatch: closed({
     deny_self_registration: bool(),
@@ -271,6 +279,7 @@ export const managementSchemas = {
     require_approval_for_new_persons: bool('Former name of `requires_manual_approval`.'),
     password_validation_rules: arrayOf(ref('PasswordValidationRule'), { maxItems: 20 }),
     groups_claim_name: str({ pattern: '^[A-Za-z_][A-Za-z0-9_]{0,63}$' }),
+    implicit_credential_sign_up: implicitSignUp,
   }, [], { minProperties: 1 }),
   RedirectPageUiConfig: closed({
     logo_url: httpsUrl,
@@ -386,6 +395,7 @@ export const managementSchemas = {
     attribute_mapping: open({}, [], { additionalProperties: str(), description: 'SAML attribute → person attribute name.' }),
     email_claims: arrayOf(str(), { description: 'Assertion attributes read first, in this order, for the e-mail address that names the person.' }),
     enable_in_slashid_oidc_authz_server: bool('Stored and served; the hosted login of this server offers e-mail codes only, no SSO buttons yet.'),
+    trust_email_verification: samlTrust,
     created_at: dateTime(),
   }, ['id', 'label', 'idp_entity_id', 'sp_acs_url']),
   SamlProviderCredentialsCreate: closed({
@@ -395,6 +405,7 @@ export const managementSchemas = {
     attribute_mapping: open({}, [], { additionalProperties: str({ maxLength: 128 }), maxProperties: 50 }),
     email_claims: arrayOf(str({ minLength: 1, maxLength: 256 }), { maxItems: 20, uniqueItems: true }),
     enable_in_slashid_oidc_authz_server: bool(),
+    trust_email_verification: samlTrust,
   }),
   SamlProviderCredentialsPatch: closed({
     label: str({ minLength: 1, maxLength: 200 }),
@@ -403,6 +414,7 @@ export const managementSchemas = {
     attribute_mapping: open({}, [], { additionalProperties: str({ maxLength: 128 }), maxProperties: 50 }),
     email_claims: arrayOf(str({ minLength: 1, maxLength: 256 }), { maxItems: 20, uniqueItems: true }),
     enable_in_slashid_oidc_authz_server: bool(),
+    trust_email_verification: samlTrust,
   }, [], { minProperties: 1 }),
   OidcProviderOptions: closed(Object.fromEntries(['google', 'apple', 'azuread', 'facebook', 'github', 'gitlab', 'line', 'bitbucket', 'okta'].map((p) => [p, closed({
     authorize_scopes: arrayOf(str({ pattern: '^[\\x21\\x23-\\x5B\\x5D-\\x7E]{1,128}$' }), { maxItems: 50, uniqueItems: true, description: 'Scopes requested at the provider besides the default ones (`openid email profile`, or the configuration\'s `scopes`), which are always requested.' }),
@@ -426,6 +438,7 @@ export const managementSchemas = {
     options: ref('OidcProviderOptions'),
     external_cred_id: str({ description: 'The external credential the client secret (Apple: the private key) is read from at each sign-in.' }),
     enable_in_slashid_oidc_authz_server: bool('Stored and served; the hosted login of this server offers e-mail codes only, no SSO buttons yet.'),
+    trust_email_verification: oidcTrust,
     created_at: dateTime(),
   }, ['client_id', 'label', 'provider', 'enable_in_slashid_oidc_authz_server']),
   OidcProviderCredentialsCreate: closed({
@@ -439,6 +452,7 @@ export const managementSchemas = {
     external_cred_id: str({ minLength: 1, maxLength: 128, description: 'An external credential of the organization (`/organizations/config/external-credentials`) whose `json_blob` holds `client_secret` (Apple: `private_key`): it is read at each sign-in instead of `client_secret`, so rotating the credential rotates the secret. Unknown: 400.' }),
     external_cred: str({ minLength: 1, maxLength: 128, deprecated: true, description: 'Former name of `external_cred_id`.' }),
     enable_in_slashid_oidc_authz_server: bool('Stored and served (default false); the hosted login of this server offers e-mail codes only, no SSO buttons yet.'),
+    trust_email_verification: oidcTrust,
   }, ['client_id', 'client_secret', 'provider']),
   OidcProviderCredentialsPatch: closed({
     client_secret: str({ minLength: 1, maxLength: 1024 }),
@@ -448,6 +462,7 @@ export const managementSchemas = {
     external_cred_id: str({ minLength: 0, maxLength: 128, description: 'As on creation; an empty string detaches the external credential (the stored `client_secret` is used again).' }),
     external_cred: str({ minLength: 0, maxLength: 128, deprecated: true, description: 'Former name of `external_cred_id`.' }),
     enable_in_slashid_oidc_authz_server: bool(),
+    trust_email_verification: oidcTrust,
   }, [], { minProperties: 1 }),
   SsoOidcTokenType: str({ enum: ['access', 'id', 'refresh'], description: 'Which token the provider issued: the access token, the ID token, the refresh token.' }),
   SsoOidcToken: open({

@@ -191,7 +191,7 @@ Starts recovery of a person who lost a factor: a link or code is sent to the e-m
 challenges returned lead to a password reset or new factor registration. Only \`email_address\` and \`phone_number\`
 handles can recover. To avoid revealing who has an account the answer is the same for unknown handles.`,
     body: { schema: ref('RecoverRequest'), example: { handle: EMAIL_HANDLE, factor: { method: 'password' } } },
-    ok: { schema: ref('ChallengeList'), example: [OTP_CHALLENGE, { id: 'a3f1c2d4-5b6e-4f70-8a9b-0c1d2e3f4a5b', type: 'password_reset', authentication_method: 'password', options: { validation_rules: [] } }], description: 'Challenges to complete, in order (`result` is the list itself): the code or link, then the new password.' },
+    ok: { schema: ref('ChallengeList'), example: [OTP_CHALLENGE, { id: 'a3f1c2d4-5b6e-4f70-8a9b-0c1d2e3f4a5b', type: 'password_reset', authentication_method: 'password', options: { validation_rules: { regular_expressions: [] } } }], description: 'Challenges to complete, in order (`result` is the list itself): the code or link, then the new password.' },
     errors: ['IdBadRequest', 'MessageNotSent'],
   },
   {

@@ -15,6 +15,8 @@ export const BUCKETS = [
 export const CONSENT_LEVELS = ['none', 'necessary', 'analytics', 'marketing', 'retargeting', 'tracking'];
 
 const uxMode = str({ enum: ['popup', 'redirect'], default: 'popup', description: 'How the SDK shows the provider: a popup window or a full-page redirect.' });
+/** The sign-up intent of the password and passkey factors (#36). */
+const signUp = bool('Sign up rather than in: the answer is a code sent to the handle, then the challenge that sets the password or passkey, whether or not the handle has an account (someone who has one signs in with the code and sets a new password or adds a passkey). Without it, `/id` signs in: the same challenge for every handle, known or not.');
 const redirectTarget = str({ format: 'uri', maxLength: 2048, description: 'http(s) URL the person returns to after the flow (redirect mode and links).' });
 const pkceChallenge = str({ pattern: '^[A-Za-z0-9_-]{43,128}$', description: 'PKCE S256 code challenge (base64url of the SHA-256 of the verifier).' });
 const csrfToken = str({ minLength: 16, maxLength: 256, description: 'Random value the client stores and expects back unchanged.' });
@@ -105,6 +107,7 @@ export const schemas = {
   PersonHandle: closed({
     type: ref('PersonHandleType'),
     value: str({ minLength: 1, maxLength: 320, description: 'E-mail address, E.164 phone number or username.' }),
+    verified: bool('In answers: whether the handle was proved (a code or link sent to it answered, an identity provider the organization trusts for it, or the management API saying so); `email_verified` and `phone_number_verified` in tokens tell the same. In management requests that create persons or add handles: `true` when the system the person comes from verified the handle. Ignored in sign-in requests: only a proof makes a handle verified.'),
   }, ['type', 'value']),
   PersonType: str({ enum: ['regular', 'anonymous'] }),
   AttributeBucketName: str({ enum: BUCKETS, description: 'Attribute bucket; the name states what the end person may do with it (default end_user_read_write).' }),
@@ -202,7 +205,7 @@ export const schemas = {
       variant('method', 'sms_link', { options: withMethod('sms_link', closed({ redirect_target: redirectTarget })) }),
       variant('method', 'otp_via_email', { options: withMethod('otp_via_email', closed({})) }),
       variant('method', 'otp_via_sms', { options: withMethod('otp_via_sms', closed({})) }),
-      variant('method', 'password', { options: withMethod('password', closed({})) }),
+      variant('method', 'password', { options: withMethod('password', closed({ sign_up: signUp })) }),
       variant('method', 'totp', { options: withMethod('totp', closed({})) }),
       variant('method', 'webauthn', { options: withMethod('webauthn', ref('WebAuthnFactorOptions')) }),
       variant('method', 'oidc', { options: withMethod('oidc', ref('OidcFactorOptions')) }, ['options']),
@@ -211,6 +214,7 @@ export const schemas = {
   },
   WebAuthnFactorOptions: closed({
     method: methodCopy('webauthn'),
+    sign_up: signUp,
     scope: str({ maxLength: 253, description: 'Relying party id; defaults to the current hostname.' }),
     available_credential_ids: arrayOf(str({ maxLength: 1024 }), { maxItems: 50 }),
     attachment: str({ enum: ['any', 'platform'], default: 'any' }),
@@ -279,9 +283,9 @@ export const schemas = {
       challengeVariant('otp', ['otp_via_email', 'otp_via_sms'], emptyOptions),
       challengeVariant('oidc', ['oidc'], open({ auth_code_url: str({ format: 'uri' }) }, ['auth_code_url'])),
       challengeVariant('saml', ['saml'], open({ start_authentication_url: str({ format: 'uri' }) }, ['start_authentication_url'])),
-      challengeVariant('password_set', ['password'], open({ validation_rules: arrayOf(ref('PasswordValidationRule')) }, ['validation_rules'])),
+      challengeVariant('password_set', ['password'], open({ validation_rules: ref('PasswordRules') }, ['validation_rules'])),
       challengeVariant('password_verify', ['password'], emptyOptions),
-      challengeVariant('password_reset', ['password'], open({ validation_rules: arrayOf(ref('PasswordValidationRule')) }, ['validation_rules'])),
+      challengeVariant('password_reset', ['password'], open({ validation_rules: ref('PasswordRules') }, ['validation_rules'])),
       challengeVariant('totp_register', ['totp'], open({
         key_uri: str({ pattern: '^otpauth://totp/' }),
         qr_code_data_b64: str({ contentEncoding: 'base64', contentMediaType: 'image/png' }),
@@ -291,6 +295,15 @@ export const schemas = {
     ],
   },
   ChallengeList: arrayOf(ref('Challenge'), { description: 'Challenges to complete, in order.' }),
+  PasswordRules: open({
+    regular_expressions: arrayOf(ref('PasswordRuleExpression')),
+  }, ['regular_expressions'], { description: 'The rules a new password must meet, in the shape clients check before sending one: every `must_match` expression matches and no `must_not_match` one does.' }),
+  PasswordRuleExpression: open({
+    name: str({ description: 'Reported back to the person when the rule fails, e.g. min_length.' }),
+    pattern: str({ format: 'regex' }),
+    match_type: str({ enum: ['must_match', 'must_not_match'] }),
+    pattern_qualifiers: arrayOf(str({ enum: ['case_insensitive'] })),
+  }, ['name', 'pattern', 'match_type']),
   PasswordValidationRule: open({
     name: str({ description: 'Reported back to the person when the rule fails, e.g. min_length.' }),
     pattern: str({ format: 'regex' }),

@@ -2455,6 +2455,8 @@ export interface components {
             type: components["schemas"]["PersonHandleType"];
             /** @description E-mail address, E.164 phone number or username. */
             value: string;
+            /** @description In answers: whether the handle was proved (a code or link sent to it answered, an identity provider the organization trusts for it, or the management API saying so); `email_verified` and `phone_number_verified` in tokens tell the same. In management requests that create persons or add handles: `true` when the system the person comes from verified the handle. Ignored in sign-in requests: only a proof makes a handle verified. */
+            verified?: boolean;
         };
         /** @enum {string} */
         PersonType: "regular" | "anonymous";
@@ -2617,6 +2619,8 @@ export interface components {
                  * @constant
                  */
                 method?: "password";
+                /** @description Sign up rather than in: the answer is a code sent to the handle, then the challenge that sets the password or passkey, whether or not the handle has an account (someone who has one signs in with the code and sets a new password or adds a passkey). Without it, `/id` signs in: the same challenge for every handle, known or not. */
+                sign_up?: boolean;
             };
         } | {
             /** @constant */
@@ -2647,6 +2651,8 @@ export interface components {
              * @constant
              */
             method?: "webauthn";
+            /** @description Sign up rather than in: the answer is a code sent to the handle, then the challenge that sets the password or passkey, whether or not the handle has an account (someone who has one signs in with the code and sets a new password or adds a passkey). Without it, `/id` signs in: the same challenge for every handle, known or not. */
+            sign_up?: boolean;
             /** @description Relying party id; defaults to the current hostname. */
             scope?: string;
             available_credential_ids?: string[];
@@ -2856,7 +2862,7 @@ export interface components {
             /** @constant */
             authentication_method: "password";
             options: {
-                validation_rules: components["schemas"]["PasswordValidationRule"][];
+                validation_rules: components["schemas"]["PasswordRules"];
             };
         } | {
             /** @constant */
@@ -2873,7 +2879,7 @@ export interface components {
             /** @constant */
             authentication_method: "password";
             options: {
-                validation_rules: components["schemas"]["PasswordValidationRule"][];
+                validation_rules: components["schemas"]["PasswordRules"];
             };
         } | {
             /** @constant */
@@ -2897,6 +2903,19 @@ export interface components {
         };
         /** @description Challenges to complete, in order. */
         ChallengeList: components["schemas"]["Challenge"][];
+        /** @description The rules a new password must meet, in the shape clients check before sending one: every `must_match` expression matches and no `must_not_match` one does. */
+        PasswordRules: {
+            regular_expressions: components["schemas"]["PasswordRuleExpression"][];
+        };
+        PasswordRuleExpression: {
+            /** @description Reported back to the person when the rule fails, e.g. min_length. */
+            name: string;
+            /** Format: regex */
+            pattern: string;
+            /** @enum {string} */
+            match_type: "must_match" | "must_not_match";
+            pattern_qualifiers?: "case_insensitive"[];
+        };
         PasswordValidationRule: {
             /** @description Reported back to the person when the rule fails, e.g. min_length. */
             name: string;
@@ -3730,6 +3749,8 @@ export interface components {
             password_validation_rules?: components["schemas"]["PasswordValidationRule"][];
             /** @default groups */
             groups_claim_name: string;
+            /** @description When true, `/id` with the password or passkey factor signs up a handle that has no password (or passkey) even without `sign_up`: a code to the handle first, then `password_set` or `webauthn_create`. The answers then tell whether a handle has a password or passkey (a person who has one is asked for it), so it is off by default: without it every handle gets the same answer. For clients that cannot send `sign_up`, such as apps written for the published client that sign people up with `id(handle, {method: "password"})`. */
+            implicit_credential_sign_up?: boolean;
         };
         OrganizationConfigPatch: {
             deny_self_registration?: boolean;
@@ -3755,6 +3776,8 @@ export interface components {
             require_approval_for_new_persons?: boolean;
             password_validation_rules?: components["schemas"]["PasswordValidationRule"][];
             groups_claim_name?: string;
+            /** @description When true, `/id` with the password or passkey factor signs up a handle that has no password (or passkey) even without `sign_up`: a code to the handle first, then `password_set` or `webauthn_create`. The answers then tell whether a handle has a password or passkey (a person who has one is asked for it), so it is off by default: without it every handle gets the same answer. For clients that cannot send `sign_up`, such as apps written for the published client that sign people up with `id(handle, {method: "password"})`. */
+            implicit_credential_sign_up?: boolean;
         };
         /** @description Branding of the page a sign-in link opens. */
         RedirectPageUiConfig: {
@@ -3958,6 +3981,8 @@ export interface components {
             email_claims?: string[];
             /** @description Stored and served; the hosted login of this server offers e-mail codes only, no SSO buttons yet. */
             enable_in_slashid_oidc_authz_server?: boolean;
+            /** @description Whether the organization trusts this identity provider for the e-mail addresses it asserts (default false: SAML has no verified claim, so a new subject proves its address with a code sent to it once, before it signs in or reaches a person who already has the address). Set it for the organization's own directory. */
+            trust_email_verification?: boolean;
             /** Format: date-time */
             created_at?: string;
         };
@@ -3972,6 +3997,8 @@ export interface components {
             };
             email_claims?: string[];
             enable_in_slashid_oidc_authz_server?: boolean;
+            /** @description Whether the organization trusts this identity provider for the e-mail addresses it asserts (default false: SAML has no verified claim, so a new subject proves its address with a code sent to it once, before it signs in or reaches a person who already has the address). Set it for the organization's own directory. */
+            trust_email_verification?: boolean;
         };
         SamlProviderCredentialsPatch: {
             label?: string;
@@ -3983,6 +4010,8 @@ export interface components {
             };
             email_claims?: string[];
             enable_in_slashid_oidc_authz_server?: boolean;
+            /** @description Whether the organization trusts this identity provider for the e-mail addresses it asserts (default false: SAML has no verified claim, so a new subject proves its address with a code sent to it once, before it signs in or reaches a person who already has the address). Set it for the organization's own directory. */
+            trust_email_verification?: boolean;
         };
         /** @description Per-provider options, under the name of the configuration's provider (another provider's name is a 400). */
         OidcProviderOptions: {
@@ -4054,6 +4083,8 @@ export interface components {
             external_cred_id?: string;
             /** @description Stored and served; the hosted login of this server offers e-mail codes only, no SSO buttons yet. */
             enable_in_slashid_oidc_authz_server: boolean;
+            /** @description Whether the organization trusts this provider's `email_verified` (default true): an address the provider asserts with `email_verified: true` then signs its subject in (or links to the person who has it) without a code; an address it does not assert verified is always proved with a code once per subject. Set false for a provider that does not verify addresses. */
+            trust_email_verification?: boolean;
             /** Format: date-time */
             created_at?: string;
         };
@@ -4084,6 +4115,8 @@ export interface components {
             external_cred?: string;
             /** @description Stored and served (default false); the hosted login of this server offers e-mail codes only, no SSO buttons yet. */
             enable_in_slashid_oidc_authz_server?: boolean;
+            /** @description Whether the organization trusts this provider's `email_verified` (default true): an address the provider asserts with `email_verified: true` then signs its subject in (or links to the person who has it) without a code; an address it does not assert verified is always proved with a code once per subject. Set false for a provider that does not verify addresses. */
+            trust_email_verification?: boolean;
         };
         OidcProviderCredentialsPatch: {
             client_secret?: string;
@@ -4098,6 +4131,8 @@ export interface components {
              */
             external_cred?: string;
             enable_in_slashid_oidc_authz_server?: boolean;
+            /** @description Whether the organization trusts this provider's `email_verified` (default true): an address the provider asserts with `email_verified: true` then signs its subject in (or links to the person who has it) without a code; an address it does not assert verified is always proved with a code once per subject. Set false for a provider that does not verify addresses. */
+            trust_email_verification?: boolean;
         };
         /**
          * @description Which token the provider issued: the access token, the ID token, the refresh token.
@@ -5370,7 +5405,9 @@ export interface operations {
                      *           "type": "password_reset",
                      *           "authentication_method": "password",
                      *           "options": {
-                     *             "validation_rules": []
+                     *             "validation_rules": {
+                     *               "regular_expressions": []
+                     *             }
                      *           }
                      *         }
                      *       ]

@@ -13,6 +13,11 @@ import type { Schema } from './http/wire.js';
 export interface OrgSettings {
   /** Whether unknown handles may sign up by signing in (default true). */
   self_registration?: boolean;
+  /**
+   * Whether the password and passkey factors sign up a handle without that credential even when `/id` does not ask to
+   * (`factor.options.sign_up`); off by default, because the answers then tell whether a handle has one (#36).
+   */
+  implicit_credential_sign_up?: boolean;
   /** Whether new persons start active (default true); inactive persons get 403 `person is not active`. */
   auto_activate?: boolean;
   /** sha256 of the management API key. */

@@ -121,6 +121,20 @@ export async function signInAt(identity: { url: string; orgId: string }, email: 
   return ((await att.json()) as { result: { token: string } }).result.token;
 }
 
+/**
+ * Opens a sign-in link as its owner does: the link's page names the sign-in, and the owner answers it (`confirm` signs
+ * in the tab that asked, `deny` refuses). Returns the final answer (a 303 to the link's redirect target, or a page).
+ */
+export async function answerLink(link: string, decision: 'confirm' | 'deny' = 'confirm'): Promise<Response> {
+  const page = await fetch(link, { redirect: 'manual' });
+  const html = await page.text();
+  const action = /<form[^>]*action="([^"]+)"/.exec(html)?.[1];
+  if (!action) throw new Error(`the link's page (${page.status}) has no form: ${html.slice(0, 200)}`);
+  const fields = new URLSearchParams([...html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"/g)].map((m) => [m[1]!, m[2]!.replace(/&amp;/g, '&')]));
+  fields.set('decision', decision);
+  return fetch(new URL(action.replace(/&amp;/g, '&'), link), { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: fields.toString() });
+}
+
 /** The token of a new anonymous person (a visitor who never signed in): `POST /persons/anonymous` answers it as `result`. */
 export async function anonymousTokenAt(identity: { url: string; orgId: string }): Promise<string> {
   const res = await fetch(`${identity.url}/persons/anonymous`, { method: 'POST', headers: { 'content-type': 'application/json', 'keyway-orgid': identity.orgId }, body: '{}' });

@@ -36,8 +36,8 @@ describe.each(BACKENDS)('adversarial: token types and where they are accepted (%
     expect(decodeClaims(k.clientToken).person_type).toBeUndefined();
   });
 
-  // Person calls: a container, an id_token or a client token is refused with 401 naming why. (An OAuth2 access token is a
-// person's token issued to a client: the SDK's hosted login uses it as the user's token, so person calls accept it.)
+  // Person calls: a container, an id_token, a client token or an OAuth2 access token is refused with 401 naming why (#36:
+  // an access token is limited to its client and scopes, never a first-party credential).
   const personCalls: Array<[string, string, string, unknown?]> = [
     ['GET /me', 'GET', '/me'],
     ['PUT /attributes', 'PUT', '/attributes', { end_user_read_write: { nickname: 'pwned' } }],
@@ -49,7 +49,9 @@ describe.each(BACKENDS)('adversarial: token types and where they are accepted (%
   it.each(personCalls)('%s: only user tokens act as the person', async (_name, method, path, body) => {
     const k = await everyToken(`pc${path.replace(/\W/g, '')}${method}`.toLowerCase());
     expect((await t.call(method, path, body, { token: k.user })).status).toBeLessThan(300);
-    expect((await t.call(method, path, body, { token: k.accessToken })).status).toBeLessThan(300);
+    const access = await t.call(method, path, body, { token: k.accessToken });
+    expect(access.status, `access token on ${method} ${path}`).toBe(401);
+    expect(access.body.errors[0].message).toBe('token is an OAuth2 access token, which is not accepted here');
     for (const [kind, token] of [['container', k.container], ['anonymous container', k.anonContainer], ['id_token', k.idToken], ['client token', k.clientToken]] as const) {
       const res = await t.call(method, path, body, { token });
       expect(res.status, `${kind} on ${method} ${path}`).toBe(401);

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, BACKENDS, freshStorage, lastMessage, signInWithEmail, startTestServer, type TestServer, type TestStorage } from './helpers.js';
+import { answerLink, api, BACKENDS, freshStorage, lastMessage, signInWithEmail, signUpWithPassword, startTestServer, type TestServer, type TestStorage } from './helpers.js';
 
 // An attacker with no account who knows a victim's e-mail address guesses the victim's password and e-mailed codes,
 // spreading the guesses over fresh challenges (the per-challenge cap of 5) and over two server processes that share
@@ -30,8 +30,7 @@ for (const backend of BACKENDS) {
       api(server)('POST', '/attestation/v3', { challenge_id: challenge.id, challenge_type: challenge.type, data });
 
     it('locks the password factor after repeated failures over fresh challenges and two processes; a correct password is refused too', async () => {
-      const set = (await api(a)('POST', '/id/v2', { handle: 'victim@example.com', factor: { method: 'password' } })).body.result[0];
-      expect((await answer(a, set, { password: PASSWORD })).status).toBe(200);
+      await signUpWithPassword(a, 'victim@example.com', PASSWORD);
       const statuses: number[] = [];
       for (let i = 0; i < 6; i++) {
         const server = i % 2 ? b : a; // alternate processes
@@ -52,7 +51,7 @@ for (const backend of BACKENDS) {
       const link = await api(b)('POST', '/id/v2', { handle: 'victim@example.com', factor: { method: 'email_link' } });
       const ch = link.body.result[0];
       const { link: url } = await lastMessage(a, 'victim@example.com');
-      expect((await fetch(url!, { redirect: 'manual' })).status).toBe(200);
+      expect((await answerLink(url!)).status).toBe(200);
       const done = await api(a)('GET', `/challenge/${ch.id}/v2`);
       expect(done.status).toBe(200);
       expect(typeof done.body.result).toBe('string'); // a completed poll answers the token itself
@@ -60,7 +59,7 @@ for (const backend of BACKENDS) {
       const rec = await api(a)('POST', '/recover', { handle: { type: 'email_address', value: 'victim@example.com' }, factor: { method: 'email_link' } });
       const challenges = Array.isArray(rec.body.result) ? rec.body.result : rec.body.result.challenges;
       const { link: recoveryLink } = await lastMessage(a, 'victim@example.com');
-      await fetch(recoveryLink!, { redirect: 'manual' });
+      await answerLink(recoveryLink!);
       expect((await api(a)('GET', `/challenge/${challenges[0].id}/v2`)).status).toBe(200);
       expect((await answer(a, challenges[1], { password: 'a brand new 77 password' })).status).toBe(200);
       const after = (await api(b)('POST', '/id/v2', { handle: 'victim@example.com', factor: { method: 'password' } })).body.result[0];
@@ -95,10 +94,19 @@ for (const backend of BACKENDS) {
       const call = api(server);
       await signInWithEmail(server, 'known@example.com'); // a person without a password
       expect((await call('PATCH', '/organizations/config', { allow_self_registration: false }, KEY)).status).toBe(204);
-      const known = await call('POST', '/id/v2', { handle: 'known@example.com', factor: { method: 'password' } });
-      const unknown = await call('POST', '/id/v2', { handle: 'nobody-here@example.com', factor: { method: 'password' } });
-      expect({ status: unknown.status, body: unknown.body }).toEqual({ status: known.status, body: known.body });
-      expect(known.body.errors[0]).toEqual({ httpcode: 403, message: 'no password set' });
+      const shape = (r: Awaited<ReturnType<typeof call>>) => ({ status: r.status, types: r.body.result?.map((c: { type: string }) => c.type), errors: r.body.errors });
+      for (const options of [{}, { sign_up: true }]) {
+        const known = await call('POST', '/id/v2', { handle: 'known@example.com', factor: { method: 'password', options } });
+        const unknown = await call('POST', '/id/v2', { handle: 'nobody-here@example.com', factor: { method: 'password', options } });
+        expect(shape(unknown)).toEqual(shape(known));
+        // Signing in: a password is refused the same way for both.
+        if (!('sign_up' in options)) {
+          for (const r of [known, unknown]) {
+            const refused = await call('POST', '/attestation/v3', { challenge_id: r.body.result[0].id, challenge_type: 'password_verify', data: { password: 'Guess-1234' } });
+            expect(refused.body.errors[0]).toEqual({ httpcode: 401, message: 'incorrect password' });
+          }
+        }
+      }
     });
   });
 

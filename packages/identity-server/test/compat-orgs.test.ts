@@ -169,9 +169,9 @@ describe.each(BACKENDS)('public reference calls: organizations, configuration, S
     const call = contractApi(t.server);
     const idp = await startSamlIdp('grace@navy.example', { corp_mail: 'Grace.Hopper@Corp.example' });
     try {
-      const created = await call('POST', '/organizations/sso/saml/provider-credentials', { idp_metadata_xml: idp.metadataXml, email_claims: ['corp_mail'], enable_in_slashid_oidc_authz_server: true }, KEY);
+      const created = await call('POST', '/organizations/sso/saml/provider-credentials', { idp_metadata_xml: idp.metadataXml, email_claims: ['corp_mail'], enable_in_slashid_oidc_authz_server: true, trust_email_verification: true }, KEY);
       expect(created.status).toBe(201);
-      expect(created.body.result).toMatchObject({ label: idp.issuer, email_claims: ['corp_mail'], enable_in_slashid_oidc_authz_server: true });
+      expect(created.body.result).toMatchObject({ label: idp.issuer, email_claims: ['corp_mail'], enable_in_slashid_oidc_authz_server: true, trust_email_verification: true });
       const id = created.body.result.id as string;
       const verifier = randomBytes(32).toString('base64url');
       const start = await call('POST', '/id/v2', {

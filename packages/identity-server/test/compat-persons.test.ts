@@ -87,9 +87,9 @@ describe.each(BACKENDS)('public-document calls: groups, RBAC, persons (%s)', (ba
     const added = await call('POST', `/persons/${id}/handles`, [{ type: 'phone_number', value: '+447700900123' }, { type: 'username', value: 'doc-user' }], KEY);
     expect(added.status).toBe(204);
     expect((await call('GET', `/persons/${id}/handles`, undefined, KEY)).body.result).toEqual([
-      { type: 'email_address', value: 'handles-doc@example.com' },
-      { type: 'phone_number', value: '+447700900123' },
-      { type: 'username', value: 'doc-user' },
+      { type: 'email_address', value: 'handles-doc@example.com', verified: false },
+      { type: 'phone_number', value: '+447700900123', verified: false },
+      { type: 'username', value: 'doc-user', verified: false },
     ]);
 
     const consent = await call('POST', `/persons/${id}/consent/gdpr`, { consent_levels: ['analytics'] }, KEY);

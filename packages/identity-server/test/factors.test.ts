@@ -11,18 +11,21 @@ describe.each(BACKENDS)('password, TOTP, recovery, direct ID, impersonation, oth
     return t.call('POST', '/attestation/v3', { challenge_id: challenge.id, challenge_type: challenge.type, data });
   }
 
-  it('signs up with a password checked against the server-sent rules, then verifies it', async () => {
-    const id = await t.call('POST', '/id/v2', { handle: 'pw@example.com', factor: { method: 'password' } });
-    const [set] = id.body.result;
-    expect(set.type).toBe('password_set');
-    const names = set.options.validation_rules.map((r: any) => r.name);
+  it('signs up with a password after proving the address, checked against the server-sent rules, then verifies it', async () => {
+    const id = await t.call('POST', '/id/v2', { handle: 'pw@example.com', factor: { method: 'password', options: { sign_up: true } } });
+    const [code, set] = id.body.result;
+    expect([code.type, set.type]).toEqual(['otp', 'password_set']);
+    // The password cannot be set before the address is proved (#36).
+    expect((await answer(set, { password: 'correct horse 42 battery' })).status).toBe(403);
+    expect((await answer(code, { otp: (await lastMessage(t.server, 'pw@example.com')).code })).status).toBe(200);
+    const names = set.options.validation_rules.regular_expressions.map((r: any) => r.name);
     expect(names).toEqual(expect.arrayContaining(['min_length', 'digit', 'letter']));
     const weak = await answer(set, { password: 'short' });
     expect(weak.status).toBe(400);
     expect(weak.body.errors[0].message).toBe('password does not satisfy the validation rules: min_length, digit');
     const ok = await answer(set, { password: 'correct horse 42 battery' });
     expect(ok.status).toBe(200);
-    expect(decodeClaims(ok.body.result.token)).toMatchObject({ first_token: true, authenticated_methods: ['password'] });
+    expect(decodeClaims(ok.body.result.token)).toMatchObject({ first_token: false, authenticated_methods: ['otp_via_email', 'password'] });
 
     const again = await t.call('POST', '/id/v2', { handle: 'PW@example.com', factor: { method: 'password' } });
     const [verify] = again.body.result;
@@ -40,11 +43,11 @@ describe.each(BACKENDS)('password, TOTP, recovery, direct ID, impersonation, oth
     expect(JSON.stringify(me.body.result)).not.toContain('correct horse');
   });
 
-  it('answers 403 "no password set" for a person who signed up by email code', async () => {
+  it('asks a person who signed up by email code for a password like anyone else, and refuses any (#36: no "no password set")', async () => {
     await signInWithEmail(t.server, 'nopw@example.com');
     const r = await t.call('POST', '/id/v2', { handle: 'nopw@example.com', factor: { method: 'password' } });
-    expect(r.status).toBe(403);
-    expect(r.body.errors[0].message).toBe('no password set');
+    expect(r.body.result.map((c: any) => c.type)).toEqual(['password_verify']);
+    expect((await answer(r.body.result[0], { password: 'any password 1' })).body.errors[0]).toEqual({ httpcode: 401, message: 'incorrect password' });
   });
 
   it('recovers an account: code by email, then a new password', async () => {
@@ -57,7 +60,7 @@ describe.each(BACKENDS)('password, TOTP, recovery, direct ID, impersonation, oth
     const [otp, reset] = rec.body.result;
     expect(otp.type).toBe('otp');
     expect(reset.type).toBe('password_reset');
-    expect(reset.options.validation_rules.length).toBeGreaterThan(0);
+    expect(reset.options.validation_rules.regular_expressions.length).toBeGreaterThan(0);
     const early = await answer(reset, { password: 'second password 2' });
     expect(early.status).toBe(403);
     const mail = await lastMessage(t.server, 'lost@example.com');
@@ -210,9 +213,9 @@ describe.each(BACKENDS)('password, TOTP, recovery, direct ID, impersonation, oth
     const jwks = createLocalJWKSet(await (await fetch(`${t.server.url}/.well-known/jwks.json`)).json());
     const { payload } = await jwtVerify(ok.body.id_token, jwks, { issuer: t.server.url, audience: 'keyway-dev-client' });
     expect(payload).toMatchObject({ nonce: 'n0nce', email: 'hosted@example.com', sub: decodeClaims(ok.body.access_token).person_id });
-    // The SDK adopts the access token as the user's token: userinfo and person calls accept it.
+    // The access token is the client's: userinfo accepts it, first-party person calls do not (#36).
     expect((await fetch(`${t.server.url}/oauth2/userinfo`, { headers: { authorization: `Bearer ${ok.body.access_token}` } })).status).toBe(200);
-    expect((await t.call('GET', '/me', undefined, { token: ok.body.access_token })).status).toBe(200);
+    expect((await t.call('GET', '/me', undefined, { token: ok.body.access_token })).status).toBe(401);
     expect((await exchange({ ...base, code_verifier: verifier })).body.error_description).toBe('authorization code was already used');
 
     // With a signed-in person's user token the authorize endpoint answers at once; unregistered redirects are refused.

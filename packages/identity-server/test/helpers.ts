@@ -2,7 +2,7 @@ import { afterAll, beforeAll } from 'vitest';
 import type { IdentityServerOptions } from '../src/index.js';
 import { lastMessage, startTestIdentityServer, type Backend, type TestServer, type TestStorage } from '../src/testing.js';
 
-export { BACKENDS, freshStorage, lastMessage, type TestServer, type TestStorage } from '../src/testing.js';
+export { answerLink, BACKENDS, freshStorage, lastMessage, type TestServer, type TestStorage } from '../src/testing.js';
 
 /** A test server of this package's suites (see `startTestIdentityServer` of `@keyway/identity-server/testing`). */
 export function startTestServer(backend: Backend, opts: IdentityServerOptions = {}, storage?: TestStorage): Promise<TestServer> {
@@ -53,6 +53,22 @@ export async function signInWithEmail(server: { url: string; orgId: string }, em
   const att = await call('POST', '/attestation/v3', { challenge_id: challenge.id, challenge_type: 'otp', data: { otp: code } });
   if (att.status !== 200) throw new Error(`/attestation/v3 answered ${att.status}: ${JSON.stringify(att.body)}`);
   return att.body.result.token as string;
+}
+
+/**
+ * Sign-up with a password as an honest person does it (#36): `/id` with `sign_up`, the code sent to the address (read
+ * from the mailbox, where its owner reads it), then the password. Returns the final token.
+ */
+export async function signUpWithPassword(server: { url: string; orgId: string }, email: string, password: string): Promise<string> {
+  const call = api(server);
+  const id = await call('POST', '/id/v2', { handle: email, factor: { method: 'password', options: { sign_up: true } } });
+  if (id.status !== 200) throw new Error(`/id/v2 answered ${id.status}: ${JSON.stringify(id.body)}`);
+  const [code, set] = id.body.result;
+  const proof = await call('POST', '/attestation/v3', { challenge_id: code.id, challenge_type: 'otp', data: { otp: (await lastMessage(server, email.toLowerCase())).code } });
+  if (proof.status !== 200) throw new Error(`the code answered ${proof.status}: ${JSON.stringify(proof.body)}`);
+  const res = await call('POST', '/attestation/v3', { challenge_id: set.id, challenge_type: 'password_set', data: { password } });
+  if (res.status !== 200) throw new Error(`password_set answered ${res.status}: ${JSON.stringify(res.body)}`);
+  return res.body.result.token as string;
 }
 
 export function decodeClaims(token: string): Record<string, any> {

@@ -51,7 +51,7 @@ describe.each(BACKENDS)('allowed domains (%s)', (backend) => {
     const refused = await link('https://anywhere.example/x');
     expect(refused.body.errors[0]).toEqual({ httpcode: 400, message: 'factor.options.redirect_target: domain "anywhere.example" is not allowed for this organization' });
     const passkey = await t.call('POST', '/id/v2', { handle: 'dom@example.com', factor: { method: 'webauthn' } }, { headers: { origin } });
-    expect(passkey.body.result[0].options.rp.id).toBe('app.example');
+    expect(passkey.body.result[0].options.rpId).toBe('app.example');
 
     expect((await call('DELETE', '/organizations/config/domains', { domains: ['app.example'] }, KEY)).status).toBe(204);
     expect((await preflight()).headers.get('access-control-allow-origin')).toBeNull();

@@ -30,7 +30,7 @@ describe.each(BACKENDS)('restart keeps the data (%s)', (backend) => {
       expect((await call('POST', '/token/validate', { token: revoked })).body.result).toEqual({ valid: false, invalidity_reason: 'token has been revoked' });
       const me = await call('GET', '/me', undefined, { token });
       expect(me.body.result.person.person_id).toBe(decodeClaims(token).person_id);
-      expect(me.body.result.handles).toEqual([{ type: 'email_address', value: 'stay@example.com' }]);
+      expect(me.body.result.handles).toEqual([{ type: 'email_address', value: 'stay@example.com', verified: true }]);
       expect((await call('GET', '/attributes', undefined, { token })).body.result).toEqual({ end_user_read_write: { plan: 'pro' } });
       expect((await call('GET', '/consent/gdpr', undefined, { token })).body.result.consents.map((c: any) => c.consent_level)).toEqual(['marketing']);
       expect(me.body.result.credentials.map((c: any) => c.type).sort()).toEqual(['password', 'totp']);

@@ -12,7 +12,7 @@ describe.each(BACKENDS)('person-facing calls (%s)', (backend) => {
     const me = await t.call('GET', '/me', undefined, { token });
     expect(me.status).toBe(200);
     expect(me.body.result.person).toMatchObject({ active: true, person_id: decodeClaims(token).person_id, person_type: 'regular' });
-    expect(me.body.result.handles).toEqual([{ type: 'email_address', value: 'me@example.com' }]);
+    expect(me.body.result.handles).toEqual([{ type: 'email_address', value: 'me@example.com', verified: true }]);
     expect(me.body.result.organizations[0]).toMatchObject({ id: t.server.orgId, org_name: 'Keyway Dev' });
     expect(me.body.result.credentials).toEqual([]);
     const orgs = await t.call('GET', '/me/orgs', undefined, { token });

@@ -16,7 +16,7 @@ describe.each(BACKENDS)('management query parameters (%s)', (backend) => {
     const some = await call('GET', `/persons/${id}?fields=handles,groups`, undefined, KEY);
     expect(some.status).toBe(200);
     expect(Object.keys(some.body.result).sort()).toEqual(['active', 'groups', 'handles', 'person_id', 'person_type', 'region']);
-    expect(some.body.result.handles).toEqual([{ type: 'email_address', value: 'fields@example.com' }]);
+    expect(some.body.result.handles).toEqual([{ type: 'email_address', value: 'fields@example.com', verified: false }]);
     const repeated = await call('GET', `/persons/${id}?fields=roles&fields=attributes`, undefined, KEY);
     expect(Object.keys(repeated.body.result)).toEqual(expect.arrayContaining(['roles', 'attributes']));
     expect(repeated.body.result.handles).toBeUndefined();

@@ -28,7 +28,7 @@ describe.skipIf(REPLICAS_SKIP_REASON !== undefined)(`three replicas on one Postg
     expect(att.status).toBe(200);
     const me = await c('GET', '/me', undefined, { token: att.body.result.token });
     expect(me.status).toBe(200);
-    expect(me.body.result.handles).toContainEqual({ type: 'email_address', value: 'roaming@example.com' });
+    expect(me.body.result.handles).toContainEqual({ type: 'email_address', value: 'roaming@example.com', verified: true });
   });
 
   it('a token revoked on one replica is refused by every replica at once', async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLocalJWKSet, jwtVerify } from 'jose';
-import { BACKENDS, api, decodeClaims, lastMessage, signInWithEmail, startTestServer, useTestServer } from './helpers.js';
+import { BACKENDS, answerLink, api, decodeClaims, lastMessage, signInWithEmail, startTestServer, useTestServer } from './helpers.js';
 
 describe.each(BACKENDS)('email OTP sign-in (%s)', (backend) => {
   const t = useTestServer(backend);
@@ -105,7 +105,7 @@ describe.each(BACKENDS)('email OTP sign-in (%s)', (backend) => {
     expect(unknown.body.errors[0].message).toBe('organization "nope" does not exist');
   });
 
-  it('completes an email link (proxy challenge): 202 while waiting, token once the link is opened', async () => {
+  it('completes an email link (proxy challenge): 202 while waiting, token once the link is opened and its owner confirms', async () => {
     const id = await t.call('POST', '/id/v2', { handle: 'link@example.com', factor: { method: 'email_link', options: { redirect_target: 'http://localhost:3000/docs' } } });
     const ch = id.body.result[0];
     expect(ch).toMatchObject({ type: 'proxy', authentication_method: 'email_link', options: { challenge_id: ch.id } });
@@ -117,9 +117,16 @@ describe.each(BACKENDS)('email OTP sign-in (%s)', (backend) => {
     const forged = await fetch(link!.replace(/secret=.*/, 'secret=guess'), { redirect: 'manual' });
     expect(forged.status).toBe(404);
     expect((await t.call('GET', `/challenge/${ch.id}/v2`)).status).toBe(202);
-    const opened = await fetch(link!, { redirect: 'manual' });
+    // Opening the link shows what is being signed in and changes nothing (#36); the owner's confirmation does.
+    const page = await fetch(link!, { redirect: 'manual' });
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-security-policy')).toContain("form-action 'self'");
+    expect(await page.text()).toMatch(/A sign-in as <b>link@example\.com<\/b> was requested on .+ from an unknown browser/);
+    expect((await t.call('GET', `/challenge/${ch.id}/v2`)).status).toBe(202);
+    const opened = await answerLink(link!);
     expect(opened.status).toBe(303);
     expect(opened.headers.get('location')).toBe('http://localhost:3000/docs');
+    expect((await answerLink(link!).catch((e: Error) => e.message))).toMatch(/has no form/);
     const done = await t.call('GET', `/challenge/${ch.id}/v2`);
     expect(done.status).toBe(200);
     expect(decodeClaims(done.body.result).authenticated_methods).toEqual(['email_link']);

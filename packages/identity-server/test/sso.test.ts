@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contractApi } from './contract.js';
-import { BACKENDS, decodeClaims, useTestServer } from './helpers.js';
+import { BACKENDS, decodeClaims, lastMessage, useTestServer } from './helpers.js';
 import { browseUntil, startOidcIdp } from './oidc-idp.js';
 import { startSamlIdp, submitAutoPost } from './saml-idp.js';
 
@@ -125,21 +125,33 @@ describe.each(BACKENDS)('SAML SSO against a SAML 2.0 identity provider (%s)', (b
   let navy: string;
   afterAll(() => idp.close());
 
-  it('redirect mode: signed assertion accepted at the ACS, then /sso/resolve and polling give the token', async () => {
-    const call = contractApi(t.server);
-    const verifier = randomBytes(32).toString('base64url');
-    const csrf = randomBytes(16).toString('hex');
-    const id = await call('POST', '/id/v2', {
+  const start = async (csrf: string, verifier: string) => {
+    const id = await contractApi(t.server)('POST', '/id/v2', {
       factor: { method: 'saml', options: { provider_credentials_id: navy, ux_mode: 'redirect', redirect_target: `${ORIGIN}/login`, csrf_token: csrf, pkce_code_challenge: createHash('sha256').update(verifier).digest('base64url') } },
     }, { headers: { origin: ORIGIN } });
     expect(id.status).toBe(200);
-    const [ch] = id.body.result;
+    return id.body.result[0];
+  };
+
+  it('redirect mode: signed assertion accepted at the ACS, the address proved with a code once (#36), then /sso/resolve and polling give the token', async () => {
+    const call = contractApi(t.server);
+    const verifier = randomBytes(32).toString('base64url');
+    const csrf = randomBytes(16).toString('hex');
+    const ch = await start(csrf, verifier);
     expect(ch).toMatchObject({ type: 'saml', authentication_method: 'saml' });
     expect(ch.options.start_authentication_url.startsWith(`${idp.entryPoint}?SAMLRequest=`)).toBe(true);
     const idpPage = await (await fetch(ch.options.start_authentication_url)).text();
+    // The organization does not trust this provider for addresses (the default for SAML): a code is sent to it first.
     const acs = await submitAutoPost(idpPage);
-    expect(acs.status).toBe(303);
-    const ret = new URL(acs.headers.get('location')!);
+    expect(acs.status).toBe(200);
+    expect(await acs.text()).toContain('did not confirm that <b>grace@navy.example</b> is yours');
+    const confirm = (code: string) => fetch(`${t.server.url}/sso/confirm-email`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ challenge_id: ch.id, code }).toString() });
+    const { code } = await lastMessage(t.server, 'grace@navy.example');
+    expect((await confirm(code === '000000' ? '111111' : '000000')).status).toBe(401);
+    expect((await call('GET', `/challenge/${ch.id}/v2`)).status).toBe(202);
+    const proved = await confirm(code!);
+    expect(proved.status).toBe(303);
+    const ret = new URL(proved.headers.get('location')!);
     expect(ret.searchParams.get('sso_challenge_id')).toBe(ch.id);
     expect(ret.searchParams.get('csrf_token')).toBe(csrf);
     expect((await call('POST', '/sso/resolve', { challenge_id: ch.id, code: ret.searchParams.get('sso_code'), pkce_code_verifier: verifier })).status).toBe(204);
@@ -150,6 +162,13 @@ describe.each(BACKENDS)('SAML SSO against a SAML 2.0 identity provider (%s)', (b
     expect(attrs.body.result).toEqual({ end_user_read_only: { work_email: 'Grace@Navy.example' } });
     // Replaying the same IdP answer fails: the challenge was used.
     expect((await submitAutoPost(idpPage)).status).toBe(400);
+    // The same subject signs the same person in next time, with no code: the provider's subject is linked to the person.
+    const next = await start(csrf, verifier);
+    const again = await submitAutoPost(await (await fetch(next.options.start_authentication_url)).text());
+    expect(again.status).toBe(303);
+    const code2 = new URL(again.headers.get('location')!).searchParams.get('sso_code');
+    expect((await call('POST', '/sso/resolve', { challenge_id: next.id, code: code2, pkce_code_verifier: verifier })).status).toBe(204);
+    expect(decodeClaims((await call('GET', `/challenge/${next.id}/v2`)).body.result).person_id).toBe(decodeClaims(done.body.result).person_id);
   });
 
   it('refuses metadata without what sign-in needs', async () => {

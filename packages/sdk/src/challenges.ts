@@ -3,7 +3,7 @@ import { failure } from './client.js';
 import { InvalidActionError, UnexpectedError } from './errors.js';
 import type { ChallengeHandler, Flow } from './flow.js';
 import { challengesOf, otpSlug, type ChallengesOrToken } from './flow.js';
-import type { PasswordValidationRule, ProxyChallenge, TOTPRegisterOptions } from './types.js';
+import type { PasswordRulesOptions, PasswordValidationRule, ProxyChallenge, TOTPRegisterOptions } from './types.js';
 
 /** Milliseconds between two polls of a proxy challenge. */
 export const PROXY_POLL_MS = 1000;
@@ -73,9 +73,17 @@ export function checkPassword(password: string, rules: PasswordValidationRule[] 
     .map((r) => r.name);
 }
 
+/** The rules of a password challenge, in the SDK's shape, whichever of the two wire shapes the server sent. */
+export function passwordRules(options: PasswordRulesOptions | undefined): PasswordValidationRule[] {
+  const given = options?.validation_rules;
+  if (!given) return [];
+  if (Array.isArray(given)) return given;
+  return (given.regular_expressions ?? []).map((r) => ({ name: r.name, pattern: r.pattern, match_type: r.match_type, ...(r.pattern_qualifiers ? { qualifiers: r.pattern_qualifiers } : {}) }));
+}
+
 function newPassword(event: 'passwordSetReady' | 'passwordResetReady'): ChallengeHandler {
   return (flow, ch) => {
-    const rules = (ch.options as { validation_rules?: PasswordValidationRule[] }).validation_rules ?? [];
+    const rules = passwordRules(ch.options as PasswordRulesOptions);
     const invalid = (failedRules: string[]) => {
       flow.emit('invalidPasswordSubmitted', { failedRules });
       track(flow.client, 'AuthenticationFailed_v1', {

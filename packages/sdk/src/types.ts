@@ -88,10 +88,21 @@ export interface PasswordValidationRule {
   /** Optional qualifiers; `case_insensitive` adds the `i` flag. */
   qualifiers?: Array<'case_insensitive'>;
 }
+/** One password rule as the server sends it (`validation_rules.regular_expressions[]`). */
+export interface PasswordRuleExpression {
+  name: string;
+  pattern: string;
+  match_type: 'must_match' | 'must_not_match';
+  /** `case_insensitive` adds the `i` flag. */
+  pattern_qualifiers?: Array<'case_insensitive'>;
+}
 /** Options of password set and reset challenges. */
 export interface PasswordRulesOptions {
-  /** Rules the new password must satisfy. */
-  validation_rules?: PasswordValidationRule[];
+  /**
+   * Rules the new password must satisfy: `{ regular_expressions }` (what the server sends), or a bare list of rules
+   * (servers before 2026-11-28); the SDK reads both and hands the rules to the app as {@link PasswordValidationRule}s.
+   */
+  validation_rules?: { regular_expressions: PasswordRuleExpression[] } | PasswordValidationRule[];
 }
 /** A password-set challenge (sign-up or first password). */
 export interface PasswordSetChallenge extends ChallengeBase<'password_set', PasswordRulesOptions> {}
@@ -266,13 +277,26 @@ export interface WebAuthnFactorOptions {
   resident_key?: 'required' | 'preferred' | 'discouraged';
   /** Attestation conveyance. */
   attestation?: 'none';
+  /**
+   * Sign up with a passkey: the server first sends a code to the handle (`otp`), then asks for the new passkey. Without
+   * it, a handle signs in with a passkey it already has (the server answers every handle alike).
+   */
+  sign_up?: boolean;
+}
+/** Options of the `password` factor. */
+export interface PasswordFactorOptions {
+  /**
+   * Sign up with a password: the server first sends a code to the handle (`otp`), then asks for the new password
+   * (`password_set`). Without it, a handle signs in with its password (the server answers every handle alike).
+   */
+  sign_up?: boolean;
 }
 /** An authentication factor: a method and its options. */
 export interface Factor {
   /** The authentication method. */
   method: AuthenticationMethod;
   /** Method-specific options. */
-  options?: OIDCFactorOptions | SAMLFactorOptions | LinkFactorOptions | WebAuthnFactorOptions | Record<string, unknown>;
+  options?: OIDCFactorOptions | SAMLFactorOptions | LinkFactorOptions | WebAuthnFactorOptions | PasswordFactorOptions | Record<string, unknown>;
 }
 /** Body of `POST /id/v2`. */
 export interface IDRequest {

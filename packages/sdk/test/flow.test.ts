@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { basicChallenges, checkPassword } from '../src/challenges.js';
+import { basicChallenges, checkPassword, passwordRules } from '../src/challenges.js';
 import * as errors from '../src/errors.js';
 import { authenticate, recover } from '../src/flow.js';
 import { rememberedHandles } from '../src/storage.js';
@@ -162,8 +162,17 @@ describe('passwords', () => {
     expect(checkPassword('correct horse 9', rules)).toEqual([]);
   });
 
+  it('reads the rules in the wire shape (validation_rules.regular_expressions, pattern_qualifiers) and in the earlier bare list', () => {
+    const wire = { regular_expressions: rules.map(({ qualifiers, ...r }) => ({ ...r, ...(qualifiers ? { pattern_qualifiers: qualifiers } : {}) })) };
+    expect(passwordRules({ validation_rules: wire })).toEqual(rules);
+    expect(passwordRules({ validation_rules: rules })).toEqual(rules);
+    expect(passwordRules({})).toEqual([]);
+    expect(checkPassword('MyPassWord1', passwordRules({ validation_rules: wire }))).toEqual(['no_password_word']);
+  });
+
   it('password_set reports failing rules, asks again, and retries after a 400', async () => {
-    route('POST', '/id/v2', { challenges: [ch('c1', 'password_set', { validation_rules: rules })] });
+    const wire = { regular_expressions: rules.map(({ qualifiers, ...r }) => ({ ...r, ...(qualifiers ? { pattern_qualifiers: qualifiers } : {}) })) };
+    route('POST', '/id/v2', { challenges: [ch('c1', 'password_set', { validation_rules: wire })] });
     const att = route('POST', '/attestation/v3', () => fail(400, 'password too common'), { token: TOKEN });
     const c = client();
     const answers = ['short', 'breached 123', 'good horse 42'];

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
@@ -26,6 +26,18 @@ export class Sealer {
     chmodSync(file, 0o600);
     return new Sealer(Buffer.from(readFileSync(file, 'utf8').trim(), 'hex'));
   }
+
+  /**
+   * A stable, secret-derived value for `context` (HMAC-SHA-256 under a key derived from the secrets key for this use
+   * only): the same input gives the same bytes on every replica sharing the key, and nobody without the key can tell
+   * them from random ones (the decoy passkey ids of `/id`).
+   */
+  mac(context: string): Buffer {
+    this.macKey ??= Buffer.from(hkdfSync('sha256', this.key, Buffer.alloc(0), 'keyway decoy values', 32));
+    return createHmac('sha256', this.macKey).update(context).digest();
+  }
+
+  private macKey: Buffer | undefined;
 
   seal(value: unknown, context: string): string {
     const iv = randomBytes(12);

@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import { growth } from './growth.js';
+import { handleProofs } from './handle-proofs.js';
 import { apiKeyLookup, externalCredentialKinds, regionNames, ssoAuthenticationIds } from './compat.js';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -369,6 +370,7 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0015_external_credential_kinds': { up: externalCredentialKinds },
     '0016_key_lookup_client_usage': { up: (db: Kysely<any>) => apiKeyLookup(db, dialect) },
     '0018_sso_authentication_ids': { up: ssoAuthenticationIds },
+    '0019_handle_proofs': { up: handleProofs },
   };
 }
 

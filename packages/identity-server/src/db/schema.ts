@@ -28,6 +28,19 @@ export interface HandleTable {
   type: string;
   value: string;
   created_at: string;
+  /** When the handle was proved (#36): null while it is only assigned by the organization, or stored before proofs. */
+  verified_at?: string | null;
+  /** How: a code or link sent to it (its method), `idp:<provider>`, or `management` (the source system verified it). */
+  verified_by?: string | null;
+}
+
+/** A person's identity at an SSO provider (`oidc:<client id>` or `saml:<provider credentials id>`, and its subject). */
+export interface FederatedIdentityTable {
+  org_id: string;
+  provider: string;
+  subject: string;
+  person_id: string;
+  created_at: string;
 }
 
 export interface CredentialTable {
@@ -41,6 +54,8 @@ export interface CredentialTable {
   secret: string;
   created_at: string;
   last_used: string | null;
+  /** Who made it: `sign_in` (a factor), `management` (an import); null for credentials stored before #36. */
+  source?: string | null;
 }
 
 export interface ChallengeTable {
@@ -340,6 +355,7 @@ export interface Database {
   organizations: OrganizationTable;
   persons: PersonTable;
   handles: HandleTable;
+  federated_identities: FederatedIdentityTable;
   credentials: CredentialTable;
   challenges: ChallengeTable;
   revoked_tokens: RevokedTokenTable;

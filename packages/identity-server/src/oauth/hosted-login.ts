@@ -130,7 +130,7 @@ export function registerAuthorizeRoute(app: FastifyInstance, ctx: Ctx): void {
         // The SDK sends the token it holds. A signed-in person's user token (or this client's own access token) skips
         // the form; an anonymous, expired or revoked one shows the form (the person signs in again); any other token
         // (malformed, forged, a container, an id_token, a client token, another organization's) is refused with the reason.
-        const v = await ctx.tokens.validate(q.token, 'person');
+        const v = await ctx.tokens.validate(q.token, 'authorize');
         const stale = !v.valid && /expired|revoked/.test(v.invalidity_reason);
         const reason = !v.valid
           ? v.invalidity_reason
@@ -160,10 +160,11 @@ export async function loginFormRoutes(scope: FastifyInstance, { ctx }: { ctx: Ct
   await scope.register(formbody, { bodyLimit: 16 * 1024 });
   const loadRequest = async (id: string) => {
     const row = await ctx.db.selectFrom('challenges').selectAll().where('id', '=', id).executeTakeFirst();
-    if (!row || row.type !== 'oauth_request' || Date.parse(row.expires_at) <= Date.now()) return undefined;
+    // A request signs one person in once (#36): a completed one cannot send a new code nor mint a second code.
+    if (!row || row.type !== 'oauth_request' || row.status !== 'pending' || Date.parse(row.expires_at) <= Date.now()) return undefined;
     const org = await loadOrg(ctx, row.org_id);
     if (!org) return undefined;
-    const request = challengeData(row) as unknown as OAuthRequest & { client_name: string };
+    const request = challengeData(row) as unknown as OAuthRequest & { client_name: string; otp_challenge_id?: string };
     const ui = (await findClient(ctx, request.client_id))?.client.ui_configuration;
     return { row, org, request, ui, texts: (email?: string) => texts(ui, request.client_name, email) };
   };
@@ -182,6 +183,8 @@ export async function loginFormRoutes(scope: FastifyInstance, { ctx }: { ctx: Ct
         if (handle.type !== 'email_address') throw badRequest('enter an email address');
         await ctx.limiter.hit('id-handle', `${pending.org.id}:${handle.type}:${handle.value}`, ctx.limits.perHandlePerMinute, 'sign-in attempts for this handle');
         const [ch] = await otpFactor('email').start(ctx, { org: pending.org, handle, method: 'otp_via_email', options: {}, previous: undefined, metadata: undefined });
+        // The request takes only the code it sent (the latest one).
+        await ctx.db.updateTable('challenges').set({ data: JSON.stringify({ ...pending.request, otp_challenge_id: ch!.id }) }).where('id', '=', pending.row.id).execute();
         return page(reply, 200, 'Enter your code', codeForm(pending.row.id, ch!.id, handle.value, pending.texts(handle.value)), pending.ui, pending.request.redirect_uri);
       } catch (err) {
         if (err instanceof RateLimitError) reply.header('retry-after', String(err.retryAfterSeconds));
@@ -198,7 +201,7 @@ export async function loginFormRoutes(scope: FastifyInstance, { ctx }: { ctx: Ct
       const pending = await loadRequest(req.body.request_id!);
       if (!pending) return expired(reply);
       const row = await ctx.db.selectFrom('challenges').selectAll().where('id', '=', req.body.challenge_id!).executeTakeFirst();
-      if (!row || row.type !== 'otp' || row.org_id !== pending.org.id) return expired(reply);
+      if (!row || row.type !== 'otp' || row.org_id !== pending.org.id || row.id !== pending.request.otp_challenge_id) return expired(reply);
       let token: string;
       try {
         if (row.status !== 'pending') throw badRequest('this code was already used: start again');
@@ -211,7 +214,8 @@ export async function loginFormRoutes(scope: FastifyInstance, { ctx }: { ctx: Ct
       }
       const v = await ctx.tokens.validate(token, 'person');
       if (!v.valid) return expired(reply);
-      await ctx.db.updateTable('challenges').set({ status: 'completed' }).where('id', '=', pending.row.id).execute();
+      const done = await ctx.db.updateTable('challenges').set({ status: 'completed' }).where('id', '=', pending.row.id).where('status', '=', 'pending').executeTakeFirst();
+      if (Number(done.numUpdatedRows) !== 1) return expired(reply);
       const code = await issueCode(ctx, pending.org, pending.request, v.claims);
       return answerTo(reply, pending.request, { code, state: pending.request.state }, 303);
     },

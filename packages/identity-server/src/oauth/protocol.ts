@@ -62,8 +62,13 @@ export async function authenticateClient(ctx: Ctx, req: FastifyRequest, form: Re
   const basic = /^Basic\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
   if (basic) {
     const [u, p] = Buffer.from(basic, 'base64').toString('utf8').split(':', 2);
-    id = decodeURIComponent(u ?? '');
-    secret = decodeURIComponent(p ?? '');
+    try {
+      // RFC 6749 §2.3.1: both parts are form-encoded; a malformed one (`%` alone) authenticates nobody.
+      id = decodeURIComponent(u ?? '');
+      secret = decodeURIComponent(p ?? '');
+    } catch {
+      return undefined;
+    }
   }
   if (!id) return undefined;
   const found = await findClient(ctx, id);

@@ -5,6 +5,7 @@ import { requireOrg, requireUser } from '../http/guards.js';
 import * as S from '../http/schemas.js';
 import { loadOrg } from '../organizations/settings.js';
 import { getPerson } from '../persons/persons.js';
+import { verifiedHandles } from '../persons/proofs.js';
 import { createChallenge } from '../signin/challenges.js';
 
 // A person's token for another organization (`/token`, suborganizations and person pools) and OpenID Connect userinfo.
@@ -71,10 +72,7 @@ export function registerUserinfoRoutes(app: FastifyInstance, ctx: Ctx): void {
     }
     const person = await getPerson(ctx, v.claims.person_id);
     if (!person) return reply.code(401).send({ error: 'invalid_token', error_description: 'token person no longer exists' });
-    const handles = await ctx.db.selectFrom('handles').select(['type', 'value']).where('person_id', '=', person.id).orderBy('created_at').execute();
-    const email = handles.find((h) => h.type === 'email_address')?.value;
-    const phone = handles.find((h) => h.type === 'phone_number')?.value;
-    const username = handles.find((h) => h.type === 'username')?.value;
+    const { email, phone, username } = await verifiedHandles(ctx, person.id);
     reply.header('cache-control', 'no-store');
     return {
       sub: person.id,
@@ -82,8 +80,9 @@ export function registerUserinfoRoutes(app: FastifyInstance, ctx: Ctx): void {
       iss: ctx.publicUrl,
       aud: v.claims.client_id ?? v.claims.oid,
       org_id: v.claims.oid,
-      ...(email ? { email, email_verified: true } : {}),
-      ...(phone ? { phone_number: phone, phone_number_verified: true } : {}),
+      // Whether each was proved (#36): a code or link answered, a trusted provider, or the organization's import saying so.
+      ...(email ? { email: email.value, email_verified: email.verified } : {}),
+      ...(phone ? { phone_number: phone.value, phone_number_verified: phone.verified } : {}),
       ...(username ? { preferred_username: username, username } : {}),
       groups: JSON.parse(person.groups) as string[],
     };

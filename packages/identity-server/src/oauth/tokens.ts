@@ -1,5 +1,6 @@
 import type { Ctx, OAuthClient, Org } from '../context.js';
 import type { PersonRow } from '../persons/persons.js';
+import { verifiedHandles } from '../persons/proofs.js';
 import type { UserTokenClaims } from '../tokens/token-service.js';
 import { noteClientUse } from './client-usage.js';
 import { issueRefreshToken, refreshEnabled } from './refresh-tokens.js';
@@ -31,14 +32,15 @@ export async function issueOAuthTokens(
     },
     client.access_token_duration,
   );
-  const email = await ctx.db.selectFrom('handles').select('value').where('person_id', '=', person.id).where('type', '=', 'email_address').executeTakeFirst();
+  const { email } = await verifiedHandles(ctx, person.id);
   const id_token = opts.idToken
     ? await ctx.tokens.signJwt(
         {
           auth_time: Math.floor(Date.now() / 1000),
           amr: methods,
           ...(opts.nonce ? { nonce: opts.nonce } : {}),
-          ...(email ? { email: email.value, email_verified: true } : {}),
+          // email_verified says whether the address was proved (#36), never more.
+          ...(email ? { email: email.value, email_verified: email.verified } : {}),
           person_id: person.id,
           oid: person.org_id,
           person_type: person.person_type,

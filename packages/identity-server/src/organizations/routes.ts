@@ -39,6 +39,7 @@ const configOut = (ctx: Ctx, s: OrgSettings) => ({
   allowed_factors: s.allowed_factors ?? [],
   password_validation_rules: s.password_validation_rules ?? [],
   groups_claim_name: s.groups_claim_name ?? 'groups',
+  implicit_credential_sign_up: s.implicit_credential_sign_up ?? false,
 });
 
 /** A setting given under its public reference name and its former name: the two must agree (400 otherwise). */
@@ -62,7 +63,7 @@ async function deleteOrganizationData(trx: Transaction<Database>, orgId: string)
   const persons = trx.selectFrom('persons').select('id').where('org_id', '=', orgId);
   for (const t of ['credentials', 'attributes', 'consents', 'person_grants', 'sso_oidc_tokens', 'oauth_refresh_tokens'] as const) await trx.deleteFrom(t).where('person_id', 'in', persons).execute();
   await trx.deleteFrom('webhook_triggers').where('webhook_id', 'in', trx.selectFrom('webhooks').select('id').where('org_id', '=', orgId)).execute();
-  for (const t of ['handles', 'persons', 'groups', 'rbac_permissions', 'rbac_roles', 'org_attributes', 'webhooks', 'webhook_deliveries', 'external_credentials', 'monthly_active', 'challenges', 'events', 'mailbox', 'sso_oidc_tokens', 'oauth_refresh_tokens', 'org_person_counts'] as const) {
+  for (const t of ['handles', 'persons', 'groups', 'rbac_permissions', 'rbac_roles', 'org_attributes', 'webhooks', 'webhook_deliveries', 'external_credentials', 'monthly_active', 'challenges', 'events', 'mailbox', 'sso_oidc_tokens', 'oauth_refresh_tokens', 'org_person_counts', 'federated_identities'] as const) {
     await trx.deleteFrom(t).where('org_id', '=', orgId).execute();
   }
   await trx.deleteFrom('organizations').where('id', '=', orgId).execute();
@@ -248,6 +249,7 @@ export function registerOrganizationConfigRoutes(app: FastifyInstance, ctx: Ctx)
         if (b.canonical_identity_ai_matching_enabled !== undefined) s.canonical_identity_ai_matching_enabled = b.canonical_identity_ai_matching_enabled;
         if (b.password_validation_rules !== undefined) s.password_validation_rules = b.password_validation_rules;
         if (b.groups_claim_name !== undefined) s.groups_claim_name = b.groups_claim_name;
+        if (b.implicit_credential_sign_up !== undefined) s.implicit_credential_sign_up = b.implicit_credential_sign_up;
       });
       return reply.code(204).send();
     },

@@ -91,17 +91,17 @@ export function readCredentialImports(list: CredentialImport[] | undefined): Imp
 export async function storeImportedCredentials(db: Db, personId: string, creds: ImportedCredential[]): Promise<void> {
   for (const c of creds) {
     if (c.type === 'password') {
-      await writePasswordHash(db, personId, c.hash, c.label);
+      await writePasswordHash(db, personId, c.hash, c.label, 'management');
       await clearPersonFactor({ db }, personId, 'password');
     } else if (c.type === 'totp') {
-      await storeTotp(db, personId, c.secret, { label: c.label, recoveryCodesTotal: c.total, lastUsed: null });
+      await storeTotp(db, personId, c.secret, { label: c.label, recoveryCodesTotal: c.total, lastUsed: null, source: 'management' });
       await clearPersonFactor({ db }, personId, 'totp');
     } else {
       const id = CREDENTIAL_PREFIX + c.passkey.credential_id;
       const owner = await db.selectFrom('credentials').select('person_id').where('id', '=', id).executeTakeFirst();
       if (owner && owner.person_id !== personId) throw conflict(`webauthn_credential_id ${quote(c.passkey.credential_id)} is a passkey of another person`);
       if (owner) await db.deleteFrom('credentials').where('id', '=', id).execute();
-      await db.insertInto('credentials').values(passkeyRow(personId, c.passkey, null)).execute();
+      await db.insertInto('credentials').values({ ...passkeyRow(personId, c.passkey, null), source: 'management' }).execute();
     }
   }
 }

@@ -45,13 +45,13 @@ export function registerCredentialRoutes(app: FastifyInstance, ctx: Ctx): void {
     if ('params' in body) {
       // The public reference's shape: a password credential carrying a hash another system made.
       if (body.type !== 'password') throw badRequest(`type "${body.type}": this call sets a password; create other credentials with POST /persons/{person_id}/credentials`);
-      await storePasswordHash(ctx, p.id, importableHash(body.params.password_hash), body.label);
+      await storePasswordHash(ctx, p.id, importableHash(body.params.password_hash), body.label, 'management');
     } else {
       if (!body.skip_validation) {
         const failed = failedRules(body.password, rulesOf(org));
         if (failed.length) throw badRequest(`password does not satisfy the validation rules: ${failed.join(', ')}`);
       }
-      await setPassword(ctx, p.id, body.password, body.label);
+      await setPassword(ctx, p.id, body.password, body.label, 'management');
     }
     const cred = await ctx.db.selectFrom('credentials').selectAll().where('person_id', '=', p.id).where('type', '=', 'password').executeTakeFirstOrThrow();
     return { result: credentialOut(cred) };
@@ -64,7 +64,7 @@ export function registerCredentialRoutes(app: FastifyInstance, ctx: Ctx): void {
       const body = req.body;
       let type: string = 'password';
       let id: string | undefined;
-      if ('password' in body) await setPassword(ctx, p.id, body.password, body.label ?? 'Password');
+      if ('password' in body) await setPassword(ctx, p.id, body.password, body.label ?? 'Password', 'management');
       else {
         const imported: ImportedCredential = 'secret' in body
           ? { type: 'totp', label: body.label ?? 'Authenticator app', secret: { secret: body.secret.replace(/=+$/, ''), last_time_step: 0, recovery_hashes: [] }, total: 0 }

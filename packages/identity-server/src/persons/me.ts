@@ -4,6 +4,7 @@ import { requireUser } from '../http/guards.js';
 import { loadOrg } from '../organizations/settings.js';
 import { BUCKETS, readBuckets } from './attributes.js';
 import { credentialOut } from './persons.js';
+import { handleOut } from './proofs.js';
 
 // `/me`: the signed-in person, their handles, credentials and organizations.
 
@@ -47,7 +48,7 @@ export function registerMeRoutes(app: FastifyInstance, ctx: Ctx): void {
   app.get('/me', async (req) => {
     const claims = await requireUser(ctx, req);
     const person = await ctx.db.selectFrom('persons').selectAll().where('id', '=', claims.person_id).executeTakeFirstOrThrow();
-    const handles = await ctx.db.selectFrom('handles').select(['type', 'value']).where('person_id', '=', person.id).orderBy('created_at').execute();
+    const handles = (await ctx.db.selectFrom('handles').select(['type', 'value', 'verified_at']).where('person_id', '=', person.id).orderBy('created_at').execute()).map(handleOut);
     const creds = await ctx.db.selectFrom('credentials').selectAll().where('person_id', '=', person.id).orderBy('created_at').execute();
     const readable = BUCKETS.filter((b) => !b.endsWith('no_access'));
     const attributes = await readBuckets(ctx, person.id, [...readable]);

@@ -4,6 +4,7 @@ import type { Database, Db } from '../db/index.js';
 import type { DialectName } from '../db/migrations.js';
 import type { Start } from '../http/pagination.js';
 import type { PersonRow } from './persons.js';
+import { handleOut } from './proofs.js';
 import { matches, type Comparison, type Filter } from './scim-filter.js';
 
 // `GET /persons` in SQL (#23): the SCIM filter becomes a WHERE clause, the page is `limit/offset` (or a start after a sort key) in SQL and the
@@ -134,7 +135,7 @@ export async function personsOut(ctx: Ctx, persons: PersonRow[]) {
   const ids = persons.map((p) => p.id);
   const [handles, attrs, roles] = ids.length
     ? await Promise.all([
-        ctx.db.selectFrom('handles').select(['person_id', 'type', 'value']).where('person_id', 'in', ids).orderBy('created_at').execute(),
+        ctx.db.selectFrom('handles').select(['person_id', 'type', 'value', 'verified_at']).where('person_id', 'in', ids).orderBy('created_at').execute(),
         ctx.db.selectFrom('attributes').select(['person_id', 'bucket', 'name', 'value']).where('person_id', 'in', ids).execute(),
         ctx.db.selectFrom('person_grants').select(['person_id', 'name']).where('person_id', 'in', ids).where('kind', '=', 'role').orderBy('name').execute(),
       ])
@@ -150,7 +151,7 @@ export async function personsOut(ctx: Ctx, persons: PersonRow[]) {
     for (const a of attrsOf(p.id)) (attributes[a.bucket] ??= {})[a.name] = JSON.parse(a.value) as unknown;
     return {
       person_id: p.id, active: p.active === 1, person_type: p.person_type, region: p.region,
-      handles: handlesOf(p.id).map((h) => ({ type: h.type, value: h.value })),
+      handles: handlesOf(p.id).map(handleOut),
       groups: JSON.parse(p.groups) as string[], roles: rolesOf(p.id).map((r) => r.name), attributes,
     };
   });

@@ -8,7 +8,8 @@ import { requireApiKey } from '../http/guards.js';
 import { parseHandle } from './handles.js';
 import { regionOf } from './regions.js';
 import { splitList } from './attributes.js';
-import { getPerson, type PersonRow } from './persons.js';
+import { addHandle, getPerson, type PersonRow } from './persons.js';
+import { handleOut, managementProof } from './proofs.js';
 import { assertHandlesFree, checkPersonBody, createPersonFrom, orgPerson, personOut, registerGroups, upsertPerson, type PersonBody } from './person-store.js';
 import { filterOrganizations, parseFilter, type Filter } from './scim-filter.js';
 import { listPersons, personsOut } from './person-list.js';
@@ -100,7 +101,7 @@ export function registerPersonRoutes(app: FastifyInstance, ctx: Ctx): void {
     const org = await admin(req);
     const p = await orgPerson(ctx, org, req.params.person_id);
     await ctx.db.transaction().execute(async (trx) => {
-      for (const t of ['handles', 'credentials', 'attributes', 'consents', 'person_grants', 'sso_oidc_tokens', 'oauth_refresh_tokens'] as const) await trx.deleteFrom(t).where('person_id', '=', p.id).execute();
+      for (const t of ['handles', 'credentials', 'attributes', 'consents', 'person_grants', 'sso_oidc_tokens', 'oauth_refresh_tokens', 'federated_identities'] as const) await trx.deleteFrom(t).where('person_id', '=', p.id).execute();
       await trx.deleteFrom('persons').where('id', '=', p.id).execute();
     });
     await ctx.webhooks.emit(org.id, 'PersonDeleted_v1', { person_id: p.id });
@@ -111,7 +112,7 @@ export function registerPersonRoutes(app: FastifyInstance, ctx: Ctx): void {
 /** A person's handles, groups and organizations. */
 export function registerPersonHandleRoutes(app: FastifyInstance, ctx: Ctx): void {
   const admin = (req: FastifyRequest) => requireApiKey(ctx, req);
-  const listHandles = (id: string) => ctx.db.selectFrom('handles').select(['type', 'value']).where('person_id', '=', id).orderBy('created_at').execute();
+  const listHandles = async (id: string) => (await ctx.db.selectFrom('handles').select(['type', 'value', 'verified_at']).where('person_id', '=', id).orderBy('created_at').execute()).map(handleOut);
   app.get<Wire<'/persons/{person_id}/handles', 'get'>>('/persons/:person_id/handles', async (req) => {
     const org = await admin(req);
     return { result: await listHandles((await orgPerson(ctx, org, req.params.person_id)).id) };
@@ -120,16 +121,11 @@ export function registerPersonHandleRoutes(app: FastifyInstance, ctx: Ctx): void
     const org = await admin(req);
     const p = await orgPerson(ctx, org, req.params.person_id);
     // A list of handles (the public reference), or Keyway's earlier `{handles: [...]}`.
-    const handles = (Array.isArray(req.body) ? req.body : req.body.handles).map((h) => parseHandle(h));
+    const given = Array.isArray(req.body) ? req.body : req.body.handles;
+    const handles = given.map((h) => parseHandle(h));
     await assertHandlesFree(ctx, org, handles, p.id);
-    const now = nowIso();
-    for (const h of handles) {
-      await ctx.db
-        .insertInto('handles')
-        .values({ id: randomUUID(), org_id: org.id, person_id: p.id, type: h.type, value: h.value, created_at: now })
-        .onConflict((oc) => oc.columns(['org_id', 'type', 'value']).doNothing())
-        .execute();
-    }
+    // The organization assigns them; `verified: true` says the system they come from verified them.
+    for (const [i, h] of handles.entries()) await addHandle(ctx, org.id, p.id, h, managementProof(given[i]));
     return reply.code(204).send();
   });
   app.delete<Wire<'/persons/{person_id}/handles/{handle}', 'delete'>>('/persons/:person_id/handles/:handle', async (req, reply: FastifyReply) => {

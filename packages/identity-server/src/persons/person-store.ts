@@ -6,7 +6,8 @@ import { rbacPool, requireDefined, setGrants } from '../organizations/rbac.js';
 import { BUCKETS, writeBuckets } from './attributes.js';
 import { parseHandle, type Handle } from './handles.js';
 import { regionOf, regionOrDefault } from './regions.js';
-import { getPerson, type PersonRow } from './persons.js';
+import { getPerson, handleRow, type PersonRow } from './persons.js';
+import { managementProof } from './proofs.js';
 import type { Schema } from '../http/wire.js';
 import { personsOut } from './person-list.js';
 import { readCredentialImports, storeImportedCredentials } from './credential-import.js';
@@ -59,7 +60,7 @@ export async function createPersonFrom(ctx: Ctx, org: Org, body: PersonBody, han
   try {
     await ctx.db.transaction().execute(async (trx) => {
       await trx.insertInto('persons').values(person).execute();
-      for (const h of handles) await trx.insertInto('handles').values({ id: randomUUID(), org_id: org.id, person_id: person.id, type: h.type, value: h.value, created_at: now }).execute();
+      for (const [i, h] of handles.entries()) await trx.insertInto('handles').values(handleRow(org.id, person.id, h, managementProof(body.handles?.[i]))).execute();
       for (const [bucket, attrs] of Object.entries(body.attributes ?? {})) {
         for (const [name, value] of Object.entries(attrs)) await trx.insertInto('attributes').values({ person_id: person.id, bucket, name, value: JSON.stringify(value), updated_at: now }).execute();
       }
@@ -94,8 +95,11 @@ export async function upsertPerson(ctx: Ctx, org: Org, body: PersonBody): Promis
   const now = nowIso();
   await registerGroups(ctx, org, body.groups ?? []);
   await ctx.db.transaction().execute(async (trx) => {
-    for (const h of handles) {
-      await trx.insertInto('handles').values({ id: randomUUID(), org_id: org.id, person_id: p.id, type: h.type, value: h.value, created_at: now }).onConflict((oc) => oc.columns(['org_id', 'type', 'value']).doNothing()).execute();
+    for (const [i, h] of handles.entries()) {
+      const proof = managementProof(body.handles?.[i]);
+      await trx.insertInto('handles').values(handleRow(org.id, p.id, h, proof)).onConflict((oc) => oc.columns(['org_id', 'type', 'value']).doNothing()).execute();
+      // A handle the person already holds becomes verified when the source system says so.
+      if (proof) await trx.updateTable('handles').set({ verified_at: now, verified_by: proof }).where('org_id', '=', org.id).where('type', '=', h.type).where('value', '=', h.value).where('person_id', '=', p.id).where('verified_at', 'is', null).execute();
     }
     const set: Partial<PersonRow> = {};
     if (body.active !== undefined) set.active = body.active ? 1 : 0;

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type { Ctx, Org } from '../context.js';
 import type { PersonTable } from '../db/schema.js';
 import { nowIso } from '../context.js';
-import { answer, ApiError, forbidden } from '../http/errors.js';
 import type { Handle } from './handles.js';
 import { regionOrDefault } from './regions.js';
 import type { Authentication, UserTokenClaims } from '../tokens/token-service.js';
@@ -24,11 +23,14 @@ export async function getPerson(ctx: Ctx, id: string): Promise<PersonRow | undef
   return ctx.db.selectFrom('persons').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-/** Creates a person (optionally with a first handle) in one transaction. */
+/**
+ * Creates a person (optionally with a first handle) in one transaction. `proof` says how the handle was proved (#36):
+ * a sign-up creates persons only with a proved handle.
+ */
 export async function createPerson(
   ctx: Ctx,
   org: Org,
-  opts: { type: 'regular' | 'anonymous'; region?: string | undefined; handle?: Handle | undefined },
+  opts: { type: 'regular' | 'anonymous'; region?: string | undefined; handle?: Handle | undefined; proof?: string | undefined },
 ): Promise<PersonRow> {
   const now = nowIso();
   const person: PersonRow = {
@@ -42,72 +44,25 @@ export async function createPerson(
   };
   await ctx.db.transaction().execute(async (trx) => {
     await trx.insertInto('persons').values(person).execute();
-    if (opts.handle) {
-      await trx
-        .insertInto('handles')
-        .values({ id: randomUUID(), org_id: org.id, person_id: person.id, type: opts.handle.type, value: opts.handle.value, created_at: now })
-        .execute();
-    }
+    if (opts.handle) await trx.insertInto('handles').values(handleRow(org.id, person.id, opts.handle, opts.proof)).execute();
   });
   await ctx.webhooks.emit(org.id, 'PersonCreated_v1', { person_id: person.id, person_type: person.person_type, source: 'sign_up' });
   return person;
 }
 
-export async function addHandle(ctx: Ctx, orgId: string, personId: string, handle: Handle): Promise<void> {
-  await ctx.db
-    .insertInto('handles')
-    .values({ id: randomUUID(), org_id: orgId, person_id: personId, type: handle.type, value: handle.value, created_at: nowIso() })
-    .onConflict((oc) => oc.columns(['org_id', 'type', 'value']).doNothing())
-    .execute();
+/** A handles row; `proof` (how it was proved) marks it verified now. */
+export function handleRow(orgId: string, personId: string, handle: Handle, proof?: string | undefined) {
+  const now = nowIso();
+  return { id: randomUUID(), org_id: orgId, person_id: personId, type: handle.type, value: handle.value, created_at: now, ...(proof ? { verified_at: now, verified_by: proof } : {}) };
 }
 
-/**
- * Resolves who a verified handle signs in: the handle's owner, or (sign-up) a new person when the organization
- * allows self-registration. A previous token of the same organization turns this into MFA / step-up (same person,
- * authentications merged) or an anonymous upgrade (the anonymous person gets the handle and becomes regular).
- */
-export async function resolveSignInPerson(
-  ctx: Ctx,
-  org: Org,
-  handle: Handle | undefined,
-  previous: UserTokenClaims | undefined,
-): Promise<{ person: PersonRow; created: boolean; previous: UserTokenClaims | undefined }> {
-  let person = handle ? await findPersonByHandle(ctx, org.id, handle) : undefined;
-  // Person pools: persons of the listed organizations sign in here as themselves.
-  for (const poolOrg of org.settings.person_pool_orgs_ids ?? []) {
-    if (person || !handle) break;
-    person = await findPersonByHandle(ctx, poolOrg, handle);
-  }
-  let created = false;
-  const prev = previous && previous.oid === org.id ? previous : undefined;
-  if (!person && prev && handle) {
-    const prevPerson = await getPerson(ctx, prev.person_id);
-    if (prevPerson) {
-      await addHandle(ctx, org.id, prevPerson.id, handle);
-      if (prevPerson.person_type === 'anonymous') {
-        await ctx.db.updateTable('persons').set({ person_type: 'regular' }).where('id', '=', prevPerson.id).execute();
-        prevPerson.person_type = 'regular';
-        created = true;
-      }
-      person = prevPerson;
-    }
-  }
-  if (!person && handle) {
-    if (org.settings.self_registration === false) throw answer('selfRegistrationNotAllowed');
-    const patterns = org.settings.handle_patterns ?? [];
-    if (patterns.length && !patterns.some((p) => new RegExp(p, 'u').test(handle.value))) throw answer('handlePatternNotAllowed');
-    try {
-      person = await createPerson(ctx, org, { type: 'regular', handle });
-      created = true;
-    } catch (err) {
-      // Another sign-in for the same new handle won the race: use its person.
-      person = await findPersonByHandle(ctx, org.id, handle);
-      if (!person) throw err;
-    }
-  }
-  if (!person) throw new ApiError(400, 'no person to sign in: a handle is required');
-  if (!person.active) throw created ? answer('signUpAwaitingApproval') : answer('signInAwaitingApproval', { person_id: person.id });
-  return { person, created, previous: prev && prev.person_id === person.id ? prev : undefined };
+/** Adds a handle to a person, unless the handle is already someone's (the caller checks whose). */
+export async function addHandle(ctx: Ctx, orgId: string, personId: string, handle: Handle, proof?: string | undefined): Promise<void> {
+  await ctx.db
+    .insertInto('handles')
+    .values(handleRow(orgId, personId, handle, proof))
+    .onConflict((oc) => oc.columns(['org_id', 'type', 'value']).doNothing())
+    .execute();
 }
 
 /** Signs a user token for the person, carrying the authentications of a previous token of the same person. */
@@ -115,7 +70,7 @@ export async function issueToken(
   ctx: Ctx,
   person: PersonRow,
   auth: Authentication,
-  opts: { firstToken: boolean; previous?: UserTokenClaims | undefined; oid?: string; extraClaims?: Record<string, unknown> },
+  opts: { firstToken: boolean; previous?: Pick<UserTokenClaims, 'authentications'> | undefined; oid?: string; extraClaims?: Record<string, unknown> },
 ): Promise<string> {
   const authentications = [...(opts.previous?.authentications ?? []), auth];
   const methods = [...new Set(authentications.map((a) => a.method))];

@@ -9,10 +9,12 @@ import type { ChallengeTable } from '../db/schema.js';
 import { answer, ApiError, badRequest, forbidden, notFound, unauthorized } from '../http/errors.js';
 import { assertReachable, parseHandle, type Handle } from '../persons/handles.js';
 import { escapeHtml, sendMessagePage } from '../http/html.js';
-import { addHandle, createPerson, findPersonByHandle, getPerson, issueToken, resolveSignInPerson, type PersonRow } from '../persons/persons.js';
+import { findPersonByHandle, getPerson, issueToken, type PersonRow } from '../persons/persons.js';
+import { PROVING_METHODS, signInByProof, type ProvedSignIn } from '../persons/proofs.js';
 import * as S from '../http/schemas.js';
 import { writeBuckets } from '../persons/attributes.js';
 import { storeIdpTokens, type PendingIdpTokens } from '../sso/idp-tokens.js';
+import { linkFederatedIdentity } from '../sso/federated.js';
 import { hashSecret, newOtpCode, newSecret, sameDigest } from '../crypto/secrets.js';
 import { assertNotLocked, clearFailures, guessKey, recordFailure } from './guessing.js';
 import type { UserTokenClaims } from '../tokens/token-service.js';
@@ -28,6 +30,12 @@ export interface ChallengeData {
   redirect_target?: string;
   /** Recovery challenges never create persons. */
   recovery?: boolean;
+  /** A proof another challenge follows (`after`): the person it signs in is recorded on the row when it completes. */
+  chain?: boolean;
+  /** The proof this challenge follows (signin/proof-first.ts, recovery): its person is this challenge's person. */
+  after?: string;
+  /** How an SSO sign-in proved its e-mail address (a trusted provider, or a code sent to it). */
+  handle_proof?: string;
   [key: string]: unknown;
 }
 
@@ -50,6 +58,10 @@ export interface StartRequest {
   recovery?: boolean;
   /** `Origin` header of the request (passkeys are bound to it). */
   origin?: string | undefined;
+  /** The code proves the handle for a challenge that follows it (signin/proof-first.ts). */
+  chain?: boolean;
+  /** Who asked (shown on the page a sign-in link opens, so its owner can tell whether it was them). */
+  requester?: { ip: string; userAgent?: string | undefined };
 }
 
 /**
@@ -138,8 +150,11 @@ export async function checkAnswer(ctx: Ctx, row: ChallengeRow, correct: boolean,
   throw unauthorized(wrongMessage);
 }
 
-/** Who a completed challenge signs in (see {@link resolveSignInPerson}); challenges bound to a person use it. */
-export async function resolveChallengePerson(ctx: Ctx, row: ChallengeRow): Promise<{ person: PersonRow; created: boolean; previous: UserTokenClaims | undefined }> {
+/**
+ * Who a completed challenge signs in: the person it is bound to, or the holder of the handle it proved (see
+ * {@link signInByProof}). A challenge that is bound to no person and proves nothing signs nobody in.
+ */
+export async function resolveChallengePerson(ctx: Ctx, row: ChallengeRow): Promise<ProvedSignIn> {
   const org = await loadOrg(ctx, row.org_id);
   if (!org) throw notFound(`organization "${row.org_id}" does not exist`);
   const data = challengeData(row);
@@ -150,14 +165,34 @@ export async function resolveChallengePerson(ctx: Ctx, row: ChallengeRow): Promi
     if (!person.active) throw answer('signInAwaitingApproval', { person_id: person.id });
     return { person, created: false, previous: data.previous?.person_id === person.id ? data.previous : undefined };
   }
-  if (data.recovery && handle && !(await findPersonByHandle(ctx, org.id, handle))) throw unauthorized('incorrect code');
-  return resolveSignInPerson(ctx, org, handle, data.previous);
+  const proof = PROVING_METHODS.has(row.method) ? row.method : data.handle_proof;
+  if (!handle || !proof) throw unauthorized('this challenge proves no handle: nobody to sign in');
+  if (data.recovery && !(await findPersonByHandle(ctx, org.id, handle))) throw unauthorized('incorrect code');
+  return signInByProof(ctx, org, handle, proof, data.previous);
+}
+
+/**
+ * The person of the completed proof a challenge follows (`after`), with the authentications of that proof: a password
+ * or passkey set after a code is the same person's, never one the proof did not sign in.
+ */
+export async function afterProof(ctx: Ctx, row: ChallengeRow): Promise<{ person: PersonRow; authentications: UserTokenClaims['authentications'] }> {
+  const first = challengeData(row).after;
+  const proof = first ? await ctx.db.selectFrom('challenges').selectAll().where('id', '=', first).executeTakeFirst() : undefined;
+  if (!proof || proof.org_id !== row.org_id || proof.status !== 'completed' || !proof.person_id) throw forbidden('answer the code sent to the address first');
+  const person = await getPerson(ctx, proof.person_id);
+  if (!person) throw notFound('person no longer exists');
+  if (!person.active) throw answer('signInAwaitingApproval', { person_id: person.id });
+  const previous = challengeData(proof).previous;
+  const carried = previous?.person_id === person.id ? previous.authentications : [];
+  return { person, authentications: [...carried, { method: proof.method, handle: proof.handle_value ?? undefined }] };
 }
 
 /** Signs the person of a completed challenge in and returns the token. */
 export async function finishSignIn(ctx: Ctx, row: ChallengeRow, method: string): Promise<string> {
   const resolved = await resolveChallengePerson(ctx, row);
   const data = challengeData(row);
+  // A proof that another challenge follows: that challenge's person is this one's.
+  if (data.chain || data.recovery) await ctx.db.updateTable('challenges').set({ person_id: resolved.person.id }).where('id', '=', row.id).execute();
   const fromProvider = data.sso_attributes;
   if (fromProvider && typeof fromProvider === 'object') {
     await writeBuckets(ctx, resolved.person.id, { end_user_read_only: fromProvider as Record<string, unknown> }, false, 'admin');
@@ -165,6 +200,7 @@ export async function finishSignIn(ctx: Ctx, row: ChallengeRow, method: string):
   const token = await issueToken(ctx, resolved.person, { method, handle: rowHandle(row)?.value }, { firstToken: resolved.created, previous: resolved.previous, oid: row.org_id });
   // Tokens the OIDC provider issued at this sign-in: kept for the person (GET /sso/oidc/tokens).
   if (data.idp_tokens) await storeIdpTokens(ctx, row.org_id, row.id, resolved.person.id, data.idp_tokens as PendingIdpTokens);
+  if (typeof data.sso_provider === 'string' && typeof data.sso_subject === 'string') await linkFederatedIdentity(ctx, row.org_id, data.sso_provider, data.sso_subject, resolved.person.id);
   return token;
 }
 

@@ -3,11 +3,14 @@ import type { Ctx, Org } from '../context.js';
 import { hashSecret, sameDigest } from '../crypto/secrets.js';
 import { answer, badRequest, forbidden, notFound, unauthorized } from '../http/errors.js';
 import { clientIp, requireApiKey, requireOrg } from '../http/guards.js';
-import { sendMessagePage } from '../http/html.js';
+import { escapeHtml, sendFormPage, sendMessagePage } from '../http/html.js';
+import { describeDevice } from '../http/user-agent.js';
+import { loadOrg } from '../organizations/settings.js';
+import formbody from '@fastify/formbody';
 import * as S from '../http/schemas.js';
 import { parseHandle } from '../persons/handles.js';
 import { createPerson, issueToken } from '../persons/persons.js';
-import { challengeData, checkAnswer, factorOptions, finishSignIn, loadOpenChallenge, previousToken, type ChallengeOut } from './challenges.js';
+import { challengeData, checkAnswer, factorOptions, finishSignIn, loadOpenChallenge, previousToken, type ChallengeOut, type ChallengeRow } from './challenges.js';
 import type { FactorRegistry } from './factors/index.js';
 import type { Wire } from '../http/wire.js';
 
@@ -51,6 +54,7 @@ export function registerIdRoutes(app: FastifyInstance, ctx: Ctx, factors: Factor
       previous,
       metadata: body.metadata,
       origin: req.headers.origin,
+      requester: { ip: clientIp(req), userAgent: req.headers['user-agent'] },
     });
     reply.header('cache-control', 'no-cache, no-store');
     // The challenge list itself (spec §7 "returns a challenge list"; the published client reads `result` as the array).
@@ -81,6 +85,7 @@ export function registerChallengeRoutes(app: FastifyInstance, ctx: Ctx): void {
     if (!row) throw notFound(`challenge "${req.params.challenge_id}" does not exist`);
     if (!['proxy', 'oidc', 'saml'].includes(row.type)) throw badRequest(`challenge "${row.id}" is of type "${row.type}" and cannot be polled`);
     if (row.status === 'completed') throw unauthorized('challenge has already been answered');
+    if (row.status === 'refused') throw unauthorized('the sign-in was refused from the link sent to the address');
     if (Date.parse(row.expires_at) <= Date.now()) throw answer('authenticationExpired');
     if (row.status !== 'verified') {
       reply.code(202);
@@ -95,25 +100,69 @@ export function registerChallengeRoutes(app: FastifyInstance, ctx: Ctx): void {
   app.get('/challenge/:challenge_id', { schema: { params: S.challengeParams } }, poll);
   app.get('/challenge/:challenge_id/v2', { schema: { params: S.challengeParams } }, poll);
 
-  // The link in the email or SMS: marks the proxy challenge verified; the polling tab then receives the token.
+  registerLinkPage(app, ctx);
+}
+
+/**
+ * The link in the e-mail or SMS (#36). Opening it changes nothing: the page names what is being signed in (the
+ * organization, the address, when it was asked and from which device and address) and asks the person to confirm or
+ * refuse. Confirming completes the sign-in of the tab that asked (its poll gets the token); refusing ends it. Why a
+ * confirmation rather than completing in the opening browser: the tab that asked may be on another device (a link
+ * opened on a phone for a sign-in on a laptop), and the clients poll for the token where they asked; and a GET that
+ * signs in is also completed by mail scanners that open every link.
+ */
+function registerLinkPage(app: FastifyInstance, ctx: Ctx): void {
+  const load = async (id: string, secret: string) => {
+    const row = await ctx.db.selectFrom('challenges').selectAll().where('id', '=', id).executeTakeFirst();
+    if (!row || row.type !== 'proxy' || row.secret_hash === null || !sameDigest(hashSecret(row.id, secret), row.secret_hash)) return undefined;
+    return row;
+  };
+  const invalid = (reply: FastifyReply) => sendMessagePage(reply, 404, 'Link not valid', 'This sign-in link is not valid. Request a new one.');
+  const expired = (reply: FastifyReply) => sendMessagePage(reply, 410, 'Link expired', 'This sign-in link has expired. Request a new one.');
+  const params = { schema: { params: S.challengeParams } };
   app.get<{ Params: { challenge_id: string }; Querystring: { secret?: string } }>(
     '/challenge/:challenge_id/verify',
     { schema: { params: S.challengeParams, querystring: { type: 'object', properties: { secret: { type: 'string', maxLength: 256 } } } } },
     async (req, reply) => {
-      const page = (status: number, title: string, text: string) => sendMessagePage(reply, status, title, text);
-      const row = await ctx.db.selectFrom('challenges').selectAll().where('id', '=', req.params.challenge_id).executeTakeFirst();
-      const secret = req.query.secret ?? '';
-      if (!row || row.type !== 'proxy' || row.secret_hash === null || !sameDigest(hashSecret(row.id, secret), row.secret_hash)) {
-        return page(404, 'Link not valid', 'This sign-in link is not valid. Request a new one.');
-      }
-      if (Date.parse(row.expires_at) <= Date.now()) return page(410, 'Link expired', 'This sign-in link has expired. Request a new one.');
-      if (row.status === 'pending') {
-        await ctx.db.updateTable('challenges').set({ status: 'verified' }).where('id', '=', row.id).where('status', '=', 'pending').execute();
-      }
-      const target = challengeData(row).redirect_target;
-      if (target) return reply.redirect(target, 303);
-      return page(200, 'You are signed in', 'Go back to the tab where you started signing in; it continues by itself.');
+      const row = await load(req.params.challenge_id, req.query.secret ?? '');
+      if (!row) return invalid(reply);
+      if (Date.parse(row.expires_at) <= Date.now()) return expired(reply);
+      if (row.status !== 'pending') return sendMessagePage(reply, 200, 'Already answered', 'This sign-in link was already used. If you did not ask for it, you can ignore it.');
+      const org = await loadOrg(ctx, row.org_id);
+      return sendFormPage(reply, 200, `Sign in to ${org?.org_name ?? 'Keyway'}?`, confirmationBody(row, req.query.secret ?? ''));
     },
+  );
+  app.register(async (scope) => {
+    await scope.register(formbody, { bodyLimit: 4 * 1024 });
+    scope.post<{ Params: { challenge_id: string }; Body: { secret?: string; decision?: string } }>(
+      '/challenge/:challenge_id/verify',
+      { ...params, schema: { ...params.schema, body: { type: 'object', additionalProperties: false, required: ['secret', 'decision'], properties: { secret: { type: 'string', maxLength: 256 }, decision: { type: 'string', enum: ['confirm', 'deny'] } } } } },
+      async (req, reply) => {
+        const row = await load(req.params.challenge_id, req.body.secret ?? '');
+        if (!row) return invalid(reply);
+        if (Date.parse(row.expires_at) <= Date.now()) return expired(reply);
+        const confirm = req.body.decision === 'confirm';
+        const res = await ctx.db.updateTable('challenges').set({ status: confirm ? 'verified' : 'refused' }).where('id', '=', row.id).where('status', '=', 'pending').executeTakeFirst();
+        if (Number(res.numUpdatedRows) !== 1) return sendMessagePage(reply, 409, 'Already answered', 'This sign-in link was already used.');
+        if (!confirm) return sendMessagePage(reply, 200, 'Sign-in refused', 'Nobody was signed in. If you did not ask for this link, someone typed your address: you can ignore it.');
+        const target = challengeData(row).redirect_target;
+        if (target) return reply.redirect(target, 303);
+        return sendMessagePage(reply, 200, 'You are signed in', 'Go back to the tab where you started signing in; it continues by itself.');
+      },
+    );
+  });
+}
+
+/** What the confirmation page says of the sign-in a link completes, and its two buttons. */
+function confirmationBody(row: ChallengeRow, secret: string): string {
+  const requested = challengeData(row).requested as { at?: string; ip?: string; user_agent?: string } | undefined;
+  const when = new Date(requested?.at ?? row.created_at).toUTCString();
+  const from = [describeDevice(requested?.user_agent), requested?.ip ? `network address ${requested.ip}` : undefined].filter(Boolean).join(', ');
+  return (
+    `<p>A sign-in as <b>${escapeHtml(row.handle_value ?? '')}</b> was requested on ${escapeHtml(when)}${from ? ` from ${escapeHtml(from)}` : ''}.</p>` +
+    '<p>Confirm only if it was you. Confirming signs in the browser tab where the sign-in was started, wherever it is.</p>' +
+    `<form method="post" action="/challenge/${encodeURIComponent(row.id)}/verify"><input type="hidden" name="secret" value="${escapeHtml(secret)}">` +
+    '<button type="submit" name="decision" value="confirm">Yes, sign me in</button> <button type="submit" name="decision" value="deny">No, it was not me</button></form>'
   );
 }
 

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { FeatureOptions } from '../context.js';
-import { registerOidcCallbackRoute, registerSamlAcsRoute, registerSsoResolveRoute } from './flows.js';
+import { registerOidcCallbackRoute, registerSamlAcsRoute, registerSsoProofRoute, registerSsoResolveRoute } from './flows.js';
 import { registerSsoTokenRoutes } from './idp-token-routes.js';
 import { registerOidcProviderRoutes, registerSamlProviderRoutes } from './provider-routes.js';
 
@@ -9,6 +9,7 @@ export const sso: FastifyPluginAsync<FeatureOptions> = async (app, { ctx, manage
   registerOidcCallbackRoute(app, ctx);
   registerSamlAcsRoute(app, ctx);
   registerSsoResolveRoute(app, ctx);
+  registerSsoProofRoute(app, ctx);
   if (!management) return;
   registerSamlProviderRoutes(app, ctx);
   registerOidcProviderRoutes(app, ctx);

@@ -8,7 +8,7 @@ import { isOutboundRefused, outboundFetch } from '../http/outbound.js';
 import { settingsCollection } from '../organizations/settings.js';
 import { importPKCS8 } from 'jose';
 import { externalCredentialSecret } from '../organizations/external-credentials.js';
-import { APPLE_MAX_SECRET_LIFETIME, canonicalProvider, optionsOf, secretLifetimeSeconds, type OidcProviderConfig, type SamlProviderConfig } from './providers.js';
+import { APPLE_MAX_SECRET_LIFETIME, canonicalProvider, optionsOf, secretLifetimeSeconds, trustsEmails, type OidcProviderConfig, type SamlProviderConfig } from './providers.js';
 import { parseIdpMetadata } from './saml-metadata.js';
 import type { Wire } from '../http/wire.js';
 
@@ -32,7 +32,14 @@ const oidcOut = (p: OidcProviderConfig & { label?: string; created_at?: string }
   ...(p.options ? { options: Object.fromEntries(Object.entries(p.options).map(([name, o]) => [name, Object.fromEntries(Object.entries(o).filter(([k]) => k !== 'private_key'))])) } : {}),
   ...(p.external_cred_id ? { external_cred_id: p.external_cred_id } : {}),
   enable_in_slashid_oidc_authz_server: p.enable_in_slashid_oidc_authz_server ?? false,
+  trust_email_verification: trustsEmails('oidc', p),
   ...(p.created_at ? { created_at: p.created_at } : {}),
+});
+
+/** The switches of a provider a create or a change gives (the ones left out keep their value). */
+const providerFlags = (b: { enable_in_slashid_oidc_authz_server?: boolean | undefined; trust_email_verification?: boolean | undefined }) => ({
+  ...(b.enable_in_slashid_oidc_authz_server !== undefined ? { enable_in_slashid_oidc_authz_server: b.enable_in_slashid_oidc_authz_server } : {}),
+  ...(b.trust_email_verification !== undefined ? { trust_email_verification: b.trust_email_verification } : {}),
 });
 
 /** Entra ID's pseudo tenants: ID tokens then carry the person's own tenant as issuer, which no fixed issuer matches. */
@@ -93,6 +100,7 @@ export function registerSamlProviderRoutes(app: FastifyInstance, ctx: Ctx): void
     attribute_mapping: p.attribute_mapping ?? {},
     email_claims: p.email_claims ?? [],
     enable_in_slashid_oidc_authz_server: p.enable_in_slashid_oidc_authz_server ?? false,
+    trust_email_verification: trustsEmails('saml', p),
     created_at: p.created_at,
   });
   /** Metadata from the request: inline XML, or fetched from its URL (plain http only in development). */
@@ -123,7 +131,7 @@ export function registerSamlProviderRoutes(app: FastifyInstance, ctx: Ctx): void
         label: req.body.label ?? md.entityId,
         created_at: nowIso(),
         ...(req.body.email_claims ? { email_claims: req.body.email_claims } : {}),
-        ...(req.body.enable_in_slashid_oidc_authz_server !== undefined ? { enable_in_slashid_oidc_authz_server: req.body.enable_in_slashid_oidc_authz_server } : {}),
+        ...providerFlags(req.body),
         ...(req.body.idp_metadata_url ? { idp_metadata_url: req.body.idp_metadata_url } : {}),
         ...(req.body.attribute_mapping ? { attribute_mapping: req.body.attribute_mapping } : {}),
       };
@@ -148,7 +156,7 @@ export function registerSamlProviderRoutes(app: FastifyInstance, ctx: Ctx): void
       if (req.body.label) current.label = req.body.label;
       if (req.body.attribute_mapping) current.attribute_mapping = req.body.attribute_mapping;
       if (req.body.email_claims) current.email_claims = req.body.email_claims;
-      if (req.body.enable_in_slashid_oidc_authz_server !== undefined) current.enable_in_slashid_oidc_authz_server = req.body.enable_in_slashid_oidc_authz_server;
+      Object.assign(current, providerFlags(req.body));
       await saml.replace(org, current);
       return reply.code(204).send();
     },
@@ -185,7 +193,7 @@ export function registerOidcProviderRoutes(app: FastifyInstance, ctx: Ctx): void
         ...(b.scopes ? { scopes: b.scopes } : {}),
         ...(b.options ? { options: b.options } : {}),
         ...(extId !== undefined ? { external_cred_id: extId } : {}),
-        ...(b.enable_in_slashid_oidc_authz_server !== undefined ? { enable_in_slashid_oidc_authz_server: b.enable_in_slashid_oidc_authz_server } : {}),
+        ...providerFlags(b),
       };
       const issuer = b.issuer ?? issuerFromOptions(entry) ?? KNOWN_ISSUERS[provider];
       if (!issuer) throw badRequest(`issuer is required for provider "${b.provider}"${provider === 'azuread' ? ' (or options.azuread.tenant)' : provider === 'okta' ? ' (or options.okta.organization_url)' : ''}`);
@@ -209,7 +217,7 @@ export function registerOidcProviderRoutes(app: FastifyInstance, ctx: Ctx): void
       if (b.client_secret !== undefined) current.client_secret = b.client_secret;
       if (b.label !== undefined) current.label = b.label;
       if (b.scopes !== undefined) current.scopes = b.scopes;
-      if (b.enable_in_slashid_oidc_authz_server !== undefined) current.enable_in_slashid_oidc_authz_server = b.enable_in_slashid_oidc_authz_server;
+      Object.assign(current, providerFlags(b));
       const extId = externalCredIdOf(b);
       if (extId === '') delete current.external_cred_id;
       else if (extId !== undefined) current.external_cred_id = extId;

@@ -35,6 +35,8 @@ export interface OidcProviderConfig {
   /** External credential of the organization whose `client_secret` (Apple: `private_key`) is read at each sign-in. */
   external_cred_id?: string;
   enable_in_slashid_oidc_authz_server?: boolean;
+  /** Whether its `email_verified: true` proves an address (default true; #36). */
+  trust_email_verification?: boolean;
 }
 
 /** The public reference's name of a provider: Microsoft Entra ID is `azuread` (this server called it `azure` before). */
@@ -53,6 +55,16 @@ export interface SamlProviderConfig {
   idp_issuer?: string;
   /** Assertion attributes read first, in order, for the e-mail address (then email, mail, the LDAP mail OID, an e-mail NameID). */
   email_claims?: string[];
+  /** Whether the organization trusts the addresses it asserts (default false: SAML says nothing of verification; #36). */
+  trust_email_verification?: boolean;
+}
+
+/**
+ * Whether a provider's word proves an e-mail address (#36): an OIDC provider's `email_verified: true` unless the
+ * organization said not to trust it; a SAML provider's address only when the organization said it trusts it.
+ */
+export function trustsEmails(kind: 'oidc' | 'saml', p: { trust_email_verification?: boolean | undefined }): boolean {
+  return p.trust_email_verification ?? kind === 'oidc';
 }
 
 export const DEFAULT_OIDC_SCOPES = ['openid', 'email', 'profile'];

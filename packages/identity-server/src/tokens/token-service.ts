@@ -5,80 +5,11 @@ import type { Db } from '../db/index.js';
 import { exclusively } from '../db/locks.js';
 import type { DialectName } from '../db/migrations.js';
 import type { SigningKeyTable } from '../db/schema.js';
+import { ACCEPTED, NOT_ACCEPTED, TOKEN_USES, type TokenPurpose, type TokenUse, type UserTokenClaims } from './token-model.js';
 
 export const SIGNING_ALG = 'ES256';
 
-export interface Authentication {
-  method: string;
-  handle?: string | undefined;
-}
-
-/**
- * The token model (#15): every JWT this server signs says what it is in its `token_use` claim.
- * - `user`: a person's user token (sign-in, `/token`, impersonation, management mint): the bearer credential for person calls.
- * - `anonymous`: the user token of an anonymous person (`person_type: anonymous`): a bearer credential for person calls,
- *   but never an authenticated person (the docs gate, `/oauth2/authorize`).
- * - `container`: the token container of `GET /token/v2`; only its `user_token` is a credential, never the container.
- * - `id`: an OpenID Connect id_token: identifies a person to one client, never a bearer credential.
- * - `access`: an OAuth2 access token of the hosted login or the management mint: a person's token issued to a client,
- *   accepted where user tokens are (the SDK's hosted login uses it as the user's token) but never by the docs gate.
- * - `client`: a client-credentials token: no person at all; introspection only.
- * Every token whose subject is a person carries `person_type`.
- */
-export type TokenUse = 'user' | 'anonymous' | 'container' | 'id' | 'access' | 'client';
-export const TOKEN_USES: readonly TokenUse[] = ['user', 'anonymous', 'container', 'id', 'access', 'client'];
-
-/** Where a token is presented; each place accepts only some token uses (see {@link ACCEPTED}). */
-export type TokenPurpose = 'person' | 'validate' | 'userinfo' | 'introspect' | 'revoke';
-
-/** The one table of which token is accepted where. */
-export const ACCEPTED: Record<TokenPurpose, readonly TokenUse[]> = {
-  /**
-   * Bearer credential of person calls: `/me`, attributes, consents, `/direct-id`, `/token`, `/token/v2`, step-up,
-   * impersonation. OAuth2 access tokens are person tokens too: the SDK's hosted login adopts its access token as the
-   * user's token (they never open the docs gate, which asks for a first-party `user` token).
-   */
-  person: ['user', 'anonymous', 'access'],
-  /** `POST /token/validate`: is this a user token (resource servers also validate OAuth2 access tokens here). */
-  validate: ['user', 'anonymous', 'access'],
-  userinfo: ['user', 'anonymous', 'access'],
-  /** RFC 7662 introspection by an authenticated client. */
-  introspect: ['user', 'anonymous', 'access', 'client'],
-  /** Anyone holding a token may revoke it (client tokens go through `/oauth2/tokens/revoke`, with client authentication). */
-  revoke: ['user', 'anonymous', 'container', 'id', 'access'],
-};
-
-const NOT_ACCEPTED: Record<TokenUse, string> = {
-  user: 'token is a user token, which is not accepted here',
-  anonymous: "token is an anonymous person's token, which is not accepted here",
-  container: 'token is a token container, not a user token: send the user_token it contains',
-  id: 'token is an id_token, not a user token: an id_token is never a bearer credential',
-  access: 'token is an OAuth2 access token, which is not accepted here',
-  client: 'token is a client token, not a user token',
-};
-
-/** Claims of a Keyway token (spec §3 for user tokens). */
-export interface UserTokenClaims {
-  token_use: TokenUse;
-  iss: string;
-  sub: string;
-  aud: string;
-  iat: number;
-  exp: number;
-  jti: string;
-  person_id: string;
-  oid: string;
-  first_token: boolean;
-  authenticated_methods: string[];
-  authentications: Authentication[];
-  person_type: string;
-  /** Absent when the organization renames the claim (`groups_claim_name`). */
-  groups?: string[];
-  /** OAuth2 client the token was issued to (hosted login, minted OAuth tokens, client credentials). */
-  client_id?: string;
-  /** Space-separated OAuth2 scopes. */
-  scope?: string;
-}
+export * from './token-model.js';
 
 interface LoadedKey {
   kid: string;
@@ -108,6 +39,9 @@ export interface TokenServiceOptions {
 
 /** Keys are re-read from the database at most this often (on an unknown key id, or for the JWKS). */
 export const KEY_REFRESH_MS = 1000;
+
+/** The client id of a subject revocation that holds for every client and first-party token of a person. */
+export const ALL_CLIENTS = '*';
 
 export type ValidationResult =
   | { valid: true; claims: UserTokenClaims; expires_in_seconds: number; expires_at: string }
@@ -318,19 +252,22 @@ export class TokenService {
    * seen is remembered in this process (it never ends before the token expires).
    */
   private async revokedInStore(claims: UserTokenClaims): Promise<boolean> {
-    const row = await this.db.selectFrom('revoked_tokens').select('jti').where('jti', '=', claims.jti).executeTakeFirst();
-    if (row) {
-      this.revoked.add(claims.jti);
-      return true;
-    }
-    if (!claims.client_id) return false;
-    const subject = await this.db
-      .selectFrom('subject_revocations')
-      .select('revoked_before')
-      .where('client_id', '=', claims.client_id)
-      .where('subject', '=', claims.sub)
-      .executeTakeFirst();
-    return subject !== undefined && claims.iat <= Number(subject.revoked_before);
+    // One round trip: the token itself, or a bound on its subject's tokens (of its client, or of every client: `*`).
+    const rows = await this.db
+      .selectFrom('revoked_tokens')
+      .select(sql<string>`'token'`.as('what'))
+      .where('jti', '=', claims.jti)
+      .unionAll(
+        this.db
+          .selectFrom('subject_revocations')
+          .select(sql<string>`'subject'`.as('what'))
+          .where('client_id', 'in', claims.client_id ? [claims.client_id, ALL_CLIENTS] : [ALL_CLIENTS])
+          .where('subject', '=', claims.sub)
+          .where('revoked_before', '>=', claims.iat),
+      )
+      .execute();
+    if (rows.some((r) => r.what === 'token')) this.revoked.add(claims.jti);
+    return rows.length > 0;
   }
 
   /**
@@ -381,7 +318,15 @@ export class TokenService {
     }
   }
 
-  /** Revokes every token of the client for the subject (person id, or the client id for its own tokens) issued until now. */
+  /**
+   * Revokes every token of a person, of every client and first-party, issued before the current second (a first proof
+   * of their handle, a password reset). Tokens carry their time of issue in seconds: those of the current second, such
+   * as the one the reset itself hands out, stay good.
+   */
+  async revokePerson(personId: string): Promise<void> {
+    await this.revokeAll(ALL_CLIENTS, personId, Math.floor(Date.now() / 1000) - 1);
+  }
+
   /** Revokes the tokens issued to `subject` for `clientId` before `before` (epoch seconds; default now). */
   async revokeAll(clientId: string, subject: string, before = Math.floor(Date.now() / 1000)): Promise<void> {
     await this.db

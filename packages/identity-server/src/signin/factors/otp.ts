@@ -44,6 +44,7 @@ export const otpFactor = (channel: 'email' | 'sms'): FactorHandler => ({
     const code = newOtpCode();
     const data: ChallengeData = r.previous ? { previous: r.previous } : {};
     if (r.recovery) data.recovery = true;
+    if (r.chain) data.chain = true;
     const row = await createChallenge(ctx, { org: r.org, type: 'otp', method: r.method, handle, secret: code, data });
     if (!r.recovery || (await findPersonByHandle(ctx, r.org.id, handle))) await sendCode(ctx, r.org, handle, code, r.recovery ? 'recovery' : 'sign-in');
     return [{ id: row.id, type: 'otp', authentication_method: channel === 'email' ? 'otp_via_email' : 'otp_via_sms', options: {} }];
@@ -60,6 +61,8 @@ export const linkFactor = (channel: 'email' | 'sms'): FactorHandler => ({
     if (r.previous) data.previous = r.previous;
     if (target) data.redirect_target = target;
     if (r.recovery) data.recovery = true;
+    // Shown on the page the link opens, so that its owner can tell whether they asked (signin/routes.ts).
+    data.requested = { at: new Date().toISOString(), ...(r.requester ? { ip: r.requester.ip, ...(r.requester.userAgent ? { user_agent: r.requester.userAgent.slice(0, 512) } : {}) } : {}) };
     const row = await createChallenge(ctx, { org: r.org, type: 'proxy', method: r.method, handle, secret, data });
     const out: ChallengeOut[] = [{ id: row.id, type: 'proxy', authentication_method: channel === 'email' ? 'email_link' : 'sms_link', options: { challenge_id: row.id } }];
     if (r.recovery && !(await findPersonByHandle(ctx, r.org.id, handle))) return out;

@@ -2,44 +2,102 @@ import { randomUUID } from 'node:crypto';
 import type { Ctx, Org } from '../../context.js';
 import type { Db } from '../../db/index.js';
 import { nowIso } from '../../context.js';
-import { answer, badRequest, forbidden, unauthorized } from '../../http/errors.js';
+import { answer, badRequest, forbidden, notFound, unauthorized } from '../../http/errors.js';
 import { loadOrg } from '../../organizations/settings.js';
-import { hashAlgorithm, issueToken } from '../../persons/persons.js';
+import { newSecret } from '../../crypto/secrets.js';
+import { createPerson, findPersonByHandle, getPerson, hashAlgorithm, issueToken, type PersonRow } from '../../persons/persons.js';
+import { assertHandleAllowed } from '../../persons/proofs.js';
+import type { UserTokenClaims } from '../../tokens/token-service.js';
 import { clearPersonFactor } from '../guessing.js';
-import { challengeData, checkAnswer, createChallenge, finishSignIn, resolveChallengePerson, rowHandle, type AttestationHandler, type ChallengeData, type Factor, type FactorHandler, type StartRequest } from '../challenges.js';
+import { proofFirst, wantsSignUp } from '../proof-first.js';
+import {
+  afterProof,
+  challengeData,
+  checkAnswer,
+  createChallenge,
+  finishSignIn,
+  resolveChallengePerson,
+  rowHandle,
+  type AttestationHandler,
+  type ChallengeData,
+  type ChallengeOut,
+  type ChallengeRow,
+  type Factor,
+  type FactorHandler,
+  type StartRequest,
+} from '../challenges.js';
 import { failedRules, hashPassword, isNativeHash, PASSWORD_RULES, verifyPassword, type PasswordRule } from './password-hashing.js';
-import { credentialOf, subjectOf } from './subject.js';
+import { credentialOf } from './subject.js';
 
 // The `password` factor: set a password on first use, verify it, reset it after recovery or from an emailed link.
 
+/** Who made a credential: a sign-in factor, or the organization (management API, imports). */
+export type CredentialSource = 'sign_in' | 'management';
+
 /** The organization's password rules, else the server's. */
 export const rulesOf = (org: Org | undefined): PasswordRule[] => (org?.settings.password_validation_rules?.length ? org.settings.password_validation_rules : PASSWORD_RULES);
-export const passwordRulesOptions = (org: Org) => ({ validation_rules: rulesOf(org) });
 
+/**
+ * The options of `password_set` and `password_reset`: the rules in the shape clients read before sending a password
+ * (`validation_rules.regular_expressions[]` with `pattern_qualifiers`, as the published client does; #36).
+ */
+export const passwordRulesOptions = (org: Org) => ({
+  validation_rules: {
+    regular_expressions: rulesOf(org).map((r) => ({ name: r.name, pattern: r.pattern, match_type: r.match_type, ...(r.qualifiers?.length ? { pattern_qualifiers: r.qualifiers } : {}) })),
+  },
+});
+
+const passwordSetOut = (org: Org, id: string): ChallengeOut => ({ id, type: 'password_set', authentication_method: 'password', options: passwordRulesOptions(org) });
+
+/** A signed-in person's own password: verify it when there is one, else set it. */
+async function ownPassword(ctx: Ctx, r: StartRequest, person: PersonRow, data: ChallengeData): Promise<ChallengeOut[]> {
+  const cred = await credentialOf(ctx, person.id, 'password');
+  const row = await createChallenge(ctx, { org: r.org, type: cred ? 'password_verify' : 'password_set', method: 'password', handle: r.handle, personId: person.id, data });
+  return [cred ? { id: row.id, type: 'password_verify', authentication_method: 'password', options: {} } : passwordSetOut(r.org, row.id)];
+}
+
+/**
+ * `/id` with `password`. Signed in (previous token): the person's own password, or, for a handle that is not yet the
+ * person's, a code to the handle first (signin/proof-first.ts). Signing up (`options.sign_up`, or the organization's
+ * implicit sign-up): a code to the handle, then `password_set`. Signing in: `password_verify` for every handle, known or
+ * not, with or without a password (#36: the answer tells nothing about the handle); only the holder's password passes.
+ */
 const startPassword: FactorHandler = {
   async start(ctx, r) {
-    const { person, signedIn } = await subjectOf(ctx, r);
+    const prev = r.previous && r.previous.oid === r.org.id ? r.previous : undefined;
     const data: ChallengeData = r.previous ? { previous: r.previous } : {};
-    // The same lookups whoever the handle names (an unknown handle looks for the credential of no one), so the answer's
-    // timing does not tell a known handle from an unknown one.
-    const cred = await credentialOf(ctx, person?.id ?? '', 'password');
-    if (person && cred) {
-      const row = await createChallenge(ctx, { org: r.org, type: 'password_verify', method: 'password', handle: r.handle, personId: person.id, data });
-      return [{ id: row.id, type: 'password_verify', authentication_method: 'password', options: {} }];
+    if (!r.handle) {
+      const person = prev && (await getPerson(ctx, prev.person_id));
+      if (!person) throw badRequest('password needs a handle, or a previous token of the signed-in person');
+      return ownPassword(ctx, r, person, data);
     }
-    if (person && signedIn) {
-      const row = await createChallenge(ctx, { org: r.org, type: 'password_set', method: 'password', personId: person.id, data });
-      return [{ id: row.id, type: 'password_set', authentication_method: 'password', options: passwordRulesOptions(r.org) }];
+    const holder = await findPersonByHandle(ctx, r.org.id, r.handle);
+    if (prev) {
+      if (holder?.id === prev.person_id) return ownPassword(ctx, r, holder, data);
+      return proofFirst(ctx, r, async (after) => passwordSetOut(r.org, (await createChallenge(ctx, { org: r.org, type: 'password_set', method: 'password', handle: r.handle, data: { ...data, after } })).id));
     }
-    // Sign-up with a password (or a signed-in person adding a handle with a password): only where the organization
-    // lets unknown handles register. Elsewhere an unknown handle gets exactly the answer of a known person without a
-    // password, so the password factor does not reveal who has an account (README, "Guessing limits").
-    const signUp = !person && (r.org.settings.self_registration !== false || !!r.previous);
-    if (!signUp) throw answer('noPasswordSet');
-    const row = await createChallenge(ctx, { org: r.org, type: 'password_set', method: 'password', handle: r.handle, data });
-    return [{ id: row.id, type: 'password_set', authentication_method: 'password', options: passwordRulesOptions(r.org) }];
+    // The same lookups whoever the handle names (an unknown handle looks for the credential of no one).
+    const cred = await credentialOf(ctx, holder?.id ?? '', 'password');
+    if (wantsSignUp(r, !!cred)) {
+      if (r.handle.type === 'username') return usernameSignUp(ctx, r, holder, data);
+      return proofFirst(ctx, r, async (after) => passwordSetOut(r.org, (await createChallenge(ctx, { org: r.org, type: 'password_set', method: 'password', handle: r.handle, data: { ...data, after } })).id));
+    }
+    const row = await createChallenge(ctx, { org: r.org, type: 'password_verify', method: 'password', handle: r.handle, personId: cred ? holder!.id : undefined, data });
+    return [{ id: row.id, type: 'password_verify', authentication_method: 'password', options: {} }];
   },
 };
+
+/**
+ * Sign-up with a username: nobody can prove a username (it reaches no one), so a free one is taken at once; a taken
+ * one is a 409 (a username's availability is public wherever people choose one).
+ */
+async function usernameSignUp(ctx: Ctx, r: StartRequest, holder: PersonRow | undefined, data: ChallengeData): Promise<ChallengeOut[]> {
+  if (holder) throw answer('personExists');
+  if (r.org.settings.self_registration === false) throw answer('selfRegistrationNotAllowed');
+  assertHandleAllowed(r.org, r.handle!);
+  const row = await createChallenge(ctx, { org: r.org, type: 'password_set', method: 'password', handle: r.handle, data: { ...data, username_sign_up: true } });
+  return [passwordSetOut(r.org, row.id)];
+}
 
 function passwordOf(data: Record<string, unknown>, rules: PasswordRule[] | false): string {
   const password = data.password;
@@ -52,42 +110,68 @@ function passwordOf(data: Record<string, unknown>, rules: PasswordRule[] | false
   return password;
 }
 
-/** Stores (or replaces) the person's password credential. */
-export async function setPassword(ctx: Ctx, personId: string, password: string, label = 'Password'): Promise<void> {
-  await storePasswordHash(ctx, personId, await hashPassword(password), label);
+/**
+ * Stores (or replaces) the person's password credential. Replacing one ends every session of the person issued before
+ * (whoever knew the old password is signed out).
+ */
+export async function setPassword(ctx: Ctx, personId: string, password: string, label = 'Password', source: CredentialSource = 'sign_in'): Promise<void> {
+  const replaced = await credentialOf(ctx, personId, 'password');
+  await storePasswordHash(ctx, personId, await hashPassword(password), label, source);
+  if (replaced) await ctx.tokens.revokePerson(personId);
 }
 
 /** Stores (or replaces) the person's password credential from a hash (made here, or imported: see `importableHash`). */
-export async function storePasswordHash(ctx: Ctx, personId: string, hash: string, label = 'Password'): Promise<void> {
-  await ctx.db.transaction().execute((trx) => writePasswordHash(trx, personId, hash, label));
+export async function storePasswordHash(ctx: Ctx, personId: string, hash: string, label = 'Password', source: CredentialSource = 'sign_in'): Promise<void> {
+  await ctx.db.transaction().execute((trx) => writePasswordHash(trx, personId, hash, label, source));
   await clearPersonFactor(ctx, personId, 'password');
 }
 
 /** Replaces the person's password credential (one per person) in `db` (a transaction of the caller). */
-export async function writePasswordHash(db: Db, personId: string, hash: string, label: string): Promise<void> {
+export async function writePasswordHash(db: Db, personId: string, hash: string, label: string, source: CredentialSource = 'sign_in'): Promise<void> {
   const now = nowIso();
   await db.deleteFrom('credentials').where('person_id', '=', personId).where('type', '=', 'password').execute();
   await db
     .insertInto('credentials')
-    .values({ id: randomUUID(), person_id: personId, type: 'password', label, params: JSON.stringify({ hash_algorithm: hashAlgorithm(hash) }), secret: JSON.stringify({ hash }), created_at: now, last_used: now })
+    .values({ id: randomUUID(), person_id: personId, type: 'password', label, params: JSON.stringify({ hash_algorithm: hashAlgorithm(hash) }), secret: JSON.stringify({ hash }), created_at: now, last_used: now, source })
     .execute();
+}
+
+/**
+ * Who a `password_set` sets the password of: the person its proof signed in (checked before the challenge is used, so
+ * that an answer sent too early does not spend it), the signed-in person, or a new username.
+ */
+async function passwordSubject(ctx: Ctx, row: ChallengeRow, proved: Awaited<ReturnType<typeof afterProof>> | undefined): Promise<{ person: PersonRow; created: boolean; authentications: UserTokenClaims['authentications'] }> {
+  const d = challengeData(row);
+  if (proved) return { ...proved, created: false };
+  if (d.username_sign_up) {
+    const org = await loadOrg(ctx, row.org_id);
+    if (!org || !rowHandle(row)) throw notFound('organization no longer exists');
+    if (await findPersonByHandle(ctx, org.id, rowHandle(row)!)) throw answer('personExists');
+    return { person: await createPerson(ctx, org, { type: 'regular', handle: rowHandle(row) }), created: true, authentications: [] };
+  }
+  const resolved = await resolveChallengePerson(ctx, row);
+  return { person: resolved.person, created: resolved.created, authentications: resolved.previous?.authentications ?? [] };
 }
 
 const answerPasswordSet: AttestationHandler = async (ctx, row, data) => {
   const password = passwordOf(data, rulesOf(await loadOrg(ctx, row.org_id)));
-  const resolved = await resolveChallengePerson(ctx, row);
+  const proved = challengeData(row).after ? await afterProof(ctx, row) : undefined;
   await checkAnswer(ctx, row, true, '');
-  await setPassword(ctx, resolved.person.id, password);
-  return issueToken(ctx, resolved.person, { method: 'password', handle: rowHandle(row)?.value }, { firstToken: resolved.created, previous: resolved.previous, oid: row.org_id });
+  const subject = await passwordSubject(ctx, row, proved);
+  await setPassword(ctx, subject.person.id, password);
+  return issueToken(ctx, subject.person, { method: 'password', handle: rowHandle(row)?.value }, { firstToken: subject.created, previous: { authentications: subject.authentications }, oid: row.org_id });
 };
+
+/** A hash that matches no password: checked for a handle without a password, so that it costs what a real check does. */
+let noPasswordHash: Promise<string> | undefined;
 
 const answerPasswordVerify: AttestationHandler = async (ctx, row, data) => {
   const password = passwordOf(data, false);
   const cred = row.person_id ? await credentialOf(ctx, row.person_id, 'password') : undefined;
-  if (!cred) throw answer('noPasswordSet');
-  const secret = JSON.parse(cred.secret) as { hash: string; rotation_required?: boolean };
-  const correct = await verifyPassword(password, secret.hash);
+  const secret = cred ? (JSON.parse(cred.secret) as { hash: string; rotation_required?: boolean }) : undefined;
+  const correct = secret ? await verifyPassword(password, secret.hash) : (await verifyPassword(password, await (noPasswordHash ??= hashPassword(newSecret())))) && false;
   await checkAnswer(ctx, row, correct, 'incorrect password');
+  if (!cred || !secret) throw unauthorized('incorrect password');
   if (secret.rotation_required) throw forbidden('password must be changed: reset it with the link you were sent, or through account recovery');
   // An imported hash (bcrypt) is replaced by this server's own at the first sign-in that proves the password.
   const rehash = isNativeHash(secret.hash) ? {} : await (async () => {
@@ -109,9 +193,9 @@ const answerPasswordReset: AttestationHandler = async (ctx, row, data) => {
     if (before?.status !== 'completed') throw forbidden('answer the recovery code or open the recovery link first');
   }
   await checkAnswer(ctx, row, true, '');
-  const resolved = await resolveChallengePerson(ctx, row);
-  await setPassword(ctx, resolved.person.id, password);
-  return issueToken(ctx, resolved.person, { method: row.method, handle: rowHandle(row)?.value }, { firstToken: false, oid: row.org_id });
+  const person = d.reset_by_link ? (await resolveChallengePerson(ctx, row)).person : (await afterProof(ctx, row)).person;
+  await setPassword(ctx, person.id, password);
+  return issueToken(ctx, person, { method: row.method, handle: rowHandle(row)?.value }, { firstToken: false, oid: row.org_id });
 };
 
 /** Passwords. */

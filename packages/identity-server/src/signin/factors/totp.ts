@@ -59,7 +59,7 @@ const totpSettings = (s: TotpSecret): TotpSettings => ({
 });
 
 /** Replaces the person's authenticator app (one per person): registered here, or imported. */
-export async function storeTotp(db: Db, personId: string, secret: TotpSecret, opts: { label?: string; recoveryCodesTotal?: number; lastUsed?: string | null } = {}): Promise<void> {
+export async function storeTotp(db: Db, personId: string, secret: TotpSecret, opts: { label?: string; recoveryCodesTotal?: number; lastUsed?: string | null; source?: 'sign_in' | 'management' } = {}): Promise<void> {
   const now = nowIso();
   await db.deleteFrom('credentials').where('person_id', '=', personId).where('type', '=', 'totp').execute();
   await db
@@ -73,6 +73,7 @@ export async function storeTotp(db: Db, personId: string, secret: TotpSecret, op
       secret: JSON.stringify(secret),
       created_at: now,
       last_used: opts.lastUsed === undefined ? now : opts.lastUsed,
+      source: opts.source ?? 'sign_in',
     })
     .execute();
 }

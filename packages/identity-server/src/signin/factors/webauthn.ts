@@ -13,10 +13,30 @@ import {
 import type { Ctx } from '../../context.js';
 import { nowIso } from '../../context.js';
 import { originAllowed } from '../../http/origins.js';
-import { answer, badRequest, forbidden } from '../../http/errors.js';
-import { findPersonByHandle, getPerson, issueToken, type PersonRow } from '../../persons/persons.js';
+import { answer, badRequest, forbidden, notFound } from '../../http/errors.js';
+import { createPerson, findPersonByHandle, getPerson, issueToken, type PersonRow } from '../../persons/persons.js';
+import type { Handle } from '../../persons/handles.js';
+import { assertHandleAllowed } from '../../persons/proofs.js';
+import { loadOrg } from '../../organizations/settings.js';
+import type { UserTokenClaims } from '../../tokens/token-service.js';
 import type { Schema } from '../../http/wire.js';
-import { challengeData, checkAnswer, createChallenge, finishSignIn, resolveChallengePerson, rowHandle, type AttestationHandler, type ChallengeData, type ChallengeOut, type Factor, type FactorHandler, type StartRequest } from '../challenges.js';
+import { proofFirst, wantsSignUp } from '../proof-first.js';
+import {
+  afterProof,
+  challengeData,
+  checkAnswer,
+  createChallenge,
+  finishSignIn,
+  resolveChallengePerson,
+  rowHandle,
+  type AttestationHandler,
+  type ChallengeData,
+  type ChallengeOut,
+  type ChallengeRow,
+  type Factor,
+  type FactorHandler,
+  type StartRequest,
+} from '../challenges.js';
 
 /**
  * Server-side state of a passkey (public key, signature counter) kept in the credential's secret column. An imported
@@ -68,6 +88,8 @@ interface WebAuthnData extends ChallengeData {
   rp_id: string;
   origin: string;
   user_id?: string;
+  /** A passkey sign-up with a username: the person is created when the passkey is registered. */
+  username_sign_up?: boolean;
 }
 
 export const CREDENTIAL_PREFIX = 'passkey:';
@@ -112,7 +134,7 @@ const wireGetOptions = (o: PublicKeyCredentialRequestOptionsJSON, rpId: string):
   return { ...rest, rpId, ...(extensions ? { extensions: { ...extensions } } : {}) };
 };
 
-async function createOptions(ctx: Ctx, r: StartRequest, person: PersonRow | undefined, rp: { rpId: string; origin: string }, userName: string): Promise<ChallengeOut[]> {
+async function createOptions(ctx: Ctx, r: StartRequest, person: PersonRow | undefined, rp: { rpId: string; origin: string }, userName: string, extra: Partial<WebAuthnData> = {}): Promise<ChallengeOut> {
   const userId = person ? Buffer.from(person.id) : randomBytes(16);
   const existing = person ? await passkeysOf(ctx, person.id, rp.rpId) : [];
   const options = await generateRegistrationOptions({
@@ -129,42 +151,82 @@ async function createOptions(ctx: Ctx, r: StartRequest, person: PersonRow | unde
       ...(r.options.attachment === 'platform' ? { authenticatorAttachment: 'platform' as const } : {}),
     },
   });
-  const data: WebAuthnData = { webauthn_challenge: options.challenge, rp_id: rp.rpId, origin: rp.origin, user_id: userId.toString('base64url') };
+  const data: WebAuthnData = { ...extra, webauthn_challenge: options.challenge, rp_id: rp.rpId, origin: rp.origin, user_id: userId.toString('base64url') };
   if (r.previous) data.previous = r.previous;
   const row = await createChallenge(ctx, { org: r.org, type: 'webauthn_create', method: 'webauthn', handle: r.handle, personId: person?.id, data, ttlSeconds: TIMEOUT_MS / 1000 });
-  return [{ id: row.id, type: 'webauthn_create', authentication_method: 'webauthn', options: wireCreateOptions(options, rp.rpId) }];
+  return { id: row.id, type: 'webauthn_create', authentication_method: 'webauthn', options: wireCreateOptions(options, rp.rpId) };
 }
 
+async function getOptions(ctx: Ctx, r: StartRequest, rp: { rpId: string; origin: string }, allow: Array<{ id: string; transports?: AuthenticatorTransportFuture[] }>, personId: string | undefined): Promise<ChallengeOut> {
+  const userVerification = option(r.options.user_verification, ['required', 'preferred', 'discouraged'] as const, 'preferred');
+  const options = await generateAuthenticationOptions({ rpID: rp.rpId, timeout: TIMEOUT_MS, userVerification, allowCredentials: allow });
+  const data: WebAuthnData = { webauthn_challenge: options.challenge, rp_id: rp.rpId, origin: rp.origin, ...(r.previous ? { previous: r.previous } : {}) };
+  const row = await createChallenge(ctx, { org: r.org, type: 'webauthn_get', method: 'webauthn', handle: r.handle, personId, data, ttlSeconds: TIMEOUT_MS / 1000 });
+  return { id: row.id, type: 'webauthn_get', authentication_method: 'webauthn', options: wireGetOptions(options, rp.rpId) };
+}
+
+/**
+ * Passkey ids for a handle that has none in this scope: derived from the secrets key, the organization, the handle and
+ * the scope, so that the same request always gets the same ids and nobody can tell them from a real person's (the
+ * WebAuthn specification's advice against username enumeration, §14.6.2).
+ */
+function decoyCredentials(ctx: Ctx, orgId: string, handle: Handle, rpId: string) {
+  return [{ id: ctx.sealer.mac(`passkey:${orgId}:${handle.type}:${handle.value}:${rpId}`).toString('base64url'), transports: ['internal', 'hybrid'] as AuthenticatorTransportFuture[] }];
+}
+
+/**
+ * `/id` with `webauthn`. Signed in (previous token): a new passkey for the person (or a step-up with theirs), or, for a
+ * handle not yet the person's, a code to the handle first. Signing up: a code to the handle, then `webauthn_create`.
+ * Signing in by handle: `webauthn_get` for every handle, listing the holder's passkeys or decoys (#36: the answer tells
+ * nothing about the handle). Without a handle: a discoverable passkey.
+ */
 const startWebauthn: FactorHandler = {
   async start(ctx, r) {
     const rp = relyingParty(ctx, r, r.origin);
     const prev = r.previous && r.previous.oid === r.org.id ? r.previous : undefined;
-    const person = r.handle ? await findPersonByHandle(ctx, r.org.id, r.handle) : prev ? await getPerson(ctx, prev.person_id) : undefined;
-    const signedIn = !!person && prev?.person_id === person.id;
-    const userVerification = option(r.options.user_verification, ['required', 'preferred', 'discouraged'] as const, 'preferred');
-    if (person) {
-      const keys = await passkeysOf(ctx, person.id, rp.rpId);
-      // A signed-in person without a handle in the request adds a passkey; otherwise an existing passkey signs in.
-      if (signedIn && (!r.handle || keys.length === 0)) return createOptions(ctx, r, person, rp, r.handle?.value ?? person.id);
-      if (keys.length === 0) throw forbidden('no passkey registered for this person in this scope');
-      const options = await generateAuthenticationOptions({ rpID: rp.rpId, timeout: TIMEOUT_MS, userVerification, allowCredentials: keys.map((k) => ({ id: k.id, transports: k.secret.transports })) });
-      const data: WebAuthnData = { webauthn_challenge: options.challenge, rp_id: rp.rpId, origin: rp.origin, ...(r.previous ? { previous: r.previous } : {}) };
-      const row = await createChallenge(ctx, { org: r.org, type: 'webauthn_get', method: 'webauthn', handle: r.handle, personId: person.id, data, ttlSeconds: TIMEOUT_MS / 1000 });
-      return [{ id: row.id, type: 'webauthn_get', authentication_method: 'webauthn', options: wireGetOptions(options, rp.rpId) }];
+    if (!r.handle) {
+      const person = prev && (await getPerson(ctx, prev.person_id));
+      // A signed-in person adds a passkey.
+      if (person) return [await createOptions(ctx, r, person, rp, person.id)];
+      // A discoverable passkey (the browser offers what it has for this scope, or the remembered ids).
+      const ids = Array.isArray(r.options.available_credential_ids) ? (r.options.available_credential_ids as string[]) : [];
+      return [await getOptions(ctx, r, rp, ids.map((id) => ({ id })), undefined)];
     }
-    if (r.handle) {
-      // Sign-up with a passkey.
+    const handle = r.handle;
+    const holder = await findPersonByHandle(ctx, r.org.id, handle);
+    const keys = await passkeysOf(ctx, holder?.id ?? '', rp.rpId);
+    const afterCode = () => proofFirst(ctx, r, (after) => createOptions(ctx, r, undefined, rp, handle.value, { after }));
+    if (prev) {
+      if (holder?.id !== prev.person_id) return afterCode();
+      return [keys.length === 0 ? await createOptions(ctx, r, holder, rp, handle.value) : await getOptions(ctx, r, rp, keys.map((k) => ({ id: k.id, transports: k.secret.transports })), holder.id)];
+    }
+    if (wantsSignUp(r, keys.length > 0)) {
+      if (handle.type !== 'username') return afterCode();
+      if (holder) throw answer('personExists');
       if (r.org.settings.self_registration === false) throw answer('selfRegistrationNotAllowed');
-      return createOptions(ctx, r, undefined, rp, r.handle.value);
+      assertHandleAllowed(r.org, handle);
+      return [await createOptions(ctx, r, undefined, rp, handle.value, { username_sign_up: true })];
     }
-    // No handle: a discoverable passkey (the browser offers what it has for this scope, or the remembered ids).
-    const ids = Array.isArray(r.options.available_credential_ids) ? (r.options.available_credential_ids as string[]) : [];
-    const options = await generateAuthenticationOptions({ rpID: rp.rpId, timeout: TIMEOUT_MS, userVerification, allowCredentials: ids.map((id) => ({ id })) });
-    const data: WebAuthnData = { webauthn_challenge: options.challenge, rp_id: rp.rpId, origin: rp.origin };
-    const row = await createChallenge(ctx, { org: r.org, type: 'webauthn_get', method: 'webauthn', data, ttlSeconds: TIMEOUT_MS / 1000 });
-    return [{ id: row.id, type: 'webauthn_get', authentication_method: 'webauthn', options: wireGetOptions(options, rp.rpId) }];
+    const allow = keys.length ? keys.map((k) => ({ id: k.id, transports: k.secret.transports })) : decoyCredentials(ctx, r.org.id, handle, rp.rpId);
+    return [await getOptions(ctx, r, rp, allow, keys.length ? holder!.id : undefined)];
   },
 };
+
+/** Who a new passkey is for: the person its proof signed in (checked first), the signed-in person, or a new username. */
+async function passkeySubject(ctx: Ctx, row: ChallengeRow, proved: Awaited<ReturnType<typeof afterProof>> | undefined): Promise<{ person: PersonRow; created: boolean; authentications: UserTokenClaims['authentications'] }> {
+  const d = challengeData(row);
+  if (proved) return { ...proved, created: false };
+  const handle = rowHandle(row);
+  if (d.username_sign_up && handle) {
+    const org = await loadOrg(ctx, row.org_id);
+    if (!org) throw notFound('organization no longer exists');
+    if (await findPersonByHandle(ctx, org.id, handle)) throw answer('personExists');
+    return { person: await createPerson(ctx, org, { type: 'regular', handle }), created: true, authentications: [] };
+  }
+  if (!row.person_id) throw forbidden('answer the code sent to the address first');
+  const resolved = await resolveChallengePerson(ctx, row);
+  return { person: resolved.person, created: resolved.created, authentications: resolved.previous?.authentications ?? [] };
+}
 
 const answerWebauthnCreate: AttestationHandler = async (ctx, row, body) => {
   const d = challengeData(row) as WebAuthnData;
@@ -180,9 +242,10 @@ const answerWebauthnCreate: AttestationHandler = async (ctx, row, body) => {
   } catch (err) {
     verified = { verified: false as const, reason: (err as Error).message };
   }
+  const proved = d.after ? await afterProof(ctx, row) : undefined;
   await checkAnswer(ctx, row, verified.verified, `passkey could not be verified${'reason' in verified ? `: ${verified.reason}` : ''}`);
+  const subject = await passkeySubject(ctx, row, proved);
   const info = verified.registrationInfo!;
-  const resolved = await resolveChallengePerson(ctx, row);
   const passkey: Passkey = {
     credential_id: info.credential.id,
     public_key: Buffer.from(info.credential.publicKey).toString('base64url'),
@@ -193,8 +256,8 @@ const answerWebauthnCreate: AttestationHandler = async (ctx, row, body) => {
     attestation_type: info.fmt,
     aaguid: info.aaguid,
   };
-  await ctx.db.insertInto('credentials').values(passkeyRow(resolved.person.id, passkey, nowIso())).execute();
-  return issueToken(ctx, resolved.person, { method: 'webauthn', handle: rowHandle(row)?.value }, { firstToken: resolved.created, previous: resolved.previous, oid: row.org_id });
+  await ctx.db.insertInto('credentials').values({ ...passkeyRow(subject.person.id, passkey, nowIso()), source: 'sign_in' }).execute();
+  return issueToken(ctx, subject.person, { method: 'webauthn', handle: rowHandle(row)?.value }, { firstToken: subject.created, previous: { authentications: subject.authentications }, oid: row.org_id });
 };
 
 const answerWebauthnGet: AttestationHandler = async (ctx, row, body) => {
@@ -202,7 +265,9 @@ const answerWebauthnGet: AttestationHandler = async (ctx, row, body) => {
   const response = body as unknown as AuthenticationResponseJSON;
   const cred = await ctx.db.selectFrom('credentials').selectAll().where('id', '=', CREDENTIAL_PREFIX + String(response.id)).where('type', '=', 'public-key').executeTakeFirst();
   const owner = cred ? await getPerson(ctx, cred.person_id) : undefined;
-  if (!cred || !owner || owner.org_id !== row.org_id || (row.person_id && row.person_id !== cred.person_id)) {
+  // A sign-in by handle names its person (decoys name none: no passkey answers them); a discoverable one takes the owner.
+  const byHandle = row.handle_value !== null;
+  if (!cred || !owner || owner.org_id !== row.org_id || (byHandle ? row.person_id !== cred.person_id : row.person_id !== null && row.person_id !== cred.person_id)) {
     await checkAnswer(ctx, row, false, 'passkey is not registered');
   }
   const secret = JSON.parse(cred!.secret) as PasskeySecret;
