@@ -111,7 +111,8 @@ describe.each(BACKENDS)('adversarial: account pre-hijacking (%s)', (backend) => 
     ['webauthn', {}],
     ['webauthn', { sign_up: true }],
   ] as const)('3. a signed-in attacker cannot attach an address they do not hold to their account (%s, options %j)', async (method, options) => {
-    const attacker = await signInWithEmail(t.server, victim('attacker'));
+    const attackerAddress = victim('attacker');
+    const attacker = await signInWithEmail(t.server, attackerAddress);
     const address = victim('trojan');
     const device = new SoftAuthenticator();
     const id = await t.call('POST', '/id/v2', { handle: address, factor: { method, options } }, { token: attacker, headers: { origin: ORIGIN } });
@@ -119,6 +120,10 @@ describe.each(BACKENDS)('adversarial: account pre-hijacking (%s)', (backend) => 
     for (const token of tokens) expect(personOf(token)).toBe(personOf(attacker));
     const handles = ((await me(attacker)).handles as Array<{ value: string }>).map((h) => h.value);
     expect(handles).not.toContain(address);
+    // What reached the owner is a link whose page says it would add their address to someone else's account.
+    const { link } = await lastMessage(t.server, address);
+    const page = await (await fetch(link!)).text();
+    expect(page).toContain(`adds this address to the account of ${attackerAddress}`);
     // The owner signs in to an account of their own, which holds nothing of the attacker's.
     const owner = await signInWithEmail(t.server, address);
     expect(personOf(owner)).not.toBe(personOf(attacker));

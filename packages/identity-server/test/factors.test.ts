@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import { generate } from 'otplib';
-import { BACKENDS, api, decodeClaims, lastMessage, signInWithEmail, startTestServer, useTestServer } from './helpers.js';
+import { BACKENDS, api, decodeClaims, lastMessage, proveByLink, signInWithEmail, startTestServer, useTestServer } from './helpers.js';
 
 describe.each(BACKENDS)('password, TOTP, recovery, direct ID, impersonation, other organizations (%s)', (backend) => {
   const t = useTestServer(backend);
@@ -13,11 +13,11 @@ describe.each(BACKENDS)('password, TOTP, recovery, direct ID, impersonation, oth
 
   it('signs up with a password after proving the address, checked against the server-sent rules, then verifies it', async () => {
     const id = await t.call('POST', '/id/v2', { handle: 'pw@example.com', factor: { method: 'password', options: { sign_up: true } } });
-    const [code, set] = id.body.result;
-    expect([code.type, set.type]).toEqual(['otp', 'password_set']);
+    const [link, set] = id.body.result;
+    expect([link.type, link.authentication_method, set.type]).toEqual(['proxy', 'email_link', 'password_set']);
     // The password cannot be set before the address is proved (#36).
     expect((await answer(set, { password: 'correct horse 42 battery' })).status).toBe(403);
-    expect((await answer(code, { otp: (await lastMessage(t.server, 'pw@example.com')).code })).status).toBe(200);
+    await proveByLink(t.server, 'pw@example.com', link);
     const names = set.options.validation_rules.regular_expressions.map((r: any) => r.name);
     expect(names).toEqual(expect.arrayContaining(['min_length', 'digit', 'letter']));
     const weak = await answer(set, { password: 'short' });
@@ -25,7 +25,7 @@ describe.each(BACKENDS)('password, TOTP, recovery, direct ID, impersonation, oth
     expect(weak.body.errors[0].message).toBe('password does not satisfy the validation rules: min_length, digit');
     const ok = await answer(set, { password: 'correct horse 42 battery' });
     expect(ok.status).toBe(200);
-    expect(decodeClaims(ok.body.result.token)).toMatchObject({ first_token: false, authenticated_methods: ['otp_via_email', 'password'] });
+    expect(decodeClaims(ok.body.result.token)).toMatchObject({ first_token: false, authenticated_methods: ['email_link', 'password'] });
 
     const again = await t.call('POST', '/id/v2', { handle: 'PW@example.com', factor: { method: 'password' } });
     const [verify] = again.body.result;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll } from 'vitest';
 import type { IdentityServerOptions } from '../src/index.js';
-import { lastMessage, startTestIdentityServer, type Backend, type TestServer, type TestStorage } from '../src/testing.js';
+import { answerLink, lastMessage, startTestIdentityServer, type Backend, type TestServer, type TestStorage } from '../src/testing.js';
 
 export { answerLink, BACKENDS, freshStorage, lastMessage, type TestServer, type TestStorage } from '../src/testing.js';
 
@@ -56,16 +56,27 @@ export async function signInWithEmail(server: { url: string; orgId: string }, em
 }
 
 /**
- * Sign-up with a password as an honest person does it (#36): `/id` with `sign_up`, the code sent to the address (read
- * from the mailbox, where its owner reads it), then the password. Returns the final token.
+ * The proof that comes first when a password or passkey reaches an address (#36): the owner opens the link sent to the
+ * address (read from the mailbox, where its owner reads it) and confirms; the tab that asked polls the token.
  */
+export async function proveByLink(server: { url: string; orgId: string }, email: string, proxy: { id: string; type: string }): Promise<string> {
+  if (proxy.type !== 'proxy') throw new Error(`expected the link (proxy) challenge first, got ${proxy.type}`);
+  const call = api(server);
+  const { link } = await lastMessage(server, email.toLowerCase());
+  const confirmed = await answerLink(link!);
+  if (confirmed.status >= 400) throw new Error(`confirming the link answered ${confirmed.status}`);
+  const poll = await call('GET', `/challenge/${proxy.id}/v2`);
+  if (poll.status !== 200) throw new Error(`the poll answered ${poll.status}: ${JSON.stringify(poll.body)}`);
+  return poll.body.result as string;
+}
+
+/** Sign-up with a password as an honest person does it (#36): `/id` with `sign_up`, the link, then the password. */
 export async function signUpWithPassword(server: { url: string; orgId: string }, email: string, password: string): Promise<string> {
   const call = api(server);
   const id = await call('POST', '/id/v2', { handle: email, factor: { method: 'password', options: { sign_up: true } } });
   if (id.status !== 200) throw new Error(`/id/v2 answered ${id.status}: ${JSON.stringify(id.body)}`);
-  const [code, set] = id.body.result;
-  const proof = await call('POST', '/attestation/v3', { challenge_id: code.id, challenge_type: 'otp', data: { otp: (await lastMessage(server, email.toLowerCase())).code } });
-  if (proof.status !== 200) throw new Error(`the code answered ${proof.status}: ${JSON.stringify(proof.body)}`);
+  const [proxy, set] = id.body.result;
+  await proveByLink(server, email, proxy);
   const res = await call('POST', '/attestation/v3', { challenge_id: set.id, challenge_type: 'password_set', data: { password } });
   if (res.status !== 200) throw new Error(`password_set answered ${res.status}: ${JSON.stringify(res.body)}`);
   return res.body.result.token as string;

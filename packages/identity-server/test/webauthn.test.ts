@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SoftAuthenticator } from './authenticator.js';
 import { contractApi } from './contract.js';
-import { BACKENDS, decodeClaims, lastMessage, signInWithEmail, useTestServer } from './helpers.js';
+import { BACKENDS, decodeClaims, proveByLink, signInWithEmail, useTestServer } from './helpers.js';
 
 const ORIGIN = 'http://localhost:3000';
 
@@ -14,16 +14,16 @@ describe.each(BACKENDS)('passkeys (%s)', (backend) => {
     const origin = { headers: { origin: ORIGIN } };
     const create = await call('POST', '/id/v2', { handle: 'pk@example.com', factor: { method: 'webauthn', options: { sign_up: true } } }, origin);
     expect(create.status).toBe(200);
-    const [code, ch] = create.body.result;
-    expect(code).toMatchObject({ type: 'otp', authentication_method: 'otp_via_email' });
+    const [link, ch] = create.body.result;
+    expect(link).toMatchObject({ type: 'proxy', authentication_method: 'email_link' });
     expect(ch).toMatchObject({ type: 'webauthn_create', authentication_method: 'webauthn', options: { rp: { id: 'localhost', name: 'Keyway Dev' }, user: { name: 'pk@example.com' }, attestation: 'none' } });
     const early = await call('POST', '/attestation/v3', { challenge_id: ch.id, challenge_type: 'webauthn_create', data: new SoftAuthenticator().create(ch.options, ORIGIN) });
     expect(early.status).toBe(403); // the address is proved first (#36)
-    expect((await call('POST', '/attestation/v3', { challenge_id: code.id, challenge_type: 'otp', data: { otp: (await lastMessage(t.server, 'pk@example.com')).code } })).status).toBe(200);
+    await proveByLink(t.server, 'pk@example.com', link);
     const reg = await call('POST', '/attestation/v3', { challenge_id: ch.id, challenge_type: 'webauthn_create', data: device.create(ch.options, ORIGIN) });
     expect(reg.status).toBe(200);
     const claims = decodeClaims(reg.body.result.token);
-    expect(claims).toMatchObject({ first_token: false, authenticated_methods: ['otp_via_email', 'webauthn'] });
+    expect(claims).toMatchObject({ first_token: false, authenticated_methods: ['email_link', 'webauthn'] });
 
     const me = await call('GET', '/me', undefined, { token: reg.body.result.token });
     const cred = me.body.result.credentials.find((c: any) => c.type === 'public-key');

@@ -1,5 +1,5 @@
 // Spec §8: the server's error answers, as the published client classifies them (its error `name`).
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { DEFAULT_DEV_API_KEY } from '@keyway/identity-server';
 import { email, reply, sdkFor, signInByCode, useInterop } from './harness.js';
 
@@ -36,11 +36,17 @@ describe('published client: error mapping (spec §8)', () => {
     expect(err.name).toBe('InvalidPhoneNumberFormatError');
   });
 
-  it('403 no password set -> noPasswordSet', async () => {
+  it('a password for an address without one is an incorrect password, asked again (#36: 403 no password set is no longer answered)', async () => {
     const to = email('nopw');
     await signInByCode(t, to);
-    const err = await errorOf(sdkFor(t).id(t.oid, { type: 'email_address', value: to }, { method: 'password' }));
-    expect(err.name).toBe('noPasswordSet');
+    const sid = sdkFor(t);
+    let incorrect = 0;
+    // Two guesses; after that nobody answers the prompt (the flow waits, as it would for a person who walked away).
+    sid.subscribe('passwordVerifyReady', () => void (incorrect < 2 && reply(sid, 'passwordSubmitted', `a guess ${incorrect}`)));
+    sid.subscribe('incorrectPasswordSubmitted', () => void incorrect++);
+    const pending = sid.id(t.oid, { type: 'email_address', value: to }, { method: 'password' });
+    await vi.waitFor(() => expect(incorrect).toBe(2), { timeout: 10_000 });
+    void pending.catch(() => undefined);
   });
 
   it('403 "Person … is inactive" -> SignInAwaitingApprovalError', async () => {

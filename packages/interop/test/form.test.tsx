@@ -6,7 +6,7 @@ import { version as reactVersion } from 'react';
 import { version as reactDomVersion } from 'react-dom';
 import { userEvent } from '@testing-library/user-event';
 import { afterEach, describe, expect, it } from 'vitest';
-import { email, useInterop } from './harness.js';
+import { configure, confirmLinkWhenSent, email, useInterop } from './harness.js';
 
 const t = useInterop();
 afterEach(() => {
@@ -14,10 +14,23 @@ afterEach(() => {
   localStorage.clear();
 });
 
+/**
+ * The published form shows a failed password rule by the text `authenticating.setPassword.validation.<rule name>`: an
+ * app whose server has its own rules gives a text for each (ours: the server's default rules).
+ */
+const RULE_TEXTS = {
+  'authenticating.setPassword.validation.min_length': 'At least 10 characters',
+  'authenticating.setPassword.validation.max_length': 'At most 128 characters',
+  'authenticating.setPassword.validation.letter': 'At least one letter',
+  'authenticating.setPassword.validation.digit': 'At least one digit',
+  'authenticating.setPassword.validation.no_surrounding_spaces': 'No space at the start or the end',
+  'authenticating.setPassword.validation.not_common': 'Not a common password',
+};
+
 function App({ factors }: { factors: Array<{ method: 'otp_via_email' | 'password' }> }) {
   return (
     <SlashIDProvider oid={t.oid} environment={{ baseURL: t.baseURL, sdkURL: `${t.baseURL}/sdk.html` }} analyticsEnabled={false} tokenStorage="memory">
-      <ConfigurationProvider factors={factors}>
+      <ConfigurationProvider factors={factors} text={RULE_TEXTS}>
         <LoggedOut>
           <Form />
         </LoggedOut>
@@ -50,22 +63,39 @@ describe('published React <Form>', () => {
     expect(await screen.findByText('Signed in', {}, { timeout: 10_000 })).toBeTruthy();
   }, 40_000);
 
-  it('signs up with a password, then signs in with it', async () => {
+  it('signs up with a password where the organization asks for one-call sign-up: the address proved by a link first, then a password (a weak one refused on the page), then signs in with it', async () => {
+    // The published form cannot send `sign_up`; the organization's implicit_credential_sign_up lets it sign up (#36).
+    await configure(t, { implicit_credential_sign_up: true });
     const user = userEvent.setup();
     const to = email('form-pw');
     const password = 'a form password 12345';
     render(<App factors={[{ method: 'password' }]} />);
     await user.type(await screen.findByRole('textbox', {}, { timeout: 10_000 }), to);
     await user.click(screen.getByRole('button', { name: /continue/i }));
-    const fields = await waitFor(() => {
-      const found = document.querySelectorAll<HTMLInputElement>('input[type="password"]');
-      expect(found.length).toBeGreaterThan(0);
-      return [...found];
-    }, { timeout: 10_000 });
-    for (const field of fields) await user.type(field, password);
-    await user.click(screen.getByRole('button', { name: /submit|continue|set/i }));
+    // The form says an e-mail will verify the address; its owner opens the link and confirms.
+    expect(await screen.findByText(/receive an email to verify your email address/, {}, { timeout: 10_000 })).toBeTruthy();
+    await confirmLinkWhenSent(t, to);
+    const typePassword = async (value: string) => {
+      const fields = await waitFor(() => {
+        const found = document.querySelectorAll<HTMLInputElement>('input[type="password"]');
+        expect(found.length).toBeGreaterThan(0);
+        return [...found];
+      }, { timeout: 10_000 });
+      for (const field of fields) {
+        await user.clear(field);
+        await user.type(field, value);
+      }
+      await user.click(screen.getAllByRole('button', { name: /submit|continue|set/i })[0]!);
+    };
+    const mark = t.log.length;
+    await typePassword('weak');
+    // The page shows the first failing rule (the server's rules, read from validation_rules.regular_expressions).
+    expect(await screen.findByText('At least 10 characters', {}, { timeout: 10_000 })).toBeTruthy();
+    await typePassword(password);
     expect(await screen.findByText('Signed in', {}, { timeout: 10_000 })).toBeTruthy();
-    expect(t.calls('POST', '/attestation/v3').some((e) => e.body.includes('"password_set"') && e.status === 200)).toBe(true);
+    // The weak password never left the page: the form checked the server's rules itself.
+    expect(t.calls('POST', '/attestation/v3', mark).map((e) => JSON.parse(e.body).data.password)).toEqual([password]);
+    await configure(t, { implicit_credential_sign_up: false });
 
     // A new visit: the same address and password sign in (password_verify).
     cleanup();

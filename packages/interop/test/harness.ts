@@ -1,6 +1,6 @@
 import { SlashID, type User } from '@slashid/slashid';
 import { afterAll, beforeAll, expect } from 'vitest';
-import { expectErrorCodesMatchStatus, expectMatchesSpec, expectRequestMatchesSpec, lastMessage, startTestIdentityServer, type TestServer } from '@keyway/identity-server/testing';
+import { answerLink, expectErrorCodesMatchStatus, expectMatchesSpec, expectRequestMatchesSpec, lastMessage, startTestIdentityServer, type TestServer } from '@keyway/identity-server/testing';
 import { startProxy, type Exchange } from './proxy.js';
 
 export { startProxy, type Exchange };
@@ -101,6 +101,48 @@ export function answerOtp(t: Interop, sid: SlashID, to: string, wrong: string[] 
   sid.subscribe('otpCodeSent', submit);
   sid.subscribe('otpIncorrectCodeSubmitted', () => void seen.incorrect++);
   return seen;
+}
+
+/** Changes the organization's settings through the management API (`PATCH /organizations/config`). */
+export async function configure(t: Interop, settings: Record<string, unknown>): Promise<void> {
+  const res = await fetch(`${t.server.url}/organizations/config`, {
+    method: 'PATCH',
+    headers: { 'keyway-orgid': t.oid, 'keyway-api-key': 'kw_dev_api_key_not_secret', 'content-type': 'application/json' },
+    body: JSON.stringify(settings),
+  });
+  if (res.status !== 204) throw new Error(`PATCH /organizations/config: ${res.status} ${await res.text()}`);
+}
+
+/**
+ * Answers password prompts (`passwordSetReady`, `passwordResetReady`) with each of `passwords` in turn, the last one
+ * again if asked more often; counts the prompts and the rule failures the client reports (`invalidPasswordSubmitted`).
+ */
+export function answerPasswords(sid: SlashID, passwords: string[]) {
+  const seen = { prompts: 0, invalid: [] as string[][] };
+  const submit = () => {
+    const next = passwords[Math.min(seen.prompts, passwords.length - 1)]!;
+    seen.prompts++;
+    reply(sid, 'passwordSubmitted', next);
+  };
+  sid.subscribe('passwordSetReady', submit);
+  sid.subscribe('passwordResetReady', submit);
+  sid.subscribe('invalidPasswordSubmitted', (e: { failedRules?: Array<{ name: string } | string> }) => void seen.invalid.push((e.failedRules ?? []).map((r) => (typeof r === 'string' ? r : r.name))));
+  return seen;
+}
+
+/**
+ * The owner of `to` opens the sign-in link the server sends there (as soon as it is in the dev mailbox) and confirms it
+ * on its page: what a person does when a password or passkey sign-up proves the address first (#36).
+ */
+export async function confirmLinkWhenSent(t: Interop, to: string): Promise<void> {
+  let link: string | undefined;
+  for (let i = 0; i < 100 && !link; i++) {
+    link = await t.link(to).catch(() => undefined);
+    if (!link) await new Promise((r) => setTimeout(r, 100));
+  }
+  if (!link) throw new Error(`no link was sent to ${to}`);
+  const answered = await answerLink(link);
+  if (answered.status >= 400) throw new Error(`confirming the link answered ${answered.status}`);
 }
 
 /** Signs a new or known person in by e-mail code with the published client. */

@@ -2,7 +2,8 @@
 // step of issue #16; the client's own calls go through the header-renaming proxy (see harness.ts).
 import { generate } from 'otplib';
 import { describe, expect, it } from 'vitest';
-import { answerOtp, email, reply, sdkFor, signInByCode, useInterop } from './harness.js';
+import { answerLink } from '@keyway/identity-server/testing';
+import { answerOtp, answerPasswords, configure, confirmLinkWhenSent, email, reply, sdkFor, signInByCode, useInterop, type Interop } from './harness.js';
 
 const t = useInterop();
 const sdk = () => sdkFor(t);
@@ -23,12 +24,43 @@ describe('published client: sign-in', () => {
     expect(JSON.parse(id.body).factor).toMatchObject({ method: 'otp_via_email', options: { method: 'otp_via_email' } });
   });
 
-  it('password: sign-up sets a password (password_set), sign-in verifies it (wrong, then right)', async () => {
+  it('password sign-up as the published client can do it (#36): a code, then a password that breaks a rule is refused by the client itself and asked again', async () => {
+    // The client cannot send `sign_up`: it signs in by code, then sets a password as a step-up.
+    const to = email('pw-up');
+    const sid = sdk();
+    const user = await signInByCode(t, to, sid);
+    const mark = t.log.length;
+    const seen = answerPasswords(sid, ['short', 'correct horse battery staple 42']);
+    await user.mfa({ type: 'email_address', value: to }, { method: 'password' });
+    expect(seen.prompts).toBe(2);
+    // The client read the server's rules (validation_rules.regular_expressions) and refused the weak one itself.
+    expect(seen.invalid).toEqual([expect.arrayContaining(['min_length', 'digit'])]);
+    const sent = t.calls('POST', '/attestation/v3', mark).map((e) => JSON.parse(e.body).data.password);
+    expect(sent).toEqual(['correct horse battery staple 42']);
+    expect(user.authentication).toEqual(['otp_via_email', 'password']);
+  });
+
+  it('password sign-up in one call where the organization asks for it (implicit_credential_sign_up): code first, then password_set', async () => {
+    await configure(t, { implicit_credential_sign_up: true });
+    try {
+      const to = email('pw-implicit');
+      const sid = sdk();
+      const seen = answerPasswords(sid, ['password', 'another good one 42']);
+      const pending = sid.id(t.oid, { type: 'email_address', value: to }, { method: 'password' });
+      // The address is proved first: a link the client polls for (the owner confirms it), then password_set.
+      await confirmLinkWhenSent(t, to);
+      const user = await pending;
+      expect(seen.invalid.length).toBe(1);
+      expect(user.authentication).toEqual(['email_link', 'password']);
+      expect(t.calls('POST', '/attestation/v3').slice(-1).map((e) => JSON.parse(e.body).challenge_type)).toEqual(['password_set']);
+    } finally {
+      await configure(t, { implicit_credential_sign_up: false });
+    }
+  });
+
+  it('password: sign-in verifies it (wrong, then right)', async () => {
     const to = email('pw');
-    const up = sdk();
-    up.subscribe('passwordSetReady', () => reply(up, 'passwordSubmitted', 'correct horse battery staple 42'));
-    const created = await up.id(t.oid, { type: 'email_address', value: to }, { method: 'password' });
-    expect(await created.isAuthenticated()).toBe(true);
+    await signUpWithPassword(t, to, 'correct horse battery staple 42');
 
     const sid = sdk();
     let prompts = 0;
@@ -58,7 +90,8 @@ describe('published client: sign-in', () => {
     const polls = t.calls('GET', `/challenge/${new URL(link!).pathname.split('/')[2]}/v2`);
     expect(polls.length).toBeGreaterThan(0);
     expect(polls[0]!.response).toContain('"httpcode":202');
-    const opened = await fetch(link!, { redirect: 'manual' });
+    // The owner opens the link and confirms the sign-in on its page (#36: opening alone signs nobody in).
+    const opened = await answerLink(link!);
     expect(opened.status).toBeLessThan(400);
     const user = await pending;
     expect(user.authentication).toEqual(['email_link']);
@@ -112,18 +145,21 @@ describe('published client: sign-in', () => {
     expect(await user.isAuthenticated()).toBe(true);
   });
 
-  it('recovery: a password reset (code, then new password) lets the person sign in with the new password', async () => {
+  it('recovery: a password reset (code, then new password, a weak one refused by the client first) lets the person sign in with the new password', async () => {
     const to = email('recover');
-    const up = sdk();
-    up.subscribe('passwordSetReady', () => reply(up, 'passwordSubmitted', 'first password 12345'));
-    await up.id(t.oid, { type: 'email_address', value: to }, { method: 'password' });
+    await signUpWithPassword(t, to, 'first password 12345');
 
     const sid = sdk();
     answerOtp(t, sid, to);
-    sid.subscribe('passwordResetReady', () => reply(sid, 'passwordSubmitted', 'second password 67890'));
+    const mark = t.log.length;
+    const seen = answerPasswords(sid, ['weak', 'second password 67890']);
     const done = new Promise((resolve) => sid.subscribe('recoveryFlowSucceeded', resolve));
     await sid.recover({ handle: { type: 'email_address', value: to }, factor: { method: 'password' } });
     await done;
+    // The client checked the rules before sending: the weak password never reached the server, and it asked again.
+    expect(seen.prompts).toBe(2);
+    expect(seen.invalid.length).toBe(1);
+    expect(t.calls('POST', '/attestation/v3', mark).filter((e) => JSON.parse(e.body).challenge_type === 'password_reset').map((e) => JSON.parse(e.body).data.password)).toEqual(['second password 67890']);
 
     const again = sdk();
     again.subscribe('passwordVerifyReady', () => reply(again, 'passwordSubmitted', 'second password 67890'));
@@ -154,3 +190,11 @@ describe('published client: sign-in', () => {
     t.checkContract();
   });
 });
+
+/** A person signed up with a password the way the published client can: code, then the password as a step-up. */
+async function signUpWithPassword(t: Interop, to: string, password: string): Promise<void> {
+  const sid = sdkFor(t);
+  const user = await signInByCode(t, to, sid);
+  answerPasswords(sid, [password]);
+  await user.mfa({ type: 'email_address', value: to }, { method: 'password' });
+}

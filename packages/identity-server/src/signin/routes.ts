@@ -129,7 +129,10 @@ function registerLinkPage(app: FastifyInstance, ctx: Ctx): void {
       if (Date.parse(row.expires_at) <= Date.now()) return expired(reply);
       if (row.status !== 'pending') return sendMessagePage(reply, 200, 'Already answered', 'This sign-in link was already used. If you did not ask for it, you can ignore it.');
       const org = await loadOrg(ctx, row.org_id);
-      return sendFormPage(reply, 200, `Sign in to ${org?.org_name ?? 'Keyway'}?`, confirmationBody(row, req.query.secret ?? ''));
+      // A link asked for with a previous token adds the address to that person's account: the page says whose.
+      const previous = challengeData(row).previous;
+      const account = previous ? (await ctx.db.selectFrom('handles').select('value').where('person_id', '=', previous.person_id).orderBy('created_at').executeTakeFirst())?.value ?? previous.person_id : undefined;
+      return sendFormPage(reply, 200, `Sign in to ${org?.org_name ?? 'Keyway'}?`, confirmationBody(row, req.query.secret ?? '', account));
     },
   );
   app.register(async (scope) => {
@@ -154,12 +157,15 @@ function registerLinkPage(app: FastifyInstance, ctx: Ctx): void {
 }
 
 /** What the confirmation page says of the sign-in a link completes, and its two buttons. */
-function confirmationBody(row: ChallengeRow, secret: string): string {
+function confirmationBody(row: ChallengeRow, secret: string, account: string | undefined): string {
   const requested = challengeData(row).requested as { at?: string; ip?: string; user_agent?: string } | undefined;
   const when = new Date(requested?.at ?? row.created_at).toUTCString();
   const from = [describeDevice(requested?.user_agent), requested?.ip ? `network address ${requested.ip}` : undefined].filter(Boolean).join(', ');
   return (
     `<p>A sign-in as <b>${escapeHtml(row.handle_value ?? '')}</b> was requested on ${escapeHtml(when)}${from ? ` from ${escapeHtml(from)}` : ''}.</p>` +
+    (account && account !== row.handle_value
+      ? `<p><b>It adds this address to the account of ${escapeHtml(account)}</b>: afterwards, signing in with it opens that account.</p>`
+      : '') +
     '<p>Confirm only if it was you. Confirming signs in the browser tab where the sign-in was started, wherever it is.</p>' +
     `<form method="post" action="/challenge/${encodeURIComponent(row.id)}/verify"><input type="hidden" name="secret" value="${escapeHtml(secret)}">` +
     '<button type="submit" name="decision" value="confirm">Yes, sign me in</button> <button type="submit" name="decision" value="deny">No, it was not me</button></form>'

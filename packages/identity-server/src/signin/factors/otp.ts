@@ -61,6 +61,7 @@ export const linkFactor = (channel: 'email' | 'sms'): FactorHandler => ({
     if (r.previous) data.previous = r.previous;
     if (target) data.redirect_target = target;
     if (r.recovery) data.recovery = true;
+    if (r.chain) data.chain = true;
     // Shown on the page the link opens, so that its owner can tell whether they asked (signin/routes.ts).
     data.requested = { at: new Date().toISOString(), ...(r.requester ? { ip: r.requester.ip, ...(r.requester.userAgent ? { user_agent: r.requester.userAgent.slice(0, 512) } : {}) } : {}) };
     const row = await createChallenge(ctx, { org: r.org, type: 'proxy', method: r.method, handle, secret, data });
