@@ -178,7 +178,7 @@ export async function resolveChallengePerson(ctx: Ctx, row: ChallengeRow): Promi
 export async function afterProof(ctx: Ctx, row: ChallengeRow): Promise<{ person: PersonRow; authentications: UserTokenClaims['authentications'] }> {
   const first = challengeData(row).after;
   const proof = first ? await ctx.db.selectFrom('challenges').selectAll().where('id', '=', first).executeTakeFirst() : undefined;
-  if (!proof || proof.org_id !== row.org_id || proof.status !== 'completed' || !proof.person_id) throw forbidden('answer the code sent to the address first');
+  if (!proof || proof.org_id !== row.org_id || proof.status !== 'completed' || !proof.person_id) throw forbidden('prove the address first: open the link sent to it');
   const person = await getPerson(ctx, proof.person_id);
   if (!person) throw notFound('person no longer exists');
   if (!person.active) throw answer('signInAwaitingApproval', { person_id: person.id });

@@ -223,7 +223,7 @@ async function passkeySubject(ctx: Ctx, row: ChallengeRow, proved: Awaited<Retur
     if (await findPersonByHandle(ctx, org.id, handle)) throw answer('personExists');
     return { person: await createPerson(ctx, org, { type: 'regular', handle }), created: true, authentications: [] };
   }
-  if (!row.person_id) throw forbidden('answer the code sent to the address first');
+  if (!row.person_id) throw forbidden('prove the address first: open the link sent to it');
   const resolved = await resolveChallengePerson(ctx, row);
   return { person: resolved.person, created: resolved.created, authentications: resolved.previous?.authentications ?? [] };
 }
