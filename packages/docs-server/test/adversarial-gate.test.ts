@@ -94,6 +94,10 @@ describe('adversarial: the gate against every token an outsider can get', () => 
     const minted = (await id('POST', '/oauth2/tokens/mint', { client_id: client.client_id, person_id: personId }, key)).result;
     await refused(minted.id_token, /id_token/);
     await refused(minted.access_token, /access token/);
+    // Nor does the first-party token the access token would have been exchanged for (#36): the exchange is refused.
+    const exchanged = await fetch(`${identity.url}/token`, { headers: { authorization: `Bearer ${minted.access_token}`, 'keyway-orgid': identity.orgId } });
+    expect(exchanged.status).toBe(401);
+    expect(((await exchanged.json()) as { errors: Array<{ message: string }> }).errors[0]!.message).toBe('token is an OAuth2 access token, which is not accepted here');
   });
 
   it('a client token (client credentials) does not open the gate', async () => {
