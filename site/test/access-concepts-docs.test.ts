@@ -50,15 +50,13 @@ import {
   type LocalServer,
   runRunnableSamples,
   citedOperationProblems,
+  PAGES_BEYOND_CONTRACT,
 } from './docs-helpers';
 
 const roomDir = path.join(docsDir, 'access', 'concepts');
 const roomRoute = '/docs/access/concepts';
 const roomRoutes = [...allRoutes].filter((r) => r.startsWith(`${roomRoute}/`)).sort();
-/** Pages of the room beyond the route contract, each with the issue that asked for it (README: "Pages beyond the route contract"). */
-const BEYOND_CONTRACT = [
-  `${roomRoute}/handle-proofs`, // #36: the handle-proof model, for integrators
-];
+const BEYOND_CONTRACT = PAGES_BEYOND_CONTRACT.filter((r) => r.startsWith(`${roomRoute}/`));
 // ---------------------------------------------------------------------------------------------
 // The tests
 // ---------------------------------------------------------------------------------------------
