@@ -12,6 +12,10 @@
 //   npm run bench:server              (builds the server first when dist/ is missing)
 //   BENCH_SECONDS=10 BENCH_CONCURRENCY=32 npm run bench:server
 //   BENCH_PARTS=scale BENCH_SCALE_SIZES=1000,100000 npm run bench:server     (a subset: sqlite, scale, replicas)
+//   BENCH_COMPARE=/path/to/other/packages/identity-server npm run bench:server
+//             the SQLite part also measures that build (its dist/cli.js: a checkout of an earlier commit, built), the two
+//             alternating over BENCH_COMPARE_ROUNDS rounds (default 3), and prints each measure's median for both and
+//             the ratio: a change on the hot path measured before and after in the same run.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -91,9 +95,9 @@ async function load(op, seconds, { concurrency = CONCURRENCY, minCount = 0 } = {
   return { perSecond: latencies.length / elapsed, p50: pct(50), p95: pct(95), p99: pct(99), count: latencies.length, errors };
 }
 
-function startProcess(args, env) {
+function startProcess(args, env, cwd = serverPkg) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: serverPkg, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.on('data', (d) => {
       out += d;
@@ -157,7 +161,7 @@ await stop(hello.child);
 report('hello-world (Fastify baseline)', baseline);
 
 try {
-  if (PARTS.has('sqlite')) await sqlitePart();
+  if (PARTS.has('sqlite')) await (process.env.BENCH_COMPARE ? comparePart(process.env.BENCH_COMPARE) : sqlitePart());
   if ((PARTS.has('scale') || PARTS.has('replicas')) && !PG_URL) console.log('\n(scale and replicas parts skipped: set BENCH_DATABASE_URL or TEST_DATABASE_URL to a PostgreSQL database)');
   if (PG_URL && PARTS.has('scale')) await scalePart();
   if (PG_URL && PARTS.has('replicas')) await replicasPart();
@@ -186,6 +190,44 @@ async function sqlitePart() {
   } finally {
     await stop(id.child);
     rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** Token validations and sign-ins per second of the server in `pkgDir`, on a fresh SQLite file. */
+async function sqliteMeasures(pkgDir) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'keyway-bench-'));
+  const id = await startProcess(['dist/cli.js'], { ...serverEnv, DATA_DIR: dataDir, DATABASE_URL: '' }, pkgDir);
+  try {
+    const validate = validator(id.url, await signIn(id.url, `seed-${randomBytes(4).toString('hex')}`));
+    await load(validate, WARMUP_SECONDS);
+    const validations = await load(validate, SECONDS);
+    await load((n) => signIn(id.url, `warm-${randomBytes(4).toString('hex')}-${n}`), WARMUP_SECONDS);
+    const tag = randomBytes(4).toString('hex');
+    const signIns = await load((n) => signIn(id.url, `${tag}-${n}`), SECONDS);
+    return { validations: validations.perSecond, signIns: signIns.perSecond };
+  } finally {
+    await stop(id.child);
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** The SQLite measures of this build and of `otherPkg`, alternating, with the medians and their ratio. */
+async function comparePart(otherPkg) {
+  const rounds = Number(process.env.BENCH_COMPARE_ROUNDS ?? 3);
+  const sides = { before: [], now: [] };
+  console.log(`\nSQLite, before (${otherPkg}) and now (${serverPkg}), alternating, ${rounds} rounds:`);
+  for (let i = 0; i < rounds; i++) {
+    for (const [side, dir] of [['before', otherPkg], ['now', serverPkg]]) {
+      const m = await sqliteMeasures(dir);
+      sides[side].push(m);
+      console.log(`  round ${i + 1} ${side.padEnd(6)} validations ${fmt(m.validations).padStart(7)} /s (${fmt((m.validations / baseline.perSecond) * 100, 1)} % of hello-world)  sign-ins ${fmt(m.signIns).padStart(5)} /s`);
+    }
+  }
+  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  for (const key of ['validations', 'signIns']) {
+    const b = median(sides.before.map((m) => m[key]));
+    const n = median(sides.now.map((m) => m[key]));
+    console.log(`  median ${key.padEnd(11)} before ${fmt(b).padStart(7)} /s  now ${fmt(n).padStart(7)} /s  now/before ${fmt(n / b, 2)}`);
   }
 }
 

@@ -8,11 +8,13 @@ import type { Authentication, UserTokenClaims } from '../tokens/token-service.js
 
 export type PersonRow = PersonTable;
 
-export async function findPersonByHandle(ctx: Ctx, orgId: string, handle: Handle): Promise<PersonRow | undefined> {
+/** The person holding a handle, with when that handle was proved (`handle_verified_at`, null when it was not). */
+export async function findPersonByHandle(ctx: Ctx, orgId: string, handle: Handle): Promise<(PersonRow & { handle_verified_at?: string | null | undefined }) | undefined> {
   return ctx.db
     .selectFrom('handles')
     .innerJoin('persons', 'persons.id', 'handles.person_id')
     .selectAll('persons')
+    .select('handles.verified_at as handle_verified_at')
     .where('handles.org_id', '=', orgId)
     .where('handles.type', '=', handle.type)
     .where('handles.value', '=', handle.value)

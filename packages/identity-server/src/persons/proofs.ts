@@ -50,8 +50,10 @@ export async function signInByProof(ctx: Ctx, org: Org, handle: Handle, proof: s
   }
   let result: ProvedSignIn;
   if (holder) {
-    await recordProof(ctx, holder, handle, proof);
-    result = { person: holder, created: false, previous: prev?.person_id === holder.id ? prev : undefined };
+    // The common case, a handle proved before, costs nothing more than the lookup.
+    if (!holder.handle_verified_at) await recordProof(ctx, holder, handle, proof);
+    const { handle_verified_at: _proved, ...person } = holder;
+    result = { person, created: false, previous: prev?.person_id === holder.id ? prev : undefined };
   } else {
     assertHandleAllowed(org, handle);
     const prevPerson = prev ? await getPerson(ctx, prev.person_id) : undefined;
