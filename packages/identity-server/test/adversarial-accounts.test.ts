@@ -404,6 +404,15 @@ describe.each(BACKENDS)('adversarial: account pre-hijacking (%s)', (backend) => 
       expect(await passwordSignIn(address, ATTACKER_PASSWORD)).toBeUndefined();
     });
 
+    it("a provider's subject whose address there changes to someone else's signs its own person in, and the token does not claim the new address", async () => {
+      const sub = `moving-${n}`;
+      const first = await ssoSignIn(idp, sub, victim('moving-own'));
+      const other = victim('moving-other');
+      const second = await ssoSignIn(idp, sub, other);
+      expect(personOf(second!)).toBe(personOf(first!));
+      expect((decodeClaims(second!).authentications as Array<{ handle?: string }>).map((a) => a.handle)).not.toContain(other);
+    });
+
     it('non-verifying identity provider: an address it asserts without verifying neither reaches the owner’s account nor makes one the owner later lands in', async () => {
       const existing = victim('lax-existing');
       const owner = await signInWithEmail(t.server, existing);

@@ -32,9 +32,12 @@ export class SoftAuthenticator {
     return { id: b64u(credId), credId, cose, publicKey: b64u(cose), spki: publicKey.export({ format: 'pem', type: 'spki' }).toString() };
   }
 
-  create(options: { challenge: string; rp: { id?: string }; user: { id: string } }, origin: string) {
+  /** A registration answer; `reuseId` registers a new key under an existing credential id (an attacker's replay). */
+  create(options: { challenge: string; rp: { id?: string }; user: { id: string } }, origin: string, reuseId?: string) {
     const rpId = options.rp.id ?? new URL(origin).hostname;
-    const { credId, cose } = this.add(rpId, options.user.id);
+    const made = this.add(rpId, options.user.id);
+    const credId = reuseId ? Buffer.from(reuseId, 'base64url') : made.credId;
+    const { cose } = made;
     const len = Buffer.alloc(2);
     len.writeUInt16BE(credId.length);
     const authData = Buffer.concat([sha256(rpId), Buffer.from([0x45]), Buffer.alloc(4), Buffer.alloc(16), len, credId, Buffer.from(cose)]);
