@@ -155,7 +155,7 @@ describe.each(BACKENDS)('adversarial: the account lifecycle, as an outside teste
     expect(reg.body.result[0].type).toBe('totp_register');
     const { generate } = await import('otplib');
     const secret = new URL(reg.body.result[0].options.key_uri).searchParams.get('secret')!;
-    expect((await t.call('POST', '/attestation/v3', { challenge_id: reg.body.result[0].id, challenge_type: 'totp_register', data: { otp: generate({ secret }) } })).status).toBe(200);
+    expect((await t.call('POST', '/attestation/v3', { challenge_id: reg.body.result[0].id, challenge_type: 'totp_register', data: { otp: await generate({ secret }) } })).status).toBe(200);
     const without = address('totp-no');
     await signInWithEmail(t.server, without);
     const shapes = [];

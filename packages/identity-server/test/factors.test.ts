@@ -106,8 +106,10 @@ describe.each(BACKENDS)('password, TOTP, recovery, direct ID, impersonation, oth
     const me = await t.call('GET', '/me', undefined, { token: recovery.body.result.token });
     expect(me.body.result.credentials.find((c: any) => c.type === 'totp').params).toEqual({ recovery_codes_total: 10, recovery_codes_unused: 9 });
 
+    // An address without an authenticator app gets the same challenge (#36: no enumeration); no code passes.
     const stranger = await t.call('POST', '/id/v2', { handle: 'nototp@example.com', factor: { method: 'totp' } });
-    expect(stranger.status).toBe(403);
+    expect(stranger.body.result.map((c: any) => c.type)).toEqual(['totp_verify']);
+    expect((await answer(stranger.body.result[0], { otp: '123456' })).body.errors[0]).toEqual({ httpcode: 401, message: 'incorrect code' });
   });
 
   it('signs the same person in elsewhere with a single-use direct ID (a challenge pack with a nonce)', async () => {

@@ -12,6 +12,7 @@ import { parseHandle } from '../persons/handles.js';
 import { challengeData, createChallenge } from '../signin/challenges.js';
 import { answerOtp, otpFactor } from '../signin/factors/otp.js';
 import { findClient, issueCode, redirectAllowed, str, withParams, type OAuthRequest } from './protocol.js';
+import { NOT_ACCEPTED } from '../tokens/token-model.js';
 import type { Wire } from '../http/wire.js';
 
 // The hosted login of OAuth2 clients: `/oauth2/authorize` and its e-mail and code forms (no script on these pages).
@@ -127,18 +128,13 @@ export function registerAuthorizeRoute(app: FastifyInstance, ctx: Ctx): void {
       };
       const mustSignIn = prompts.includes('login') || prompts.includes('select_account');
       if (q.token && !mustSignIn) {
-        // The SDK sends the token it holds. A signed-in person's user token (or this client's own access token) skips
-        // the form; an anonymous, expired or revoked one shows the form (the person signs in again); any other token
-        // (malformed, forged, a container, an id_token, a client token, another organization's) is refused with the reason.
-        const v = await ctx.tokens.validate(q.token, 'authorize');
-        const stale = !v.valid && /expired|revoked/.test(v.invalidity_reason);
-        const reason = !v.valid
-          ? v.invalidity_reason
-          : v.claims.oid !== found.org.id
-            ? 'token belongs to another organization'
-            : v.claims.token_use === 'access' && v.claims.client_id !== q.client_id
-              ? 'token is an access token of another client'
-              : undefined;
+        // The SDK sends the token it holds. A signed-in person's user token skips the form; an anonymous, expired or
+        // revoked one shows the form (the person signs in again), and so does an OAuth2 access token (#36: it is never
+        // exchanged, here for a new code that could ask for more scopes); any other token (malformed, forged, a
+        // container, an id_token, a client token, another organization's) is refused with the reason.
+        const v = await ctx.tokens.validate(q.token, 'person');
+        const stale = !v.valid && (/expired|revoked/.test(v.invalidity_reason) || v.invalidity_reason === NOT_ACCEPTED.access);
+        const reason = !v.valid ? v.invalidity_reason : v.claims.oid !== found.org.id ? 'token belongs to another organization' : undefined;
         if (reason && !stale) return fail('invalid_request', `token: ${reason}`);
         const fresh = q.max_age === undefined || (v.valid && Date.now() / 1000 - v.claims.iat <= q.max_age);
         if (v.valid && !reason && v.claims.token_use !== 'anonymous' && fresh) {

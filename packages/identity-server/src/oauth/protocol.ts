@@ -83,7 +83,7 @@ export async function authenticateClient(ctx: Ctx, req: FastifyRequest, form: Re
 export const s256 = (verifier: string) => createHash('sha256').update(verifier).digest('base64url');
 
 /** A one-time authorization code (60 s) bound to the client, redirect URI and PKCE challenge. */
-export async function issueCode(ctx: Ctx, org: Org, req: OAuthRequest, claims: Pick<UserTokenClaims, 'person_id' | 'authentications'>): Promise<string> {
+export async function issueCode(ctx: Ctx, org: Org, req: OAuthRequest, claims: Pick<UserTokenClaims, 'person_id' | 'authentications'> & { jti?: string }): Promise<string> {
   const secret = newSecret();
   const row = await createChallenge(ctx, {
     org,
@@ -91,7 +91,8 @@ export async function issueCode(ctx: Ctx, org: Org, req: OAuthRequest, claims: P
     method: 'oauth2',
     personId: claims.person_id,
     secret,
-    data: { ...req, authentications: claims.authentications },
+    // The session the code was authorized with: a code of a session that has ended is not exchanged (#36).
+    data: { ...req, authentications: claims.authentications, ...(claims.jti ? { parent_jti: claims.jti } : {}) },
     ttlSeconds: 60,
   });
   return `${row.id}.${secret}`;

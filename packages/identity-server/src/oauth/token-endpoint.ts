@@ -108,6 +108,8 @@ async function authorizationCodeGrant(ctx: Ctx, caller: Caller, b: Form, reply: 
   }
   const consumed = await ctx.db.updateTable('challenges').set({ status: 'completed' }).where('id', '=', row.id).where('status', '=', 'pending').executeTakeFirst();
   if (Number(consumed.numUpdatedRows) !== 1) return oauthError(400, 'invalid_grant', 'authorization code was already used');
+  const parent = (data as { parent_jti?: string }).parent_jti;
+  if (parent && (await ctx.tokens.isRevoked(parent))) return oauthError(400, 'invalid_grant', 'the session that authorized this code has ended');
   const person = await getPerson(ctx, row.person_id!);
   if (!person) return oauthError(400, 'invalid_grant', 'person no longer exists');
   reply.header('cache-control', 'no-store');

@@ -26,6 +26,11 @@ export function parseHandle(input: unknown): Handle {
   } else {
     throw badRequest('handle must be a string or an object with type and value');
   }
+  // Handles are compared as people read them (#36): compatibility forms fold (NFKC: a Kelvin sign is a K, full-width
+  // letters are letters), and invisible characters (zero-width spaces, direction marks, controls) are refused, so that
+  // no two handles look the same and name different persons.
+  raw = raw.normalize('NFKC');
+  if (/[\p{Cf}\p{Cc}\p{Zl}\p{Zp}]/u.test(raw)) throw badRequest('handle contains an invisible or control character');
   if (raw.length === 0) throw badRequest('handle must not be empty');
   if (raw.length > 320) throw badRequest('handle is longer than 320 characters');
   if (!type) type = raw.includes('@') ? 'email_address' : /^\+/.test(raw) ? 'phone_number' : 'username';

@@ -1,6 +1,6 @@
 import type { Ctx, Org } from '../context.js';
 import { nowIso } from '../context.js';
-import { answer } from '../http/errors.js';
+import { answer, forbidden } from '../http/errors.js';
 import type { UserTokenClaims } from '../tokens/token-service.js';
 import type { Handle } from './handles.js';
 import { addHandle, createPerson, findPersonByHandle, getPerson, type PersonRow } from './persons.js';
@@ -49,6 +49,9 @@ export async function signInByProof(ctx: Ctx, org: Org, handle: Handle, proof: s
     holder = await findPersonByHandle(ctx, poolOrg, handle);
   }
   let result: ProvedSignIn;
+  // A proof asked for with a signed-in person's token never hands that tab another person's session (#36): the
+  // address is someone else's account, which its owner signs in to without that token.
+  if (holder && prev && prev.person_type !== 'anonymous' && holder.id !== prev.person_id) throw forbidden('this address belongs to another account: sign out, then sign in with it');
   if (holder) {
     // The common case, a handle proved before, costs nothing more than the lookup.
     if (!holder.handle_verified_at) await recordProof(ctx, holder, handle, proof);
@@ -72,6 +75,10 @@ async function attachProved(ctx: Ctx, org: Org, person: PersonRow, handle: Handl
   if (holder && holder.id !== person.id) return { person: holder, created: false, previous: undefined };
   if (person.person_type !== 'anonymous') return { person, created: false, previous: prev };
   await ctx.db.updateTable('persons').set({ person_type: 'regular' }).where('id', '=', person.id).execute();
+  // The anonymous token the sign-up was made with is not the new account's session: whoever else held it (a token
+  // planted in the browser) keeps nothing.
+  await ctx.tokens.revoke(prev);
+  await signOutEverywhere(ctx, person.id);
   return { person: { ...person, person_type: 'regular' }, created: true, previous: prev };
 }
 
@@ -101,7 +108,16 @@ async function recordProof(ctx: Ctx, person: PersonRow, handle: Handle, proof: s
   const res = await ctx.db.updateTable('handles').set({ verified_at: nowIso(), verified_by: proof }).where('id', '=', row.id).where('verified_at', 'is', null).executeTakeFirst();
   if (Number(res.numUpdatedRows) !== 1 || handles.some((h) => h.verified_at)) return;
   await ctx.db.deleteFrom('credentials').where('person_id', '=', person.id).where('source', 'is', null).execute();
-  await ctx.tokens.revokePerson(person.id);
+  await signOutEverywhere(ctx, person.id);
+}
+
+/**
+ * Ends every session of a person issued before the current second: their tokens of every client and first-party, and
+ * their OAuth refresh tokens (a first proof of their handle, a new password, an anonymous person signing up).
+ */
+export async function signOutEverywhere(ctx: Ctx, personId: string): Promise<void> {
+  await ctx.tokens.revokePerson(personId);
+  await ctx.db.updateTable('oauth_refresh_tokens').set({ status: 'revoked' }).where('person_id', '=', personId).where('status', '=', 'active').execute();
 }
 
 /** A handle as answers show it: type, value and whether it was proved. */

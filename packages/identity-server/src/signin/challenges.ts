@@ -128,13 +128,20 @@ export async function checkAnswer(ctx: Ctx, row: ChallengeRow, correct: boolean,
   const account = guessKey(row, challengeData(row).recovery === true);
   await assertNotLocked(ctx, account);
   if (correct) {
+    // A challenge whose wrong answers are spent takes no right one either, whichever route answers it (#36: the hosted
+    // login's code form used to skip the check the attestation routes made when loading the challenge).
     const res = await ctx.db
       .updateTable('challenges')
       .set({ status: 'completed' })
       .where('id', '=', row.id)
       .where('status', 'in', ['pending', 'verified'])
+      .where('attempts', '<', ctx.limits.maxAttempts)
       .executeTakeFirst();
-    if (Number(res.numUpdatedRows) !== 1) throw unauthorized('challenge has already been answered');
+    if (Number(res.numUpdatedRows) !== 1) {
+      const now = await ctx.db.selectFrom('challenges').select(['status']).where('id', '=', row.id).executeTakeFirst();
+      if (now?.status === 'completed') throw unauthorized('challenge has already been answered');
+      throw new ApiError(429, 'too many incorrect answers for this challenge: request a new code');
+    }
     await clearFailures(ctx, account);
     return;
   }

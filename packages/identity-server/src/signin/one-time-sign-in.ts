@@ -1,6 +1,6 @@
 import type { Ctx, Org } from '../context.js';
 import { hashSecret, newSecret, sameDigest } from '../crypto/secrets.js';
-import { badRequest, notFound } from '../http/errors.js';
+import { badRequest, notFound, unauthorized } from '../http/errors.js';
 import { escapeHtml } from '../http/html.js';
 import type { Handle } from '../persons/handles.js';
 import { getPerson, issueToken } from '../persons/persons.js';
@@ -21,6 +21,8 @@ const answerNonce: AttestationHandler = async (ctx, row, data) => {
   const answer = data.challenge;
   if (typeof answer !== 'string' || answer.length === 0) throw badRequest('data.challenge must be a non-empty string');
   const correct = row.secret_hash !== null && sameDigest(hashSecret(row.id, answer), row.secret_hash);
+  const d0 = challengeData(row);
+  if (typeof d0.parent_jti === 'string' && (await ctx.tokens.isRevoked(d0.parent_jti))) throw unauthorized('the session that made this sign-in link has ended');
   await checkAnswer(ctx, row, correct, 'nonce does not match the challenge');
   const person = await getPerson(ctx, row.person_id!);
   if (!person) throw notFound('person no longer exists');
@@ -56,8 +58,9 @@ export async function sendPasswordResetLink(ctx: Ctx, org: Org, personId: string
 }
 
 /** A single-use Direct-ID (5 minutes): the id of a challenge pack holding a nonce challenge that signs the person in. */
-export async function directIdFor(ctx: Ctx, org: Org, personId: string, ttlSeconds = 300): Promise<string> {
-  const { row, secret } = await oneTimeSignIn(ctx, org, personId, 'direct_id', ttlSeconds);
+export async function directIdFor(ctx: Ctx, org: Org, personId: string, ttlSeconds = 300, parentJti?: string): Promise<string> {
+  // Made from a person's token (`POST /direct-id`): it ends with that token (#36: signing out ends what it handed out).
+  const { row, secret } = await oneTimeSignIn(ctx, org, personId, 'direct_id', ttlSeconds, parentJti ? { parent_jti: parentJti } : {});
   return createChallengePack(ctx, org, [{ id: row.id, type: 'nonce', authentication_method: 'direct_id', options: { challenge: secret } }], ttlSeconds);
 }
 

@@ -64,7 +64,7 @@ export function registerDirectIdRoutes(app: FastifyInstance, ctx: Ctx): void {
   app.post('/direct-id', async (req) => {
     const claims = await requireUser(ctx, req);
     // Spec §7: "result: a direct id" (the string).
-    return { result: await directIdFor(ctx, (await loadOrg(ctx, claims.oid))!, claims.person_id) };
+    return { result: await directIdFor(ctx, (await loadOrg(ctx, claims.oid))!, claims.person_id, 300, claims.jti) };
   });
 
   // Impersonation: with the organization's API key, or as a signed-in person of the group "impersonators".

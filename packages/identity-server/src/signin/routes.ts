@@ -8,8 +8,8 @@ import { describeDevice } from '../http/user-agent.js';
 import { loadOrg } from '../organizations/settings.js';
 import formbody from '@fastify/formbody';
 import * as S from '../http/schemas.js';
-import { parseHandle } from '../persons/handles.js';
-import { createPerson, issueToken } from '../persons/persons.js';
+import { parseHandle, type Handle } from '../persons/handles.js';
+import { createPerson, findPersonByHandle, issueToken } from '../persons/persons.js';
 import { challengeData, checkAnswer, factorOptions, finishSignIn, loadOpenChallenge, previousToken, type ChallengeOut, type ChallengeRow } from './challenges.js';
 import type { FactorRegistry } from './factors/index.js';
 import type { Wire } from '../http/wire.js';
@@ -129,10 +129,14 @@ function registerLinkPage(app: FastifyInstance, ctx: Ctx): void {
       if (Date.parse(row.expires_at) <= Date.now()) return expired(reply);
       if (row.status !== 'pending') return sendMessagePage(reply, 200, 'Already answered', 'This sign-in link was already used. If you did not ask for it, you can ignore it.');
       const org = await loadOrg(ctx, row.org_id);
-      // A link asked for with a previous token adds the address to that person's account: the page says whose.
-      const previous = challengeData(row).previous;
+      // A link asked for with a previous token adds the address to that person's account, when nobody holds it yet: the
+      // page says whose. (When somebody holds it, confirming refuses that tab: signin/proofs.ts.)
+      const data = challengeData(row);
+      const held = row.handle_type && row.handle_value ? await findPersonByHandle(ctx, row.org_id, { type: row.handle_type, value: row.handle_value } as Handle) : undefined;
+      const previous = held ? undefined : data.previous;
       const account = previous ? (await ctx.db.selectFrom('handles').select('value').where('person_id', '=', previous.person_id).orderBy('created_at').executeTakeFirst())?.value ?? previous.person_id : undefined;
-      return sendFormPage(reply, 200, `Sign in to ${org?.org_name ?? 'Keyway'}?`, confirmationBody(row, req.query.secret ?? '', account));
+      const orgName = org?.org_name ?? 'Keyway';
+      return sendFormPage(reply, 200, data.recovery ? `Recover your ${orgName} account?` : `Sign in to ${orgName}?`, confirmationBody(row, req.query.secret ?? '', account));
     },
   );
   app.register(async (scope) => {
@@ -161,8 +165,9 @@ function confirmationBody(row: ChallengeRow, secret: string, account: string | u
   const requested = challengeData(row).requested as { at?: string; ip?: string; user_agent?: string } | undefined;
   const when = new Date(requested?.at ?? row.created_at).toUTCString();
   const from = [describeDevice(requested?.user_agent), requested?.ip ? `network address ${requested.ip}` : undefined].filter(Boolean).join(', ');
+  const what = challengeData(row).recovery ? 'The recovery of the account of' : 'A sign-in as';
   return (
-    `<p>A sign-in as <b>${escapeHtml(row.handle_value ?? '')}</b> was requested on ${escapeHtml(when)}${from ? ` from ${escapeHtml(from)}` : ''}.</p>` +
+    `<p>${what} <b>${escapeHtml(row.handle_value ?? '')}</b> was requested on ${escapeHtml(when)}${from ? ` from ${escapeHtml(from)}` : ''}.</p>` +
     (account && account !== row.handle_value
       ? `<p><b>It adds this address to the account of ${escapeHtml(account)}</b>: afterwards, signing in with it opens that account.</p>`
       : '') +

@@ -48,19 +48,22 @@ async function ssoReturn(ctx: Ctx, reply: FastifyReply, challengeId: string, d: 
   const linked = row ? await federatedPerson(ctx, row.org_id, who.provider, who.subject) : undefined;
   const data: SsoCommon = { ...d, sso_subject: who.subject, sso_provider: who.provider, ...(who.trusted ? { handle_proof: `idp:${who.provider}` } : {}) };
   if (!linked && !who.trusted) return askForCode(ctx, reply, challengeId, handle, data);
-  return completeReturn(ctx, reply, who.method, challengeId, 'pending', { handle, data, personId: linked });
+  // A linked subject signs its person in; the address the provider sends now is named in the token only if that person
+  // holds it (#36: a provider's later word is no proof of an address someone else may hold).
+  const holds = linked && (await ctx.db.selectFrom('handles').select('id').where('person_id', '=', linked).where('type', '=', handle.type).where('value', '=', handle.value).executeTakeFirst());
+  return completeReturn(ctx, reply, who.method, challengeId, 'pending', { handle: !linked || holds ? handle : undefined, data, personId: linked });
 }
 
 /**
  * Hands the browser the one-time SSO code: posted to the opening page's origin (popup) or as URL parameters of
  * redirect_target (redirect). `from` is the status the challenge must still have (a return is used once).
  */
-async function completeReturn(ctx: Ctx, reply: FastifyReply, method: 'oidc' | 'saml', challengeId: string, from: string, next: { handle: Handle; data: SsoCommon; personId?: string | undefined }) {
+async function completeReturn(ctx: Ctx, reply: FastifyReply, method: 'oidc' | 'saml', challengeId: string, from: string, next: { handle: Handle | undefined; data: SsoCommon; personId?: string | undefined }) {
   const d = next.data;
   const ssoCode = newSecret();
   const res = await ctx.db
     .updateTable('challenges')
-    .set({ status: 'returned', handle_type: next.handle.type, handle_value: next.handle.value, secret_hash: hashSecret(challengeId, ssoCode), data: JSON.stringify(d), ...(next.personId ? { person_id: next.personId } : {}) })
+    .set({ status: 'returned', handle_type: next.handle?.type ?? null, handle_value: next.handle?.value ?? null, secret_hash: hashSecret(challengeId, ssoCode), data: JSON.stringify(d), ...(next.personId ? { person_id: next.personId } : {}) })
     .where('id', '=', challengeId)
     .where('status', '=', from)
     .executeTakeFirst();

@@ -13,8 +13,8 @@ export interface Authentication {
  * - `container`: the token container of `GET /token/v2`; only its `user_token` is a credential, never the container.
  * - `id`: an OpenID Connect id_token: identifies a person to one client, never a bearer credential.
  * - `access`: an OAuth2 access token of the hosted login or the management mint: a person's token issued to a client,
- *   limited to that client and its scopes (#36): userinfo, validation and introspection by resource servers, the
- *   `token` of `/oauth2/authorize` for its own client; never a first-party person call, never the docs gate.
+ *   limited to that client and its scopes (#36): userinfo and introspection; never a first-party person call, never
+ *   `/token/validate`, never exchanged (not even for a new code at `/oauth2/authorize`), never the docs gate.
  * - `client`: a client-credentials token: no person at all; introspection only.
  * Every token whose subject is a person carries `person_type`.
  */
@@ -22,7 +22,7 @@ export type TokenUse = 'user' | 'anonymous' | 'container' | 'id' | 'access' | 'c
 export const TOKEN_USES: readonly TokenUse[] = ['user', 'anonymous', 'container', 'id', 'access', 'client'];
 
 /** Where a token is presented; each place accepts only some token uses (see {@link ACCEPTED}). */
-export type TokenPurpose = 'person' | 'authorize' | 'validate' | 'userinfo' | 'introspect' | 'revoke';
+export type TokenPurpose = 'person' | 'validate' | 'userinfo' | 'introspect' | 'revoke';
 
 /** The one table of which token is accepted where. */
 export const ACCEPTED: Record<TokenPurpose, readonly TokenUse[]> = {
@@ -33,10 +33,11 @@ export const ACCEPTED: Record<TokenPurpose, readonly TokenUse[]> = {
    * credential or a handle.
    */
   person: ['user', 'anonymous'],
-  /** The `token` of `/oauth2/authorize`: a user token, or an access token of the same client (checked by the route). */
-  authorize: ['user', 'anonymous', 'access'],
-  /** `POST /token/validate`: is this a user token (resource servers also validate OAuth2 access tokens here). */
-  validate: ['user', 'anonymous', 'access'],
+  /**
+   * `POST /token/validate`: is this a user token (#36: not an access token, which a first-party backend would otherwise
+   * take for a user's session; resource servers check access tokens by introspection, with their scopes).
+   */
+  validate: ['user', 'anonymous'],
   userinfo: ['user', 'anonymous', 'access'],
   /** RFC 7662 introspection by an authenticated client. */
   introspect: ['user', 'anonymous', 'access', 'client'],

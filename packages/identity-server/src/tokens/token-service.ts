@@ -318,6 +318,12 @@ export class TokenService {
     }
   }
 
+  /** Whether the token `jti` was revoked (by this process or any other sharing the database). */
+  async isRevoked(jti: string): Promise<boolean> {
+    if (this.revoked.has(jti)) return true;
+    return (await this.db.selectFrom('revoked_tokens').select('jti').where('jti', '=', jti).executeTakeFirst()) !== undefined;
+  }
+
   /**
    * Revokes every token of a person, of every client and first-party, issued before the current second (a first proof
    * of their handle, a password reset). Tokens carry their time of issue in seconds: those of the current second, such

@@ -6,7 +6,7 @@ import { answer, badRequest, forbidden, notFound, unauthorized } from '../../htt
 import { loadOrg } from '../../organizations/settings.js';
 import { newSecret } from '../../crypto/secrets.js';
 import { createPerson, findPersonByHandle, getPerson, hashAlgorithm, issueToken, type PersonRow } from '../../persons/persons.js';
-import { assertHandleAllowed } from '../../persons/proofs.js';
+import { assertHandleAllowed, signOutEverywhere } from '../../persons/proofs.js';
 import type { UserTokenClaims } from '../../tokens/token-service.js';
 import { clearPersonFactor } from '../guessing.js';
 import { proofFirst, wantsSignUp } from '../proof-first.js';
@@ -117,7 +117,7 @@ function passwordOf(data: Record<string, unknown>, rules: PasswordRule[] | false
 export async function setPassword(ctx: Ctx, personId: string, password: string, label = 'Password', source: CredentialSource = 'sign_in'): Promise<void> {
   const replaced = await credentialOf(ctx, personId, 'password');
   await storePasswordHash(ctx, personId, await hashPassword(password), label, source);
-  if (replaced) await ctx.tokens.revokePerson(personId);
+  if (replaced) await signOutEverywhere(ctx, personId);
 }
 
 /** Stores (or replaces) the person's password credential from a hash (made here, or imported: see `importableHash`). */
@@ -195,6 +195,8 @@ const answerPasswordReset: AttestationHandler = async (ctx, row, data) => {
   await checkAnswer(ctx, row, true, '');
   const person = d.reset_by_link ? (await resolveChallengePerson(ctx, row)).person : (await afterProof(ctx, row)).person;
   await setPassword(ctx, person.id, password);
+  // A reset or a recovery ends every earlier session, whether or not there was a password before (#36).
+  await signOutEverywhere(ctx, person.id);
   return issueToken(ctx, person, { method: row.method, handle: rowHandle(row)?.value }, { firstToken: false, oid: row.org_id });
 };
 

@@ -13,14 +13,15 @@ import { credentialOf, subjectOf } from './subject.js';
 const startTotp: FactorHandler = {
   async start(ctx, r) {
     const { person, signedIn } = await subjectOf(ctx, r);
-    if (!person) throw forbidden('TOTP is not set up for this person: sign in with another factor first, then register TOTP');
     const data: ChallengeData = r.previous ? { previous: r.previous } : {};
-    const cred = await credentialOf(ctx, person.id, 'totp');
-    if (cred) {
-      const row = await createChallenge(ctx, { org: r.org, type: 'totp_verify', method: 'totp', handle: r.handle, personId: person.id, data });
+    const cred = await credentialOf(ctx, person?.id ?? '', 'totp');
+    // Signing in: `totp_verify` for every handle (#36: the answer tells nothing of who has an authenticator app); only
+    // the holder's codes pass, anyone else's answer is an incorrect code.
+    if (cred || !signedIn) {
+      const row = await createChallenge(ctx, { org: r.org, type: 'totp_verify', method: 'totp', handle: r.handle, personId: cred ? person!.id : undefined, data });
       return [{ id: row.id, type: 'totp_verify', authentication_method: 'totp', options: {} }];
     }
-    if (!signedIn) throw forbidden('TOTP is not set up for this person: sign in with another factor first, then register TOTP');
+    if (!person) throw forbidden('TOTP is not set up for this person: sign in with another factor first, then register TOTP');
     const handles = await ctx.db.selectFrom('handles').select('value').where('person_id', '=', person.id).orderBy('created_at').execute();
     const reg = await newTotpRegistration(r.org.org_name, handles[0]?.value ?? person.id);
     data.totp_secret = reg.secret;
@@ -91,7 +92,10 @@ const answerTotpRegister: AttestationHandler = async (ctx, row, data) => {
 const answerTotpVerify: AttestationHandler = async (ctx, row, data) => {
   const code = totpCodeOf(data);
   const cred = row.person_id ? await credentialOf(ctx, row.person_id, 'totp') : undefined;
-  if (!cred) throw forbidden('TOTP is not set up for this person');
+  if (!cred) {
+    await checkAnswer(ctx, row, false, 'incorrect code');
+    throw forbidden('TOTP is not set up for this person');
+  }
   const secret = JSON.parse(cred.secret) as TotpSecret;
   let correct = false;
   if (isTotpCode(code, secret)) {

@@ -171,8 +171,22 @@ async function getOptions(ctx: Ctx, r: StartRequest, rp: { rpId: string; origin:
  * WebAuthn specification's advice against username enumeration, §14.6.2).
  */
 function decoyCredentials(ctx: Ctx, orgId: string, handle: Handle, rpId: string) {
-  return [{ id: ctx.sealer.mac(`passkey:${orgId}:${handle.type}:${handle.value}:${rpId}`).toString('base64url'), transports: ['internal', 'hybrid'] as AuthenticatorTransportFuture[] }];
+  const mac = ctx.sealer.mac(`passkey:${orgId}:${handle.type}:${handle.value}:${rpId}`);
+  // Lengths and transports vary as real authenticators' do (platform authenticators 16 to 32 bytes, security keys up to
+  // 64; transports as browsers report them, or none), so neither tells a decoy from a real passkey.
+  const length = DECOY_LENGTHS[mac[0]! % DECOY_LENGTHS.length]!;
+  const id = Buffer.concat([mac, ctx.sealer.mac(`passkey-more:${mac.toString('base64url')}`)]).subarray(0, length);
+  return [{ id: id.toString('base64url'), transports: DECOY_TRANSPORTS[mac[1]! % DECOY_TRANSPORTS.length]! }];
 }
+
+const DECOY_LENGTHS = [16, 20, 32, 32, 48, 64];
+const DECOY_TRANSPORTS: AuthenticatorTransportFuture[][] = [[], ['internal'], ['hybrid', 'internal'], ['internal'], ['usb'], ['nfc', 'usb']];
+
+/**
+ * The one answer to a passkey that does not sign in, whatever the reason (#36): a challenge by handle answered for a
+ * real passkey with another key, or for a decoy, must not tell the two apart; the reason is logged, never sent.
+ */
+const PASSKEY_REFUSED = 'passkey could not be verified';
 
 /**
  * `/id` with `webauthn`. Signed in (previous token): a new passkey for the person (or a step-up with theirs), or, for a
@@ -256,7 +270,15 @@ const answerWebauthnCreate: AttestationHandler = async (ctx, row, body) => {
     attestation_type: info.fmt,
     aaguid: info.aaguid,
   };
-  await ctx.db.insertInto('credentials').values({ ...passkeyRow(subject.person.id, passkey, nowIso()), source: 'sign_in' }).execute();
+  const existing = await ctx.db.selectFrom('credentials').select('id').where('id', '=', CREDENTIAL_PREFIX + passkey.credential_id).executeTakeFirst();
+  if (existing) throw badRequest('passkey could not be registered: use another one');
+  try {
+    await ctx.db.insertInto('credentials').values({ ...passkeyRow(subject.person.id, passkey, nowIso()), source: 'sign_in' }).execute();
+  } catch (err) {
+    // The same id registered at the same moment by another request.
+    if (await ctx.db.selectFrom('credentials').select('id').where('id', '=', CREDENTIAL_PREFIX + passkey.credential_id).executeTakeFirst()) throw badRequest('passkey could not be registered: use another one');
+    throw err;
+  }
   return issueToken(ctx, subject.person, { method: 'webauthn', handle: rowHandle(row)?.value }, { firstToken: subject.created, previous: { authentications: subject.authentications }, oid: row.org_id });
 };
 
@@ -268,12 +290,11 @@ const answerWebauthnGet: AttestationHandler = async (ctx, row, body) => {
   // A sign-in by handle names its person (decoys name none: no passkey answers them); a discoverable one takes the owner.
   const byHandle = row.handle_value !== null;
   if (!cred || !owner || owner.org_id !== row.org_id || (byHandle ? row.person_id !== cred.person_id : row.person_id !== null && row.person_id !== cred.person_id)) {
-    await checkAnswer(ctx, row, false, 'passkey is not registered');
+    await checkAnswer(ctx, row, false, PASSKEY_REFUSED);
   }
   const secret = JSON.parse(cred!.secret) as PasskeySecret;
   let ok = false;
   let newCounter = secret.counter;
-  let reason = '';
   try {
     const res = await verifyAuthenticationResponse({
       response,
@@ -285,10 +306,10 @@ const answerWebauthnGet: AttestationHandler = async (ctx, row, body) => {
     });
     ok = res.verified;
     newCounter = res.authenticationInfo.newCounter;
-  } catch (err) {
-    reason = (err as Error).message;
+  } catch {
+    // Refused below with the one answer for every reason.
   }
-  await checkAnswer(ctx, row, ok, `passkey could not be verified${reason ? `: ${reason}` : ''}`);
+  await checkAnswer(ctx, row, ok, PASSKEY_REFUSED);
   const params = JSON.parse(cred!.params) as { authenticator: { sign_count: number; clone_warning: boolean } };
   params.authenticator.sign_count = newCounter;
   await ctx.db
