@@ -17,7 +17,7 @@
 // Then search latency over queries drawn from every page and heading, against plain MiniSearch in the same run.
 // Targets (the issue's, judged on the held-out set when there is one): search top-3 >= 95 %, assistant top-1 >= 90 %,
 // top-3 >= 97 %, unanswerable declined >= 90 %, answerable declined <= 3 %, first byte p95 < 150 ms, search p95 < 10 ms.
-// Usage: node bench/assistant.mjs [siteDir]   (default: site/build, or KEYWAY_SITE_DIR). Exits 1 below a target.
+// Usage: node bench/assistant.mjs [--tuning-only] [siteDir]   (default: site/build, or KEYWAY_SITE_DIR). Exits 1 below a target.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -26,6 +26,9 @@ import { buildDocsIndex, contentTerms, makeSnippet, MiniSearch, QUERY_DEFAULTS, 
 import * as assistant from '@keyway/docs-server/assistant';
 import { createDocsServer } from '@keyway/docs-server';
 
+// `--tuning-only` leaves the held-out set out (it is measured once before a change and once at the end, never between).
+const tuningOnly = process.argv.includes('--tuning-only');
+if (tuningOnly) process.argv.splice(process.argv.indexOf('--tuning-only'), 1);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const siteDir = path.resolve(process.argv[2] ?? process.env.KEYWAY_SITE_DIR ?? path.join(root, 'site/build'));
 if (!fs.existsSync(path.join(siteDir, 'docs'))) {
@@ -36,7 +39,7 @@ const readSet = (file) => JSON.parse(fs.readFileSync(file, 'utf8'));
 const tuningFile = readSet(path.join(root, 'site/test/assistant-questions.json'));
 const heldOutPath = path.join(root, 'site/test/assistant-heldout.json');
 const sets = [{ name: 'tuning', questions: tuningFile.questions, unseenRounds: tuningFile.unseenRounds ?? [], aggregateOnly: false }];
-if (fs.existsSync(heldOutPath)) sets.push({ name: 'held-out', questions: readSet(heldOutPath).questions, unseenRounds: [], aggregateOnly: true });
+if (fs.existsSync(heldOutPath) && !tuningOnly) sets.push({ name: 'held-out', questions: readSet(heldOutPath).questions, unseenRounds: [], aggregateOnly: true });
 
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 const pct = (n, d) => (d ? `${((n / d) * 100).toFixed(1)} % (${n}/${d})` : 'n/a (0)');

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startDocsServer, type StartedDocsServer } from '@keyway/docs-server';
-import { fakeLlm } from '../packages/docs-server/test/assistant-fixture';
+import { chat, fakeLlm } from '../packages/docs-server/test/assistant-fixture';
 import { isolatedContext, launchBrowser, openPage } from './browser';
 import { siteBuild } from './paths';
 
@@ -272,6 +272,24 @@ describe('assistant', () => {
     const page = await askOnIntro('how do i reverse a linked list in python');
     expect(await lastAnswer(page).getByRole('link', { name: 'Contact us', exact: true }).count()).toBe(1);
     expect(await lastAnswer(page).getByRole('list', { name: 'Sources' }).count()).toBe(0);
+    await page.close();
+  });
+
+  it('says plainly when the docs do not cover what a question names: the closest pages as sources, and the contact action', async () => {
+    // Retrieval by meaning loads in the background when the server starts.
+    await expect.poll(async () => (await chat(extractive.url, { question: 'warm up the encoder' })).meta?.meaning, { timeout: 60_000 }).toBe(true);
+    const page = await askOnIntro('How do I set up a BigQuery sink for Identity Protection?');
+    const text = (await lastAnswer(page).textContent()) ?? '';
+    expect(text).toMatch(/The Keyway docs do not cover this: “BigQuery” appears nowhere in them/);
+    expect(text).toMatch(/The closest the docs come/);
+    expect(await lastAnswer(page).getByRole('link', { name: 'Contact us', exact: true }).count()).toBe(1);
+    const sources = lastAnswer(page).getByRole('list', { name: 'Sources' }).getByRole('link');
+    expect(await sources.count()).toBeGreaterThan(0);
+    // A source is a page of the docs the reader can open.
+    const href = (await sources.first().getAttribute('href')) ?? '';
+    expect(href).toMatch(/^\/docs\//);
+    await sources.first().click();
+    await expect.poll(() => new URL(page.url()).pathname).toBe(href.split('#')[0]);
     await page.close();
   });
 

@@ -338,9 +338,8 @@ describe('assistant retrieval', () => {
     expect(namedSections('limit the calls at the gateway')).toEqual(['/docs/gate/']);
     expect(namedSections('Identity Protection for Okta, in React')).toEqual(['/docs/identity-protection/', '/docs/access/react-sdk/']);
     expect(namedSections('navigate to the reactor')).toEqual([]);
-    // A hook is one of the React SDK's, unless it is a sync hook or a web hook.
-    expect(namedSections('get the orgs of the user in a hook')).toEqual(['/docs/access/react-sdk/']);
-    expect(namedSections('which hooks does the sdk have')).toEqual(['/docs/access/react-sdk/']);
+    // A product is named by its name: "hook" (a React hook, a sync hook, a web hook) names none of them.
+    expect(namedSections('get the orgs of the user in a hook')).toEqual([]);
     expect(namedSections('when are sync hooks called')).toEqual([]);
     expect(namedSections('retry a failed web hook')).toEqual([]);
     expect(namedSections('retry a failed webhook')).toEqual([]);
@@ -792,6 +791,23 @@ describe('answers without a model', () => {
     expect(extractiveAnswer(q, retrieve(bare, q, { signedIn: false }), bare.pagePassages).markdown).toContain(
       'curl -X GET "$KEYWAY_API_URL/groups" -H "Keyway-OrgID: $KEYWAY_ORG_ID" -H "Keyway-API-Key: $KEYWAY_API_KEY"',
     );
+  });
+
+  it('answers a yes/no question with the yes or the no first', () => {
+    expect(answer('Can persons sign in with passkeys instead of a password?').markdown).toMatch(/^\*\*Yes\.\*\* \*\*Passkeys/);
+    const caching = indexPassages(extractPage(html('Caching', '<p>Gate never caches upstream responses: every request reaches your service.</p><h2 id="why">Why</h2><p>Responses may carry personal data.</p>'), '/docs/gate/caching', 0));
+    const q = 'Does Gate cache the responses of my service?';
+    expect(extractiveAnswer(q, retrieve(caching, q, { signedIn: false }), caching.pagePassages).markdown).toMatch(/^\*\*No\.\*\* \*\*Caching\*\*/);
+    expect(answer('How do I enable passkeys?').markdown).not.toMatch(/^\*\*(Yes|No)\.\*\*/);
+  });
+
+  it('cites the other pages retrieval found after the answer, each with its own number', () => {
+    const { markdown, used, retrieval } = answer('rate limit requests that go through the gateway');
+    const pages = new Set(retrieval.passages.map((r) => r.passage.url.split('#')[0]));
+    expect(pages.size).toBeGreaterThan(1);
+    expect(markdown).toContain('Also in the docs:');
+    expect(new Set(used.map((u) => u.passage.url.split('#')[0])).size).toBe(Math.min(3, pages.size));
+    for (const u of used) expect(markdown).toContain(`[${u.n}]`);
   });
 
   it('streams sentence by sentence and code line by line, losing nothing', () => {
