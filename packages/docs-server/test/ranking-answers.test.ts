@@ -801,6 +801,20 @@ describe('answers without a model', () => {
     expect(answer('How do I enable passkeys?').markdown).not.toMatch(/^\*\*(Yes|No)\.\*\*/);
   });
 
+  it('gives the sample in the language the question asks for, when the page has one', () => {
+    const tokens = indexPassages(
+      extractPage(
+        html('Verify tokens', `<p>Verify a token on your server before trusting it.</p><h2 id="verify">Verify the signature</h2><p>Fetch the keys once and verify every token with them.</p>${code('ts', ['await verify(token);'])}${code('python', ['verify(token)'])}`),
+        '/docs/access/guides/verify',
+        0,
+      ),
+    );
+    const inPython = 'how do I verify the token signature in python';
+    expect(extractiveAnswer(inPython, retrieve(tokens, inPython, { signedIn: false }), tokens.pagePassages).markdown).toContain('```python\nverify(token)\n```');
+    const plain = 'how do I verify the token signature';
+    expect(extractiveAnswer(plain, retrieve(tokens, plain, { signedIn: false }), tokens.pagePassages).markdown).toContain('```ts\nawait verify(token);\n```');
+  });
+
   it('cites the other pages retrieval found after the answer, each with its own number', () => {
     const { markdown, used, retrieval } = answer('rate limit requests that go through the gateway');
     const pages = new Set(retrieval.passages.map((r) => r.passage.url.split('#')[0]));
@@ -937,6 +951,10 @@ describe('hybrid retrieval with embeddings', () => {
     });
     expect(() => assistantOptionsFromEnv({ KEYWAY_ASSISTANT_EMBEDDINGS_URL: 'http://localhost:11434/v1' })).toThrow(/KEYWAY_ASSISTANT_EMBEDDINGS_MODEL is required/);
     expect(() => assistantOptionsFromEnv({ KEYWAY_ASSISTANT_EMBEDDINGS_URL: 'ftp://x', KEYWAY_ASSISTANT_EMBEDDINGS_MODEL: 'm' })).toThrow(/KEYWAY_ASSISTANT_EMBEDDINGS_URL must use http or https/);
+    // Retrieval by meaning with the bundled encoder is on unless turned off.
+    expect(assistantOptionsFromEnv({}).meaning).toBeUndefined();
+    expect(assistantOptionsFromEnv({ KEYWAY_ASSISTANT_MEANING: 'off' }).meaning).toBe(false);
+    expect(() => assistantOptionsFromEnv({ KEYWAY_ASSISTANT_MEANING: 'maybe' })).toThrow(/KEYWAY_ASSISTANT_MEANING must be "on" or "off", got "maybe"/);
   });
 
   it('answers through the chat endpoint with embeddings configured, and lexically when the endpoint fails', async () => {

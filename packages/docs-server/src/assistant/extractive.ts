@@ -120,6 +120,25 @@ function quote(p: Passage, terms: string[], lead = false): string {
 }
 
 const OPERATION = /^(get|post|put|patch|delete)(\/\S*)/i;
+
+/** Programming languages and tools a question may ask its sample in, with the code-block languages that are theirs. */
+const SAMPLE_LANGUAGES: readonly (readonly [RegExp, readonly string[]])[] = [
+  [/\bpython\b/i, ['python', 'py']],
+  [/\bphp\b/i, ['php']],
+  [/\b(curl|bash|shell|terminal|command line)\b/i, ['bash', 'sh', 'shell', 'console']],
+  [/\btypescript\b/i, ['ts', 'tsx', 'typescript']],
+  [/\b(javascript|node(\.?js)?)\b/i, ['js', 'javascript', 'jsx', 'ts']],
+  [/\b(go|golang)\b(?! to\b)/i, ['go']],
+  [/\bjava\b/i, ['java']],
+  [/\b(yaml|yml)\b/i, ['yaml', 'yml']],
+  [/\bjson\b/i, ['json']],
+  [/\bsql\b/i, ['sql']],
+];
+
+/** The code-block languages a question asks its sample in, if it names one. */
+export function languagesAsked(question: string): string[] {
+  return SAMPLE_LANGUAGES.filter(([name]) => name.test(question)).flatMap(([, langs]) => langs);
+}
 /** Headings of a guide that are around its steps, not steps. */
 const NOT_A_STEP = /^(troubleshooting|common (errors|problems|mistakes)|next steps|related( pages)?|see also|faq|further reading|learn more)$/i;
 /** A heading that numbers a step ("Step 2: obtain an access token"), and the part of it before the step itself. */
@@ -228,8 +247,12 @@ export function extractiveAnswer(question: string, retrieval: Retrieval, pagePas
   parts.push(`**${where(best)}** [${cite(best)}]\n\n${quote(best, terms)}`);
   if (kind === 'how-to') {
     // The first complete code block of the page, from the best section when it has one.
-    const withCode = best.code.length ? best : sections.find((p) => p.code.length);
-    const code = withCode?.code[0];
+    // …in the language the question asks for, when the page has a sample in it ("in python", "with curl").
+    const asked = languagesAsked(question);
+    const inAsked = (p: Passage) => p.code.find((c) => asked.includes(c.lang.toLowerCase()));
+    const withAsked = asked.length ? [best, ...sections].find((p) => inAsked(p)) : undefined;
+    const withCode = withAsked ?? (best.code.length ? best : sections.find((p) => p.code.length));
+    const code = withAsked ? inAsked(withAsked) : withCode?.code[0];
     if (withCode && code) {
       const n = cite(withCode);
       parts.push(`${withCode === best ? '' : `From **${where(withCode)}** [${n}]:\n\n`}${fenced(code.lang, code.source)}`);
