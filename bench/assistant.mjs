@@ -114,6 +114,8 @@ for (const set of sets) {
   const misses = [];
   const retrievalWall = [];
   const retrievalCpu = [];
+  const lexicalWall = [];
+  const lexicalCpu = [];
   const firstBytes = [];
   for (const q of set.questions) {
     const kind = kindOf(q);
@@ -123,6 +125,12 @@ for (const set of sets) {
     const r = await timed(() => retrieveLikeTheServer(q.question));
     retrievalWall.push(r.wall);
     retrievalCpu.push(r.cpu);
+    if (meaning) {
+      // The same-run baseline of retrieval time: the lexical engine alone.
+      const l = await timed(() => assistant.retrieve(docs, q.question, { signedIn: false }));
+      lexicalWall.push(l.wall);
+      lexicalCpu.push(l.cpu);
+    }
     const declined = answer.meta.contact === true;
     if (kind === 'answerable') {
       tally.answerable++;
@@ -149,7 +157,7 @@ for (const set of sets) {
       else if (!hidden(q)) misses.push(`  not contact-us: ${q.question}\n        answered (${answer.meta.mode}): ${answer.text.slice(0, 140).replace(/\n/g, ' ')}…`);
     }
   }
-  for (const list of [retrievalWall, retrievalCpu, firstBytes]) list.sort((a, b) => a - b);
+  for (const list of [retrievalWall, retrievalCpu, lexicalWall, lexicalCpu, firstBytes]) list.sort((a, b) => a - b);
   const n = tally.answerable;
   console.log(`\n== ${set.name} set: ${set.questions.length} questions (${n} answerable, ${tally.unanswerable} on topic but not in the docs, ${tally.offTopic} off-topic or commercial)${set.aggregateOnly ? ' — aggregate figures only' : ''}`);
   console.log(`search box: right page top-1 ${pct(tally.search1, n)}, among top 3 ${pct(tally.search3, n)}`);
@@ -158,6 +166,12 @@ for (const set of sets) {
   if (tally.offTopic) console.log(`off-topic and commercial given contact-us: ${pct(tally.contacted, tally.offTopic)}`);
   console.log(`answerable wrongly declined: ${pct(tally.declinedAnswerable, n)}`);
   console.log(`retrieval per question: wall p50 ${percentile(retrievalWall, 50).toFixed(1)} ms, p95 ${percentile(retrievalWall, 95).toFixed(1)} ms; CPU p95 ${percentile(retrievalCpu, 95).toFixed(1)} ms`);
+  if (lexicalWall.length) {
+    console.log(
+      `  baseline, the lexical engine alone in the same run: wall p95 ${percentile(lexicalWall, 95).toFixed(1)} ms, CPU p95 ${percentile(lexicalCpu, 95).toFixed(1)} ms; ` +
+        `with meaning ${(percentile(retrievalWall, 95) / percentile(lexicalWall, 95)).toFixed(2)}× the wall p95, ${(percentile(retrievalCpu, 95) / percentile(lexicalCpu, 95)).toFixed(2)}× the CPU p95`,
+    );
+  }
   console.log(`first streamed byte: p50 ${percentile(firstBytes, 50).toFixed(1)} ms, p95 ${percentile(firstBytes, 95).toFixed(1)} ms`);
   if (!set.aggregateOnly && misses.length) console.log(`misses (unseen rounds not shown):\n${misses.join('\n')}`);
   results[set.name] = { ...tally, firstByteP95: percentile(firstBytes, 95) };
