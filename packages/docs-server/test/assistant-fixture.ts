@@ -90,7 +90,7 @@ export async function chat(base: string, body: unknown, headers: Record<string, 
   }
   const answer = events.filter((e) => e.event === 'delta').map((e) => e.data.text).join('');
   const citations = (events.find((e) => e.event === 'citations')?.data.citations ?? []) as { n: number; url: string; title: string; heading: string }[];
-  const meta = events.find((e) => e.event === 'meta')?.data as { id: string; mode: string } | undefined;
+  const meta = events.find((e) => e.event === 'meta')?.data as { id: string; mode: string; contact?: boolean; reason?: string; meaning?: boolean } | undefined;
   return { res, text, events, answer, citations, meta };
 }
 
