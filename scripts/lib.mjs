@@ -95,6 +95,7 @@ export function siteFingerprint(env = process.env) {
     'packages/sdk/docs',
     'packages/react/src',
     'packages/docs-server/src/search', // the build indexes with the same code the server searches with
+    'packages/docs-server/src/assistant/meaning.ts', // …and embeds its passages as the server reads them
     'package-lock.json',
   ];
   for (const input of inputs) {

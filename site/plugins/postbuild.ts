@@ -4,16 +4,22 @@ import type { LoadContext, Plugin } from '@docusaurus/types';
 import { writeSearchIndex } from './search-index';
 import { writeAgentDocs } from './markdown';
 import { precompress } from '@keyway/docs-server/precompress';
+import { readDocsPassages } from '@keyway/docs-server/search';
+import { writePassageVectors } from '@keyway/docs-server/assistant';
 
 /**
- * What happens to the build output, in order: the search index and the docs for agents (Markdown twins, llms.txt) are
- * written, then every text file is precompressed.
+ * What happens to the build output, in order: the search index, the assistant's passage vectors (retrieval by meaning,
+ * `.assistant/`, never served) and the docs for agents (Markdown twins, llms.txt) are written, then every text file is
+ * precompressed.
  */
 export default function postBuildPlugin(context: LoadContext): Plugin {
   return {
     name: 'keyway-postbuild',
     async postBuild({ outDir, routesPaths }) {
       const sections = await writeSearchIndex(outDir, routesPaths);
+      // Every docs page's passages, gated ones included (the server answers signed-in readers from them too).
+      const vectors = await writePassageVectors(outDir, await readDocsPassages(outDir, []));
+      console.log(`[keyway] assistant: ${vectors.count} passage vectors (${(vectors.bytes / 1024).toFixed(0)} KiB) in ${(vectors.ms / 1000).toFixed(1)} s`);
       const agents = await writeAgentDocs(outDir, routesPaths, context.siteConfig.url, CONTRACT_PATH);
       console.log(`[keyway] docs for agents: ${agents.publicPages} public and ${agents.gatedPages} gated Markdown twins, llms.txt, llms-full.txt`);
       const c = await precompress(outDir);

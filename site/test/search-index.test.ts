@@ -42,13 +42,15 @@ describe('the public search index (build plugin)', () => {
 
 describe('the assistant question set', () => {
   const list = questions.questions;
-  it('has at least 150 distinct reader questions, each naming a public docs page or expecting the contact-us answer', () => {
+  it('has at least 150 distinct reader questions, each naming a public docs page, expecting the contact-us answer or marked unanswerable (on topic, not in the docs) with why', () => {
     expect(list.length).toBeGreaterThanOrEqual(150);
     expect(new Set(list.map((q) => q.question.toLowerCase())).size).toBe(list.length);
     for (const { question, page: target, ...rest } of list) {
       expect(question.trim().length, question).toBeGreaterThan(1);
       if (target === null) {
-        expect((rest as { expect?: string }).expect, question).toBe('contact-us');
+        const { expect: expected, unanswerable, why } = rest as { expect?: string; unanswerable?: boolean; why?: string };
+        if (unanswerable) expect(why?.trim().length, question).toBeGreaterThan(10);
+        else expect(expected, question).toBe('contact-us');
         continue;
       }
       expect(target, question).toMatch(/^\/docs\/[^#?]+$/);
@@ -59,6 +61,7 @@ describe('the assistant question set', () => {
       expect(list.filter((q) => q.page?.startsWith(section)).length, section).toBeGreaterThanOrEqual(10);
     }
     expect(list.filter((q) => q.page === null).length).toBeGreaterThanOrEqual(10);
+    expect(list.filter((q) => (q as { unanswerable?: boolean }).unanswerable).length).toBeGreaterThanOrEqual(20);
   });
 
   it('names pages that exist in the build', () => {

@@ -12,8 +12,10 @@ const MIN_BYTES = 1024;
 async function* files(dir: string): AsyncGenerator<string> {
   for (const entry of await fs.readdir(dir, { withFileTypes: true })) {
     const abs = path.join(dir, entry.name);
-    if (entry.isDirectory()) yield* files(abs);
-    else if (COMPRESSIBLE.test(entry.name)) yield abs;
+    // A dot folder (the assistant's passage vectors, `.assistant/`) is read by the server, never sent.
+    if (entry.isDirectory()) {
+      if (!entry.name.startsWith('.')) yield* files(abs);
+    } else if (COMPRESSIBLE.test(entry.name)) yield abs;
   }
 }
 

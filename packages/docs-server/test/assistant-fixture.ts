@@ -55,7 +55,10 @@ export function fixtureSite(): string {
  * in (the real gate sets `request.docsSignedIn` from the docs session).
  */
 export async function startFixtureServer(options: Partial<DocsServerOptions> = {}) {
-  const app = await createDocsServer({ siteDir: fixtureSite(), ...options });
+  // Retrieval by meaning (the bundled sentence encoder) is off unless a test turns it on: loading the model costs every
+  // server a second of CPU, and the lexical engine's behaviour is what most tests pin down.
+  const assistant = options.assistant === false ? false : { meaning: false, ...options.assistant };
+  const app = await createDocsServer({ siteDir: fixtureSite(), ...options, assistant });
   app.addHook('onRequest', async (request) => {
     if (request.headers['x-test-signed-in'] === '1') request.docsSignedIn = true;
   });
@@ -87,7 +90,7 @@ export async function chat(base: string, body: unknown, headers: Record<string, 
   }
   const answer = events.filter((e) => e.event === 'delta').map((e) => e.data.text).join('');
   const citations = (events.find((e) => e.event === 'citations')?.data.citations ?? []) as { n: number; url: string; title: string; heading: string }[];
-  const meta = events.find((e) => e.event === 'meta')?.data as { id: string; mode: string } | undefined;
+  const meta = events.find((e) => e.event === 'meta')?.data as { id: string; mode: string; contact?: boolean; reason?: string; meaning?: boolean } | undefined;
   return { res, text, events, answer, citations, meta };
 }
 

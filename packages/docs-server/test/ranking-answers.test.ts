@@ -338,9 +338,8 @@ describe('assistant retrieval', () => {
     expect(namedSections('limit the calls at the gateway')).toEqual(['/docs/gate/']);
     expect(namedSections('Identity Protection for Okta, in React')).toEqual(['/docs/identity-protection/', '/docs/access/react-sdk/']);
     expect(namedSections('navigate to the reactor')).toEqual([]);
-    // A hook is one of the React SDK's, unless it is a sync hook or a web hook.
-    expect(namedSections('get the orgs of the user in a hook')).toEqual(['/docs/access/react-sdk/']);
-    expect(namedSections('which hooks does the sdk have')).toEqual(['/docs/access/react-sdk/']);
+    // A product is named by its name: "hook" (a React hook, a sync hook, a web hook) names none of them.
+    expect(namedSections('get the orgs of the user in a hook')).toEqual([]);
     expect(namedSections('when are sync hooks called')).toEqual([]);
     expect(namedSections('retry a failed web hook')).toEqual([]);
     expect(namedSections('retry a failed webhook')).toEqual([]);
@@ -794,6 +793,37 @@ describe('answers without a model', () => {
     );
   });
 
+  it('answers a yes/no question with the yes or the no first', () => {
+    expect(answer('Can persons sign in with passkeys instead of a password?').markdown).toMatch(/^\*\*Yes\.\*\* \*\*Passkeys/);
+    const caching = indexPassages(extractPage(html('Caching', '<p>Gate never caches upstream responses: every request reaches your service.</p><h2 id="why">Why</h2><p>Responses may carry personal data.</p>'), '/docs/gate/caching', 0));
+    const q = 'Does Gate cache the responses of my service?';
+    expect(extractiveAnswer(q, retrieve(caching, q, { signedIn: false }), caching.pagePassages).markdown).toMatch(/^\*\*No\.\*\* \*\*Caching\*\*/);
+    expect(answer('How do I enable passkeys?').markdown).not.toMatch(/^\*\*(Yes|No)\.\*\*/);
+  });
+
+  it('gives the sample in the language the question asks for, when the page has one', () => {
+    const tokens = indexPassages(
+      extractPage(
+        html('Verify tokens', `<p>Verify a token on your server before trusting it.</p><h2 id="verify">Verify the signature</h2><p>Fetch the keys once and verify every token with them.</p>${code('ts', ['await verify(token);'])}${code('python', ['verify(token)'])}`),
+        '/docs/access/guides/verify',
+        0,
+      ),
+    );
+    const inPython = 'how do I verify the token signature in python';
+    expect(extractiveAnswer(inPython, retrieve(tokens, inPython, { signedIn: false }), tokens.pagePassages).markdown).toContain('```python\nverify(token)\n```');
+    const plain = 'how do I verify the token signature';
+    expect(extractiveAnswer(plain, retrieve(tokens, plain, { signedIn: false }), tokens.pagePassages).markdown).toContain('```ts\nawait verify(token);\n```');
+  });
+
+  it('cites the other pages retrieval found after the answer, each with its own number', () => {
+    const { markdown, used, retrieval } = answer('rate limit requests that go through the gateway');
+    const pages = new Set(retrieval.passages.map((r) => r.passage.url.split('#')[0]));
+    expect(pages.size).toBeGreaterThan(1);
+    expect(markdown).toContain('Also in the docs:');
+    expect(new Set(used.map((u) => u.passage.url.split('#')[0])).size).toBe(Math.min(3, pages.size));
+    for (const u of used) expect(markdown).toContain(`[${u.n}]`);
+  });
+
   it('streams sentence by sentence and code line by line, losing nothing', () => {
     const text = 'First sentence. Second one! Third?\n\n```ts\nconst a = 1;\nconst b = 2;\n```\nLast.';
     const pieces = streamPieces(text);
@@ -921,6 +951,10 @@ describe('hybrid retrieval with embeddings', () => {
     });
     expect(() => assistantOptionsFromEnv({ KEYWAY_ASSISTANT_EMBEDDINGS_URL: 'http://localhost:11434/v1' })).toThrow(/KEYWAY_ASSISTANT_EMBEDDINGS_MODEL is required/);
     expect(() => assistantOptionsFromEnv({ KEYWAY_ASSISTANT_EMBEDDINGS_URL: 'ftp://x', KEYWAY_ASSISTANT_EMBEDDINGS_MODEL: 'm' })).toThrow(/KEYWAY_ASSISTANT_EMBEDDINGS_URL must use http or https/);
+    // Retrieval by meaning with the bundled encoder is on unless turned off.
+    expect(assistantOptionsFromEnv({}).meaning).toBeUndefined();
+    expect(assistantOptionsFromEnv({ KEYWAY_ASSISTANT_MEANING: 'off' }).meaning).toBe(false);
+    expect(() => assistantOptionsFromEnv({ KEYWAY_ASSISTANT_MEANING: 'maybe' })).toThrow(/KEYWAY_ASSISTANT_MEANING must be "on" or "off", got "maybe"/);
   });
 
   it('answers through the chat endpoint with embeddings configured, and lexically when the endpoint fails', async () => {

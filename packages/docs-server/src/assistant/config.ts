@@ -26,6 +26,11 @@ export function assistantOptionsFromEnv(env: NodeJS.ProcessEnv): AssistantOption
   } else if (embeddingsModel || env.KEYWAY_ASSISTANT_EMBEDDINGS_API_KEY) {
     throw new Error('KEYWAY_ASSISTANT_EMBEDDINGS_MODEL and KEYWAY_ASSISTANT_EMBEDDINGS_API_KEY need KEYWAY_ASSISTANT_EMBEDDINGS_URL (the embeddings endpoint).');
   }
+  const meaning = env.KEYWAY_ASSISTANT_MEANING?.trim().toLowerCase();
+  if (meaning) {
+    if (!['on', 'off'].includes(meaning)) throw new Error(`KEYWAY_ASSISTANT_MEANING must be "on" or "off", got ${JSON.stringify(env.KEYWAY_ASSISTANT_MEANING)}`);
+    options.meaning = meaning === 'on';
+  }
   if (env.KEYWAY_ASSISTANT_FEEDBACK_FILE) options.feedbackFile = env.KEYWAY_ASSISTANT_FEEDBACK_FILE;
   if (env.KEYWAY_ASSISTANT_RATE_LIMIT) options.chatPerMinute = positive(env, 'KEYWAY_ASSISTANT_RATE_LIMIT');
   if (env.KEYWAY_SEARCH_RATE_LIMIT) options.searchPerMinute = positive(env, 'KEYWAY_SEARCH_RATE_LIMIT');

@@ -1,6 +1,6 @@
 import type { Passage } from '../search/extract.js';
 import { pageKind } from '../search/engine.js';
-import type { Retrieval, Retrieved } from './retrieve.js';
+import type { Declined, Retrieval, Retrieved } from './retrieval-types.js';
 
 /** Where a sentence may end: its closing punctuation, followed by white space or the end of the text. */
 const SENTENCE_END = /[.!?]+(?=\s|$)/g;
@@ -120,6 +120,25 @@ function quote(p: Passage, terms: string[], lead = false): string {
 }
 
 const OPERATION = /^(get|post|put|patch|delete)(\/\S*)/i;
+
+/** Programming languages and tools a question may ask its sample in, with the code-block languages that are theirs. */
+const SAMPLE_LANGUAGES: readonly (readonly [RegExp, readonly string[]])[] = [
+  [/\bpython\b/i, ['python', 'py']],
+  [/\bphp\b/i, ['php']],
+  [/\b(curl|bash|shell|terminal|command line)\b/i, ['bash', 'sh', 'shell', 'console']],
+  [/\btypescript\b/i, ['ts', 'tsx', 'typescript']],
+  [/\b(javascript|node(\.?js)?)\b/i, ['js', 'javascript', 'jsx', 'ts']],
+  [/\b(go|golang)\b(?! to\b)/i, ['go']],
+  [/\bjava\b/i, ['java']],
+  [/\b(yaml|yml)\b/i, ['yaml', 'yml']],
+  [/\bjson\b/i, ['json']],
+  [/\bsql\b/i, ['sql']],
+];
+
+/** The code-block languages a question asks its sample in, if it names one. */
+export function languagesAsked(question: string): string[] {
+  return SAMPLE_LANGUAGES.filter(([name]) => name.test(question)).flatMap(([, langs]) => langs);
+}
 /** Headings of a guide that are around its steps, not steps. */
 const NOT_A_STEP = /^(troubleshooting|common (errors|problems|mistakes)|next steps|related( pages)?|see also|faq|further reading|learn more)$/i;
 /** A heading that numbers a step ("Step 2: obtain an access token"), and the part of it before the step itself. */
@@ -176,6 +195,13 @@ export function extractiveAnswer(question: string, retrieval: Retrieval, pagePas
   };
   const parts: string[] = [];
   const terms = retrieval.terms;
+  // The other pages retrieval found, cited after the answer (each part of an answer cites the page that supports it).
+  const finish = () => {
+    const also = seeAlso(retrieval, used, cite);
+    if (also) parts.push(also);
+    if (YES_NO.test(question.trim()) && kind !== 'which-endpoint' && parts[0]) parts[0] = yesOrNo(parts[0]);
+    return { kind, markdown: parts.join('\n\n'), used };
+  };
 
   if (kind === 'which-endpoint') {
     const api = retrieval.passages.find((r) => pageKind(r.passage.url) === 'api')?.passage;
@@ -200,7 +226,7 @@ export function extractiveAnswer(question: string, retrieval: Retrieval, pagePas
         parts.push(fenced('bash', op.curl));
         parts.push('`KEYWAY_API_URL` is the Keyway API (http://localhost:8787 under `npm start`); the reference page lists every parameter and response.');
       }
-      return { kind, markdown: parts.join('\n\n'), used };
+      return finish();
     }
   }
 
@@ -208,7 +234,7 @@ export function extractiveAnswer(question: string, retrieval: Retrieval, pagePas
     const intro = sections.find((p) => !p.heading && p.prose);
     if (intro) parts.push(`**${where(intro)}** [${cite(intro)}]\n\n${quote(intro, terms, true)}`);
     if (!intro || (top.passage.heading && top.passage !== intro)) parts.push(`**${where(top.passage)}** [${cite(top.passage)}]\n\n${quote(top.passage, terms)}`);
-    return { kind, markdown: parts.join('\n\n'), used };
+    return finish();
   }
 
   // how-to, troubleshooting (and what a which-endpoint question becomes without an API page).
@@ -221,8 +247,12 @@ export function extractiveAnswer(question: string, retrieval: Retrieval, pagePas
   parts.push(`**${where(best)}** [${cite(best)}]\n\n${quote(best, terms)}`);
   if (kind === 'how-to') {
     // The first complete code block of the page, from the best section when it has one.
-    const withCode = best.code.length ? best : sections.find((p) => p.code.length);
-    const code = withCode?.code[0];
+    // …in the language the question asks for, when the page has a sample in it ("in python", "with curl").
+    const asked = languagesAsked(question);
+    const inAsked = (p: Passage) => p.code.find((c) => asked.includes(c.lang.toLowerCase()));
+    const withAsked = asked.length ? [best, ...sections].find((p) => inAsked(p)) : undefined;
+    const withCode = withAsked ?? (best.code.length ? best : sections.find((p) => p.code.length));
+    const code = withAsked ? inAsked(withAsked) : withCode?.code[0];
     if (withCode && code) {
       const n = cite(withCode);
       parts.push(`${withCode === best ? '' : `From **${where(withCode)}** [${n}]:\n\n`}${fenced(code.lang, code.source)}`);
@@ -240,7 +270,38 @@ export function extractiveAnswer(question: string, retrieval: Retrieval, pagePas
       parts.push(`The sections of **${best.title}**:\n\n${listed.slice(0, 8).map((p) => `- [${p.heading}](${p.url})`).join('\n')}`);
     }
   }
-  return { kind, markdown: parts.join('\n\n'), used };
+  return finish();
+}
+
+/** A question that asks yes or no ("Can I…", "Does Gate…", "Is there…"): its answer starts with the yes or the no. */
+const YES_NO = /^(can|could|does|do|did|is|are|was|will|would|should|may|has|have)\b/i;
+/** A sentence that says something is not so ("cannot", "is not supported", "never", "no longer"). */
+const NEGATION = /\b(cannot|can't|can not|not|never|no longer|isn't|aren't|doesn't|don't|won't|unsupported)\b/i;
+
+/**
+ * The first part of an answer to a yes/no question, with the answer first: "No." when the quoted sentences say it is
+ * not so, otherwise "Yes." (the docs describe what can be done: a question they answer confidently is one they say yes to).
+ */
+function yesOrNo(first: string): string {
+  const body = first.replace(/^\*\*[^*]+\*\* \[\d+\]\n\n/, '');
+  return `**${NEGATION.test(body) ? 'No' : 'Yes'}.** ${first}`;
+}
+
+/**
+ * The other pages among the retrieved passages (two at most, one passage each, not already quoted), each cited: what
+ * else in the docs bears on the question.
+ */
+function seeAlso(retrieval: Retrieval, used: readonly Retrieved[], cite: (p: Passage) => number): string {
+  const pageOf = (p: Passage) => p.url.split('#')[0];
+  const quoted = new Set(used.map((u) => pageOf(u.passage)));
+  const others: Passage[] = [];
+  for (const { passage } of retrieval.passages) {
+    if (others.length >= 2) break;
+    if (quoted.has(pageOf(passage)) || others.some((o) => pageOf(o) === pageOf(passage))) continue;
+    others.push(passage);
+  }
+  if (!others.length) return '';
+  return `Also in the docs:\n\n${others.map((p) => `- [${where(p)}](${p.url}) [${cite(p)}]`).join('\n')}`;
 }
 
 /** Where readers reach a person (the panel's contact-us call to action links to the same place). */
@@ -253,3 +314,24 @@ export const NOT_FOUND_ANSWER =
 export const COMMERCIAL_ANSWER =
   'Pricing, plans, contracts, billing and talking to our team are not covered by the docs, so the assistant cannot answer that. ' +
   `Please [contact us](${CONTACT_URL}): the Keyway team answers these questions directly.`;
+
+const listed = (words: readonly string[]) => (words.length <= 1 ? words.join('') : `${words.slice(0, -1).join(', ')} and ${words.at(-1)}`);
+
+/**
+ * The answer to an on-topic question the docs do not answer: said plainly first (naming what they never mention, when
+ * that is why), then the closest pages they do have, each cited with what it is about, and the contact-us action.
+ */
+export function notCoveredAnswer(declined: Declined): { markdown: string; used: Retrieved[] } {
+  const used = declined.closest.map((r, i) => ({ ...r, n: i + 1 }));
+  const missing = declined.missing.map((w) => `“${w}”`);
+  const why = missing.length
+    ? `${listed(missing)} ${missing.length > 1 ? 'appear' : 'appears'} nowhere in them`
+    : 'none of their pages answers it';
+  const parts = [`**The Keyway docs do not cover this**: ${why}, so there is no answer here that a page of the docs backs.`];
+  if (used.length) {
+    const lines = used.map((r) => `- [${where(r.passage)}](${r.passage.url}) [${r.n}]: ${leadSentences(r.passage.prose, 1, 200) || r.passage.title}`);
+    parts.push(`The closest the docs come:\n\n${lines.join('\n')}`);
+  }
+  parts.push(`If you need this, [contact us](${CONTACT_URL}): the Keyway team can tell you whether and how it can be done.`);
+  return { markdown: parts.join('\n\n'), used };
+}

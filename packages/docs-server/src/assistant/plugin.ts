@@ -4,10 +4,11 @@ import rateLimit from '@fastify/rate-limit';
 import { SECURITY_HEADERS } from '../headers.js';
 import { runSearch } from '../search/engine.js';
 import { buildDocsIndex, type DocsIndex } from '../search/site-index.js';
-import { classify, COMMERCIAL_ANSWER, extractiveAnswer, NOT_FOUND_ANSWER } from './extractive.js';
+import { classify, COMMERCIAL_ANSWER, extractiveAnswer, NOT_FOUND_ANSWER, notCoveredAnswer } from './extractive.js';
 import { FeedbackStore, type AnswerRecord } from './feedback.js';
 import { buildMessages, streamCompletion, type ChatMessage, type LlmConfig } from './llm.js';
-import { retrieve, type Retrieval } from './retrieve.js';
+import { retrieve, retrieveWithMeaning, type Retrieval } from './retrieve.js';
+import { loadMeaning, type Meaning } from './meaning.js';
 import { DenseIndex, type EmbeddingsConfig } from './embeddings.js';
 
 export const MAX_QUESTION_LENGTH = 500;
@@ -32,6 +33,11 @@ export interface AssistantOptions {
   embeddings?: EmbeddingsConfig;
   /** Pause between the sentences of an answer streamed without a model, in ms (default 35; 0 sends them at once). */
   sentenceDelayMs?: number;
+  /**
+   * Retrieval by meaning with the bundled sentence encoder (default on): the build's passage vectors (or, without
+   * them, vectors made in the background at start) fused with the lexical ranking. `false` keeps the lexical engine alone.
+   */
+  meaning?: boolean;
 }
 
 /** An answer as it streams: sentences of prose, and code blocks line by line (whitespace kept, so pieces join back). */
@@ -116,6 +122,21 @@ export async function assistantPlugin(
         (e: unknown) => app.log.error(e, 'assistant: the passages could not be embedded; answers use the lexical engine only'),
       );
   }
+  // Meaning (the bundled sentence encoder) is on by default: loaded in the background, the lexical engine answering
+  // alone until it is ready (or if it fails).
+  let meaning: Meaning | undefined;
+  if (options.meaning !== false) {
+    void getDocs()
+      .then((d) => loadMeaning(options.siteDir, d))
+      .then(
+        (loaded) => {
+          meaning = loaded;
+          const m = loaded.describe();
+          app.log.info(`assistant: retrieval by meaning ready (${m.vectors} passage vectors, ${m.source})`);
+        },
+        (e: unknown) => app.log.error(e, 'assistant: the sentence encoder could not be loaded; answers use the lexical engine only'),
+      );
+  }
   app.setErrorHandler((error, _request, reply) => {
     if (error instanceof IndexUnavailable) return reply.code(503).header('Retry-After', '5').send({ error: `Search is not available right now: ${error.message}` });
     return reply.send(error);
@@ -155,7 +176,8 @@ export async function assistantPlugin(
       const index = await getDocs();
       const previousQuestions = input.history.filter((m) => m.role === 'user').map((m) => m.content);
       const nearest = dense ? await dense.nearest(input.question, index.visible(request.docsSignedIn)).catch((e: unknown) => void request.log.warn(e, 'assistant: the question could not be embedded')) : undefined;
-      const retrieval = retrieve(index, input.question, { signedIn: request.docsSignedIn, previousQuestions, ...(nearest ? { dense: nearest } : {}) });
+      const retrieveOptions = { signedIn: request.docsSignedIn, previousQuestions, ...(nearest ? { dense: nearest } : {}) };
+      const retrieval = meaning ? await retrieveWithMeaning(index, meaning, input.question, retrieveOptions) : retrieve(index, input.question, retrieveOptions);
       const id = randomUUID();
 
       reply.hijack();
@@ -191,13 +213,19 @@ export async function assistantPlugin(
       let extractiveUsed: ReturnType<typeof extractiveAnswer>['used'] | undefined;
       const commercial = classify(input.question) === 'commercial';
       try {
-        if (commercial || !retrieval.passages.length) {
-          send('meta', { id, mode, contact: true });
+        if (!commercial && retrieval.declined?.reason === 'not-covered') {
+          // On topic, but the docs do not answer it: say so, offer the closest pages they do have, and contact us.
+          send('meta', { id, mode, contact: true, reason: 'not-covered', meaning: meaning !== undefined });
+          const made = notCoveredAnswer(retrieval.declined);
+          extractiveUsed = made.used;
+          await emitSentences(made.markdown);
+        } else if (commercial || !retrieval.passages.length) {
+          send('meta', { id, mode, contact: true, reason: commercial ? 'commercial' : 'off-topic', meaning: meaning !== undefined });
           await emitSentences(commercial ? COMMERCIAL_ANSWER : NOT_FOUND_ANSWER);
         } else {
           let extractive = !options.llm;
           mode = options.llm ? 'llm' : 'extractive';
-          send('meta', { id, mode });
+          send('meta', { id, mode, meaning: meaning !== undefined });
           if (options.llm) {
             try {
               const messages = buildMessages(input.question, input.history, retrieval);

@@ -2,45 +2,19 @@ import type { Passage } from '../search/extract.js';
 import { COVERAGE_EXPONENT, contentTerms, isStopWord, pageShares, withoutContractions, namedIdentifier, namedSectionWeight, namePartWeight, pageKind, processTerm, resultWeight, tokenize, voteByPage } from '../search/engine.js';
 import type { DocsIndex } from '../search/site-index.js';
 import { questionSynonyms } from '../search/synonyms.js';
+import type { Hit } from '../search/static-index.js';
+import { fuseWithMeaning } from './hybrid.js';
+import type { Retrieval, Retrieved, RetrieveOptions } from './retrieval-types.js';
+import { editDistance, otherForms, phrasalVerbs, splitWord, transposed } from './forms.js';
+import type { Meaning } from './meaning.js';
+
+export { editDistance, otherForms, phrasalVerbs, splitWord, transposed } from './forms.js';
 
 const STOP = { has: isStopWord };
 /** How much a page's second and third best passages add to its score. */
 const PAGE_SUPPORT = [0.3, 0.15] as const;
 
-export interface Retrieved {
-  passage: Passage;
-  score: number;
-  /** Citation number, from 1. */
-  n: number;
-}
-
-export interface Retrieval {
-  /** The question's meaningful words. */
-  terms: string[];
-  /** Best passages first; empty when nothing relevant was found. */
-  passages: Retrieved[];
-}
-
-export interface RetrieveOptions {
-  signedIn: boolean;
-  /** Earlier questions of the conversation, oldest first (follow-ups borrow their words). */
-  previousQuestions?: string[];
-  max?: number;
-  /** Passage ids nearest to the question in meaning, best first (hybrid retrieval with embeddings), visible ones only. */
-  dense?: readonly number[];
-}
-
-const SYNONYMS = new Map<string, string[]>(
-  Object.entries({
-  signed: ['logged'],
-  logged: ['signed'],
-  signin: ['login'],
-  login: ['signin'],
-  logout: ['signout'],
-  signout: ['logout'],
-    m2m: ['machine'],
-  }),
-);
+export type { Retrieval, Retrieved, RetrieveOptions } from './retrieval-types.js';
 
 /**
  * Acronyms the docs use for a phrase of the question: "Open Policy Agent" → "opa", when the index knows that word.
@@ -58,140 +32,6 @@ export function acronymsOf(question: string, vocabulary: Set<string>): string[] 
     }
   }
   return [...found];
-}
-
-const VOWEL = /[aeiouy]/;
-
-/**
- * The roots a word may be a form of: the word itself, and the word without a verb or noun ending ("encrypted" →
- * "encrypt", "notified" → "notify", "configuration" → "configure", "managing" → "manage").
- * Agent nouns are not forms of their verb: "customer" is not "custom", nor "header" "head", nor "container" "contain".
- */
-function roots(t: string): string[] {
-  const out = [t];
-  if (t.endsWith('ied') && t.length > 5) out.push(`${t.slice(0, -3)}y`);
-  for (const end of ['ing', 'ed', 'ion', 'ation', 'ication', 'ment']) {
-    if (!t.endsWith(end) || t.length < end.length + 3) continue;
-    const base = t.slice(0, -end.length);
-    // The newer endings need a longer root: "comment" is not a form of "com".
-    if (!VOWEL.test(base) || (end.length > 3 && base.length < 4)) continue;
-    out.push(base, `${base}e`);
-    if (end === 'ication') out.push(`${base}y`);
-    if (/([b-df-hj-np-tv-z])\1$/.test(base)) out.push(base.slice(0, -1));
-  }
-  return out;
-}
-
-/** The nouns of a verb ("encrypt" → "encryption", "configure" → "configuration", "notify" → "notification"). */
-function nouns(root: string): string[] {
-  const stem = root.endsWith('e') ? root.slice(0, -1) : root;
-  const out = [`${root}ion`, `${stem}ion`, `${stem}ation`];
-  if (root.length >= 5) out.push(`${root}ment`);
-  if (root.endsWith('y')) out.push(`${root.slice(0, -1)}ication`);
-  return out;
-}
-
-/**
- * Other forms of a word: its verb endings, its roots and their nouns ("limit" → "limiting", "moving" → "move",
- * "encrypted" → "encrypt", "encryption", "notified" → "notify", "notification"). A root's own verb endings are not
- * added: "logged" is not "logging", nor "signed" "signing".
- */
-function inflections(t: string): string[] {
-  const out = [`${t}ing`, `${t}ed`, ...nouns(t)];
-  if (t.endsWith('e')) out.push(`${t.slice(0, -1)}ing`, `${t}d`);
-  for (const root of roots(t).slice(1)) out.push(root, ...nouns(root));
-  return [...new Set(out)];
-}
-
-/**
- * English verbs made of a verb and a particle, and the plain verbs the docs use for them. The object may stand between
- * the two ("take someone out", "turn it off").
- */
-const PHRASAL_VERBS: readonly (readonly [string, string, readonly string[]])[] = [
-  ['take', 'out', ['remove']],
-  ['kick', 'out', ['remove']],
-  ['throw', 'out', ['remove', 'delete']],
-  ['take', 'off', ['remove']],
-  ['take', 'away', ['remove', 'revoke']],
-  ['get', 'rid', ['remove', 'delete']],
-  ['cut', 'off', ['revoke', 'block']],
-  ['lock', 'out', ['block', 'lockout']],
-  ['turn', 'on', ['enable']],
-  ['switch', 'on', ['enable']],
-  ['turn', 'off', ['disable']],
-  ['switch', 'off', ['disable']],
-  ['set', 'up', ['setup', 'configure']],
-  ['look', 'up', ['find', 'search', 'lookup']],
-  ['sign', 'up', ['signup', 'register']],
-  ['log', 'in', ['login']],
-  ['log', 'out', ['logout']],
-  ['sign', 'out', ['logout', 'signout']],
-  ['shut', 'down', ['stop', 'shutdown']],
-  ['spin', 'up', ['start', 'deploy']],
-  ['roll', 'back', ['rollback', 'revert']],
-  ['put', 'in', ['add']],
-  ['hand', 'out', ['issue']],
-];
-
-const IRREGULAR_PAST: Record<string, readonly string[]> = { take: ['took', 'taken'], throw: ['threw', 'thrown'], get: ['got', 'gotten'], spin: ['spun'] };
-
-/** Every form of each phrasal verb's verb ("set" → "sets", "setting"…), worked out once. */
-const VERB_FORMS = new Map(
-  PHRASAL_VERBS.map(([verb]) => {
-    // A short verb ending in one vowel and a consonant doubles it: "setting", "putting", "logged".
-    const doubled = /^[^aeiou]*[aeiou][bdgklmnprtv]$/.test(verb) ? [`${verb}${verb.at(-1)}ing`, `${verb}${verb.at(-1)}ed`] : [];
-    return [verb, new Set([verb, `${verb}s`, ...inflections(verb), ...doubled, ...(IRREGULAR_PAST[verb] ?? [])])];
-  }),
-);
-
-/**
- * The phrasal verbs of a question (verb, then its particle within the next four words) with the docs' verbs for
- * them that the index knows: "take someone out of a group" → [["take", "out"], ["remove"]].
- */
-export function phrasalVerbs(question: string, vocabulary: Set<string>): [string[], string[]][] {
-  const words = tokenize(question).map((w) => w.toLowerCase());
-  const out: [string[], string[]][] = [];
-  for (const [verb, particle, plain] of PHRASAL_VERBS) {
-    const forms = VERB_FORMS.get(verb);
-    const at = words.findIndex((w) => forms?.has(w));
-    if (at < 0 || !words.slice(at + 1, at + 5).includes(particle)) continue;
-    const known = plain.filter((v) => vocabulary.has(v));
-    if (known.length) out.push([[processTerm(words[at] as string), particle], known]);
-  }
-  return out;
-}
-
-/** The other inflections of a question word (four letters or more, no digits) that the docs use. */
-export function otherForms(t: string, vocabulary: Set<string>): string[] {
-  if (t.length < 4 || /\d/.test(t)) return [];
-  return inflections(t).filter((v) => v !== t && vocabulary.has(v));
-}
-
-/**
- * A word the docs do not know with two adjacent letters swapped back, when that makes a word they do ("laravle" →
- * "laravel", "tokne" → "token"): the commonest typo, two edits for the index's typo tolerance, which allows one in a
- * word of this length. Empty when there is none; every such word when several are.
- */
-export function transposed(t: string, vocabulary: Set<string>): string[] {
-  if (vocabulary.has(t) || t.length < 4 || /\d/.test(t)) return [];
-  const found = new Set<string>();
-  for (let i = 0; i + 1 < t.length; i++) {
-    if (t[i] === t[i + 1]) continue;
-    const swapped = t.slice(0, i) + t[i + 1] + t[i] + t.slice(i + 2);
-    if (vocabulary.has(swapped) && !STOP.has(swapped)) found.add(swapped);
-  }
-  return [...found];
-}
-
-/** A word the docs do not know, as two words they do ("reactsdk" → "react", "sdk"); empty when there is none. */
-export function splitWord(t: string, vocabulary: Set<string>): string[] {
-  if (vocabulary.has(t) || t.length < 6 || /\d/.test(t)) return [];
-  for (let i = 3; i <= t.length - 3; i++) {
-    const a = t.slice(0, i);
-    const b = t.slice(i);
-    if (vocabulary.has(a) && vocabulary.has(b) && !STOP.has(a) && !STOP.has(b)) return [a, b];
-  }
-  return [];
 }
 
 /**
@@ -326,24 +166,6 @@ function isMatchOf(q: string, t: string, standIns: ReadonlyMap<string, readonly 
   return t.startsWith(q) || (q.length >= 6 && editDistance(q, t, 2) <= 2) || (standIns.get(q)?.includes(t) ?? false);
 }
 
-/** Levenshtein distance, giving up (returning max + 1) as soon as it exceeds `max`. */
-export function editDistance(a: string, b: string, max: number): number {
-  if (Math.abs(a.length - b.length) > max) return max + 1;
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    let best = i;
-    for (let j = 1; j <= b.length; j++) {
-      const v = Math.min((prev[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, (prev[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1));
-      row.push(v);
-      best = Math.min(best, v);
-    }
-    if (best > max) return max + 1;
-    prev = row;
-  }
-  return prev[b.length] ?? max + 1;
-}
-
 /**
  * BM25 retrieval over heading-sized passages (MiniSearch, typo and prefix tolerant), at most two passages per page.
  * A question is only answered when the best passage matches at least half of its meaningful words: otherwise it
@@ -358,8 +180,8 @@ export function retrieve(docs: DocsIndex, text: string, options: RetrieveOptions
   // A short follow-up ("and in React?") is read together with the question before it.
   if (previous && own.length < 4) terms = [...own, ...contentTerms(previous).filter((t) => !own.includes(t))];
   if (!terms.length) return { terms: own, passages: [] };
-  // Words readers use interchangeably for the same thing in these docs, and other forms of the question's words that
-  // the docs use ("limit" → "limiting", "rate limit" → "ratelimit", "reactsdk" → "react sdk").
+  // Other forms of the question's words that the docs use ("limit" → "limiting", "rate limit" → "ratelimit",
+  // "reactsdk" → "react sdk").
   // The other names the docs give what the question names (glossary, front-matter keywords, abbreviations):
   // "delete a user" also searches "person".
   const glossary = questionSynonyms(question, docs.synonyms);
@@ -380,7 +202,7 @@ export function retrieve(docs: DocsIndex, text: string, options: RetrieveOptions
     const forms = [...splitWord(t, docs.vocabulary), ...otherForms(t, docs.vocabulary), ...transposed(t, docs.vocabulary)];
     if (forms.length) standIns.set(t, [...(standIns.get(t) ?? []), ...forms]);
   }
-  const alternatives = [...own.flatMap((t) => SYNONYMS.get(t) ?? []), ...variantsOf(question, own, docs.vocabulary), ...[...standIns.values()].flat()];
+  const alternatives = [...variantsOf(question, own, docs.vocabulary), ...[...standIns.values()].flat()];
   for (const alt of alternatives) if (!terms.includes(alt)) terms = [...terms, alt];
   const ownSet = new Set(own);
   const synonyms = new Set(alternatives);
@@ -457,38 +279,16 @@ export function retrieve(docs: DocsIndex, text: string, options: RetrieveOptions
   // …and a passage must match at least one of them when any passage does.
   const focused = terms.length > own.length ? all.filter((r) => r.queryTerms.some((t) => ownSet.has(t))) : all;
   const results = focused.length ? focused : all;
-  if (!results[0]) return { terms, passages: [] };
-  // A question word counts as found where an index word is a match of it (`isMatchOf`).
-  const asked = own.length ? own : terms;
-  const matched = (r: (typeof results)[number]) => asked.filter((q) => r.terms.some((t) => isMatchOf(q, t, standIns))).length;
-  // Relevance: how many of the question's own words the best passage (or one of the top ones) matches.
-  const best5 = Math.max(...results.slice(0, 5).map(matched));
-  const coverage = best5 / asked.length;
-  if (coverage < 0.5 && !(asked.length >= 4 && coverage >= 0.34)) return { terms, passages: [] };
-  // A question that no passage matches in more than half of its words, and none of whose pairs of words the docs ever
-  // say one after the other, uses the docs' words in other senses ("reverse a linked list in python" against the
-  // "reverse proxy" and the plugin list of Gate's pages): the docs do not answer it. (Every answerable question of the
-  // bench's set at that coverage has a pair the docs say.)
-  if (coverage <= 0.5 && pairs.length >= 2 && !found.some((r) => saysAPair(docs.passages[r.id as number], pairs))) return { terms, passages: [] };
-  // Low confidence: a question of several words of which one passage matches only one ("capital of Australia"
-  // against a privacy-law page) is not answered by the docs.
-  if (asked.length >= 2 && best5 < 2) return { terms, passages: [] };
-  // Words met only in code (a path in a config file, an HTML tag) do not make a passage about them: at least two of
-  // the question's words (or its only one) must be in what a top passage says, its title, heading and prose.
-  const said = (r: (typeof results)[number]) => {
-    const p = docs.passages[r.id as number];
-    if (!p) return 0;
-    const words = saidWords(p);
-    return asked.filter((q) => words.has(q) || r.terms.some((t) => words.has(t) && isMatchOf(q, t, standIns))).length;
-  };
-  let answering = results;
-  if (Math.max(...results.slice(0, 5).map(said)) < Math.min(2, asked.length)) {
-    // The best passages have the question's words only in code (an API page's paths and samples): a passage further
-    // down that says every one of them in prose answers instead ("redirect http to https" → the TLS page's
-    // troubleshooting). Without one, the docs do not answer.
-    answering = results.slice(5, 50).filter((r) => said(r) === asked.length);
-    if (asked.length < 2 || !answering.length) return { terms, passages: [] };
+  // With meaning (a question vector), the lexical ranking is fused with the passages nearest in meaning, and the two
+  // together decide whether the docs answer (`hybrid.ts`): a paraphrase that shares few words with its page is answered,
+  // and the lexical checks below only say how sure the words are.
+  if (options.meaning) {
+    const lexical = results[0] ? lexicalVerdict(docs, question, results, found, own, terms, standIns) : { confident: false, answering: [] };
+    return fuseWithMeaning(docs, question, { terms, own, ranked: lexical.answering.length ? lexical.answering : results, pageScore, confident: lexical.confident }, options);
   }
+  if (!results[0]) return { terms, passages: [] };
+  const { confident, answering } = lexicalVerdict(docs, question, results, found, own, terms, standIns);
+  if (!confident) return { terms, passages: [] };
   // With embeddings, the lexical ranking and the passages nearest in meaning are fused (reciprocal rank fusion); the
   // lexical check above still decides whether the docs answer at all.
   let ranked: { id: number; score: number }[] = answering.map((r) => ({ id: r.id as number, score: r.score }));
@@ -518,6 +318,53 @@ export function retrieve(docs: DocsIndex, text: string, options: RetrieveOptions
   }
   const passages: Retrieved[] = picked.map((r, i) => ({ passage: docs.passages[r.id] as Passage, score: r.score, n: i + 1 }));
   return { terms, passages };
+}
+
+/**
+ * Whether the words of a question are found well enough for the docs to answer it, and the passages that answer (the
+ * ranked ones, or those further down that say every word in prose when the top ones have them only in code).
+ */
+function lexicalVerdict(
+  docs: DocsIndex,
+  question: string,
+  results: readonly Hit[],
+  found: readonly Hit[],
+  own: readonly string[],
+  terms: readonly string[],
+  standIns: ReadonlyMap<string, readonly string[]>,
+): { confident: boolean; answering: Hit[] } {
+  const no = { confident: false, answering: [] };
+  // A question word counts as found where an index word is a match of it (`isMatchOf`).
+  const asked = own.length ? own : terms;
+  const matched = (r: Hit) => asked.filter((q) => r.terms.some((t) => isMatchOf(q, t, standIns))).length;
+  // Relevance: how many of the question's own words the best passage (or one of the top ones) matches.
+  const best5 = Math.max(...results.slice(0, 5).map(matched));
+  const coverage = best5 / asked.length;
+  if (coverage < 0.5 && !(asked.length >= 4 && coverage >= 0.34)) return no;
+  // A question that no passage matches in more than half of its words, and none of whose pairs of words the docs ever
+  // say one after the other, uses the docs' words in other senses ("reverse a linked list in python" against the
+  // "reverse proxy" and the plugin list of Gate's pages): the docs do not answer it. (Every answerable question of the
+  // bench's set at that coverage has a pair the docs say.)
+  const pairs = questionPairs(question, standIns, docs.vocabulary);
+  if (coverage <= 0.5 && pairs.length >= 2 && !found.some((r) => saysAPair(docs.passages[r.id as number], pairs))) return no;
+  // Low confidence: a question of several words of which one passage matches only one ("capital of Australia"
+  // against a privacy-law page) is not answered by the docs.
+  if (asked.length >= 2 && best5 < 2) return no;
+  // Words met only in code (a path in a config file, an HTML tag) do not make a passage about them: at least two of
+  // the question's words (or its only one) must be in what a top passage says, its title, heading and prose.
+  const said = (r: Hit) => {
+    const p = docs.passages[r.id as number];
+    if (!p) return 0;
+    const words = saidWords(p);
+    return asked.filter((q) => words.has(q) || r.terms.some((t) => words.has(t) && isMatchOf(q, t, standIns))).length;
+  };
+  if (Math.max(...results.slice(0, 5).map(said)) >= Math.min(2, asked.length)) return { confident: true, answering: [...results] };
+  // The best passages have the question's words only in code (an API page's paths and samples): a passage further
+  // down that says every one of them in prose answers instead ("redirect http to https" → the TLS page's
+  // troubleshooting). Without one, the docs do not answer.
+  const answering = results.slice(5, 50).filter((r) => said(r) === asked.length);
+  if (asked.length < 2 || !answering.length) return no;
+  return { confident: true, answering };
 }
 
 /**
@@ -555,4 +402,13 @@ export function reciprocalRankFusion(rankings: readonly (readonly number[])[], k
   const scores = new Map<number, number>();
   for (const ranking of rankings) ranking.forEach((id, rank) => scores.set(id, (scores.get(id) ?? 0) + 1 / (k + rank + 1)));
   return [...scores].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score);
+}
+
+/**
+ * Retrieval with meaning: the question is embedded by the bundled sentence encoder and compared with every passage,
+ * then `retrieve` fuses that with the lexical ranking and decides whether the docs answer (`hybrid.ts`).
+ */
+export async function retrieveWithMeaning(docs: DocsIndex, meaning: Meaning, question: string, options: RetrieveOptions): Promise<Retrieval> {
+  const vector = await meaning.embedQuestion(question);
+  return retrieve(docs, question, { ...options, meaning: { cosines: meaning.index.cosines(vector) } });
 }

@@ -174,8 +174,7 @@ const WANTS_API = /\b(endpoints?|api calls?|rest|http (call|request)|curl|(via|t
 export const PRODUCT_SECTIONS: readonly { prefix: string; names: RegExp }[] = [
   { prefix: '/docs/gate/', names: /\b(gate|gateway)\b/i },
   { prefix: '/docs/identity-protection/', names: /\bidentity[ -]protection\b/i },
-  // A hook is a React hook in these docs ("list the orgs in a hook"), unless it is a sync hook or a web hook.
-  { prefix: '/docs/access/react-sdk/', names: /\breact\b|(?<!\b(?:sync|web)[ -]?)\bhooks?\b/i },
+  { prefix: '/docs/access/react-sdk/', names: /\breact\b/i },
   { prefix: '/docs/access/remix-sdk/', names: /\bremix\b/i },
 ];
 
