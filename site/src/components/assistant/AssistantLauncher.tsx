@@ -23,7 +23,7 @@ const ICON = (
 export const isAssistantShortcut = (e: KeyboardEvent): boolean => (e.metaKey || e.ctrlKey) && !e.altKey && !e.shiftKey && e.key.toLowerCase() === 'i';
 
 /**
- * The "Ask AI" button, in the navbar beside the search box at every width (an icon below 1280 px), so a keyboard
+ * The "Ask AI" button, in the navbar beside the search box at every width (an icon below 1400 px), so a keyboard
  * reaches it in a few Tab presses and it never floats over the page (a floating button covered the pager's "Next"
  * card of the API pages, and a phone page's bottom-right controls); Ctrl/⌘+I opens it too. The chat panel is
  * rendered into <body> through a portal once opened. Only the button is part of every page.
