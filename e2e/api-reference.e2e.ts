@@ -202,11 +202,13 @@ describe('pages', () => {
     }
   });
 
-  it('an operation page has its tables, samples and the api sidebar grouped by tag', async () => {
+  it('an operation page has its field lists, samples and the api sidebar grouped by tag', async () => {
     const page = await context().newPage();
     await openPage(page, `${docsUrl}/docs/api/post-persons`);
     expect(await page.locator('h1').textContent()).toBe('Create a new person');
-    expect(await page.locator('table').count()).toBeGreaterThanOrEqual(3);
+    // Parameters, request body and response fields are lists; the errors a table.
+    expect(await page.locator('article [data-list]').count()).toBeGreaterThanOrEqual(3);
+    expect(await page.locator('article table').count()).toBeGreaterThanOrEqual(1);
     await page.getByRole('tab', { name: 'Python' }).first().click();
     await expect.poll(() => page.getByRole('tabpanel').first().textContent()).toContain('requests.request(');
     const sidebar = page.locator('nav[aria-label="Docs sidebar"]');
