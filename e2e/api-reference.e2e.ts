@@ -35,7 +35,7 @@ async function openTryIt(page: Page, route: string): Promise<{ urls: string[]; c
 }
 
 const answerOf = (page: Page) => page.getByRole('status', { name: 'Answer' });
-const bodyOf = async (page: Page) => JSON.parse((await answerOf(page).locator('pre').textContent()) ?? '') as Record<string, any>;
+const bodyOf = async (page: Page) => JSON.parse((await answerOf(page).getByLabel('Response body').textContent()) ?? '') as Record<string, any>;
 
 async function send(page: Page, status: RegExp): Promise<void> {
   await page.getByRole('button', { name: 'Send request' }).click();
@@ -59,8 +59,8 @@ describe('try-it in a plain browser against the real identity server', () => {
     const body = await bodyOf(page);
     expect(body.meta.pagination).toMatchObject({ offset: 0 });
     expect(Array.isArray(body.result)).toBe(true);
-    // The correlation id the server sets is readable by the page (exposed by CORS) and shown.
-    expect(await answerOf(page).textContent()).toMatch(/Keyway-Correlation-ID: [0-9a-f-]{36}/);
+    // The correlation id the server sets is readable by the page (exposed by CORS) and shown with the other headers.
+    expect(await answerOf(page).getByLabel('Response headers').textContent()).toMatch(/keyway-correlation-id: [0-9a-f-]{36}/i);
     // Credentials stay in this tab's session storage: never in local storage, a URL or the console.
     const stored = await page.evaluate(() => ({ session: sessionStorage.getItem('keyway.api-reference.credentials'), local: JSON.stringify(localStorage) }));
     expect(JSON.parse(stored.session ?? '{}')).toEqual({ orgId, apiKey });
@@ -202,11 +202,13 @@ describe('pages', () => {
     }
   });
 
-  it('an operation page has its tables, samples and the api sidebar grouped by tag', async () => {
+  it('an operation page has its field lists, samples and the api sidebar grouped by tag', async () => {
     const page = await context().newPage();
     await openPage(page, `${docsUrl}/docs/api/post-persons`);
     expect(await page.locator('h1').textContent()).toBe('Create a new person');
-    expect(await page.locator('table').count()).toBeGreaterThanOrEqual(3);
+    // Parameters, request body and response fields are lists; the errors a table.
+    expect(await page.locator('article [data-list]').count()).toBeGreaterThanOrEqual(3);
+    expect(await page.locator('article table').count()).toBeGreaterThanOrEqual(1);
     await page.getByRole('tab', { name: 'Python' }).first().click();
     await expect.poll(() => page.getByRole('tabpanel').first().textContent()).toContain('requests.request(');
     const sidebar = page.locator('nav[aria-label="Docs sidebar"]');

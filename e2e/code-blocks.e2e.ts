@@ -6,6 +6,8 @@ import { hydrated, useSharedContext } from './browser';
 // Prism at all; the copy and word-wrap buttons come in a small chunk after the page's load event. Prism is loaded
 // only for a block rendered in the browser (a page opened by a link).
 const base = inject('docsUrl');
+// The docs server is configured with this identity server: the samples' written http://localhost:8787 shows as it.
+const apiUrl = inject('apiUrl');
 const GUIDE = '/docs/access/guides/m2m';
 const context = useSharedContext({ viewport: { width: 1440, height: 900 }, permissions: ['clipboard-read', 'clipboard-write'] });
 
@@ -78,11 +80,13 @@ describe('code blocks', () => {
     expect(timing.requested).toBeGreaterThanOrEqual(timing.loadEnd);
 
     // The very elements the server rendered (hydrated, not re-created: the theme's block re-mounts after hydration),
-    // in the same order, with the same highlighted markup and titles; nothing in the article shifted.
+    // in the same order, with the same highlighted markup (the API URL in it now the configured one, rewritten in
+    // place) and titles; nothing in the article shifted.
     expect(await blocks.evaluateAll((els) => els.map((e) => 'fromServer' in (e as HTMLElement).dataset && 'fromServer' in e.querySelector('pre')!.dataset))).toEqual(
       fromServer.map(() => true),
     );
-    expect((await serverCode(page)).map((html) => html.replace(' data-from-server=""', ''))).toEqual(fromServer);
+    await expect.poll(async () => (await serverCode(page)).join('\n')).toContain(apiUrl);
+    expect((await serverCode(page)).map((html) => html.replace(' data-from-server=""', ''))).toEqual(fromServer.map((html) => html.split('http://localhost:8787').join(apiUrl)));
     expect(await blocks.locator('[class*="codeBlockTitle"]').allTextContents()).toEqual(titles);
     expect(await page.evaluate(() => (window as unknown as { shifts: number[] }).shifts)).toEqual([]);
 

@@ -112,7 +112,7 @@ describe('navbar and footer', () => {
 
   it('keeps the navbar on one line, brand in full, from 997 px up, and switches to the mobile menu at 996 px', async () => {
     const page = await context().newPage();
-    for (const width of [997, 1100, 1250, 1440]) {
+    for (const width of [997, 1100, 1250, 1280, 1399, 1440]) {
       await page.setViewportSize({ width, height: 800 });
       await openPage(page, `${base}/docs/intro`);
       const layout = await page.evaluate(() => {
@@ -128,6 +128,14 @@ describe('navbar and footer', () => {
             return Math.max(...centres) - Math.min(...centres);
           })(),
           mobileToggle: getComputedStyle(document.querySelector('.navbar__toggle')!).display,
+          // Items drawn over each other (a label too long for the row pushes into its neighbour, without overflow).
+          overlapping: items.flatMap((a, i) =>
+            items.slice(i + 1).flatMap((b) => {
+              const [ra, rb] = [a.getBoundingClientRect(), b.getBoundingClientRect()];
+              const apart = ra.right <= rb.left + 1 || rb.right <= ra.left + 1 || a.contains(b) || b.contains(a);
+              return apart ? [] : [`${a.textContent?.trim() || a.className} / ${b.textContent?.trim() || b.className}`];
+            }),
+          ),
         };
       });
       expect(layout.overflow, `${width}px`).toBeLessThanOrEqual(0);
@@ -136,6 +144,7 @@ describe('navbar and footer', () => {
       expect(layout.tallest, `${width}px`).toBeLessThan(44);
       expect(layout.spread, `${width}px`).toBeLessThan(8);
       expect(layout.mobileToggle, `${width}px`).toBe('none');
+      expect(layout.overlapping, `${width}px`).toEqual([]);
     }
     await page.setViewportSize({ width: 996, height: 800 });
     await openPage(page, `${base}/docs/intro`);

@@ -143,7 +143,7 @@ describe('API reference layout', () => {
     const page = await context().newPage();
     await page.setViewportSize({ width: 390, height: 844 });
     await openPage(page, `${base}/docs/api/get-persons`);
-    const cell = page.locator('article table').first().locator('tbody tr').first().locator('td').last();
+    const cell = page.locator('article [data-list="parameters"] li').first().locator('div').last();
     const box = (await cell.boundingBox())!;
     expect(box.x).toBeGreaterThanOrEqual(0);
     expect(box.x + box.width).toBeLessThanOrEqual(390);

@@ -1,49 +1,23 @@
 // `npm start` on non-default ports (PORT, KEYWAY_API_PORT): the docs pages' CSP lets them call the identity server on
 // its port, the identity server's CORS allows the docs origin, and try-it in Chromium targets it by default and gets
 // its answer, with nothing in between.
-import { spawn, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useSharedContext, openPage } from './browser';
-import { freePort } from './net';
-import { repoRoot } from './paths';
+import { npmStart, type NpmStart } from './npm-start';
 
 const context = useSharedContext();
-let child: ChildProcess | undefined;
+let started: NpmStart;
 let docsPort = 0;
 let apiPort = 0;
-let dataDir = '';
 let output = '';
 
 beforeAll(async () => {
-  [docsPort, apiPort] = await Promise.all([freePort(), freePort()]);
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'keyway-e2e-start-'));
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(docsPort), KEYWAY_API_PORT: String(apiPort), DATA_DIR: dataDir };
-  for (const name of ['KEYWAY_API_URL', 'KEYWAY_CORS_ORIGINS', 'KEYWAY_PUBLIC_URL', 'NODE_ENV', 'DATABASE_URL', 'KEYWAY_CSP_CONNECT_SRC']) delete env[name];
-  child = spawn(process.execPath, [path.join(repoRoot, 'scripts/start.mjs')], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`npm start was not ready in time:\n${output}`)), 110_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('Press Ctrl+C to stop.')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    };
-    child!.stdout!.on('data', onData);
-    child!.stderr!.on('data', onData);
-    child!.once('exit', (code) => reject(new Error(`npm start exited (${code}):\n${output}`)));
-  });
+  started = await npmStart();
+  ({ docsPort, apiPort } = started);
+  output = started.output();
 });
 afterAll(async () => {
-  if (child && child.exitCode === null) {
-    const exited = new Promise((r) => child!.once('exit', r));
-    child.kill('SIGTERM');
-    await exited;
-  }
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  await started?.stop();
 });
 
 describe('npm start on other ports', () => {

@@ -5,6 +5,8 @@ import { accessibleGithub } from './src/prismTheme';
 import { announcementFromEnv, announcementResetPlugin } from './plugins/announcement';
 import analyticsPlugin from './plugins/analytics';
 import postBuildPlugin from './plugins/postbuild';
+import signedInMarkPlugin from './plugins/signedInMark';
+import npmPackagesPlugin from './plugins/npmPackages';
 import { CONTRACT_PATH } from '@keyway/api';
 import sourceMapsPlugin from './plugins/sourceMaps';
 import clientBundlePlugin from './plugins/clientBundle';
@@ -98,6 +100,8 @@ const config: Config = {
   plugins: [
     analyticsPlugin,
     announcementResetPlugin,
+    signedInMarkPlugin,
+    npmPackagesPlugin,
     postBuildPlugin,
     sourceMapsPlugin,
     // The browser bundle on preact/compat (#19); KEYWAY_PREACT=0 builds it on React (see the README).

@@ -66,7 +66,8 @@ let pages: Map<string, ReferencePageData>;
 const opPage = (o: Operation): ReferencePageData => pages.get(`/docs/api/${o.slug}`)!;
 const blocksOf = <K extends ReferenceBlock['kind']>(page: ReferencePageData, kind: K) =>
   page.blocks.filter((b): b is Extract<ReferenceBlock, { kind: K }> => b.kind === kind);
-const htmlOf = (page: ReferencePageData): string => blocksOf(page, 'html').map((b) => b.html).join('\n');
+const htmlOf = (page: ReferencePageData): string =>
+  [...blocksOf(page, 'html').map((b) => b.html), ...blocksOf(page, 'fields').flatMap((b) => b.rows.map((r) => r.html))].join('\n');
 
 beforeAll(() => {
   fs.mkdirSync(docsApiDir, { recursive: true });
@@ -132,10 +133,16 @@ describe('pages', () => {
     const post = opPage(operations.find((o) => o.slug === 'post-persons')!);
     const headings = blocksOf(post, 'heading').map((h) => `${'#'.repeat(h.level)} ${h.text}`);
     expect(headings).toEqual(['## Authentication', '## Parameters', '## Request body', '## Responses', '### 201 Created', '### Errors', '## Try it', '## Request samples']);
-    // The request samples and the example response form the second column.
-    expect(post.blocks.filter((b) => b.column === 'aside').map((b) => b.kind)).toEqual(['heading', 'samples', 'example']);
+    // Try-it, the request samples and the example response form the second column.
+    expect(post.blocks.filter((b) => b.column === 'aside').map((b) => b.kind)).toEqual(['heading', 'tryIt', 'heading', 'samples', 'example']);
     expect(post.toc.map((t) => t.id)).toEqual(blocksOf(post, 'heading').map((h) => h.id));
-    expect(htmlOf(post)).toMatch(/<tr>\s*<td><code>handles\[\]\.type<\/code><\/td>\s*<td>string<\/td>\s*<td>yes<\/td>/);
+    // Nested fields: `handles[].type` belongs to `handles`, under the name `type`.
+    const body = blocksOf(post, 'fields').find((b) => b.list === 'fields')!.rows;
+    const handles = body.findIndex((r) => r.name === 'handles');
+    expect(body.find((r) => r.name === 'handles[].type')).toMatchObject({ label: 'type', type: 'string', required: true, parent: handles });
+    expect(body[handles]!.parent).toBe(-1);
+    // Two ways to authenticate read "either … or".
+    expect(htmlOf(post)).toMatch(/<strong>Either<\/strong> the <code>Keyway-OrgID<\/code>[\s\S]*<strong>or<\/strong> the <code>Keyway-API-Key<\/code>/);
     const [samples] = blocksOf(post, 'samples');
     expect(samples!.samples.map((s) => s.label)).toEqual(['curl', 'JavaScript (fetch)', 'Python', 'Go']);
     expect(blocksOf(post, 'tryIt')[0]!.operation).toMatchObject({ method: 'POST', path: '/persons', security: ['OrgId', 'ApiKey'], contentType: 'application/json' });

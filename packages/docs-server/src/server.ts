@@ -10,6 +10,7 @@ import { assistantPlugin, type AssistantOptions } from './assistant/index.js';
 import { searchDocs } from './assistant/plugin.js';
 import { buildDocsIndex, type DocsIndex } from './search/site-index.js';
 import { registerAgents } from './agents/http.js';
+import { registerNpmRegistry } from './npm-registry.js';
 
 const COMPRESSIBLE = /\.(html|js|css|json|svg|xml|txt|map|webmanifest)$/;
 
@@ -80,6 +81,9 @@ export async function createDocsServer(options: DocsServerOptions): Promise<Fast
     if (COMPRESSIBLE.test(file.rel)) reply.header('Vary', agents?.hasTwin(file) ? 'Accept, Accept-Encoding' : 'Accept-Encoding');
     return reply.sendFile(file.rel);
   };
+
+  // The `@keyway` packages as an npm registry (the React quick start installs them from here).
+  registerNpmRegistry(app, siteDir);
 
   app.get('/healthz', async () => ({ status: 'ok', pages: [...files.values()].filter((f) => f.isHtml).length }));
 

@@ -3,9 +3,9 @@
 // HTML here, at build time, so they are static HTML in the built page and the browser needs no Markdown renderer.
 import { createSlugger } from '@docusaurus/utils';
 import MarkdownIt from 'markdown-it';
-import type { ReferenceBlock, ReferencePageData, TryItOperation } from '../../src/components/api/types';
+import type { FieldRow, ReferenceBlock, ReferencePageData, TryItOperation } from '../../src/components/api/types';
 import { UMBRELLA_TAG, type ApiSpec, type Json, type MediaType, type Operation, type Parameter, type Response, type Schema } from './spec';
-import { formParts, mediaExample, samplesFor } from './samples';
+import { formParts, mediaExample, requestModel, samplesFor, SDK_CALLS } from './samples';
 
 export interface Category {
   id: string;
@@ -137,27 +137,35 @@ export function schemaRows(spec: ApiSpec, schema: Schema, prefix = '', depth = 0
   return rows.slice(0, MAX_ROWS);
 }
 
-function rowsTable(rows: Row[]): string {
-  if (!rows.length) return '';
-  return [
-    '| Field | Type | Required | Description |',
-    '| --- | --- | --- | --- |',
-    ...rows.map((r) => `| ${code(r.name)} | ${cell(r.type)} | ${r.required ? 'yes' : 'no'} | ${cell(r.description)} |`),
-  ].join('\n');
+/**
+ * The rows of a schema as fields, each under the one it belongs to: a row whose dotted name continues another's
+ * (`handles[].type` after `handles`) is its child, so the page can fold children under their parent.
+ */
+export function fieldRows(rows: Row[]): FieldRow[] {
+  const out: FieldRow[] = [];
+  rows.forEach((r) => {
+    let parent = -1;
+    for (let i = out.length - 1; i >= 0; i--) {
+      const name = (out[i] as FieldRow).name;
+      if (r.name.startsWith(`${name}.`) || r.name.startsWith(`${name}[].`)) {
+        parent = i;
+        break;
+      }
+    }
+    const label = parent < 0 ? r.name : r.name.slice((out[parent] as FieldRow).name.length).replace(/^(\[\])?\./, '');
+    out.push({ name: r.name, label, type: r.type, required: r.required, html: inlineHtml(r.description), parent });
+  });
+  return out;
 }
 
-function parametersTable(spec: ApiSpec, params: Parameter[]): string {
-  return [
-    '| Name | In | Type | Required | Description |',
-    '| --- | --- | --- | --- | --- |',
-    ...params.map((p) => {
-      const s = p.schema ? flatten(spec, p.schema, []).schema : {};
-      const desc = [p.description ?? s.description ?? '', ...constraints(s), p.example !== undefined ? `Example ${code(JSON.stringify(p.example))}.` : '']
-        .filter(Boolean)
-        .join(' ');
-      return `| ${code(p.name)} | ${p.in} | ${cell(p.schema ? typeLabel(spec, p.schema, []) : 'string')} | ${p.required ? 'yes' : 'no'} | ${cell(desc)} |`;
-    }),
-  ].join('\n');
+function parameterRows(spec: ApiSpec, params: Parameter[]): FieldRow[] {
+  return params.map((p) => {
+    const s = p.schema ? flatten(spec, p.schema, []).schema : {};
+    const desc = [p.description ?? s.description ?? '', ...constraints(s), p.example !== undefined ? `Example ${code(JSON.stringify(p.example))}.` : '']
+      .filter(Boolean)
+      .join(' ');
+    return { name: p.name, label: p.name, in: p.in, type: p.schema ? typeLabel(spec, p.schema, []) : 'string', required: p.required ?? false, html: inlineHtml(desc), parent: -1 };
+  });
 }
 
 /**
@@ -213,6 +221,9 @@ export function renderMarkdown(source: string): string {
   return markdown.render(source).trim();
 }
 
+/** A description as inline HTML (a field's text sits beside its name, not in a paragraph of its own). */
+const inlineHtml = (source: string): string => markdown.renderInline(source.replace(/\s*\n\s*/g, ' ')).trim();
+
 function exampleBlock(value: Json, contentType: string): ReferenceBlock {
   if (typeof value === 'string' && contentType !== 'application/json') return { kind: 'code', language: 'text', code: value };
   return { kind: 'code', language: 'json', code: json(value) };
@@ -229,8 +240,8 @@ function mediaSection(page: PageBuilder, spec: ApiSpec, contentType: string, med
     const rows = schemaRows(spec, media.schema).filter(
       (r) => !success || !(/^errors(\[|\.|$)/.test(r.name) || (!hasMeta && /^meta(\.|$)/.test(r.name))),
     );
-    const table = rowsTable(rows);
-    page.text(table || `Type: ${typeLabel(spec, media.schema, [])}.`, '');
+    if (rows.length) page.block({ kind: 'fields', list: 'fields', rows: fieldRows(rows) });
+    else page.text(`Type: ${typeLabel(spec, media.schema, [])}.`, '');
   }
   if (example !== null && !(typeof example === 'object' && !Array.isArray(example) && !Object.keys(example).length)) {
     const block = exampleBlock(example, contentType);
@@ -249,13 +260,22 @@ const SECURITY_TEXT: Record<string, string> = {
   KeywayOAuth2: '`Authorization: Bearer` with an OAuth2 access token',
 };
 
-function securitySection(op: Operation): string[] {
+/**
+ * How to authenticate: one way in a sentence; several alternatives as "either … or …" (each alternative's schemes go
+ * together, joined by "plus").
+ */
+export function securitySection(op: Operation): string[] {
   if (!op.security.length || op.security.every((alt) => !Object.keys(alt).length)) return ['No credentials: anyone may call this operation.'];
-  return op.security.map((alt) => {
+  const ways = op.security.map((alt) => {
     const names = Object.keys(alt);
-    if (!names.length) return '- Or no credentials at all.';
-    return `- ${names.map((n) => SECURITY_TEXT[n] ?? `the ${code(n)} scheme`).join(', plus ')}.`.replace(/^- t/, '- T');
+    return names.length ? names.map((n) => SECURITY_TEXT[n] ?? `the ${code(n)} scheme`).join(', plus ') : 'no credentials at all';
   });
+  if (ways.length === 1) return [`Send ${ways[0]}.`];
+  return [
+    `Send **either** of these (one is enough):`,
+    '',
+    ...ways.map((w, i) => `- ${i === 0 ? '**Either**' : '**or**'} ${w}${i === ways.length - 1 ? '.' : ';'}`),
+  ];
 }
 
 function firstMessage(spec: ApiSpec, r: Response): string {
@@ -355,7 +375,7 @@ export function operationPage(spec: ApiSpec, op: Operation, categories: Map<stri
   page.text(op.description, '', `Categories: ${op.tags.map((t) => `[${categories.get(t)?.label ?? t}](${categoryHref(t)})`).join(', ')}.`, '');
   if (op.raw.deprecated) page.block({ kind: 'warning', text: 'This operation is deprecated.' });
   page.heading(2, 'Authentication').text(...securitySection(op), '');
-  if (op.parameters.length) page.heading(2, 'Parameters').text(parametersTable(spec, op.parameters), '');
+  if (op.parameters.length) page.heading(2, 'Parameters').block({ kind: 'fields', list: 'parameters', rows: parameterRows(spec, op.parameters) });
   if (op.raw.requestBody) {
     const body = spec.deref(op.raw.requestBody);
     page.heading(2, 'Request body').text(`${body.required ? 'Required' : 'Optional'}.${body.description ? ' ' + body.description : ''}`, '');
@@ -375,7 +395,8 @@ export function operationPage(spec: ApiSpec, op: Operation, categories: Map<stri
     }
     page.heading(3, `${status} ${STATUS_TEXT[status] ?? ''}`.trimEnd()).text(r.description ?? '', '');
     const headers = Object.entries(r.headers ?? {}).map(([name, h]) => [name, spec.deref(h)] as const);
-    if (headers.length) page.text('| Header | Description |', '| --- | --- |', ...headers.map(([name, h]) => `| ${code(name)} | ${cell(h.description ?? '')} |`), '');
+    if (headers.length)
+      page.block({ kind: 'fields', list: 'headers', rows: headers.map(([name, h]) => ({ name, label: name, html: inlineHtml(h.description ?? ''), parent: -1 })) });
     for (const [contentType, media] of Object.entries(r.content ?? {})) {
       mediaSection(page, spec, contentType, media, true, asideExample ? `Example response ${status}` : undefined);
       asideExample = false;
@@ -387,9 +408,11 @@ export function operationPage(spec: ApiSpec, op: Operation, categories: Map<stri
       .text('Errors answer `{ "errors": [{ "httpcode", "message" }] }`; the [overview](/docs/api#errors) explains each status.', '')
       .text('| Status | When | Example message |', '| --- | --- | --- |', ...errors, '');
   }
-  page.heading(2, 'Try it').block({ kind: 'tryIt', operation: tryItProps(spec, op) });
-  // Second column at desktop width (ReferenceContent), after the rest on narrow screens.
-  page.heading(2, 'Request samples', 'aside').block({ kind: 'samples', samples: samplesFor(spec, op), column: 'aside' });
+  // Second column at desktop width (ReferenceContent), after the introduction on narrow screens: try-it beside the
+  // samples, which follow what the reader types into it.
+  page.heading(2, 'Try it', 'aside').block({ kind: 'tryIt', operation: tryItProps(spec, op), column: 'aside' });
+  const sdk = SDK_CALLS[`${op.method.toUpperCase()} ${op.path}`];
+  page.heading(2, 'Request samples', 'aside').block({ kind: 'samples', samples: samplesFor(spec, op), model: requestModel(spec, op), ...(sdk ? { sdk: sdk.code } : {}), column: 'aside' });
   const built = page.done();
   // The example response follows the samples in the second column.
   const blocks = [...built.blocks.filter((b) => b.column !== 'aside'), ...built.blocks.filter((b) => b.column === 'aside' && b.kind !== 'example'), ...built.blocks.filter((b) => b.kind === 'example')];

@@ -2,6 +2,7 @@ import React, { Suspense, useEffect, useRef, useState, type ComponentType, type 
 import { createPortal } from 'react-dom';
 import type { Props } from '@theme/CodeBlock';
 import { afterLoad, nextInteraction } from './afterLoad';
+import { followReader, followRendered, useReaderUrls, WRITTEN_URLS, type ReaderUrls } from '../../src/components/runtimeConfig';
 
 /**
  * `@theme/CodeBlock` in the browser bundle (the server build keeps the theme's component, so every page's HTML — and
@@ -98,7 +99,7 @@ type Buttons = ComponentType<{ props: Props & { children: string }; pre: HTMLPre
 let loadingButtons: Promise<Buttons> | undefined;
 
 /** The server's block, hydrated as it is; the buttons come after load. */
-function ServerCodeBlock({ server, props }: { server: HTMLElement; props: Props & { children: string } }): ReactNode {
+function ServerCodeBlock({ server, props, urls }: { server: HTMLElement; props: Props & { children: string }; urls: ReaderUrls }): ReactNode {
   // The element's own attributes and markup, as the server wrote them: Preact hydrates them without a change (it
   // leaves an element's inner HTML alone while hydrating and, later, while the string is the same).
   const [own] = useState(() => ({ className: server.className, style: server.getAttribute('style') ?? undefined, html: server.innerHTML }));
@@ -120,11 +121,17 @@ function ServerCodeBlock({ server, props }: { server: HTMLElement; props: Props 
       live = false;
     };
   }, []);
+  // Samples follow the reader: written for the API of `npm start`, shown for the one this docs server is configured
+  // with. The server's highlighted text is rewritten in place (no Prism needed); the copy button copies the same.
+  useEffect(() => {
+    if (ref.current && urls !== WRITTEN_URLS) followRendered(ref.current, urls);
+  }, [urls]);
+  const followed = urls === WRITTEN_URLS ? props : { ...props, children: followReader(props.children, urls) };
   return (
     <>
       {/* preact/compat sets a string style as the attribute itself, which is what the server element has. */}
       <div ref={ref} className={own.className} style={own.style as unknown as CSSProperties} dangerouslySetInnerHTML={{ __html: own.html }} />
-      {buttons && createPortal(<buttons.Buttons props={props} pre={buttons.pre} />, buttons.content)}
+      {buttons && createPortal(<buttons.Buttons props={followed} pre={buttons.pre} />, buttons.content)}
     </>
   );
 }
@@ -133,10 +140,12 @@ export default function CodeBlock(props: Props): ReactNode {
   const parts = React.Children.toArray(props.children);
   const code = parts.every((c) => typeof c === 'string') ? parts.join('') : undefined;
   const [server] = useState(() => (code === undefined ? undefined : takeServerBlock(code)));
-  if (server && code !== undefined) return <ServerCodeBlock server={server} props={{ ...props, children: code }} />;
+  const urls = useReaderUrls();
+  if (server && code !== undefined) return <ServerCodeBlock server={server} props={{ ...props, children: code }} urls={urls} />;
+  const shown = code === undefined || urls === WRITTEN_URLS ? props : { ...props, children: followReader(code, urls) };
   return (
-    <Suspense fallback={<PlainCode {...props} />}>
-      <HighlightedOrSuspend {...props} />
+    <Suspense fallback={<PlainCode {...shown} />}>
+      <HighlightedOrSuspend {...shown} />
     </Suspense>
   );
 }

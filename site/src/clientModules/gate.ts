@@ -55,8 +55,28 @@ function skipGatedPrefetch(): void {
   });
 }
 
+/**
+ * A click on a link to a gated page, by a visitor without a token, goes to sign-in at once: followed by the router,
+ * the page's code would be requested first (refused, 404: console errors) before `requireToken` sends the visitor on.
+ */
+function signInBeforeGatedLinks(): void {
+  document.addEventListener(
+    'click',
+    (event) => {
+      if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+      const anchor = (event.target as Element | null)?.closest?.('a[href]') as HTMLAnchorElement | null;
+      if (!anchor || (anchor.target && anchor.target !== '_self') || anchor.origin !== window.location.origin) return;
+      if (!isGatedPath(anchor.pathname) || readToken()) return;
+      event.preventDefault();
+      window.location.assign(loginHref(anchor));
+    },
+    true,
+  );
+}
+
 if (typeof window !== 'undefined') {
   skipGatedPrefetch();
+  signInBeforeGatedLinks();
   if (requireToken(window.location)) {
     if (document.readyState === 'complete') void validateOnLoad();
     else window.addEventListener('load', () => void validateOnLoad(), { once: true });

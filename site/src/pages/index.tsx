@@ -4,6 +4,7 @@ import Layout from '@theme/Layout';
 import Heading from '@theme/Heading';
 import styles from './index.module.css';
 import { command, output } from '../data/landing-sample';
+import { useFollowedText } from '../components/runtimeConfig';
 
 interface Product {
   name: string;
@@ -55,6 +56,8 @@ const entryPoints = [
 const curl = `${command}\n\n${output}`;
 
 export default function Home(): React.ReactElement {
+  // The example runs against the API this docs server is configured with.
+  const example = useFollowedText(curl);
   return (
     <Layout
       title="Developer documentation"
@@ -88,7 +91,7 @@ export default function Home(): React.ReactElement {
               <em>Validate a token (after npm start)</em>
             </div>
             <pre>
-              <code>{curl}</code>
+              <code>{example}</code>
             </pre>
           </div>
         </div>

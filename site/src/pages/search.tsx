@@ -21,7 +21,7 @@ export default function SearchPage(): React.ReactElement {
   const isBrowser = useIsBrowser();
   const query = isBrowser ? (new URLSearchParams(location.search).get('q') ?? '') : '';
   const [draft, setDraft] = useState(query);
-  const { hits, status: state, error, pending } = useSearch(query, LIMIT);
+  const { hits, status: state, error, pending, corrected } = useSearch(query, LIMIT);
 
   useEffect(() => setDraft(query), [query]);
 
@@ -58,7 +58,7 @@ export default function SearchPage(): React.ReactElement {
         <p role="status">
           {state === 'loading' && 'Loading the search index…'}
           {state === 'error' && error}
-          {state === 'ready' && query.trim() && (pending && !hits.length ? 'Searching…' : `${hits.length}${hits.length >= LIMIT ? '+' : ''} result${hits.length === 1 ? '' : 's'}.`)}
+          {state === 'ready' && query.trim() && (pending && !hits.length ? 'Searching…' : `${corrected ? `No results for “${query.trim()}”. Showing results for “${corrected}”: ` : ''}${hits.length}${hits.length >= LIMIT ? '+' : ''} result${hits.length === 1 ? '' : 's'}.`)}
         </p>
         {query.trim() && (
           <p>

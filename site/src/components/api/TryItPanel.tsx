@@ -1,10 +1,12 @@
 import React, { useEffect, useId, useRef, useState } from 'react';
-import { runtimeConfig } from '../login/session';
+import { runtimeConfig, WRITTEN_API_URL } from '../runtimeConfig';
 import styles from './styles.module.css';
+import { setTryItValues } from './tryItValues';
+import { useCopy } from '../useCopy';
 import type { TryItOperation } from './types';
 
 /** The base URL when the docs server names no API server (`/api/config`): the identity server of `npm start`. */
-export const DEFAULT_BASE_URL = 'http://localhost:8787';
+export const DEFAULT_BASE_URL = WRITTEN_API_URL;
 // sessionStorage only: credentials live as long as this tab and never leave the browser except in the requests sent.
 const BASE_URL_KEY = 'keyway.api-reference.base-url';
 const CREDENTIALS_KEY = 'keyway.api-reference.credentials';
@@ -51,12 +53,32 @@ interface Answer {
   statusText: string;
   ms: number;
   contentType: string;
-  /** Response headers worth showing that the server lets this page read (CORS-exposed). */
+  /** Every response header the server lets this page read (the CORS-safelisted ones and those it exposes). */
   headers: [string, string][];
   text: string;
+  /** The request that was sent, as a curl command. */
+  curl: string;
 }
 
-const SHOWN_HEADERS = ['Location', 'Keyway-Correlation-ID', 'Retry-After'];
+const shellQuote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/**
+ * The request `buildRequest` made, as a curl command that sends the same thing: method, URL, headers and body (a
+ * multipart body as its fields and its file, written first by a here-document, as the samples do).
+ */
+export function curlOf(op: TryItOperation, url: string, init: RequestInit, body: string): string {
+  const lines = [`curl -X ${init.method ?? 'GET'} ${shellQuote(url)}`];
+  new Headers(init.headers).forEach((value, name) => lines.push(`  -H ${shellQuote(`${name}: ${value}`)}`));
+  let preface = '';
+  if (init.body instanceof FormData) {
+    for (const [name, value] of op.fields ?? []) lines.push(`  -F ${shellQuote(`${name}=${value}`)}`);
+    if (op.file) {
+      preface = `cat > ${op.file.filename} <<'EOF'\n${body.replace(/\n$/, '')}\nEOF\n`;
+      lines.push(`  -F ${shellQuote(`${op.file.field}=@${op.file.filename};type=${op.file.contentType}`)}`);
+    }
+  } else if (typeof init.body === 'string') lines.push(`  --data-binary ${shellQuote(init.body)}`);
+  return preface + lines.join(' \\\n');
+}
 
 /** Builds the request from the form, or explains what is missing or malformed. */
 export function buildRequest(
@@ -192,6 +214,12 @@ export default function TryItPanel({ operation }: { operation: TryItOperation })
   // waits for it (a reader typing a base URL of their own ends the wait, and the configuration no longer replaces it).
   const [configuring, setConfiguring] = useState(true);
   const typedBaseUrl = useRef(false);
+  const { copied, copy } = useCopy();
+
+  // The request samples beside the panel follow what is typed here (ReferenceContent's Samples).
+  useEffect(() => {
+    setTryItValues(`${operation.method} ${operation.path}`, { baseUrl, credentials, values, body });
+  }, [operation, baseUrl, credentials, values, body]);
 
   useEffect(() => {
     setCredentials(readSession(CREDENTIALS_KEY, {}));
@@ -238,11 +266,17 @@ export default function TryItPanel({ operation }: { operation: TryItOperation })
     try {
       const res = await fetch(built.url, { ...built.init, credentials: 'omit', redirect: 'manual' });
       const text = res.type === 'opaqueredirect' ? '(a redirect: the browser does not expose its target to this page)' : await res.text();
-      const headers = SHOWN_HEADERS.flatMap((h): [string, string][] => {
-        const v = res.headers.get(h);
-        return v === null ? [] : [[h, v]];
+      const headers: [string, string][] = [];
+      res.headers.forEach((value, name) => headers.push([name, value]));
+      setAnswer({
+        status: res.status,
+        statusText: res.statusText,
+        ms: Math.round(performance.now() - started),
+        contentType: res.headers.get('content-type') ?? '',
+        headers,
+        text,
+        curl: curlOf(operation, built.url, built.init, body),
       });
-      setAnswer({ status: res.status, statusText: res.statusText, ms: Math.round(performance.now() - started), contentType: res.headers.get('content-type') ?? '', headers, text });
     } catch (e) {
       setError(await explainFailure(built.url, built.init, (e as Error).message, () => cspBlocked));
     } finally {
@@ -355,14 +389,30 @@ export default function TryItPanel({ operation }: { operation: TryItOperation })
                 The server refused the request with HTTP {answer.status}; its answer below says why.
               </p>
             )}
-            {answer.headers.map(([name, value]) => (
-              <p key={name} className={styles.note}>
-                <code>{`${name}: ${value}`}</code>
-              </p>
-            ))}
-            <pre>
+            <details className={styles.sent}>
+              <summary>Response headers ({answer.headers.length})</summary>
+              <pre aria-label="Response headers">
+                <code>{answer.headers.map(([name, value]) => `${name}: ${value}`).join('\n')}</code>
+              </pre>
+            </details>
+            <pre aria-label="Response body">
               <code>{pretty(answer)}</code>
             </pre>
+            <div className={styles.actions}>
+              <button
+                type="button"
+                className="button button--secondary button--sm"
+                onClick={() => void copy(answer.curl)}
+              >
+                {copied ? 'Copied' : 'Copy as curl'}
+              </button>
+            </div>
+            <details className={styles.sent}>
+              <summary>The request sent, as curl</summary>
+              <pre aria-label="Request sent as curl">
+                <code>{answer.curl}</code>
+              </pre>
+            </details>
           </>
         )}
       </div>

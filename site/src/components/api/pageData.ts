@@ -20,8 +20,22 @@ const cache = new Map<string, ReferencePageData>();
  * The page the browser loaded from the server, when the server sent it rendered (a build; the dev server sends an empty
  * shell): read when this module is first evaluated, which is before the first render.
  */
-const bootPermalink =
-  ExecutionEnvironment.canUseDOM && document.getElementById('__docusaurus')?.hasChildNodes() ? permalinkOf(window.location.pathname) : undefined;
+const bootPermalink = ExecutionEnvironment.canUseDOM && document.getElementById('__docusaurus')?.hasChildNodes() ? permalinkOf(bootPathname()) : undefined;
+
+/**
+ * The path of the document the browser loaded. Not `location` now: this module is first evaluated when the first
+ * reference page is rendered, and after a client-side navigation from another page (the API overview, a search
+ * result) the router has already moved `location` to the new address, which the server never rendered.
+ */
+function bootPathname(): string {
+  const [entry] = performance.getEntriesByType('navigation') as PerformanceNavigationTiming[];
+  try {
+    if (entry?.name) return new URL(entry.name).pathname;
+  } catch {
+    // not a URL: fall back to the current address
+  }
+  return window.location.pathname;
+}
 
 function fromDocument(permalink: string): ReferencePageData | undefined {
   const element = document.getElementById(DATA_ELEMENT_ID);

@@ -13,6 +13,25 @@ export interface TryItOperation {
   fields?: [string, string][];
 }
 
+/**
+ * One field of a body, parameter or header list, flat in reading order; `parent` is the index of the field it belongs
+ * to (-1 at the top), so the page nests children under their parent (foldable) and the Markdown twin prints the old
+ * table of dotted names.
+ */
+export interface FieldRow {
+  /** The full dotted name (`handles[].type`), as the Markdown twin's table shows it. */
+  name: string;
+  /** The name under its parent (`type`). */
+  label: string;
+  type?: string;
+  required?: boolean;
+  /** Where a parameter goes: path, query, header, cookie. */
+  in?: string;
+  /** The description (the contract's Markdown, with its constraints) as inline HTML. */
+  html: string;
+  parent: number;
+}
+
 /** One tab of the request samples. */
 export interface RequestSample {
   /** Tab value, the same on every page, so `groupId="api-language"` keeps the reader's choice. */
@@ -32,7 +51,9 @@ export type ReferenceBlock = (
   | { kind: 'code'; language: string; code: string }
   | { kind: 'endpoint'; method: string; path: string }
   | { kind: 'warning'; text: string }
-  | { kind: 'samples'; samples: RequestSample[] }
+  | { kind: 'samples'; samples: RequestSample[]; model?: import('../../../plugins/api-reference/samples').RequestModel; sdk?: string }
+  /** Fields of a body, parameters or response headers (`list` says which, for the columns of the Markdown twin). */
+  | { kind: 'fields'; list: 'fields' | 'parameters' | 'headers'; rows: FieldRow[] }
   | { kind: 'tryIt'; operation: TryItOperation }
   | { kind: 'operations'; operations: { method: string; title: string; href: string; path: string; deprecated?: boolean }[] }
   /** A labelled example (the example response beside the request samples); not a heading of the page. */

@@ -19,10 +19,14 @@ const ICON = (
   </svg>
 );
 
+/** Ctrl+I (⌘I on a Mac) opens the assistant from anywhere on the page, as Ctrl+K opens the search. */
+export const isAssistantShortcut = (e: KeyboardEvent): boolean => (e.metaKey || e.ctrlKey) && !e.altKey && !e.shiftKey && e.key.toLowerCase() === 'i';
+
 /**
- * The "Ask AI" button and the chat panel (mounted from the search box, so every page with a navbar has them). From
- * 997 px up the button floats at the bottom right (rendered into <body> through a portal); below, it is an icon in the
- * navbar. Only the button is part of every page.
+ * The "Ask AI" button, in the navbar beside the search box at every width (an icon below 1400 px), so a keyboard
+ * reaches it in a few Tab presses and it never floats over the page (a floating button covered the pager's "Next"
+ * card of the API pages, and a phone page's bottom-right controls); Ctrl/⌘+I opens it too. The chat panel is
+ * rendered into <body> through a portal once opened. Only the button is part of every page.
  */
 export default function AssistantLauncher(): React.ReactElement {
   const open = useAssistantOpen();
@@ -30,7 +34,19 @@ export default function AssistantLauncher(): React.ReactElement {
   const [Panel, setPanel] = useState<ComponentType>();
   const [failed, setFailed] = useState(false);
   const [attempt, setAttempt] = useState(0);
-  useEffect(() => setMounted(true), []);
+  const [isMac, setIsMac] = useState(false);
+  useEffect(() => {
+    setMounted(true);
+    setIsMac(/Mac|iPhone|iPad/.test(navigator.platform));
+    const onKey = (e: KeyboardEvent) => {
+      if (!isAssistantShortcut(e)) return;
+      e.preventDefault();
+      openAssistant();
+      setAttempt((n) => n + 1);
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
   useEffect(() => {
     if (!open || Panel) return;
     let live = true;
@@ -49,43 +65,35 @@ export default function AssistantLauncher(): React.ReactElement {
   };
   const prefetchPanel = () => void loadPanel().catch(() => undefined);
   const busy = open && !Panel && !failed;
-  // Below the 996 px breakpoint the button sits in the navbar, beside the search button, instead of floating over the
-  // page (where it covered the bottom-right controls of a phone-sized page, such as /login's passkey button); CSS
-  // shows one of the two. The navbar one is the same markup on the server and in the browser.
-  const button = {
-    type: 'button',
-    onClick: launch,
-    onPointerEnter: prefetchPanel,
-    onFocus: prefetchPanel,
-    'aria-label': 'Ask AI, the docs assistant',
-    'aria-busy': busy,
-  } as const;
-  const inline = (
-    <button {...button} className={styles.inline}>
-      {ICON}
-    </button>
-  );
-  if (!mounted) return inline;
+  const shortcut = isMac ? '⌘I' : 'Ctrl+I';
   return (
     <>
-      {inline}
-      {createPortal(
-        <>
-          {(!open || !Panel) && (
-            <button {...button} className={styles.fab}>
-              {ICON}
-              <span>Ask AI</span>
-            </button>
-          )}
-          {open && failed && (
-            <p role="alert" className={styles.failed}>
-              The assistant could not be loaded. Check your connection and try again.
-            </p>
-          )}
-          {open && Panel && <Panel />}
-        </>,
-        document.body,
-      )}
+      <button
+        type="button"
+        className={styles.launcher}
+        onClick={launch}
+        onPointerEnter={prefetchPanel}
+        onFocus={prefetchPanel}
+        aria-label="Ask AI, the docs assistant"
+        aria-keyshortcuts="Control+I Meta+I"
+        aria-busy={busy}
+        title={`Ask AI (${shortcut})`}
+      >
+        {ICON}
+        <span className={styles.label}>Ask AI</span>
+      </button>
+      {mounted &&
+        createPortal(
+          <>
+            {open && failed && (
+              <p role="alert" className={styles.failed}>
+                The assistant could not be loaded. Check your connection and try again.
+              </p>
+            )}
+            {open && Panel && <Panel />}
+          </>,
+          document.body,
+        )}
     </>
   );
 }

@@ -5,6 +5,9 @@ import Markdown, { safeHref } from './Markdown';
 import { closeAssistant } from './open';
 import { ask, clearConversation, rate, stopAnswer, useAssistant, type Message } from './store';
 import styles from './styles.module.css';
+import { useFocusTrap } from '../useFocusTrap';
+import { useCopy } from '../useCopy';
+import { followReader, useReaderUrls, type ReaderUrls } from '../runtimeConfig';
 
 function Sources({ message }: { message: Message }) {
   const citations = (message.citations ?? []).filter((c) => safeHref(c.url)?.startsWith('/'));
@@ -34,18 +37,10 @@ function Thumb({ down = false }: { down?: boolean }) {
   );
 }
 
-function AnswerActions({ message, index }: { message: Message; index: number }) {
-  const [copied, setCopied] = useState(false);
+function AnswerActions({ message, index, urls }: { message: Message; index: number; urls: ReaderUrls }) {
+  const { copied, copy: copyText } = useCopy();
   if (message.status !== 'done' || !message.id) return null;
-  const copy = async () => {
-    try {
-      await navigator.clipboard.writeText(message.content);
-      setCopied(true);
-      setTimeout(() => setCopied(false), 2000);
-    } catch {
-      setCopied(false);
-    }
-  };
+  const copy = () => copyText(followReader(message.content, urls));
   return (
     <div className={styles.actions}>
       <button type="button" onClick={copy} className={styles.action}>
@@ -71,8 +66,21 @@ export default function AssistantPanel(): React.ReactElement {
   const [draft, setDraft] = useState('');
   const input = useRef<HTMLTextAreaElement>(null);
   const log = useRef<HTMLDivElement>(null);
+  const panel = useRef<HTMLElement>(null);
+  // Answers quote samples written for the API of `npm start`: shown for the API this docs server is configured with.
+  const urls = useReaderUrls();
+  // A modal dialog: Tab and Shift+Tab stay in the panel; on close the focus goes back to what opened it.
+  useFocusTrap(panel);
 
   useEffect(() => input.current?.focus(), []);
+  // Escape closes the panel wherever the focus is (a click may have put it on the page behind).
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === 'Escape' && !e.defaultPrevented) closeAssistant();
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, []);
   useEffect(() => {
     log.current?.scrollTo({ top: log.current.scrollHeight });
   }, [messages]);
@@ -84,14 +92,7 @@ export default function AssistantPanel(): React.ReactElement {
   };
 
   return (
-    <section
-      role="dialog"
-      aria-label={config.title}
-      className={styles.panel}
-      onKeyDown={(e) => {
-        if (e.key === 'Escape') closeAssistant();
-      }}
-    >
+    <section ref={panel} role="dialog" aria-modal="true" aria-label={config.title} className={styles.panel}>
       <header className={styles.header}>
         <strong>{config.title}</strong>
         <span className={styles.headerActions}>
@@ -127,7 +128,7 @@ export default function AssistantPanel(): React.ReactElement {
             </div>
           ) : (
             <article key={i} className={styles.answer} aria-busy={m.status === 'streaming'} data-status={m.status}>
-              {m.content ? <Markdown source={m.content} citations={m.citations} /> : m.status === 'streaming' && <p className={styles.thinking}>Searching the docs…</p>}
+              {m.content ? <Markdown source={followReader(m.content, urls)} citations={m.citations} /> : m.status === 'streaming' && <p className={styles.thinking}>Searching the docs…</p>}
               {m.status === 'error' && <p className={styles.error}>{m.error}</p>}
               {m.status === 'stopped' && <p className={styles.thinking}>Stopped.</p>}
               {m.contact && m.status !== 'streaming' && (
@@ -136,7 +137,7 @@ export default function AssistantPanel(): React.ReactElement {
                 </a>
               )}
               <Sources message={m} />
-              <AnswerActions message={m} index={i} />
+              <AnswerActions message={m} index={i} urls={urls} />
             </article>
           ),
         )}

@@ -3,6 +3,8 @@ import Link from '@docusaurus/Link';
 import CodeBlock from '@theme/CodeBlock';
 import type { Citation } from './api';
 import { parseBlocks, safeHref } from './markdown-parse';
+import styles from './styles.module.css';
+import { useCopy } from '../useCopy';
 
 export { safeHref };
 
@@ -50,17 +52,29 @@ function Inline({ text, citations }: { text: string; citations: Citation[] }): R
   return <>{out}</>;
 }
 
+/**
+ * A code block of an answer with a "Copy code" button always in view (the theme's own copy button shows only while the
+ * pointer is over the block, which a keyboard or touch reader never sees).
+ */
+function AnswerCode({ text, lang }: { text: string; lang: string }): React.ReactElement {
+  const { copied, copy } = useCopy();
+  return (
+    <div className={styles.answerCode}>
+      <button type="button" className={styles.answerCopy} onClick={() => void copy(text)} aria-label={copied ? 'Code copied' : 'Copy code'}>
+        {copied ? 'Copied' : 'Copy code'}
+      </button>
+      <CodeBlock language={lang || undefined}>{text}</CodeBlock>
+    </div>
+  );
+}
+
 export default function Markdown({ source, citations = [] }: { source: string; citations?: Citation[] }): React.ReactElement {
   return (
     <>
       {parseBlocks(source).map((b, i) => {
         switch (b.kind) {
           case 'code':
-            return (
-              <CodeBlock key={i} language={b.lang || undefined}>
-                {b.text}
-              </CodeBlock>
-            );
+            return <AnswerCode key={i} text={b.text} lang={b.lang} />;
           case 'heading':
             return <p key={i}><strong><Inline text={b.text} citations={citations} /></strong></p>;
           case 'list': {

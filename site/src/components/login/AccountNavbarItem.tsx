@@ -33,6 +33,8 @@ export default function AccountNavbarItem({ mobile }: Props): React.ReactElement
     const update = () => {
       const token = readToken();
       setWho(token ? signedInAs(token) : null);
+      // What only signed-out readers need (the navbar's "Sign up") hides while this is set (see plugins/signedInMark.ts).
+      document.documentElement.toggleAttribute('data-keyway-signed-in', Boolean(token));
     };
     update();
     const onStorage = (e: StorageEvent) => e.key === TOKEN_KEY && update();

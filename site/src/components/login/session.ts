@@ -1,28 +1,9 @@
 import { KeywayClient, User } from '@keyway/sdk';
 import type { TokenValidationResponse } from '@keyway/sdk';
 import { clearToken, loginHref, readToken } from './storage';
+import { runtimeConfig } from '../runtimeConfig';
 
-/** What the docs server tells the browser at run time (`GET /api/config`). */
-export interface DocsRuntimeConfig {
-  /** Base URL of the identity server, or null when sign-in is not configured on this server. */
-  identityUrl: string | null;
-  /** The fixed organization id of the docs. */
-  orgId: string | null;
-}
-
-let configPromise: Promise<DocsRuntimeConfig> | undefined;
-
-/** The runtime configuration, fetched once per page. */
-export function runtimeConfig(): Promise<DocsRuntimeConfig> {
-  configPromise ??= fetch('/api/config', { credentials: 'same-origin' }).then(async (res) => {
-    if (!res.ok) throw new Error(`GET /api/config answered HTTP ${res.status}`);
-    return (await res.json()) as DocsRuntimeConfig;
-  });
-  configPromise.catch(() => {
-    configPromise = undefined;
-  });
-  return configPromise;
-}
+export { runtimeConfig, type DocsRuntimeConfig } from '../runtimeConfig';
 
 /** An SDK client for the docs organization, analytics off. */
 export async function docsClient(): Promise<KeywayClient> {

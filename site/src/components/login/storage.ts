@@ -1,11 +1,11 @@
 import { jwtClaims } from '@keyway/sdk/jwt';
 import { sameOriginPath } from '@keyway/sdk/redirect';
 import gatedPrefixes from '../../data/gated-prefixes.json';
+import { TOKEN_KEY } from './tokenKey';
 
 // What the gate needs on every page, without the SDK (which loads only where a token is validated or issued).
 
-/** Local storage key of the docs sign-in token (spec §3). */
-export const TOKEN_KEY = 'keyway.docs.token';
+export { TOKEN_KEY };
 /** Where /login sends a visitor whose redirect_to is missing or not a path of this site. */
 export const DEFAULT_RETURN = '/docs/intro';
 

@@ -6,6 +6,7 @@ import { openAssistant } from '@site/src/components/assistant/open';
 import Highlight from './Highlight';
 import type { SearchHit } from './searchClient';
 import { useSearch } from './useSearch';
+import { useFocusTrap } from '../useFocusTrap';
 import styles from './dialog.module.css';
 
 type Option =
@@ -51,11 +52,14 @@ export default function SearchDialog({ takeTyped, onClose }: SearchDialogProps):
   const [query, setQuery] = useState('');
   const [activeKey, setActiveKey] = useState<string>();
   const [expanded, setExpanded] = useState<ReadonlySet<string>>(new Set());
-  const { hits, status, error, pending } = useSearch(query, 30);
+  const { hits, status, error, pending, corrected } = useSearch(query, 30);
   const input = useRef<HTMLInputElement>(null);
   const history = useHistory();
   const searchPage = useBaseUrl('/search');
   const listId = useId();
+  const dialog = useRef<HTMLDivElement>(null);
+  // A modal dialog: Tab stays in it (input, Esc button, results), and the focus goes back where it was on close.
+  useFocusTrap(dialog);
 
   // Keys typed until now were kept by the search button, which stops keeping them here; the input shows them and
   // takes the focus before the browser handles another key.
@@ -92,7 +96,16 @@ export default function SearchDialog({ takeTyped, onClose }: SearchDialogProps):
 
   return (
     <div className={styles.backdrop} onMouseDown={(e) => e.target === e.currentTarget && onClose()}>
-      <div role="dialog" aria-modal="true" aria-label="Search the docs" className={styles.dialog}>
+      <div
+        ref={dialog}
+        role="dialog"
+        aria-modal="true"
+        aria-label="Search the docs"
+        className={styles.dialog}
+        onKeyDown={(e) => {
+          if (e.key === 'Escape') onClose();
+        }}
+      >
         <div className={styles.inputRow}>
           <input
             ref={input}
@@ -112,8 +125,7 @@ export default function SearchDialog({ takeTyped, onClose }: SearchDialogProps):
               setExpanded(new Set());
             }}
             onKeyDown={(e) => {
-              if (e.key === 'Escape') onClose();
-              else if (e.key === 'ArrowDown') {
+              if (e.key === 'ArrowDown') {
                 e.preventDefault();
                 select(active + 1);
               } else if (e.key === 'ArrowUp') {
@@ -129,6 +141,11 @@ export default function SearchDialog({ takeTyped, onClose }: SearchDialogProps):
             Esc
           </button>
         </div>
+        {corrected && (
+          <p className={styles.status} data-testid="search-corrected">
+            No results for “{query.trim()}”. Showing results for “{corrected}”.
+          </p>
+        )}
         <ul id={listId} role="listbox" className={styles.results} aria-label="Search results">
           {options.map((option, i) => (
             <li
@@ -140,6 +157,7 @@ export default function SearchDialog({ takeTyped, onClose }: SearchDialogProps):
                 .filter(Boolean)
                 .join(' ')}
               data-kind={option.kind === 'hit' ? (option.sub ? 'section' : 'page') : option.kind}
+              data-url={option.kind === 'hit' ? option.hit.url : undefined}
               aria-expanded={option.kind === 'more' ? false : undefined}
               onMouseEnter={() => select(i)}
               onClick={() => choose(option)}

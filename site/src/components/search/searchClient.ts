@@ -1,9 +1,12 @@
 import type { SearchFile, SearchHit } from '@keyway/docs-server/search/engine';
+import { correctQuery } from './spelling';
 
 export type { SearchHit };
 
 export interface LocalSearch {
   run: (query: string, limit: number) => SearchHit[];
+  /** The query with its unknown words spelled as the docs spell them, when that changes it (see correctQuery). */
+  correct: (query: string) => string | undefined;
 }
 
 let loading: Promise<LocalSearch> | undefined;
@@ -17,7 +20,10 @@ export function loadSearch(indexUrl: string): Promise<LocalSearch> {
   loading ??= Promise.all([import('@keyway/docs-server/search/engine'), fetch(indexUrl)]).then(async ([engine, res]) => {
     if (!res.ok) throw new Error(`The search index could not be loaded (HTTP ${res.status}).`);
     const { index, voter } = engine.loadSearchFile((await res.json()) as SearchFile);
-    return { run: (query: string, limit: number) => engine.runSearch(index, query, limit, undefined, voter) };
+    return {
+      run: (query: string, limit: number) => engine.runSearch(index, query, limit, undefined, voter),
+      correct: (query: string) => correctQuery(query, index, (word) => index.search(word, { prefix: false, fuzzy: false }).length),
+    };
   });
   loading.catch(() => {
     loading = undefined; // let a later attempt retry

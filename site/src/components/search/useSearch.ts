@@ -13,6 +13,8 @@ export interface SearchState {
   error: string;
   /** A signed-in visitor's gated results are still on their way. */
   pending: boolean;
+  /** The query as corrected when the typed one found nothing and a spelling of the docs' words did (the hits are its). */
+  corrected?: string;
 }
 
 /**
@@ -73,8 +75,15 @@ export function useSearch(query: string, limit: number): SearchState {
     };
   }, [q, limit, signedIn]);
 
-  const localHits = useMemo(() => (local && q ? local.run(q, limit) : []), [local, q, limit]);
+  // A query that finds nothing is tried again with its words spelled as the docs spell them ("pasky" → "passkey").
+  const { localHits, corrected } = useMemo(() => {
+    if (!local || !q) return { localHits: [], corrected: undefined };
+    const found = local.run(q, limit);
+    const fixed = found.length ? undefined : local.correct(q);
+    const again = fixed ? local.run(fixed, limit) : [];
+    return again.length ? { localHits: again, corrected: fixed } : { localHits: found, corrected: undefined };
+  }, [local, q, limit]);
   const answered = server !== undefined && server.query === q && server.limit === limit;
   const hits = useMemo(() => (answered && server ? mergeHits(localHits, server.hits) : localHits), [answered, localHits, server]);
-  return { hits, status: status === 'error' && hits.length ? 'ready' : status, error, pending: signedIn && q !== '' && !answered };
+  return { hits, status: status === 'error' && hits.length ? 'ready' : status, error, pending: signedIn && q !== '' && !answered, ...(corrected ? { corrected } : {}) };
 }
