@@ -1,11 +1,13 @@
 import { describe, expect, inject, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { useSharedContext, hydrated, openPage } from './browser';
-import { mailboxCode } from './signin';
+import { confirmMailedLink, mailboxCode } from './signin';
 
 // The sign-in page against the real identity server, in plain Chromium with nothing intercepted: e-mail code (with
-// "Send a new code"), password, and passkeys through Chromium's virtual authenticator. Passkeys need a domain as the
-// relying party, so these pages are opened on localhost (an allowed origin of the test identity server).
+// "Send a new code"), password, and passkeys through Chromium's virtual authenticator. A password or a passkey account
+// is made through "Create an account": the server first e-mails a link to the address, which the test opens from the
+// dev mailbox in another tab and confirms, as the address's owner would (#36). Passkeys need a domain as the relying
+// party, so these pages are opened on localhost (an allowed origin of the test identity server).
 const base = inject('docsUrl').replace('127.0.0.1', 'localhost');
 const context = useSharedContext({ viewport: { width: 1280, height: 900 } });
 
@@ -28,7 +30,8 @@ describe('sign-in methods', () => {
     await openPage(page, loginFor('/docs/intro'));
     expect(await page.getByRole('radio', { name: 'E-mail me a code' }).isChecked()).toBe(true);
     expect(await page.getByRole('radio', { name: 'Password' }).isVisible()).toBe(true);
-    expect(await page.getByRole('button', { name: 'Sign in or sign up with a passkey' }).isVisible()).toBe(true);
+    expect(await page.getByRole('button', { name: 'Sign in with a passkey' }).isVisible()).toBe(true);
+    expect(await page.getByRole('button', { name: 'Create an account' }).isVisible()).toBe(true);
 
     const email = `resend-${Date.now()}@example.com`;
     await page.getByLabel('Work e-mail address').fill(email);
@@ -46,15 +49,22 @@ describe('sign-in methods', () => {
     await page.close();
   });
 
-  it('signs up and back in with a password', async () => {
+  it('creates an account with a password once the link to the address is confirmed, and signs back in with it', async () => {
     const page = await context().newPage();
     const email = `password-${Date.now()}@example.com`;
     const password = 'Correct-Horse-Battery-9';
     await openPage(page, loginFor('/docs/gate/getting-started'));
+    await page.getByRole('button', { name: 'Create an account' }).click();
+    await page.getByRole('heading', { name: 'Create your docs account' }).waitFor();
     await page.getByLabel('Work e-mail address').fill(email);
     await page.getByRole('radio', { name: 'Password' }).check();
+    const before = new Date().toISOString();
     await page.getByRole('button', { name: 'Continue' }).click();
-    await page.getByLabel('New password').fill(password);
+    await page.getByText(`We sent a link to ${email} to check that the address is yours.`).waitFor();
+    expect(await page.getByLabel('New password').count()).toBe(0);
+    await confirmMailedLink(context(), email, before);
+    await page.getByText(`${email} is confirmed.`).waitFor();
+    await page.getByLabel('New password', { exact: true }).fill(password);
     await page.getByLabel('Repeat the password').fill(password);
     await page.getByRole('button', { name: 'Continue' }).click();
     await page.waitForURL(`${base}/docs/gate/getting-started`);
@@ -77,6 +87,12 @@ describe('sign-in methods', () => {
     await page.getByLabel('Work e-mail address').fill(email);
     await page.getByRole('radio', { name: 'Password' }).check();
     await page.getByRole('button', { name: 'Continue' }).click();
+    // A wrong password reads as incorrect, with the ways out: reset it, or create an account.
+    await page.getByLabel('Password', { exact: true }).fill('not-my-password-1');
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.getByRole('alert').getByText('Incorrect password.', { exact: false }).waitFor();
+    expect(await page.getByRole('button', { name: 'Forgot your password?' }).isVisible()).toBe(true);
+    expect(await page.getByRole('button', { name: 'Create an account' }).isVisible()).toBe(true);
     await page.getByLabel('Password', { exact: true }).fill(password);
     await page.getByRole('button', { name: 'Continue' }).click();
     await page.waitForURL(`${base}/docs/intro`);
@@ -87,7 +103,7 @@ describe('sign-in methods', () => {
     await page.close();
   });
 
-  it('signs up with a passkey, shows the account menu on every page, signs out, and signs back in with the passkey', { timeout: 180_000 }, async () => {
+  it('creates an account with a passkey once the link is confirmed, shows the account menu on every page, signs out, and signs back in with the passkey', { timeout: 180_000 }, async () => {
     const page = await context().newPage();
     const cdp = await context().newCDPSession(page);
     await cdp.send('WebAuthn.enable');
@@ -96,10 +112,16 @@ describe('sign-in methods', () => {
     });
     const email = `passkey-${Date.now()}@example.com`;
 
-    // Sign-up: a new address and the passkey button create the person and the passkey.
+    // Sign-up: "Create an account", the address, the passkey button; the link e-mailed to the address is confirmed in
+    // another tab, and only then is the passkey created.
     await openPage(page, loginFor('/docs/intro'));
+    await page.getByRole('button', { name: 'Create an account' }).click();
     await page.getByLabel('Work e-mail address').fill(email);
-    await page.getByRole('button', { name: 'Sign in or sign up with a passkey' }).click();
+    const before = new Date().toISOString();
+    await page.getByRole('button', { name: 'Sign up with a passkey' }).click();
+    await page.getByText(`We sent a link to ${email} to check that the address is yours. Open it and confirm that it is you; this page then creates your passkey.`).waitFor();
+    expect((await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials).toHaveLength(0);
+    await confirmMailedLink(context(), email, before);
     await page.waitForURL(`${base}/docs/intro`);
     await hydrated(page);
     expect((await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials).toHaveLength(1);
@@ -120,7 +142,7 @@ describe('sign-in methods', () => {
     // Sign-in: the same address and the passkey button; the authenticator answers, no e-mail is needed.
     await openPage(page, loginFor('/docs/access'));
     await page.getByLabel('Work e-mail address').fill(email);
-    await page.getByRole('button', { name: 'Sign in or sign up with a passkey' }).click();
+    await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
     await page.waitForURL(`${base}/docs/access`);
     await hydrated(page);
     await page.getByRole('button', { name: `Account: signed in as ${email}` }).waitFor();

@@ -156,7 +156,7 @@ describe('published client in Chromium: navigating flows', () => {
     await page.close();
   });
 
-  it('hosted login: startHostedLoginFlow, the hosted page, resolveHostedLoginFlow gives the person; the id_token is no bearer credential', async () => {
+  it('hosted login: startHostedLoginFlow, the hosted page, resolveHostedLoginFlow gives the person; the id_token is no bearer credential, the access token is only for its client (userinfo, not /me)', async () => {
     const mark = proxy.log.length;
     const redirectUri = `${origin}/callback`;
     const client = await manage('POST', '/oauth2/clients', { client_name: 'Published client app', scopes: ['openid', 'email'], grant_types: ['authorization_code'], redirect_uris: [redirectUri], public: true });
@@ -218,9 +218,13 @@ describe('published client in Chromium: navigating flows', () => {
     expect(me[0]!.status).toBe(401);
     expect(JSON.parse(me[0]!.response).errors[0]).toEqual({ httpcode: 401, message: expect.stringMatching(/id_token/) });
     expect(result.refusal).toBeTruthy();
-    // The access token of the same exchange is a bearer credential for person calls.
+    // The access token of the same exchange is the client's (#36): userinfo and validation take it, person calls do not.
+    const userinfo = await fetch(`${proxy.url}/oauth2/userinfo`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+    expect(userinfo.status).toBe(200);
+    expect(await userinfo.json()).toMatchObject({ sub: result.id, email: to, email_verified: true });
     const withAccess = await fetch(`${proxy.url}/me`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
-    expect(withAccess.status).toBe(200);
+    expect(withAccess.status).toBe(401);
+    expect(((await withAccess.json()) as any).errors[0].message).toBe('token is an OAuth2 access token, which is not accepted here');
     checkContract(sdkCalls(mark));
     await page.close();
   });

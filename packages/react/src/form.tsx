@@ -59,11 +59,31 @@ export interface FormProps {
   unstyled?: boolean;
   /** Focus the handle field when the form first appears (default `true`; later steps always take the focus). */
   autoFocus?: boolean;
+  /**
+   * The mode the form opens in (default `signIn`). In `signUp` mode the password and passkey choices create an account
+   * (`sign_up: true`: the server first proves an e-mail address or phone number with a sign-in link, then asks for
+   * the password or passkey); a code or a link is the same in both modes.
+   */
+  initialMode?: FormMode;
+  /** Offer “Create an account” (sign-up mode) beside signing in (default `true`). */
+  allowSignUp?: boolean;
   /** {@link Slot} elements. */
   children?: ReactNode;
 }
 
+/** Whether a {@link Form} signs in or creates an account. */
+export type FormMode = 'signIn' | 'signUp';
+
 const NEEDS_HANDLE = (f: Factor) => !['oidc', 'saml', 'webauthn'].includes(f.method);
+
+/**
+ * The factor as sent in a mode: signing up with a password or a passkey says so (`sign_up: true`); other factors are
+ * the same in both modes (a code or a link proves the handle itself).
+ */
+export function factorFor(f: Factor, mode: FormMode): Factor {
+  if (mode !== 'signUp' || (f.method !== 'password' && f.method !== 'webauthn')) return f;
+  return { ...f, options: { ...(f.options as Record<string, unknown> | undefined), sign_up: true } };
+}
 const subscribeNothing = () => () => {};
 
 /** Whether the browser can use passkeys; `false` during server rendering. */
@@ -103,10 +123,12 @@ const listOf = (words: string[]) => (words.length > 1 ? `${words.slice(0, -1).jo
 export const normalizeHandle = (h: string) => (/^\+?[\d\s().-]+$/.test(h.trim()) ? h.replace(/[\s().-]/g, '') : h.trim());
 
 /**
- * The sign-in form: handle entry (email, phone or username), factor choice, then whatever the
- * server asks for: a code sent by email or SMS, a password (set with the server's rules shown
+ * The sign-in and sign-up form: handle entry (email, phone or username), factor choice, then whatever
+ * the server asks for: a code sent by email or SMS, a password (set with the server's rules shown
  * live, verify, or reset through “Forgot your password?”), an authenticator app (registration
- * shows the QR code, key and recovery codes), plus passkey and SSO buttons. Errors appear in
+ * shows the QR code, key and recovery codes), plus passkey and SSO buttons. “Create an account” /
+ * “Sign in instead” switch between signing in and signing up; a sign-up with a password or a passkey
+ * says that a link was sent to the address and continues once its owner confirms it. Errors appear in
  * plain words with `role="alert"`; progress is announced with `role="status"`.
  */
 export function Form(props: FormProps) {
@@ -123,6 +145,9 @@ export function Form(props: FormProps) {
   const [choice, setChoice] = useState(0);
   const [handleError, setHandleError] = useState<string>();
   const [busy, setBusy] = useState(false);
+  const allowSignUp = props.allowSignUp !== false;
+  const [mode, setMode] = useState<FormMode>(allowSignUp ? (props.initialMode ?? 'signIn') : 'signIn');
+  const signUp = mode === 'signUp';
   const flow = useFlow({
     onSuccess: props.onSuccess,
     onError: props.onError,
@@ -131,8 +156,10 @@ export function Form(props: FormProps) {
   });
   const slots = slotsOf(props.children);
   const id = useId();
-  const ref = useStepFocus<HTMLFormElement>(flow.state.step === 'idle', props.autoFocus === false);
+  const ref = useStepFocus<HTMLFormElement>(flow.state.step === 'idle' && mode, props.autoFocus === false);
   const usesHandle = handleFactors.length > 0 || !!props.getFactor;
+  /** A passkey sign-up names its account: the handle field shows even when no other factor needs it. */
+  const showHandle = usesHandle || (signUp && !!passkey && passkeys);
   /** Starts the last code-sending flow again (“Send a new code”). */
   const restart = useRef<() => void>(undefined);
   /** Whether the code on screen was sent again, for the confirmation under the code step's title. */
@@ -140,6 +167,7 @@ export function Form(props: FormProps) {
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
+    if (!usesHandle) return passkey ? passkeyClicked() : undefined;
     setResent(false);
     const h = normalizeHandle(handle);
     let factor: LabelledFactor | undefined = props.getFactor ? undefined : handleFactors[choice];
@@ -156,11 +184,43 @@ export function Form(props: FormProps) {
         setBusy(false);
       }
     }
-    const f = sdkFactor(factor!);
+    start(factorFor(sdkFactor(factor!), mode), h);
+  };
+
+  /** Runs a sign-in (or, with `sign_up`, a sign-up) with factor `f` for handle `h`. */
+  const start = (f: Factor, h: string) => {
     if (f.method === 'oidc' || f.method === 'saml') return flow.run(() => sdk.signInWithSSO(f), { factor: f });
-    if (f.method === 'webauthn') return flow.run(() => sdk.signInWithPasskey({ ...(f.options as WebAuthnFactorOptions), handle: h }), { factor: f, handle: h });
+    if (f.method === 'webauthn') return flow.run(() => sdk.signInWithPasskey({ ...(f.options as WebAuthnFactorOptions), handle: h || undefined }), { factor: f, handle: h });
     restart.current = () => flow.run(() => sdk.authenticate(h, f), { factor: f, handle: h });
     restart.current();
+  };
+
+  const passkeyClicked = () => {
+    const h = normalizeHandle(handle);
+    setResent(false);
+    if (signUp) {
+      // A passkey account is reached by its handle: ask for it first.
+      const problem = checkHandle(h, kinds, undefined, props.errorMessages);
+      if (problem) {
+        setHandleError(problem);
+        return document.getElementById(id)?.focus();
+      }
+    }
+    setHandleError(undefined);
+    start(factorFor(sdkFactor(passkey!), mode), h);
+  };
+
+  /** Switches between signing in and creating an account, keeping the handle typed so far. */
+  const switchMode = (to: FormMode) => {
+    setHandleError(undefined);
+    setMode(to);
+  };
+
+  /** “Create an account” after a password was refused: the same handle signs up with a password. */
+  const signUpInstead = () => {
+    setMode('signUp');
+    setResent(false);
+    start(factorFor(sdkFactor(handleFactors.find((f) => f.method === 'password') ?? { method: 'password' }), 'signUp'), normalizeHandle(handle));
   };
 
   const forgot = () => {
@@ -189,10 +249,10 @@ export function Form(props: FormProps) {
       {flow.state.step === 'idle' ? (
         <form ref={ref} className="kw-initial" onSubmit={submit} noValidate aria-labelledby={id + 't'}>
           <h2 id={id + 't'} className="kw-title">
-            {text('initial.title')}
+            {text(signUp ? 'signUp.title' : 'initial.title')}
           </h2>
-          <p className="kw-subtitle">{text('initial.subtitle')}</p>
-          {usesHandle && (
+          <p className="kw-subtitle">{text(signUp ? 'signUp.subtitle' : 'initial.subtitle')}</p>
+          {showHandle && (
             <>
               <label className="kw-label" htmlFor={id}>
                 {handleLabel(kinds, text)}
@@ -218,7 +278,7 @@ export function Form(props: FormProps) {
               )}
               {!props.getFactor && handleFactors.length > 1 && (
                 <fieldset className="kw-fieldset">
-                  <legend>{text('initial.factor')}</legend>
+                  <legend>{text(signUp ? 'signUp.factor' : 'initial.factor')}</legend>
                   {handleFactors.map((f, i) => (
                     <label key={f.method + i} className="kw-choice">
                       <input type="radio" name={id + 'factor'} value={f.method} checked={choice === i} onChange={() => setChoice(i)} />
@@ -228,9 +288,11 @@ export function Form(props: FormProps) {
                 </fieldset>
               )}
               <ErrorMessage id={id + 'e'}>{handleError}</ErrorMessage>
-              <button className="kw-button kw-button-primary" type="submit" disabled={busy}>
-                {text('initial.submit')}
-              </button>
+              {usesHandle && (
+                <button className="kw-button kw-button-primary" type="submit" disabled={busy}>
+                  {text('initial.submit')}
+                </button>
+              )}
             </>
           )}
           {((passkey && passkeys) || sso.length > 0) && (
@@ -241,15 +303,8 @@ export function Form(props: FormProps) {
                 </p>
               )}
               {passkey && passkeys && (
-                <button
-                  className="kw-button"
-                  type="button"
-                  onClick={() => {
-                    const h = normalizeHandle(handle);
-                    flow.run(() => sdk.signInWithPasskey({ ...(passkey.options as WebAuthnFactorOptions), handle: h || undefined }), { factor: passkey });
-                  }}
-                >
-                  {text('factor.webauthn')}
+                <button className="kw-button" type="button" onClick={passkeyClicked}>
+                  {text(signUp ? 'signUp.webauthn' : 'factor.webauthn')}
                 </button>
               )}
               {sso.map((f, i) => (
@@ -258,6 +313,14 @@ export function Form(props: FormProps) {
                 </button>
               ))}
             </div>
+          )}
+          {allowSignUp && (
+            <p className="kw-switch">
+              {text(signUp ? 'signUp.toSignIn.prompt' : 'initial.toSignUp.prompt')}{' '}
+              <button className="kw-button kw-button-link kw-inline" type="button" onClick={() => switchMode(signUp ? 'signIn' : 'signUp')}>
+                {text(signUp ? 'signUp.toSignIn' : 'initial.toSignUp')}
+              </button>
+            </p>
           )}
           {slots.initial as ReactNode}
         </form>
@@ -269,6 +332,7 @@ export function Form(props: FormProps) {
             flow.reset();
           }}
           onForgot={handleType(normalizeHandle(handle)) === 'username' ? undefined : forgot}
+          onSignUp={allowSignUp && !signUp && normalizeHandle(handle) ? signUpInstead : undefined}
           onResend={() => {
             setResent(true);
             restart.current?.();

@@ -10,8 +10,8 @@ export { ConfigurationProvider, useConfiguration, DEFAULT_TEXT } from './configu
 export type { ConfigurationProviderProps, Configuration, FactorConfig, HandleKind, TextKey, TextOverrides, Theme } from './configuration.js';
 export { LoggedIn, LoggedOut, Loaded, Groups } from './conditional.js';
 export type { LoggedInProps, LoggedOutProps, LoadedProps, GroupsProps } from './conditional.js';
-export { Form, Slot, DynamicFlow } from './form.js';
-export type { FormProps, SlotProps, SlotName, DynamicFlowProps } from './form.js';
+export { Form, Slot, DynamicFlow, factorFor } from './form.js';
+export type { FormProps, FormMode, SlotProps, SlotName, DynamicFlowProps } from './form.js';
 export { useFlow } from './use-flow.js';
 export type { FlowState, UseFlowOptions } from './use-flow.js';
 export { ERROR_MESSAGES, describeError } from './messages.js';

@@ -203,10 +203,12 @@ function PasswordStep({
   state,
   onCancel,
   onForgot,
+  onSignUp,
 }: {
   state: Extract<FlowState, { step: 'password' }>;
   onCancel?: () => void;
   onForgot?: () => void;
+  onSignUp?: () => void;
 }) {
   const { text, showPasswordRecovery } = useConfiguration();
   const [password, setPassword] = useState('');
@@ -236,6 +238,11 @@ function PasswordStep({
       <h2 id={id + 't'} className="kw-title">
         {title}
       </h2>
+      {state.proved && (
+        <p className="kw-status kw-success" role="status">
+          {text('password.proved', { handle: state.proved })}
+        </p>
+      )}
       <label className="kw-label" htmlFor={id}>
         {text(isNew ? 'password.new.label' : 'password.label')}
       </label>
@@ -281,6 +288,11 @@ function PasswordStep({
           {text('password.forgot')}
         </button>
       )}
+      {state.mode === 'verify' && onSignUp && (
+        <button className="kw-button kw-button-link" type="button" onClick={onSignUp}>
+          {text('password.signUp')}
+        </button>
+      )}
       <BackButton onClick={onCancel} />
     </form>
   );
@@ -290,8 +302,9 @@ function WorkingStep({ state, onCancel }: { state: Extract<FlowState, { step: 'w
   const { text } = useConfiguration();
   const ref = useStepFocus<HTMLDivElement>('working');
   const m = state.method ?? '';
-  const status = /link/.test(m)
-    ? text('authenticating.linkSent', { handle: state.handle ?? '' })
+  const proofKey = m === 'password' || m === 'webauthn' ? (`authenticating.proofLink.${m}` as const) : 'authenticating.proofLink';
+  const status = state.link
+    ? text(state.link.proof ? proofKey : 'authenticating.linkSent', { handle: state.handle ?? '' })
     : m === 'oidc' || m === 'saml'
       ? text('authenticating.sso')
       : m === 'webauthn'
@@ -314,6 +327,8 @@ export interface FlowStepsProps {
   onCancel?: () => void;
   /** “Forgot your password?” in the password step. */
   onForgot?: () => void;
+  /** “Create an account” in the step that verifies a password (a sign-in that may have been meant as a sign-up). */
+  onSignUp?: () => void;
   /** “Send a new code” in the step of a code sent by email or SMS. */
   onResend?: () => void;
   /** The code of the current step was sent again (“Send a new code”): its status line confirms it. */
@@ -325,7 +340,7 @@ export interface FlowStepsProps {
 }
 
 /** Renders the step a running flow is at (code, password, waiting, success or error). */
-export function FlowSteps({ state, onCancel, onForgot, onResend, resent, success, error }: FlowStepsProps) {
+export function FlowSteps({ state, onCancel, onForgot, onSignUp, onResend, resent, success, error }: FlowStepsProps) {
   const { text } = useConfiguration();
   const ref = useStepFocus<HTMLDivElement>(state.step);
   switch (state.step) {
@@ -334,7 +349,7 @@ export function FlowSteps({ state, onCancel, onForgot, onResend, resent, success
     case 'code':
       return <CodeStep state={state} onCancel={onCancel} onResend={onResend} resent={resent} />;
     case 'password':
-      return <PasswordStep state={state} onCancel={onCancel} onForgot={onForgot} />;
+      return <PasswordStep state={state} onCancel={onCancel} onForgot={onForgot} onSignUp={onSignUp} />;
     case 'success':
       return (
         <div ref={ref} className="kw-step kw-step-success">

@@ -24,6 +24,7 @@ export const KEYWAY_CSS = `
 .kw-divider{display:flex;align-items:center;gap:.75rem;color:var(--kw-muted);font-size:.85rem;margin:.5rem 0}
 .kw-divider::before,.kw-divider::after{content:"";flex:1;border-top:1px solid var(--kw-border)}
 .kw-alternatives{display:flex;flex-direction:column;gap:.5rem}
+.kw-switch{margin:.25rem 0 0;text-align:center;color:var(--kw-muted);font-size:.925rem}.kw-switch .kw-button-link{padding:.25rem .35rem;font-size:inherit}
 .kw-error{color:var(--kw-error);margin:0;font-size:.925rem}
 .kw-status{margin:0;color:var(--kw-muted)}
 .kw-success{color:var(--kw-success);font-weight:600}

@@ -6,12 +6,18 @@ import { useKeyway } from './provider.js';
 /** Where a running sign-in is. */
 export type FlowState =
   | { step: 'idle' }
-  /** Waiting on the server, an emailed link, an SSO window or a passkey prompt. */
-  | { step: 'working'; method?: string; handle?: string }
+  /**
+   * Waiting on the server, an SSO window or a passkey prompt; or on a sign-in link (`link`: sent to `handle`; `proof`
+   * when it proves the address before the password or passkey of a sign-up).
+   */
+  | { step: 'working'; method?: string; handle?: string; link?: { proof: boolean } }
   /** A code is needed (`otp`: sent by email/SMS; `totp`: authenticator app, with `registration` on first set-up). */
   | { step: 'code'; kind: 'otp' | 'totp'; sentTo?: string; registration?: TOTPRegisterOptions; error?: string; submit: (code: string) => void }
-  /** A password is needed: `verify` the existing one, `set` a first one, `reset` after recovery. */
-  | { step: 'password'; mode: 'verify' | 'set' | 'reset'; rules: PasswordValidationRule[]; error?: string; failedRules?: string[]; submit: (password: string) => void }
+  /**
+   * A password is needed: `verify` the existing one, `set` a first one, `reset` after recovery. `proved`: the address a
+   * sign-in link just proved (a sign-up by password).
+   */
+  | { step: 'password'; mode: 'verify' | 'set' | 'reset'; rules: PasswordValidationRule[]; error?: string; failedRules?: string[]; proved?: string; submit: (password: string) => void }
   | { step: 'success'; user: User }
   | { step: 'error'; error: unknown; message: string };
 
@@ -41,6 +47,8 @@ interface Run {
 const EVENTS: SDKEventName[] = [
   'codeSent',
   'codeRequested',
+  'linkSent',
+  'linkConfirmed',
   'totpKeyGenerated',
   'incorrectCodeSubmitted',
   'passwordSetReady',
@@ -78,6 +86,9 @@ export function useFlow(options: UseFlowOptions = {}) {
       const run: Run = { buffer: [], off: () => {}, cancelled: false };
       current.current = run;
       let sentTo: string | undefined;
+      /** The address a sign-in link proved before the step that follows it (a sign-up's password). */
+      let proved: string | undefined;
+      let proving = false;
       let registration: TOTPRegisterOptions | undefined;
       let pending: { error?: string; failedRules?: string[] } = {};
       const live = () => current.current === run && !run.cancelled;
@@ -91,6 +102,18 @@ export function useFlow(options: UseFlowOptions = {}) {
         switch (e.__name) {
           case 'codeSent':
             sentTo = (e as SDKEvents['codeSent']).handle;
+            break;
+          case 'linkSent': {
+            const ev = e as SDKEvents['linkSent'];
+            sentTo = ev.handle ?? context.handle;
+            proving = ev.proof;
+            setState({ step: 'working', method: context.factor?.method, handle: sentTo, link: { proof: ev.proof } });
+            break;
+          }
+          case 'linkConfirmed':
+            // A proof done: the flow goes on with the factor's own step (a passkey prompt, the password step).
+            if (proving) proved = sentTo;
+            wait();
             break;
           case 'totpKeyGenerated': {
             const { key_uri, qr_code_data_b64, recovery_codes } = e as SDKEvents['totpKeyGenerated'];
@@ -120,7 +143,7 @@ export function useFlow(options: UseFlowOptions = {}) {
             const name = e.__name;
             const ev = e as SDKEvents['passwordSetReady'];
             const mode = name === 'passwordVerifyReady' ? 'verify' : name === 'passwordSetReady' ? 'set' : 'reset';
-            setState({ step: 'password', mode, rules: ev.rules ?? [], error: pending.error, failedRules: pending.failedRules, submit: wrap(ev.submit) });
+            setState({ step: 'password', mode, rules: ev.rules ?? [], error: pending.error, failedRules: pending.failedRules, ...(proved ? { proved } : {}), submit: wrap(ev.submit) });
             pending = {};
             break;
           }

@@ -1,6 +1,6 @@
 /** Identity-server helpers without any DOM: usable by the component and the Chromium tests. */
 import type { IdentityServer } from '@keyway/identity-server';
-import { startTestIdentityServer } from '@keyway/identity-server/testing';
+import { answerLink, startTestIdentityServer } from '@keyway/identity-server/testing';
 
 export interface TestServer {
   api: IdentityServer;
@@ -36,6 +36,18 @@ export const mailbox = (api: IdentityServer, to: string, after = '') =>
     const { result } = (await res.json()) as { result: Message[] };
     return result.find((m) => m.created_at > after);
   }, `a message to ${to}`);
+
+/**
+ * The owner of `to` opens the newest sign-in link sent there after `after` (read from the dev mailbox) and answers its
+ * page (`confirm`: “Yes, sign me in”); returns the status of that answer.
+ */
+export async function answerMailedLink(api: IdentityServer, to: string, after: string, decision: 'confirm' | 'deny' = 'confirm'): Promise<number> {
+  const { link } = await eventually(async () => {
+    const m = await mailbox(api, to, after);
+    return m.link ? m : undefined;
+  }, `a link to ${to}`);
+  return (await answerLink(link!, decision)).status;
+}
 
 /** Calls the management API of the dev organization (or `org`) with the dev API key. */
 export async function manage(api: IdentityServer, method: string, path: string, body?: unknown, org = api.orgId) {

@@ -1,7 +1,7 @@
-import { screen } from '@testing-library/react';
+import { screen, waitFor } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
 import { ConfigurationProvider, Form } from '../src/index.js';
-import { mailbox, newEmail, serverForSuite } from './server.js';
+import { answerMailedLink, mailbox, newEmail, serverForSuite } from './server.js';
 import { enterHandle, renderWith } from './ui.js';
 
 const server = serverForSuite();
@@ -51,17 +51,32 @@ describe('handles other than email addresses, and links', () => {
     expect(screen.queryByLabelText('Password')).toBeNull();
   });
 
-  it('signs up a username with a password', async () => {
-    const { user } = renderWith(
-      server,
+  it('signs up a username with a password at once (nothing to prove); a taken one is refused, and signing in with it works', async () => {
+    const usernameForm = () => (
       <ConfigurationProvider factors={['password']} handles={['username']}>
         <Form />
-      </ConfigurationProvider>,
+      </ConfigurationProvider>
     );
-    await enterHandle(user, `ada_${Date.now().toString(36)}`, 'Username');
-    await user.type(await screen.findByLabelText('New password'), 'username-pass-1');
-    await user.type(screen.getByLabelText('Repeat the password'), 'username-pass-1');
-    await user.click(screen.getByRole('button', { name: 'Continue' }));
+    const name = `ada_${Date.now().toString(36)}`;
+    const first = renderWith(server, usernameForm());
+    await first.user.click(await screen.findByRole('button', { name: 'Create an account' }));
+    await enterHandle(first.user, name, 'Username');
+    await first.user.type(await screen.findByLabelText('New password'), 'username-pass-1');
+    await first.user.type(screen.getByLabelText('Repeat the password'), 'username-pass-1');
+    await first.user.click(screen.getByRole('button', { name: 'Continue' }));
+    expect(await screen.findByText('You are signed in')).toBeTruthy();
+    first.unmount();
+    localStorage.clear();
+
+    const second = renderWith(server, usernameForm());
+    await second.user.click(await screen.findByRole('button', { name: 'Create an account' }));
+    await enterHandle(second.user, name, 'Username');
+    expect((await screen.findByRole('alert')).textContent).toBe('An account with this address already exists. Sign in instead.');
+    await second.user.click(screen.getByRole('button', { name: 'Try again' }));
+    await second.user.click(await screen.findByRole('button', { name: 'Sign in instead' }));
+    await second.user.click(screen.getByRole('button', { name: 'Continue' }));
+    await second.user.type(await screen.findByLabelText('Password'), 'username-pass-1');
+    await second.user.click(screen.getByRole('button', { name: 'Continue' }));
     expect(await screen.findByText('You are signed in')).toBeTruthy();
   });
 
@@ -75,10 +90,13 @@ describe('handles other than email addresses, and links', () => {
     );
     const before = new Date().toISOString();
     await enterHandle(user, email);
-    expect((await screen.findByRole('status')).textContent).toContain(`We sent a link to ${email}. Open it to continue; this page waits for you.`);
+    await waitFor(() => expect(screen.getByRole('status').textContent).toContain(`We sent a link to ${email}. Open it and confirm that it is you; this page then continues.`));
+    // Opening the link alone signs nobody in: its page asks first.
     const { link } = await mailbox(server.api, email, before);
-    const opened = await fetch(link!, { redirect: 'manual' });
-    expect(opened.status).toBeLessThan(500);
-    expect(await screen.findByText('You are signed in')).toBeTruthy();
+    expect((await fetch(link!)).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(screen.queryByText('You are signed in')).toBeNull();
+    expect(await answerMailedLink(server.api, email, before)).toBe(200);
+    expect(await screen.findByText('You are signed in', {}, { timeout: 5000 })).toBeTruthy();
   });
 });

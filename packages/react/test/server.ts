@@ -3,7 +3,7 @@ import { cleanup } from '@testing-library/react';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { startServer, type TestServer } from './api.js';
 
-export { eventually, mailbox, manage, newEmail, startServer, type TestServer } from './api.js';
+export { answerMailedLink, eventually, mailbox, manage, newEmail, startServer, type TestServer } from './api.js';
 
 /**
  * Starts a server for the test file (closed after it), and after each test unmounts what was

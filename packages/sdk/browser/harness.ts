@@ -8,8 +8,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Browser, type Page } from 'playwright-core';
-import { startTestIdentityServer, type TestServer } from '@keyway/identity-server/testing';
+import { type Browser, type CDPSession, type Page } from 'playwright-core';
+import { answerLink, startTestIdentityServer, type TestServer } from '@keyway/identity-server/testing';
 import { launchChromium } from '@keyway/test-support';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -33,6 +33,29 @@ export async function mailbox(api: { url: string }, to: string, after = ''): Pro
     await new Promise((res) => setTimeout(res, 100));
   }
   throw new Error(`no message for ${to}`);
+}
+
+/**
+ * The owner of `to` opens the sign-in link sent there after `after` (read from the dev mailbox) and answers its page
+ * (`confirm`: “Yes, sign me in”). Returns the status of the answer (200: the page that says the tab continues).
+ */
+export async function answerMailedLink(api: { url: string }, to: string, after: string, decision: 'confirm' | 'deny' = 'confirm'): Promise<number> {
+  const { link } = await mailbox(api, to, after);
+  if (!link) throw new Error(`the newest message to ${to} holds no link`);
+  return (await answerLink(link, decision)).status;
+}
+
+/**
+ * Gives the page Chromium's virtual authenticator (CDP `WebAuthn`): a user-verifying platform authenticator with
+ * resident keys that answers every prompt at once, or never with `presence: false`. Returns its id.
+ */
+export async function virtualAuthenticator(page: Page, presence = true): Promise<{ cdp: CDPSession; authenticatorId: string }> {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('WebAuthn.enable');
+  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: presence },
+  });
+  return { cdp, authenticatorId };
 }
 
 /** RFC 6238 TOTP (SHA-1, 6 digits, 30 s) of an otpauth:// URI's secret. */

@@ -4,7 +4,7 @@
 // SDK does with navigator.credentials (scope, option decoding, serialization, remembered ids, dismissal).
 import type { Page, Request, Response } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from './harness.js';
+import { answerMailedLink, startHarness, virtualAuthenticator, type Harness } from './harness.js';
 
 let h: Harness;
 let n = 0;
@@ -26,11 +26,7 @@ interface Exchange {
 /** A page with a virtual authenticator, recording the identity server calls it makes and their answers. */
 async function setup(presence: boolean): Promise<{ page: Page; calls: Exchange[] }> {
   const page = await h.newPage();
-  const cdp = await page.context().newCDPSession(page);
-  await cdp.send('WebAuthn.enable');
-  await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: presence },
-  });
+  await virtualAuthenticator(page, presence);
   const calls: Exchange[] = [];
   const api = new URL(h.api.url).origin;
   page.on('request', (r: Request) => {
@@ -49,32 +45,44 @@ async function setup(presence: boolean): Promise<{ page: Page; calls: Exchange[]
 }
 
 describe('passkeys in Chromium (virtual authenticator) against the identity server', () => {
-  it('registers a passkey scoped to the hostname, remembers it, then signs in with it', async () => {
+  it('signs up with a passkey: a link proves the address first, then the passkey is registered for the hostname, remembered, and signs in', async () => {
     const { page, calls } = await setup(true);
     const to = email();
-    const reg = await page.evaluate(
-      async ({ api, oid, to }) => {
-        const w = window as any;
-        const kw = new w.K.Keyway({ oid, baseURL: api, analytics: false });
-        const seen: any[] = [];
-        kw.on('webAuthnChallengeProcessed', (e: any) => seen.push(e));
-        await kw.signInWithPasskey({ handle: to }).result;
-        return { seen, person: kw.user.personId, remembered: w.K.rememberedCredentials(location.hostname), platform: await w.K.platformAuthenticatorAvailable() };
-      },
-      { api: h.api.url, oid: h.api.orgId, to },
-    );
+    const before = new Date(Date.now() - 1000).toISOString();
+    const [reg, confirmed] = await Promise.all([
+      page.evaluate(
+        async ({ api, oid, to }) => {
+          const w = window as any;
+          const kw = new w.K.Keyway({ oid, baseURL: api, analytics: false });
+          const seen: any[] = [];
+          for (const name of ['linkSent', 'linkConfirmed', 'webAuthnChallengeProcessed']) kw.on(name, (e: any) => seen.push({ name, ...e }));
+          await kw.signInWithPasskey({ handle: to, sign_up: true }).result;
+          return { seen, person: kw.user.personId, methods: kw.user.authenticatedMethods, remembered: w.K.rememberedCredentials(location.hostname), platform: await w.K.platformAuthenticatorAvailable() };
+        },
+        { api: h.api.url, oid: h.api.orgId, to },
+      ),
+      answerMailedLink(h.api, to, before),
+    ]);
+    expect(confirmed).toBe(200);
     expect(calls[0]!.path).toBe('/id/v2');
-    expect(calls[0]!.body.factor).toEqual({ method: 'webauthn', options: { scope: 'localhost', available_credential_ids: [] } });
-    const challenge = (await calls[0]!.answer).result[0];
+    expect(calls[0]!.body).toEqual({ handle: to, factor: { method: 'webauthn', options: { sign_up: true, scope: 'localhost', available_credential_ids: [] } } });
+    const [proof, challenge] = (await calls[0]!.answer).result;
+    expect(proof).toMatchObject({ type: 'proxy', authentication_method: 'email_link' });
     expect(challenge.type).toBe('webauthn_create');
-    const att = calls[1]!.body;
-    expect(calls[1]!.path).toBe('/attestation/v3');
+    // The SDK polled the link's challenge until its owner confirmed it, and only then registered the passkey.
+    const polls = calls.filter((c) => c.path === `/challenge/${proof.id}/v2`);
+    expect(polls.length).toBeGreaterThanOrEqual(1);
+    const att = calls.at(-1)!.body;
+    expect(calls.at(-1)!.path).toBe('/attestation/v3');
     expect(att.challenge_type).toBe('webauthn_create');
     const client = JSON.parse(Buffer.from(att.data.response.clientDataJSON, 'base64url').toString());
     expect(client).toMatchObject({ type: 'webauthn.create', challenge: challenge.options.challenge, origin: h.origin });
     expect(att.data.response.attestationObject).toBeTruthy();
     expect(reg.remembered).toEqual([att.data.id]);
-    expect(reg.seen[0]).toMatchObject({ type: 'webauthn_create', credentialId: att.data.id });
+    expect(reg.seen.map((e: any) => e.name)).toEqual(['linkSent', 'linkConfirmed', 'webAuthnChallengeProcessed']);
+    expect(reg.seen[0]).toMatchObject({ method: 'email_link', handle: to, proof: true });
+    expect(reg.seen[2]).toMatchObject({ type: 'webauthn_create', credentialId: att.data.id });
+    expect(reg.methods).toEqual(['email_link', 'webauthn']);
     expect(reg.platform).toBe(true);
 
     calls.length = 0;
@@ -96,8 +104,40 @@ describe('passkeys in Chromium (virtual authenticator) against the identity serv
     expect(assertion.response.signature).toBeTruthy();
     expect(assertion.response.userHandle).toBeTruthy();
     expect(second).toEqual({ person: reg.person, methods: ['webauthn'] });
+
+    // By handle: the holder's passkey is offered and answers.
+    calls.length = 0;
+    const byHandle = await page.evaluate(
+      async ({ api, oid, to }) => {
+        const kw = new (window as any).K.Keyway({ oid, baseURL: api, analytics: false });
+        await kw.signInWithPasskey({ handle: to }).result;
+        return kw.user.personId;
+      },
+      { api: h.api.url, oid: h.api.orgId, to },
+    );
+    expect(byHandle).toBe(reg.person);
+    expect((await calls[0]!.answer).result[0].options.allowCredentials.map((c: any) => c.id)).toEqual(reg.remembered);
     await page.close();
   });
+
+  it('a passkey sign-in for an address without an account gets the same kind of answer, and the browser finds no passkey', async () => {
+    const { page, calls } = await setup(true);
+    const r = await page.evaluate(
+      async ({ api, oid, to }) => {
+        const kw = new (window as any).K.Keyway({ oid, baseURL: api, analytics: false });
+        const err = await kw.signInWithPasskey({ handle: to }).result.catch((e: Error) => e);
+        return { name: err.name, user: kw.user === undefined };
+      },
+      { api: h.api.url, oid: h.api.orgId, to: email() },
+    );
+    const [challenge, ...rest] = (await calls[0]!.answer).result;
+    expect(rest).toEqual([]);
+    expect(challenge.type).toBe('webauthn_get');
+    expect(challenge.options.allowCredentials).toHaveLength(1);
+    expect(r).toEqual({ name: 'PasskeyPromptError', user: true });
+    expect(calls.filter((c) => c.path === '/attestation/v3')).toEqual([]);
+    await page.close();
+  }, 180_000);
 
   it('a prompt nobody answers becomes "Passkey prompt was dismissed"', async () => {
     // No presence is ever simulated: the prompt stays unanswered until the server's own timeout (2 minutes) ends it.

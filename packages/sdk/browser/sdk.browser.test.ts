@@ -1,7 +1,7 @@
 /* eslint-disable @typescript-eslint/no-explicit-any */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mailbox, startHarness, totp, type Harness } from './harness.js';
+import { answerMailedLink, mailbox, startHarness, totp, virtualAuthenticator, type Harness } from './harness.js';
 
 let h: Harness;
 let page: Page;
@@ -20,6 +20,7 @@ async function freshPage(): Promise<Page> {
   await page.exposeFunction('mailbox', (to: string, after: string) => mailbox(h.api, to, after));
   await page.exposeFunction('totp', (uri: string) => totp(uri));
   await page.exposeFunction('openLink', async (url: string) => (await fetch(url, { redirect: 'manual' })).status);
+  await page.exposeFunction('answerLink', (to: string, after: string, decision?: 'confirm' | 'deny') => answerMailedLink(h.api, to, after, decision));
   await page.evaluate(
     ({ api, oid }) => {
       const w = window as any;
@@ -27,6 +28,20 @@ async function freshPage(): Promise<Page> {
       w.seen = [];
       for (const e of ['idFlowSucceeded', 'idFlowFailed', 'incorrectCodeSubmitted', 'incorrectPasswordSubmitted', 'invalidPasswordSubmitted', 'totpKeyGenerated', 'codeSent'])
         w.kw.on(e, (p: any) => w.seen.push([e, p.failedRules ?? p.failureDetail ?? null]));
+      // Signs up with a password: the owner confirms the link sent to the address, then the password is set.
+      w.signUpWithPassword = async (to: string, passwords: string[]) => {
+        const started = new Date(Date.now() - 1000).toISOString();
+        const list = [...passwords];
+        const off = w.kw.on('passwordSetReady', (e: any) => e.submit(list.length > 1 ? list.shift() : list[0]));
+        try {
+          const flow = w.kw.authenticate(to, { method: 'password', options: { sign_up: true } });
+          const confirmed = await w.answerLink(to, started);
+          await flow.result;
+          return confirmed;
+        } finally {
+          off();
+        }
+      };
       w.signInOTP = async (to: string, wrongFirst = false) => {
         const started = new Date(Date.now() - 1000).toISOString();
         let tries = 0;
@@ -47,75 +62,119 @@ async function freshPage(): Promise<Page> {
 }
 
 describe('@keyway/sdk in Chromium against the identity server', () => {
-  it('email OTP: a wrong code asks again, the right one signs in; /me shows the handle', async () => {
+  it('email OTP: a new address signs up with the code (a wrong one asks again); /me shows the handle, proved', async () => {
     await freshPage();
     const to = email();
     const r = await page.evaluate(async (to) => {
       const w = window as any;
       const token = await w.signInOTP(to, true);
       const me = await w.kw.user.me();
-      return { token, me, methods: w.kw.user.authenticatedMethods, seen: w.seen, remembered: w.K.rememberedHandles() };
+      return { token, me, first: w.kw.user.claims.first_token, methods: w.kw.user.authenticatedMethods, seen: w.seen, remembered: w.K.rememberedHandles() };
     }, to);
     expect(r.methods).toContain('otp_via_email');
-    expect(r.me.handles).toEqual(expect.arrayContaining([expect.objectContaining({ type: 'email_address', value: to })]));
+    expect(r.first).toBe(true);
+    expect(r.me.handles).toEqual([expect.objectContaining({ type: 'email_address', value: to, verified: true })]);
     expect(r.seen.map((s: any) => s[0])).toEqual(['codeSent', 'incorrectCodeSubmitted', 'idFlowSucceeded']);
     expect(r.seen[1][1]).toBe('incorrect_otp_code_via_email');
     expect(r.remembered[0]).toBe(to);
   });
 
-  it('magic link: the flow polls until the emailed link is opened', async () => {
+  it('magic link: opening it alone signs nobody in; the flow polls until its owner confirms it on its page', async () => {
+    await freshPage();
+    const to = email();
+    const r = await page.evaluate(async (to) => {
+      const w = window as any;
+      const events: any[] = [];
+      for (const n of ['linkSent', 'linkConfirmed']) w.kw.on(n, (e: any) => events.push([n, e.proof ?? null]));
+      const started = new Date(Date.now() - 1000).toISOString();
+      const flow = w.kw.authenticate(to, { method: 'email_link' });
+      const m = await w.mailbox(to, started);
+      const opened = await w.openLink(m.link);
+      await new Promise((res) => setTimeout(res, 1500));
+      const signedInByOpening = w.kw.user !== undefined;
+      const confirmed = await w.answerLink(to, started);
+      await flow.result;
+      return { opened, signedInByOpening, confirmed, events, methods: w.kw.user.authenticatedMethods };
+    }, to);
+    expect(r.opened).toBe(200);
+    expect(r.signedInByOpening).toBe(false);
+    expect(r.confirmed).toBe(200);
+    expect(r.events).toEqual([['linkSent', false], ['linkConfirmed', null]]);
+    expect(r.methods).toContain('email_link');
+  });
+
+  it('magic link refused on its page: the flow fails, nobody is signed in', async () => {
     await freshPage();
     const to = email();
     const r = await page.evaluate(async (to) => {
       const w = window as any;
       const started = new Date(Date.now() - 1000).toISOString();
       const flow = w.kw.authenticate(to, { method: 'email_link' });
-      const m = await w.mailbox(to, started);
-      await new Promise((res) => setTimeout(res, 1500));
-      const status = await w.openLink(m.link);
-      await flow.result;
-      return { status, methods: w.kw.user.authenticatedMethods };
+      await w.answerLink(to, started, 'deny');
+      const err = await flow.result.catch((e: Error) => e);
+      return { name: err.name, message: err.message, user: w.kw.user === undefined };
     }, to);
-    expect(r.status).toBeLessThan(400);
-    expect(r.methods).toContain('email_link');
+    expect(r).toEqual({ name: 'APIResponseError', message: 'the sign-in was refused from the link sent to the address', user: true });
   });
 
-  it('password: sign-up with server rules (weak one refused), then sign-in (wrong one asks again)', async () => {
+  it('password: sign-up proves the address by a link, then sets a password (a rule-breaking one asked again); sign-in asks again after a wrong one', async () => {
     await freshPage();
     const to = email();
     const r = await page.evaluate(async (to) => {
       const w = window as any;
-      const pw = ['abc', 'Correct-Horse-42-battery'];
-      const offSet = w.kw.on('passwordSetReady', (e: any) => e.submit(pw.shift()));
-      await w.kw.authenticate(to, { method: 'password' }).result;
-      offSet();
+      const linkEvents: any[] = [];
+      w.kw.on('linkSent', (e: any) => linkEvents.push({ handle: e.handle, proof: e.proof }));
+      const confirmed = await w.signUpWithPassword(to, ['abc', 'Correct-Horse-42-battery']);
+      const signUpMethods = w.kw.user.authenticatedMethods;
+      const handles = (await w.kw.user.me()).handles;
       await w.kw.logout();
       const again = ['not-the-password', 'Correct-Horse-42-battery'];
       w.kw.on('passwordVerifyReady', (e: any) => e.submit(again.shift()));
       await w.kw.authenticate(to, { method: 'password' }).result;
-      return { seen: w.seen, methods: w.kw.user.authenticatedMethods };
+      return { confirmed, linkEvents, signUpMethods, handles, seen: w.seen, methods: w.kw.user.authenticatedMethods };
     }, to);
+    expect(r.confirmed).toBe(200);
+    expect(r.linkEvents).toEqual([{ handle: to, proof: true }]);
+    expect(r.signUpMethods).toEqual(['email_link', 'password']);
+    expect(r.handles).toEqual([expect.objectContaining({ type: 'email_address', value: to, verified: true })]);
     const names = r.seen.map((s: any) => s[0]);
     expect(names).toContain('invalidPasswordSubmitted');
     expect(r.seen.find((s: any) => s[0] === 'invalidPasswordSubmitted')[1].length).toBeGreaterThan(0);
     expect(names).toContain('incorrectPasswordSubmitted');
-    expect(r.methods).toContain('password');
+    expect(r.methods).toEqual(['password']);
   });
 
-  it('recovery: a code by e-mail, then a new password that works for the next sign-in', async () => {
+  it('password sign-in for an address nobody signed up with reads exactly like a wrong password, and sends nothing to the address', async () => {
     await freshPage();
     const to = email();
     const r = await page.evaluate(async (to) => {
       const w = window as any;
-      const offSet = w.kw.on('passwordSetReady', (e: any) => e.submit('First-Password-77'));
-      await w.kw.authenticate(to, { method: 'password' }).result;
-      offSet();
+      const flow = w.kw.authenticate(to, { method: 'password' });
+      let asked = 0;
+      w.kw.on('passwordVerifyReady', (e: any) => (++asked > 2 ? flow.cancel() : e.submit(`guess-${asked}-Password`)));
+      const err = await flow.result.catch((e: Error) => e.name);
+      return { err, asked, seen: w.seen };
+    }, to);
+    expect(r.err).toBe('FlowCancelledError');
+    expect(r.asked).toBe(3);
+    expect(r.seen.filter((s: any) => s[0] === 'incorrectPasswordSubmitted').map((s: any) => s[1])).toEqual(['incorrect_password', 'incorrect_password']);
+    const mail = (await (await fetch(`${h.api.url}/dev/mailbox.json?to=${encodeURIComponent(to)}`)).json()) as { result: unknown[] };
+    expect(mail.result).toEqual([]);
+  });
+
+  it('recovery: a code by e-mail, then a new password (a rule-breaking one first: asked again, never sent) that works for the next sign-in', async () => {
+    await freshPage();
+    const to = email();
+    const r = await page.evaluate(async (to) => {
+      const w = window as any;
+      await w.signUpWithPassword(to, ['First-Password-77']);
       await w.kw.logout();
       const started = new Date(Date.now() - 1000).toISOString();
       const seen: string[] = [];
-      for (const n of ['recoveryFlowStarted', 'passwordResetReady', 'recoveryFlowSucceeded']) w.kw.on(n, () => seen.push(n));
+      for (const n of ['recoveryFlowStarted', 'passwordResetReady', 'invalidPasswordSubmitted', 'recoveryFlowSucceeded']) w.kw.on(n, () => seen.push(n));
       const offCode = w.kw.on('codeRequested', async (e: any) => e.submit((await w.mailbox(to, started)).code));
-      const offReset = w.kw.on('passwordResetReady', (e: any) => e.submit('Second-Password-88'));
+      const resets = ['short', 'Second-Password-88'];
+      const offReset = w.kw.on('passwordResetReady', (e: any) => e.submit(resets.shift()));
       await w.kw.recover(to, 'otp_via_email').result;
       offCode();
       offReset();
@@ -124,8 +183,44 @@ describe('@keyway/sdk in Chromium against the identity server', () => {
       await w.kw.authenticate(to, { method: 'password' }).result;
       return { seen, methods: w.kw.user.authenticatedMethods };
     }, to);
-    expect(r.seen).toEqual(['recoveryFlowStarted', 'passwordResetReady', 'recoveryFlowSucceeded']);
+    expect(r.seen).toEqual(['recoveryFlowStarted', 'passwordResetReady', 'invalidPasswordSubmitted', 'passwordResetReady', 'recoveryFlowSucceeded']);
     expect(r.methods).toContain('password');
+  });
+
+  it('step-up: a person signed in by code adds a password and a passkey to the same account, and a second address after proving it', async () => {
+    await freshPage();
+    await virtualAuthenticator(page);
+    const to = email();
+    const second = email();
+    const r = await page.evaluate(async ({ to, second }) => {
+      const w = window as any;
+      await w.signInOTP(to);
+      const person = w.kw.user.personId;
+      const offSet = w.kw.on('passwordSetReady', (e: any) => e.submit('Step-Up-Password-5'));
+      await w.kw.stepUp({ method: 'password' }).result;
+      const afterPassword = w.kw.user.authenticatedMethods;
+      await w.kw.stepUp({ method: 'webauthn' }).result;
+      const afterPasskey = w.kw.user.authenticatedMethods;
+      // A second address: its link is confirmed by its owner before it joins the account.
+      const started = new Date(Date.now() - 1000).toISOString();
+      const flow = w.kw.stepUp({ method: 'password' }, second);
+      await w.answerLink(second, started);
+      await flow.result;
+      offSet();
+      const me = await w.kw.user.me();
+      return {
+        same: w.kw.user.personId === person,
+        afterPassword,
+        afterPasskey,
+        handles: me.handles.map((x: any) => x.value).sort(),
+        credentials: me.credentials.map((c: any) => c.type).sort(),
+      };
+    }, { to, second });
+    expect(r.same).toBe(true);
+    expect(r.afterPassword).toEqual(['otp_via_email', 'password']);
+    expect(r.afterPasskey).toEqual(['otp_via_email', 'password', 'webauthn']);
+    expect(r.handles).toEqual([to, second].sort());
+    expect(r.credentials).toEqual(['password', 'public-key']);
   });
 
   it('SMS code: a phone handle receives the code; an e-mail handle is refused before any call', async () => {
@@ -160,17 +255,16 @@ describe('@keyway/sdk in Chromium against the identity server', () => {
     expect(r.methods).toEqual(expect.arrayContaining(['otp_via_email', 'totp']));
   });
 
-  it('passkeys (Chromium virtual authenticator): sign up with a handle, then sign in without one', async () => {
+  it('passkeys (Chromium virtual authenticator): sign up with a handle (its link confirmed), then sign in without one', async () => {
     await freshPage();
-    const cdp = await page.context().newCDPSession(page);
-    await cdp.send('WebAuthn.enable');
-    await cdp.send('WebAuthn.addVirtualAuthenticator', {
-      options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
-    });
+    await virtualAuthenticator(page);
     const to = email();
     const r = await page.evaluate(async (to) => {
       const w = window as any;
-      await w.kw.signInWithPasskey({ handle: to }).result;
+      const started = new Date(Date.now() - 1000).toISOString();
+      const flow = w.kw.signInWithPasskey({ handle: to, sign_up: true });
+      await w.answerLink(to, started);
+      await flow.result;
       const first = { person: w.kw.user.personId, methods: w.kw.user.authenticatedMethods };
       const remembered = w.K.rememberedCredentials(location.hostname);
       await w.kw.logout();
@@ -260,7 +354,7 @@ describe('@keyway/sdk in Chromium against the identity server', () => {
     expect(r.after).toBe('Cannot call methods on unauthenticated user');
   });
 
-  it('hosted login: authorize with the held token, come back with code and state, exchange with PKCE', async () => {
+  it('hosted login: authorize with the held token, come back with code and state, exchange with PKCE; the user holds the access token (userinfo, validation), is named by the id_token, and makes no first-party calls', async () => {
     await freshPage();
     const to = email();
     await page.evaluate(async (to) => {
@@ -274,10 +368,19 @@ describe('@keyway/sdk in Chromium against the identity server', () => {
       const w = window as any;
       const kw = new w.K.Keyway({ oid, baseURL: api, analytics: false });
       const token = await kw.handleURL();
-      return { token: typeof token, person: kw.user?.personId, url: location.href };
+      const u = kw.user;
+      const refused = await u.me().then(() => 'answered', (e: Error) => e.name);
+      const info = await u.userInfo();
+      const validation = await u.validate();
+      return {
+        token: typeof token, hosted: u instanceof w.K.HostedLoginUser, use: u.tokenUse, person: u.personId, email: u.email, idToken: typeof u.idToken,
+        client: u.clientId, refused, info, valid: validation.valid, url: location.href,
+      };
     }, { api: h.api.url, oid: h.api.orgId });
     expect(r.token).toBe('string');
+    expect(r).toMatchObject({ hosted: true, use: 'access', email: to, idToken: 'string', client: 'keyway-dev-client', refused: 'InvalidActionError', valid: true });
     expect(r.person).toBeTruthy();
+    expect(r.info).toMatchObject({ sub: r.person, email: to, email_verified: true, org_id: h.api.orgId });
     expect(r.url).not.toMatch(/code=|state=/);
   });
 

@@ -131,12 +131,17 @@ const polledChallenges = new WeakMap<Flow, Set<string>>();
 
 /**
  * `proxy`: polls `GET /challenge/{challenge_id}/v2` every second while the answer is 202
- * (for example until a magic link is opened). Cancelling the flow stops the polling.
+ * (for example until a sign-in link is opened and confirmed on its page). Cancelling the flow stops the polling.
+ * For a link (`email_link`, `sms_link`) it emits `linkSent` first and `linkConfirmed` once the link was confirmed;
+ * `proof` says whether the link only proves the handle before another step (a password or passkey sign-up).
  */
 export const proxy: ChallengeHandler = async (flow, ch) => {
   const challengeId = (ch as ProxyChallenge).options.challenge_id ?? ch.id;
   if (polledChallenges.get(flow)?.has(challengeId)) return undefined;
   const id = encodeURIComponent(challengeId);
+  const { handle, factor } = flow.request;
+  const link = /_link$/.test(ch.authentication_method ?? '') ? ch.authentication_method! : undefined;
+  if (link) flow.emit('linkSent', { challengeId, method: link, handle, proof: factor.method !== link });
   for (;;) {
     flow.check();
     const r = await flow.client.call<ChallengesOrToken>('GET', `/challenge/${id}/v2`, {
@@ -151,6 +156,7 @@ export const proxy: ChallengeHandler = async (flow, ch) => {
       const list = challengesOf(r.body.result);
       if (!list) throw new UnexpectedError('no user token in attestation response');
       polledChallenges.set(flow, (polledChallenges.get(flow) ?? new Set()).add(challengeId));
+      if (link) flow.emit('linkConfirmed', { challengeId });
       return typeof list === 'string' ? list : flow.process(list);
     }
     await flow.wait(PROXY_POLL_MS);

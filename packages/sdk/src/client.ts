@@ -154,6 +154,8 @@ export class KeywayClient {
   readonly events = new EventBus();
   /** Token sent as bearer, when held. */
   token?: string;
+  /** The id_token of the hosted login that gave {@link KeywayClient.token}, when one came with it (never sent). */
+  idToken?: string;
   /** Current flow of each kind; events of older flows are dropped. @internal */
   readonly flows: { auth?: Flow; recovery?: Flow } = {};
 

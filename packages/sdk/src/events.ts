@@ -2,7 +2,7 @@ import { UnknownError } from './errors.js';
 import type { SDKEventName, SDKEvents } from './types.js';
 
 const NAMES =
-  'idFlowStarted idFlowSucceeded idFlowFailed recoveryFlowStarted recoveryFlowSucceeded recoveryFlowFailed codeSent codeRequested totpKeyGenerated incorrectCodeSubmitted passwordSetReady passwordVerifyReady passwordResetReady invalidPasswordSubmitted incorrectPasswordSubmitted webAuthnChallengeProcessed oauthFlowStarted oauthFlowFailed popupFailed uiCustomizationReceived redirectDiscovered userAuthenticatedFromURL clientSideError'.split(
+  'idFlowStarted idFlowSucceeded idFlowFailed recoveryFlowStarted recoveryFlowSucceeded recoveryFlowFailed codeSent codeRequested linkSent linkConfirmed totpKeyGenerated incorrectCodeSubmitted passwordSetReady passwordVerifyReady passwordResetReady invalidPasswordSubmitted incorrectPasswordSubmitted webAuthnChallengeProcessed oauthFlowStarted oauthFlowFailed popupFailed uiCustomizationReceived redirectDiscovered userAuthenticatedFromURL clientSideError'.split(
     ' ',
   );
 

@@ -45,7 +45,9 @@ export async function hostedLogin(client: KeywayClient, o: HostedLoginOptions): 
 /**
  * Completes the hosted login on the redirect page: checks `state` against the stored CSRF token
  * (`CSRF token mismatch`), then exchanges the code (`POST /oauth2/tokens`, form-encoded).
- * The access token becomes the client's token.
+ * The access token becomes the client's token and the id_token its `idToken`: a hosted login's user
+ * (`HostedLoginUser`) holds the access token, for the application's API and userinfo, not for Keyway's
+ * first-party person calls.
  */
 export async function completeHostedLogin(client: KeywayClient, params: URLSearchParams): Promise<OAuthTokenResponse> {
   const code = params.get('code');
@@ -69,5 +71,6 @@ export async function completeHostedLogin(client: KeywayClient, params: URLSearc
   setItem('sessionStorage', 'oauth_client_id', null, FEATURE);
   setItem('sessionStorage', 'oauth_redirect_uri', null, FEATURE);
   client.token = tokens.access_token;
+  client.idToken = tokens.id_token;
   return tokens;
 }

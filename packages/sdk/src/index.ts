@@ -14,7 +14,7 @@ export * from './challenges.js';
 export { decodeToken, normalizeToken } from './token.js';
 export { sendEvent, correlationId, isFirefoxLike } from './analytics.js';
 export { rememberedHandles, rememberedCredentials } from './storage.js';
-export { User, AnonymousUser, userFromToken, createAnonymousUser, DEFAULT_BUCKET } from './user.js';
+export { User, AnonymousUser, HostedLoginUser, userFromToken, createAnonymousUser, DEFAULT_BUCKET, ACCESS_TOKEN_REFUSED } from './user.js';
 export type { LogoutOptions } from './user.js';
 export { signInWithSSO, checkSSOFactor, completeSSO, openPopup, ssoChallenge, authnContextUpdate, ssoChallenges, POPUP_SIZE, POPUP_TEXT } from './sso.js';
 export type { SSOReturn } from './sso.js';

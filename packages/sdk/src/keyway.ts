@@ -8,7 +8,7 @@ import { hostedLogin, type HostedLoginOptions } from './hosted.js';
 import { signInWithSSO, ssoChallenges } from './sso.js';
 import type { AnalyticsEventName, AuthenticationMethod, Factor, SDKEventName, WebAuthnFactorOptions } from './types.js';
 import { handleURL } from './url.js';
-import { createAnonymousUser, userFromToken, type AnonymousUser, type LogoutOptions, type User } from './user.js';
+import { ACCESS_TOKEN_REFUSED, createAnonymousUser, HostedLoginUser, userFromToken, type AnonymousUser, type LogoutOptions, type User } from './user.js';
 import { signInWithPasskey, webauthnChallenges } from './webauthn.js';
 
 /**
@@ -57,6 +57,7 @@ export class Keyway {
   private setUser(user: User | undefined): void {
     this.user = user;
     this.client.token = user?.token;
+    this.client.idToken = user instanceof HostedLoginUser ? user.idToken : undefined;
     for (const l of this.userListeners) l(user);
   }
 
@@ -65,7 +66,7 @@ export class Keyway {
    * @throws {@link errors.InvalidActionError} `token must be a string`; {@link errors.UnexpectedError} when undecodable.
    */
   setToken(token: unknown): User {
-    const user = userFromToken(this.client, token);
+    const user = userFromToken(this.client, token, this.client.idToken);
     this.setUser(user);
     void track(this.client, 'PersonIdentified_v1', { person_id: user.personId });
     return user;
@@ -115,11 +116,12 @@ export class Keyway {
 
   /**
    * Adds a factor to the signed-in person (step-up); the new token replaces the current one.
-   * @throws {@link errors.InvalidActionError} when nobody is signed in.
+   * @throws {@link errors.InvalidActionError} when nobody is signed in, or the user holds a hosted login's access token.
    */
   stepUp(factor: Factor, handle?: string): Flow {
     const u = this.user;
     if (!u?.isAuthenticated) throw new InvalidActionError('Cannot call methods on unauthenticated user');
+    if (u.tokenUse === 'access') throw new InvalidActionError(ACCESS_TOKEN_REFUSED);
     if (factor.method === 'webauthn')
       return this.watch(signInWithPasskey(this.client, { ...(factor.options as WebAuthnFactorOptions), handle, previousToken: u.token }, this.handlers));
     return this.watch(authenticate(this.client, { handle, factor, previousToken: u.token }, this.handlers));
@@ -155,14 +157,17 @@ export class Keyway {
     return user;
   }
 
-  /** Sends the browser to the hosted login. */
+  /**
+   * Sends the browser to the hosted login. Back on the redirect page, {@link Keyway.handleURL} exchanges the code:
+   * {@link Keyway.user} becomes a {@link HostedLoginUser} holding the access token (see there what it can do).
+   */
   hostedLogin(options: HostedLoginOptions): Promise<string> {
     return hostedLogin(this.client, options);
   }
 
   /**
    * Acts on Keyway URL parameters (SSO return, IdP-initiated SSO, challenge packs, hosted login
-   * return); the resulting token becomes the current user's.
+   * return); the resulting token becomes the current user's (a hosted login's: a {@link HostedLoginUser}).
    */
   async handleURL(href?: string): Promise<Flow | string | undefined> {
     const r = await handleURL(this.client, this.handlers, href);

@@ -278,16 +278,21 @@ export interface WebAuthnFactorOptions {
   /** Attestation conveyance. */
   attestation?: 'none';
   /**
-   * Sign up with a passkey: the server first sends a code to the handle (`otp`), then asks for the new passkey. Without
-   * it, a handle signs in with a passkey it already has (the server answers every handle alike).
+   * Sign up with a passkey: for an e-mail address or phone number the server first sends a sign-in link to the handle
+   * (a `proxy` challenge the SDK polls: `linkSent`, then `linkConfirmed` once its owner opened and confirmed it), then
+   * asks for the new passkey (`webauthn_create`); a username gets `webauthn_create` at once (409 `person exists` when
+   * taken). Without it, a handle signs in with a passkey it already has (the server answers every handle alike).
    */
   sign_up?: boolean;
 }
 /** Options of the `password` factor. */
 export interface PasswordFactorOptions {
   /**
-   * Sign up with a password: the server first sends a code to the handle (`otp`), then asks for the new password
-   * (`password_set`). Without it, a handle signs in with its password (the server answers every handle alike).
+   * Sign up with a password: for an e-mail address or phone number the server first sends a sign-in link to the handle
+   * (a `proxy` challenge the SDK polls: `linkSent`, then `linkConfirmed` once its owner opened and confirmed it), then
+   * asks for the new password (`password_set`); a username gets `password_set` at once (409 `person exists` when
+   * taken). Without it, a handle signs in with its password: the server answers every handle alike, and a wrong
+   * password, or an address without one, is `incorrectPasswordSubmitted`.
    */
   sign_up?: boolean;
 }
@@ -347,6 +352,12 @@ export interface UserTokenClaims {
   person_type?: string;
   /** Groups (claim name configurable, default `groups`). */
   groups?: string[];
+  /** What the token is: `user`, `anonymous`, or `access` (an OAuth2 access token of the hosted login). */
+  token_use?: string;
+  /** OAuth2 client an access token was issued to. */
+  client_id?: string;
+  /** Space-separated scopes of an access token. */
+  scope?: string;
   /** Expiry (seconds since epoch). */
   exp?: number;
   /** Other claims. */
@@ -557,6 +568,41 @@ export interface OAuthTokenResponse {
   refresh_token?: string;
 }
 
+/** Claims of an OpenID Connect id_token of the hosted login: who the person is, for display (never a bearer credential). */
+export interface IdTokenClaims {
+  /** Person id. */
+  sub?: string;
+  /** The client the id_token was issued to. */
+  aud?: string;
+  /** The person's e-mail address, when they have one. */
+  email?: string;
+  /** Whether the address was proved (a code or link answered, a trusted provider, or the organization's import). */
+  email_verified?: boolean;
+  /** Methods of the sign-in. */
+  amr?: string[];
+  /** Other claims. */
+  [claim: string]: unknown;
+}
+/** Answer of OpenID Connect userinfo (`GET /oauth2/userinfo`). */
+export interface UserInfo {
+  /** Person id. */
+  sub: string;
+  /** Organization id. */
+  org_id?: string;
+  /** E-mail address, with whether it was proved. */
+  email?: string;
+  email_verified?: boolean;
+  /** Phone number, with whether it was proved. */
+  phone_number?: string;
+  phone_number_verified?: boolean;
+  /** Username. */
+  preferred_username?: string;
+  /** Groups of the person. */
+  groups?: string[];
+  /** Other claims. */
+  [claim: string]: unknown;
+}
+
 /** Names of the analytics events the SDK sends to `/actions/sdk`. */
 export type AnalyticsEventName =
   | 'AuthenticationSucceeded_v1'
@@ -634,6 +680,25 @@ export interface CodeSentEvent extends SDKEventBase {
   method?: AuthenticationMethod;
   /** Where it was sent. */
   handle?: string;
+}
+/** `linkSent`: a sign-in link was sent; the flow polls until its owner opens it and confirms on its page. */
+export interface LinkSentEvent extends SDKEventBase {
+  /** The proxy challenge being polled. */
+  challengeId: string;
+  /** `email_link` or `sms_link`. */
+  method: AuthenticationMethod;
+  /** Where it was sent. */
+  handle?: string;
+  /**
+   * Whether the link proves the handle before another step of the same flow (a password or passkey sign-up, or a
+   * handle added to the signed-in person) rather than completing the sign-in itself.
+   */
+  proof: boolean;
+}
+/** `linkConfirmed`: the owner confirmed the link; the flow goes on (or ends with the token). */
+export interface LinkConfirmedEvent extends SDKEventBase {
+  /** The proxy challenge that was completed. */
+  challengeId: string;
 }
 /** `codeRequested`: the flow waits for an OTP or TOTP code. */
 export interface CodeRequestedEvent extends PromptEvent {
@@ -722,6 +787,10 @@ export interface SDKEvents {
   codeSent: CodeSentEvent;
   /** A code must be typed in. */
   codeRequested: CodeRequestedEvent;
+  /** A sign-in link was sent; the flow waits until its owner confirms it. */
+  linkSent: LinkSentEvent;
+  /** The sign-in link was confirmed. */
+  linkConfirmed: LinkConfirmedEvent;
   /** A TOTP key was generated. */
   totpKeyGenerated: TOTPKeyGeneratedEvent;
   /** The code was wrong. */

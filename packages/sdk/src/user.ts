@@ -1,6 +1,7 @@
 import { track } from './analytics.js';
 import type { KeywayClient, RequestOptions } from './client.js';
-import { InvalidActionError } from './errors.js';
+import { InvalidActionError, mapServerError } from './errors.js';
+import { jwtClaims } from './jwt.js';
 import { decodeToken } from './token.js';
 import type {
   AttributeBucket,
@@ -8,11 +9,13 @@ import type {
   BucketAttributes,
   DirectIDResponse,
   GDPRConsent,
+  IdTokenClaims,
   ImpersonationResponse,
   MeResponse,
   OrganizationsResponse,
   TokenResponse,
   TokenValidationResponse,
+  UserInfo,
   UserTokenClaims,
 } from './types.js';
 
@@ -28,6 +31,10 @@ export interface LogoutOptions {
 }
 
 const list = (names?: string[]) => names?.join(',');
+
+/** Why a hosted login's user cannot make Keyway's first-party person calls. */
+export const ACCESS_TOKEN_REFUSED =
+  'this user holds an OAuth2 access token of the hosted login, which Keyway accepts only at userinfo, token validation and introspection: use userInfo(), or sign in with the SDK for a first-party session';
 
 /**
  * A person holding a user token. Authenticated when the token is not expired, not anonymous and not
@@ -89,11 +96,34 @@ export class User {
   get isAuthenticated(): boolean {
     return !this.isAnonymous && !this.isExpired && !this.loggedOut;
   }
+  /**
+   * What the token is (its `token_use` claim): `user`, `anonymous`, or `access`, an OAuth2 access token of the hosted
+   * login ({@link HostedLoginUser}), which first-party person calls refuse.
+   */
+  get tokenUse(): string {
+    return this.claims.token_use ?? (this.isAnonymous ? 'anonymous' : 'user');
+  }
 
-  /** Calls the API with this user's token. @internal */
+  /**
+   * Calls the API with this user's token. First-party person calls with an access token reject with
+   * {@link errors.InvalidActionError} ({@link ACCESS_TOKEN_REFUSED}) without calling the server. @internal
+   */
   call<T>(method: string, path: string, o: RequestOptions = {}): Promise<T> {
     if (this.loggedOut) return Promise.reject(new InvalidActionError('Cannot call methods on unauthenticated user'));
+    if (this.tokenUse === 'access' && path !== '/token/revoke') return Promise.reject(new InvalidActionError(ACCESS_TOKEN_REFUSED));
     return this.client.request<T>(method, path, { token: this.token, ...o });
+  }
+
+  /**
+   * OpenID Connect userinfo (`GET /oauth2/userinfo`): the person's id, organization, handles (each with whether it was
+   * proved) and groups. Works with every token of the person, the hosted login's access token included.
+   * @throws {@link errors.APIResponseError} (401) when the token is no longer valid.
+   */
+  async userInfo(): Promise<UserInfo> {
+    if (this.loggedOut) throw new InvalidActionError('Cannot call methods on unauthenticated user');
+    const r = await this.client.call<UserInfo>('GET', '/oauth2/userinfo', { token: this.token });
+    if (r.status >= 400) throw mapServerError(r.status, String(r.body.error_description ?? r.body.error ?? `HTTP ${r.status}`));
+    return r.body as unknown as UserInfo;
   }
 
   /** Asks the server whether the token is valid (`POST /token/validate`). */
@@ -214,9 +244,51 @@ export class AnonymousUser extends User {
   }
 }
 
-/** A {@link User} or an {@link AnonymousUser}, depending on the token's `person_type`. */
-export const userFromToken = (client: KeywayClient, token: unknown): User => {
+/**
+ * The person of a hosted login as the application (the OAuth2 client) knows them. `token` is the access token: the
+ * application sends it to its own API (resource servers check it with `/token/validate` or introspection), and
+ * {@link User.userInfo} and {@link User.logout} take it. `idToken` and `idClaims` (e-mail address and whether it was
+ * proved) identify the person for display; person id, organization, groups and methods come from the access token.
+ * Keyway's first-party person calls (`me()`, attributes, consents, organizations, Direct-ID, impersonation, step-up)
+ * do not accept an access token: they reject with {@link errors.InvalidActionError} without calling the server.
+ */
+export class HostedLoginUser extends User {
+  /** The id_token of the hosted login, when one came with the access token (scope `openid`). */
+  readonly idToken?: string;
+  /** Claims of the id_token (empty without one). */
+  readonly idClaims: IdTokenClaims;
+
+  /** @throws {@link errors.InvalidActionError} when the token is not an access token. */
+  constructor(client: KeywayClient, accessToken: unknown, idToken?: string) {
+    super(client, accessToken);
+    if (this.tokenUse !== 'access') throw new InvalidActionError('a hosted login user needs an OAuth2 access token (token_use access)');
+    const claims = idToken ? (jwtClaims(idToken) as IdTokenClaims | undefined) : undefined;
+    // An id_token of another person is not this user's.
+    if (idToken && claims && (claims.sub ?? claims.person_id) === this.personId) this.idToken = idToken;
+    this.idClaims = this.idToken ? claims! : {};
+  }
+
+  /** OAuth2 client the access token was issued to. */
+  get clientId(): string | undefined {
+    return this.claims.client_id;
+  }
+  /** Scopes of the access token. */
+  get scopes(): string[] {
+    return (this.claims.scope ?? '').split(' ').filter(Boolean);
+  }
+  /** E-mail address from the id_token, when it carries one. */
+  get email(): string | undefined {
+    return this.idClaims.email;
+  }
+}
+
+/**
+ * A {@link User}, an {@link AnonymousUser} or a {@link HostedLoginUser}, depending on the token (`person_type`,
+ * `token_use`). `idToken` is attached to a hosted login's user when it names the same person.
+ */
+export const userFromToken = (client: KeywayClient, token: unknown, idToken?: string): User => {
   const u = new User(client, token);
+  if (u.tokenUse === 'access') return new HostedLoginUser(client, u.token, idToken);
   return u.isAnonymous ? new AnonymousUser(client, u.token) : u;
 };
 

@@ -239,6 +239,41 @@ describe('TOTP, proxy and UI customization', () => {
     expect(polls).toHaveLength(3);
   });
 
+  it('a link proving the handle before a password: linkSent (proof), linkConfirmed, then the password step', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout'] });
+    const id = route('POST', '/id/v2', [
+      { id: 'px', type: 'proxy', authentication_method: 'email_link', options: { challenge_id: 'px' } },
+      { id: 'ps', type: 'password_set', authentication_method: 'password', options: { validation_rules: { regular_expressions: [] } } },
+    ]);
+    route('GET', '/challenge/px/v2', () => fail(202, 'pending', 202), 'proof-token');
+    const att = route('POST', '/attestation/v3', { token: TOKEN });
+    const c = client();
+    const log = record(c, 'linkSent', 'linkConfirmed', 'passwordSetReady');
+    c.events.on('passwordSetReady', (e) => e.submit('a new password 1'));
+    const flow = authenticate(c, { handle: 'ada@example.com', factor: { method: 'password', options: { sign_up: true } } }, handlers);
+    await vi.advanceTimersByTimeAsync(10);
+    expect(log.map(([n]) => n)).toEqual(['linkSent']);
+    expect(log[0]![1]).toMatchObject({ challengeId: 'px', method: 'email_link', handle: 'ada@example.com', proof: true, flowId: flow.id });
+    await vi.advanceTimersByTimeAsync(1000);
+    await expect(flow.result).resolves.toBe(TOKEN);
+    expect(log.map(([n]) => n)).toEqual(['linkSent', 'linkConfirmed', 'passwordSetReady']);
+    expect(id[0]!.body.factor).toEqual({ method: 'password', options: { sign_up: true } });
+    expect(att.map((a) => a.body.challenge_type)).toEqual(['password_set']);
+  });
+
+  it('a sign-in link of its own is no proof; an SSO proxy is no link', async () => {
+    route('POST', '/id/v2', [{ id: 'px', type: 'proxy', authentication_method: 'email_link', options: { challenge_id: 'px' } }]);
+    route('GET', '/challenge/px/v2', TOKEN);
+    const c = client();
+    const log = record(c, 'linkSent', 'linkConfirmed');
+    await authenticate(c, { handle: 'ada@example.com', factor: { method: 'email_link' } }, handlers).result;
+    expect(log.map(([n, p]) => [n, p.proof])).toEqual([['linkSent', false], ['linkConfirmed', undefined]]);
+    route('POST', '/id/v2', [{ id: 'sx', type: 'proxy', authentication_method: 'oidc', options: { challenge_id: 'sx' } }]);
+    route('GET', '/challenge/sx/v2', TOKEN);
+    await authenticate(c, { factor: { method: 'oidc' } }, handlers).result;
+    expect(log).toHaveLength(2);
+  });
+
   it('cancelling stops the polling', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout'] });
     route('POST', '/id/v2', { challenges: [ch('c1', 'proxy', { challenge_id: 'px' })] });

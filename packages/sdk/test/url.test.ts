@@ -6,6 +6,7 @@ import { completeHostedLogin, hostedLogin } from '../src/hosted.js';
 import { Keyway } from '../src/keyway.js';
 import { b64url, pkceChallenge } from '../src/pkce.js';
 import { handleURL } from '../src/url.js';
+import { ACCESS_TOKEN_REFUSED, HostedLoginUser } from '../src/user.js';
 import { BASE, client, jwt, route, SDK_HOST, TOKEN } from './fake.js';
 import { fakeWindow } from './popup.js';
 
@@ -151,12 +152,32 @@ describe('hosted login', () => {
     await expect(completeHostedLogin(client(), new URLSearchParams('code=c&state=st-1'))).rejects.toThrow('Failed to obtain access token');
   });
 
-  it('the facade completes the return from the URL and holds the user', async () => {
+  it('the facade completes the return from the URL: its user holds the access token, names the person from the id_token, and refuses first-party calls without calling', async () => {
     stored();
-    route('POST', '/oauth2/tokens', () => Response.json({ access_token: TOKEN }));
+    const access = jwt({ token_use: 'access', person_id: 'p1', oid: 'org1', person_type: 'regular', authenticated_methods: ['otp_via_email'], groups: [], client_id: 'app-1', scope: 'openid email' });
+    const idToken = jwt({ token_use: 'id', sub: 'p1', person_id: 'p1', aud: 'app-1', email: 'ada@example.com', email_verified: true });
+    route('POST', '/oauth2/tokens', () => Response.json({ access_token: access, id_token: idToken, token_type: 'bearer' }));
+    const info = route('GET', '/oauth2/userinfo', () => Response.json({ sub: 'p1', email: 'ada@example.com', email_verified: true }));
+    const me = route('GET', '/me', {});
     const k = new Keyway({ oid: 'org1', environment: { baseURL: BASE, sdkURL: SDK_HOST }, analytics: false });
-    expect(await k.handleURL(`${PAGE}?code=c&state=st-1`)).toBe(TOKEN);
-    expect(k.user?.personId).toBe('p1');
+    expect(await k.handleURL(`${PAGE}?code=c&state=st-1`)).toBe(access);
+    const user = k.user as HostedLoginUser;
+    expect(user).toBeInstanceOf(HostedLoginUser);
+    expect({ person: user.personId, org: user.orgId, token: user.token, id: user.idToken, email: user.email, client: user.clientId, scopes: user.scopes, use: user.tokenUse, signedIn: user.isAuthenticated }).toEqual({
+      person: 'p1', org: 'org1', token: access, id: idToken, email: 'ada@example.com', client: 'app-1', scopes: ['openid', 'email'], use: 'access', signedIn: true,
+    });
+    await expect(user.me()).rejects.toThrow(ACCESS_TOKEN_REFUSED);
+    await expect(user.setAttributes({ a: 1 })).rejects.toBeInstanceOf(errors.InvalidActionError);
+    expect(me).toHaveLength(0);
+    expect(() => k.stepUp({ method: 'totp' })).toThrow(ACCESS_TOKEN_REFUSED);
+    expect(await user.userInfo()).toEqual({ sub: 'p1', email: 'ada@example.com', email_verified: true });
+    expect(info[0]!.headers.get('authorization')).toBe(`Bearer ${access}`);
+    // Restored from storage (no id_token any more): the same user, named by the access token alone.
+    const again = new Keyway({ oid: 'org1', environment: { baseURL: BASE, sdkURL: SDK_HOST }, analytics: false }).setToken(access);
+    expect(again).toBeInstanceOf(HostedLoginUser);
+    expect((again as HostedLoginUser).email).toBeUndefined();
+    // An id_token of another person is not attached.
+    expect(new HostedLoginUser(client(), access, jwt({ sub: 'p2', email: 'eve@example.com' })).email).toBeUndefined();
   });
 });
 

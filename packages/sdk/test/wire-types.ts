@@ -11,6 +11,7 @@ import type {
   PersonHandle,
   SSOResolveRequest,
   TokenValidationRequest,
+  UserInfo,
   WebAuthnCreateOptions,
   WebAuthnGetOptions,
 } from '../src/types.js';
@@ -36,4 +37,5 @@ export type ContractAnswersTheSdkReads = [
   Check<Fits<S['PasswordValidationRule'], PasswordValidationRule>>,
   Check<Fits<S['WebAuthnCreateOptions'], WebAuthnCreateOptions>>,
   Check<Fits<S['WebAuthnGetOptions'], WebAuthnGetOptions>>,
+  Check<Fits<S['UserInfo'], UserInfo>>,
 ];

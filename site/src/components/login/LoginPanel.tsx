@@ -11,21 +11,27 @@ type State =
   | { kind: 'leaving'; to: string };
 
 /**
- * The ways of signing in the docs organization allows: a code sent by e-mail, a password, and a passkey (which also
- * signs a new reader up: type the e-mail address first). The identity server refuses any factor the organization
- * does not allow, with a message the form shows.
+ * The ways of signing in the docs organization allows: a code sent by e-mail, a password, and a passkey. A code signs a
+ * new reader up as it signs them in (it proves the address). A password or a passkey signs in only the reader who made
+ * it; a new reader creates one with the form's "Create an account": the identity server first e-mails a link to the
+ * address, and the form goes on once its owner confirms it. The server refuses any factor the organization does not
+ * allow, with a message the form shows.
  */
 const FACTORS = ['otp_via_email', 'password', 'webauthn'] as const;
 
-/** Wording of the docs' sign-in (the form's other texts are the @keyway/react defaults). */
+/** Wording of the docs' sign-in and sign-up (the form's other texts are the @keyway/react defaults). */
 const TEXT = {
   'initial.title': 'Sign in with your work e-mail',
-  'initial.subtitle': 'Get a one-time code by e-mail, use your password, or use a passkey. New here? The same steps create your account.',
+  'initial.subtitle': 'Get a one-time code by e-mail, use your password, or use a passkey.',
   'initial.handle.email': 'Work e-mail address',
   'initial.factor': 'How do you want to sign in?',
   'factor.otp_via_email': 'E-mail me a code',
   'factor.password': 'Password',
-  'factor.webauthn': 'Sign in or sign up with a passkey',
+  'factor.webauthn': 'Sign in with a passkey',
+  'initial.toSignUp.prompt': 'New to the Keyway docs?',
+  'signUp.title': 'Create your docs account',
+  'signUp.subtitle': 'A code by e-mail creates it at once. For a password or a passkey, we first e-mail you a link to confirm that the address is yours.',
+  'signUp.webauthn': 'Sign up with a passkey',
   'initial.submit': 'Continue',
   'otp.label': 'Code from the e-mail',
   'otp.submit': 'Sign in',
@@ -35,9 +41,9 @@ const target = () => safeRedirect(new URLSearchParams(window.location.search).ge
 
 /**
  * The body of /login: resumes a stored valid token, else shows the @keyway/react sign-in form (e-mailed code,
- * password or passkey) for the
- * docs organization, analytics off, the token kept in local storage under `keyway.docs.token`. After sign-in the docs
- * server opens its session and the visitor returns to `redirect_to` (same-origin paths only).
+ * password or passkey, and its "Create an account" mode) for the docs organization, analytics off, the token kept in
+ * local storage under `keyway.docs.token`. After sign-in the docs server opens its session and the visitor returns to
+ * `redirect_to` (same-origin paths only).
  */
 export default function LoginPanel(): React.ReactElement {
   const [state, setState] = useState<State>({ kind: 'loading' });
