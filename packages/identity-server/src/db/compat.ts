@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { REGION_ALIASES } from '../persons/regions.js';
-import type { DialectName } from './migrations.js';
+import type { DialectName } from './dialect.js';
 
 // 0014–0016 and 0018: the schema changes of the management API's compatibility with the public reference contract (#24).
 

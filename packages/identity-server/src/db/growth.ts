@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import type { DialectName } from './migrations.js';
+import type { DialectName } from './dialect.js';
 
 // 0013: what lets the data grow (#23): indexes for the paths that read many rows, and a per-organization person
 // count kept by the database itself so that an unfiltered `GET /persons` knows its exact `total_count` without

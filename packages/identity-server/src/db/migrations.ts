@@ -2,8 +2,9 @@ import { sql, type Kysely, type Migration, type MigrationProvider } from 'kysely
 import { growth } from './growth.js';
 import { handleProofs } from './handle-proofs.js';
 import { apiKeyLookup, externalCredentialKinds, regionNames, ssoAuthenticationIds } from './compat.js';
+import type { DialectName } from './dialect.js';
 
-export type DialectName = 'sqlite' | 'postgres';
+export type { DialectName };
 
 /** 0001, first part: organizations, persons, handles, credentials, challenges. */
 async function initialAccounts(db: Kysely<any>): Promise<void> {

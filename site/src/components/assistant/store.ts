@@ -76,8 +76,6 @@ export function useAssistant(): State {
   );
 }
 
-export { closeAssistant } from './open';
-
 /** Stops the answer being streamed: what arrived so far stays, marked as stopped. */
 export function stopAnswer(): void {
   if (!state.busy || !controller) return;
