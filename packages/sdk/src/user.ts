@@ -34,7 +34,7 @@ const list = (names?: string[]) => names?.join(',');
 
 /** Why a hosted login's user cannot make Keyway's first-party person calls. */
 export const ACCESS_TOKEN_REFUSED =
-  'this user holds an OAuth2 access token of the hosted login, which Keyway accepts only at userinfo, token validation and introspection: use userInfo(), or sign in with the SDK for a first-party session';
+  'this user holds an OAuth2 access token of the hosted login, which Keyway accepts only at userinfo and introspection: use userInfo(), or sign in with the SDK for a first-party session';
 
 /**
  * A person holding a user token. Authenticated when the token is not expired, not anonymous and not
@@ -246,8 +246,9 @@ export class AnonymousUser extends User {
 
 /**
  * The person of a hosted login as the application (the OAuth2 client) knows them. `token` is the access token: the
- * application sends it to its own API (resource servers check it with `/token/validate` or introspection), and
- * {@link User.userInfo} and {@link User.logout} take it. `idToken` and `idClaims` (e-mail address and whether it was
+ * application sends it to its own API (resource servers check it by introspection, with its scopes), and
+ * {@link User.userInfo} and {@link User.logout} take it. {@link HostedLoginUser.validate} asks userinfo, since
+ * `/token/validate` answers for user tokens only. `idToken` and `idClaims` (e-mail address and whether it was
  * proved) identify the person for display; person id, organization, groups and methods come from the access token.
  * Keyway's first-party person calls (`me()`, attributes, consents, organizations, Direct-ID, impersonation, step-up)
  * do not accept an access token: they reject with {@link errors.InvalidActionError} without calling the server.
@@ -279,6 +280,21 @@ export class HostedLoginUser extends User {
   /** E-mail address from the id_token, when it carries one. */
   get email(): string | undefined {
     return this.idClaims.email;
+  }
+
+  /**
+   * Whether the access token is still good, asked where the server accepts it: `/oauth2/userinfo` (`/token/validate`
+   * answers for user tokens only, so it would call every access token invalid). A refusal (401) is `valid: false`
+   * with the server's reason; any other failure rejects, as for a user token.
+   */
+  override async validate(): Promise<TokenValidationResponse> {
+    const r = await this.client.call<UserInfo>('GET', '/oauth2/userinfo', { token: this.token });
+    if (r.status === 401) return { valid: false, invalidity_reason: String(r.body.error_description ?? r.body.error ?? 'token is not valid') };
+    if (r.status >= 400) throw mapServerError(r.status, String(r.body.error_description ?? r.body.error ?? `HTTP ${r.status}`));
+    const exp = typeof this.claims.exp === 'number' ? this.claims.exp : undefined;
+    return exp === undefined
+      ? { valid: true }
+      : { valid: true, expires_in_seconds: Math.max(0, exp - Math.floor(Date.now() / 1000)), expires_at: new Date(exp * 1000).toISOString() };
   }
 }
 
