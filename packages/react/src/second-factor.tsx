@@ -93,14 +93,14 @@ export interface MultiFactorAuthProps extends Omit<FormProps, 'factors' | 'getFa
  * person whose token lacks a second factor starts at the second step. Gate content on both with
  * `<LoggedIn withFactors={[…]}>`.
  */
-export function MultiFactorAuth({ firstFactors, factors = ['totp'], onSuccess, onError, errorMessages, className, unstyled, children, handles }: MultiFactorAuthProps) {
+export function MultiFactorAuth({ firstFactors, factors = ['totp'], onSuccess, onError, errorMessages, className, unstyled, children, handles, initialMode, allowSignUp }: MultiFactorAuthProps) {
   const { isAuthenticated, isLoading, user } = useKeyway();
   const config = useConfiguration();
   const second = normalizeFactors(factors);
   if (isLoading) return null;
   if (!isAuthenticated)
     return (
-      <Form factors={firstFactors} handles={handles} onError={onError} errorMessages={errorMessages} className={className} unstyled={unstyled}>
+      <Form factors={firstFactors} handles={handles} onError={onError} errorMessages={errorMessages} className={className} unstyled={unstyled} initialMode={initialMode} allowSignUp={allowSignUp}>
         {children}
       </Form>
     );
