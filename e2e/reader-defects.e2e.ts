@@ -269,10 +269,10 @@ describe('API operation pages read well', () => {
           .map((el) => `${el.tagName} ${el.scrollWidth}>${el.clientWidth}`),
       );
       expect(overflowing).toEqual([]);
-      // `handles` of the request body: its `type` and `value` are folded under it.
+      // `handles` of the request body: its `type`, `value` and `verified` are folded under it.
       const handles = page.locator('[data-list="fields"] li', { has: page.locator(':scope > div > code', { hasText: /^handles$/ }) }).first();
       const fold = handles.locator(':scope > details');
-      expect(await fold.locator('summary').textContent()).toMatch(/Show 2 child attributes/);
+      expect(await fold.locator('summary').textContent()).toMatch(/Show 3 child attributes/);
       expect(await fold.evaluate((d) => (d as HTMLDetailsElement).open)).toBe(false);
       await fold.locator('summary').click();
       expect(await fold.locator('code', { hasText: /^type$/ }).isVisible()).toBe(true);

@@ -58,8 +58,8 @@ async function ownPassword(ctx: Ctx, r: StartRequest, person: PersonRow, data: C
 
 /**
  * `/id` with `password`. Signed in (previous token): the person's own password, or, for a handle that is not yet the
- * person's, a code to the handle first (signin/proof-first.ts). Signing up (`options.sign_up`, or the organization's
- * implicit sign-up): a code to the handle, then `password_set`. Signing in: `password_verify` for every handle, known or
+ * person's, a sign-in link to the handle first (signin/proof-first.ts). Signing up (`options.sign_up`, or the
+ * organization's implicit sign-up): a sign-in link to the handle, then `password_set` (a username: at once). Signing in: `password_verify` for every handle, known or
  * not, with or without a password (#36: the answer tells nothing about the handle); only the holder's password passes.
  */
 const startPassword: FactorHandler = {

@@ -190,7 +190,8 @@ const PASSKEY_REFUSED = 'passkey could not be verified';
 
 /**
  * `/id` with `webauthn`. Signed in (previous token): a new passkey for the person (or a step-up with theirs), or, for a
- * handle not yet the person's, a code to the handle first. Signing up: a code to the handle, then `webauthn_create`.
+ * handle not yet the person's, a sign-in link to the handle first. Signing up: a sign-in link to the handle, then
+ * `webauthn_create`.
  * Signing in by handle: `webauthn_get` for every handle, listing the holder's passkeys or decoys (#36: the answer tells
  * nothing about the handle). Without a handle: a discoverable passkey.
  */
