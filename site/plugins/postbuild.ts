@@ -18,8 +18,12 @@ export default function postBuildPlugin(context: LoadContext): Plugin {
     async postBuild({ outDir, routesPaths }) {
       const sections = await writeSearchIndex(outDir, routesPaths);
       // Every docs page's passages, gated ones included (the server answers signed-in readers from them too).
-      const vectors = await writePassageVectors(outDir, await readDocsPassages(outDir, []));
-      console.log(`[keyway] assistant: ${vectors.count} passage vectors (${(vectors.bytes / 1024).toFixed(0)} KiB) in ${(vectors.ms / 1000).toFixed(1)} s`);
+      // Vectors of passages an earlier build on this machine embedded are reused (node_modules/.cache, as webpack's).
+      const cacheDir = path.join(context.siteDir, 'node_modules', '.cache', 'keyway-assistant-vectors');
+      const vectors = await writePassageVectors(outDir, await readDocsPassages(outDir, []), { cacheDir });
+      console.log(
+        `[keyway] assistant: ${vectors.count} passage vectors (${(vectors.bytes / 1024).toFixed(0)} KiB; ${vectors.embedded} embedded, ${vectors.count - vectors.embedded} from earlier builds) in ${(vectors.ms / 1000).toFixed(1)} s`,
+      );
       const agents = await writeAgentDocs(outDir, routesPaths, context.siteConfig.url, CONTRACT_PATH);
       console.log(`[keyway] docs for agents: ${agents.publicPages} public and ${agents.gatedPages} gated Markdown twins, llms.txt, llms-full.txt`);
       const c = await precompress(outDir);

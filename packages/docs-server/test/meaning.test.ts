@@ -1,8 +1,9 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { missingNames } from '../src/assistant/silence.js';
-import { loadMeaning, MeaningIndex, passageText, VECTORS_DIR, writePassageVectors } from '../src/assistant/meaning.js';
+import { loadMeaning, loadSentenceEncoder, MeaningIndex, passageText, VECTORS_DIR, writePassageVectors } from '../src/assistant/meaning.js';
 import { retrieveWithMeaning } from '../src/assistant/retrieve.js';
 import { buildDocsIndex } from '../src/search/site-index.js';
 import { chat, fixtureSite, startFixtureServer } from './assistant-fixture.js';
@@ -30,6 +31,37 @@ describe('names the docs never say', () => {
 });
 
 describe('retrieval by meaning', () => {
+  it('a build reuses the vectors an earlier build made for the same passages, and embeds only what changed', async () => {
+    const site = fixtureSite();
+    const docs = await buildDocsIndex(site);
+    const real = await loadSentenceEncoder();
+    let embedded = 0;
+    const counting = { ...real, embed: (texts: readonly string[]) => ((embedded += texts.length), real.embed(texts)) };
+    const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'keyway-vectors-cache-'));
+    const first = await writePassageVectors(site, docs.passages, { model: counting, cacheDir });
+    expect(first).toMatchObject({ count: docs.passages.length, embedded: docs.passages.length });
+    expect(embedded).toBe(docs.passages.length);
+    const firstBytes = fs.readFileSync(path.join(site, VECTORS_DIR, 'vectors.i8'));
+
+    // Another build of the same docs (another output folder): nothing is embedded, the vectors are the same bytes.
+    const other = fs.mkdtempSync(path.join(os.tmpdir(), 'keyway-vectors-other-'));
+    embedded = 0;
+    const second = await writePassageVectors(other, docs.passages, { model: counting, cacheDir });
+    expect(second).toMatchObject({ count: docs.passages.length, embedded: 0 });
+    expect(embedded).toBe(0);
+    expect(Buffer.compare(fs.readFileSync(path.join(other, VECTORS_DIR, 'vectors.i8')), firstBytes)).toBe(0);
+
+    // One passage edited: only it is embedded, and its vector is the one of its new text.
+    const changed = docs.passages.map((p, i) => (i === 1 ? { ...p, prose: `${p.prose} Rotate the secret every month.` } : p));
+    const third = await writePassageVectors(other, changed, { model: counting, cacheDir });
+    expect(third.embedded).toBe(1);
+    expect(embedded).toBe(1);
+    const loaded = await MeaningIndex.load(other, { passages: changed });
+    expect(loaded.describe().source).toBe('build');
+    const [now] = await real.embed([passageText(changed[1]!)]);
+    expect(loaded.cosines(now!)[1]).toBeGreaterThan(0.98);
+  });
+
   it('writes the passage vectors at build time and reads them back, making only those whose passage changed', async () => {
     const site = fixtureSite();
     const docs = await buildDocsIndex(site);

@@ -87,24 +87,60 @@ async function embedAll(model: SentenceEncoder, texts: readonly string[], batch 
   return out;
 }
 
+/** The rows a folder of vectors holds for this model, by the key of the passage text each was made from. */
+async function storedRows(dir: string, m: SentenceEncoder): Promise<{ rows: Map<string, Int8Array>; buildMs: number }> {
+  const rows = new Map<string, Int8Array>();
+  try {
+    const header = JSON.parse(await fs.readFile(path.join(dir, 'vectors.json'), 'utf8')) as VectorsHeader;
+    if (header.model !== m.name || header.dims !== m.dims) return { rows, buildMs: 0 };
+    const stored = new Int8Array((await fs.readFile(path.join(dir, 'vectors.i8'))).buffer.slice(0));
+    if (stored.length !== header.keys.length * m.dims) return { rows, buildMs: 0 };
+    header.keys.forEach((k, i) => rows.set(k, stored.subarray(i * m.dims, (i + 1) * m.dims)));
+    return { rows, buildMs: header.buildMs };
+  } catch {
+    return { rows, buildMs: 0 };
+  }
+}
+
+async function writeVectors(dir: string, header: VectorsHeader, data: Int8Array): Promise<void> {
+  await fs.mkdir(dir, { recursive: true });
+  // The data first, the header last: a reader that finds a header finds its data (a short one is refused above).
+  await fs.writeFile(path.join(dir, 'vectors.i8'), data);
+  await fs.writeFile(path.join(dir, 'vectors.json'), JSON.stringify(header));
+}
+
 /**
  * Writes the vectors of every passage of a build (`<siteDir>/.assistant/vectors.json` and `vectors.i8`: one signed
- * byte per dimension, the unit vector times 127). Returns how many were written and how long it took.
+ * byte per dimension, the unit vector times 127). With `cacheDir`, a passage whose text was embedded by an earlier
+ * build (same text, same model) takes that vector instead of being embedded again, and the cache is left holding this
+ * build's vectors: a rebuild after an edit embeds only the passages that changed, and a second build of the same docs
+ * with other settings (the browser tests' analytics variant) embeds none. Returns how many were written, how many of
+ * them were embedded, and how long it took.
  */
-export async function writePassageVectors(siteDir: string, passages: readonly Passage[], model?: SentenceEncoder): Promise<{ count: number; ms: number; bytes: number }> {
+export async function writePassageVectors(
+  siteDir: string,
+  passages: readonly Passage[],
+  options: { model?: SentenceEncoder; cacheDir?: string } = {},
+): Promise<{ count: number; embedded: number; ms: number; bytes: number }> {
   const started = performance.now();
-  const m = model ?? (await loadSentenceEncoder());
+  const m = options.model ?? (await loadSentenceEncoder());
   const texts = passages.map(passageText);
-  const vectors = await embedAll(m, texts);
-  const data = new Int8Array(vectors.length * m.dims);
-  vectors.forEach((v, i) => v.forEach((x, j) => (data[i * m.dims + j] = Math.round(x * 127))));
+  const keys = texts.map(keyOf);
+  const cached = options.cacheDir ? (await storedRows(options.cacheDir, m)).rows : new Map<string, Int8Array>();
+  const data = new Int8Array(texts.length * m.dims);
+  const missing: number[] = [];
+  keys.forEach((k, i) => {
+    const row = cached.get(k);
+    if (row) data.set(row, i * m.dims);
+    else missing.push(i);
+  });
+  const vectors = await embedAll(m, missing.map((i) => texts[i] as string));
+  vectors.forEach((v, n) => v.forEach((x, j) => (data[(missing[n] as number) * m.dims + j] = Math.round(x * 127))));
   const ms = performance.now() - started;
-  const header: VectorsHeader = { model: m.name, dims: m.dims, keys: texts.map(keyOf), buildMs: Math.round(ms) };
-  const dir = path.join(siteDir, VECTORS_DIR);
-  await fs.mkdir(dir, { recursive: true });
-  await fs.writeFile(path.join(dir, 'vectors.json'), JSON.stringify(header));
-  await fs.writeFile(path.join(dir, 'vectors.i8'), data);
-  return { count: vectors.length, ms, bytes: data.byteLength };
+  const header: VectorsHeader = { model: m.name, dims: m.dims, keys, buildMs: Math.round(ms) };
+  await writeVectors(path.join(siteDir, VECTORS_DIR), header, data);
+  if (options.cacheDir && missing.length) await writeVectors(options.cacheDir, header, data);
+  return { count: texts.length, embedded: missing.length, ms, bytes: data.byteLength };
 }
 
 /** Each passage's vector (by passage id), and the cosine of a question with every passage. */
@@ -126,24 +162,14 @@ export class MeaningIndex {
     const texts = docs.passages.map(passageText);
     const data = new Int8Array(texts.length * m.dims);
     const have = new Set<number>();
-    let buildMs = 0;
-    try {
-      const dir = path.join(siteDir, VECTORS_DIR);
-      const header = JSON.parse(await fs.readFile(path.join(dir, 'vectors.json'), 'utf8')) as VectorsHeader;
-      if (header.model === m.name && header.dims === m.dims) {
-        const stored = new Int8Array((await fs.readFile(path.join(dir, 'vectors.i8'))).buffer.slice(0));
-        const rowOf = new Map(header.keys.map((k, i) => [k, i]));
-        texts.forEach((text, id) => {
-          const row = rowOf.get(keyOf(text));
-          if (row === undefined) return;
-          data.set(stored.subarray(row * m.dims, (row + 1) * m.dims), id * m.dims);
-          have.add(id);
-        });
-        buildMs = header.buildMs;
-      }
-    } catch {
-      // No vectors in this build: all are made below.
-    }
+    const stored = await storedRows(path.join(siteDir, VECTORS_DIR), m);
+    texts.forEach((text, id) => {
+      const row = stored.rows.get(keyOf(text));
+      if (!row) return;
+      data.set(row, id * m.dims);
+      have.add(id);
+    });
+    const buildMs = stored.buildMs;
     const missing = texts.map((_, id) => id).filter((id) => !have.has(id));
     if (missing.length) {
       const made = await embedAll(m, missing.map((id) => texts[id] as string), 8);
