@@ -16,7 +16,7 @@ export const CONSENT_LEVELS = ['none', 'necessary', 'analytics', 'marketing', 'r
 
 const uxMode = str({ enum: ['popup', 'redirect'], default: 'popup', description: 'How the SDK shows the provider: a popup window or a full-page redirect.' });
 /** The sign-up intent of the password and passkey factors (#36). */
-const signUp = bool('Sign up rather than in: the answer is a code sent to the handle, then the challenge that sets the password or passkey, whether or not the handle has an account (someone who has one signs in with the code and sets a new password or adds a passkey). Without it, `/id` signs in: the same challenge for every handle, known or not.');
+const signUp = bool('Sign up rather than in: the answer is a sign-in link sent to the handle (a `proxy` challenge to poll), then the challenge that sets the password or passkey once the link is confirmed on its page, whether or not the handle has an account (someone who has one is signed in by the link and sets a new password or adds a passkey). A username has nothing to prove: with a password a free one is taken at once (a taken one is a 409 `person_exists`). Without it, `/id` signs in: the same challenge for every handle, known or not.');
 const redirectTarget = str({ format: 'uri', maxLength: 2048, description: 'http(s) URL the person returns to after the flow (redirect mode and links).' });
 const pkceChallenge = str({ pattern: '^[A-Za-z0-9_-]{43,128}$', description: 'PKCE S256 code challenge (base64url of the SHA-256 of the verifier).' });
 const csrfToken = str({ minLength: 16, maxLength: 256, description: 'Random value the client stores and expects back unchanged.' });

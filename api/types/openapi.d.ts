@@ -2619,7 +2619,7 @@ export interface components {
                  * @constant
                  */
                 method?: "password";
-                /** @description Sign up rather than in: the answer is a code sent to the handle, then the challenge that sets the password or passkey, whether or not the handle has an account (someone who has one signs in with the code and sets a new password or adds a passkey). Without it, `/id` signs in: the same challenge for every handle, known or not. */
+                /** @description Sign up rather than in: the answer is a sign-in link sent to the handle (a `proxy` challenge to poll), then the challenge that sets the password or passkey once the link is confirmed on its page, whether or not the handle has an account (someone who has one is signed in by the link and sets a new password or adds a passkey). A username has nothing to prove: with a password a free one is taken at once (a taken one is a 409 `person_exists`). Without it, `/id` signs in: the same challenge for every handle, known or not. */
                 sign_up?: boolean;
             };
         } | {
@@ -2651,7 +2651,7 @@ export interface components {
              * @constant
              */
             method?: "webauthn";
-            /** @description Sign up rather than in: the answer is a code sent to the handle, then the challenge that sets the password or passkey, whether or not the handle has an account (someone who has one signs in with the code and sets a new password or adds a passkey). Without it, `/id` signs in: the same challenge for every handle, known or not. */
+            /** @description Sign up rather than in: the answer is a sign-in link sent to the handle (a `proxy` challenge to poll), then the challenge that sets the password or passkey once the link is confirmed on its page, whether or not the handle has an account (someone who has one is signed in by the link and sets a new password or adds a passkey). A username has nothing to prove: with a password a free one is taken at once (a taken one is a 409 `person_exists`). Without it, `/id` signs in: the same challenge for every handle, known or not. */
             sign_up?: boolean;
             /** @description Relying party id; defaults to the current hostname. */
             scope?: string;
@@ -3749,7 +3749,7 @@ export interface components {
             password_validation_rules?: components["schemas"]["PasswordValidationRule"][];
             /** @default groups */
             groups_claim_name: string;
-            /** @description When true, `/id` with the password or passkey factor signs up a handle that has no password (or passkey) even without `sign_up`: a code to the handle first, then `password_set` or `webauthn_create`. The answers then tell whether a handle has a password or passkey (a person who has one is asked for it), so it is off by default: without it every handle gets the same answer. For clients that cannot send `sign_up`, such as apps written for the published client that sign people up with `id(handle, {method: "password"})`. */
+            /** @description When true, `/id` with the password or passkey factor signs up a handle that has no password (or passkey) even without `sign_up`: a sign-in link to the handle first, then `password_set` or `webauthn_create`. The answers then tell whether a handle has a password or passkey (a person who has one is asked for it), so it is off by default: without it every handle gets the same answer. For clients that cannot send `sign_up`, such as apps written for the published client that sign people up with `id(handle, {method: "password"})`. */
             implicit_credential_sign_up?: boolean;
         };
         OrganizationConfigPatch: {
@@ -3776,7 +3776,7 @@ export interface components {
             require_approval_for_new_persons?: boolean;
             password_validation_rules?: components["schemas"]["PasswordValidationRule"][];
             groups_claim_name?: string;
-            /** @description When true, `/id` with the password or passkey factor signs up a handle that has no password (or passkey) even without `sign_up`: a code to the handle first, then `password_set` or `webauthn_create`. The answers then tell whether a handle has a password or passkey (a person who has one is asked for it), so it is off by default: without it every handle gets the same answer. For clients that cannot send `sign_up`, such as apps written for the published client that sign people up with `id(handle, {method: "password"})`. */
+            /** @description When true, `/id` with the password or passkey factor signs up a handle that has no password (or passkey) even without `sign_up`: a sign-in link to the handle first, then `password_set` or `webauthn_create`. The answers then tell whether a handle has a password or passkey (a person who has one is asked for it), so it is off by default: without it every handle gets the same answer. For clients that cannot send `sign_up`, such as apps written for the published client that sign people up with `id(handle, {method: "password"})`. */
             implicit_credential_sign_up?: boolean;
         };
         /** @description Branding of the page a sign-in link opens. */

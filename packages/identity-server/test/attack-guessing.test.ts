@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { answerLink, api, BACKENDS, freshStorage, lastMessage, signInWithEmail, signUpWithPassword, startTestServer, type TestServer, type TestStorage } from './helpers.js';
+import { answerLink, api, BACKENDS, type Answer, freshStorage, lastMessage, signInWithEmail, signUpWithPassword, startTestServer, type TestServer, type TestStorage } from './helpers.js';
 
 // An attacker with no account who knows a victim's e-mail address guesses the victim's password and e-mailed codes,
 // spreading the guesses over fresh challenges (the per-challenge cap of 5) and over two server processes that share
@@ -94,7 +94,7 @@ for (const backend of BACKENDS) {
       const call = api(server);
       await signInWithEmail(server, 'known@example.com'); // a person without a password
       expect((await call('PATCH', '/organizations/config', { allow_self_registration: false }, KEY)).status).toBe(204);
-      const shape = (r: Awaited<ReturnType<typeof call>>) => ({ status: r.status, types: r.body.result?.map((c: { type: string }) => c.type), errors: r.body.errors });
+      const shape = (r: Answer<{ type: string }[] | undefined>) => ({ status: r.status, types: r.body.result?.map((c) => c.type), errors: r.body.errors });
       for (const options of [{}, { sign_up: true }]) {
         const known = await call('POST', '/id/v2', { handle: 'known@example.com', factor: { method: 'password', options } });
         const unknown = await call('POST', '/id/v2', { handle: 'nobody-here@example.com', factor: { method: 'password', options } });
