@@ -33,6 +33,11 @@ const devMode = env.NODE_ENV !== 'production';
 const port = intEnv('KEYWAY_API_PORT', DEFAULT_API_PORT);
 const corsOrigins = env.KEYWAY_CORS_ORIGINS?.split(',').map((s) => s.trim()).filter(Boolean);
 const apiKey = env.KEYWAY_API_KEY ?? (devMode ? DEFAULT_DEV_API_KEY : undefined);
+const passkeyTimeoutSeconds = intEnv('KEYWAY_PASSKEY_TIMEOUT_SECONDS', 120);
+if (passkeyTimeoutSeconds < 1) {
+  console.error(`KEYWAY_PASSKEY_TIMEOUT_SECONDS must be at least 1 (seconds a passkey prompt waits), got "${env.KEYWAY_PASSKEY_TIMEOUT_SECONDS}"`);
+  process.exit(2);
+}
 
 const server = await startIdentityServer({
   port,
@@ -50,6 +55,7 @@ const server = await startIdentityServer({
     lockoutThreshold: intEnv('KEYWAY_LOCKOUT_THRESHOLD', 10),
     lockoutBaseSeconds: intEnv('KEYWAY_LOCKOUT_BASE_SECONDS', 300),
     lockoutMaxSeconds: intEnv('KEYWAY_LOCKOUT_MAX_SECONDS', 86_400),
+    passkeyTimeoutSeconds,
   },
   logger: env.KEYWAY_LOG === '1',
   ...(trustProxy !== undefined ? { trustProxy } : {}),

@@ -120,6 +120,8 @@ export interface Limits {
   lockoutBaseSeconds: number;
   /** Longest lock, in seconds. */
   lockoutMaxSeconds: number;
+  /** How long a passkey prompt (and its challenge) waits for the authenticator, in seconds (WebAuthn `timeout`). */
+  passkeyTimeoutSeconds: number;
 }
 
 export interface Ctx {

@@ -38,6 +38,7 @@ export const DEFAULT_LIMITS: Limits = {
   lockoutThreshold: 10,
   lockoutBaseSeconds: 300,
   lockoutMaxSeconds: 86_400,
+  passkeyTimeoutSeconds: 120,
 };
 
 export interface IdentityServerOptions {

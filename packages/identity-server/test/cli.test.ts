@@ -84,4 +84,10 @@ describe('CLI (dist/cli.js)', { timeout: 60_000 }, () => {
     expect(r.status).toBe(2);
     expect(r.stderr).toContain('KEYWAY_TRUST_PROXY must be a comma-separated list of addresses, CIDR ranges, loopback, linklocal or uniquelocal; "everyone" is none of them');
   });
+
+  it('refuses a passkey prompt that could never be answered (KEYWAY_PASSKEY_TIMEOUT_SECONDS=0)', () => {
+    const r = spawnSync(process.execPath, ['dist/cli.js'], { cwd: pkg, env: { ...process.env, KEYWAY_PASSKEY_TIMEOUT_SECONDS: '0', DATA_DIR: dataDir }, encoding: 'utf8' });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('KEYWAY_PASSKEY_TIMEOUT_SECONDS must be at least 1 (seconds a passkey prompt waits), got "0"');
+  });
 });

@@ -95,7 +95,7 @@ if (location.pathname === '/sso-return') K.handleURL(new K.KeywayClient({ baseUR
   });
   await new Promise<void>((r) => web.listen(0, '127.0.0.1', r));
   const origin = `http://localhost:${(web.address() as AddressInfo).port}`;
-  const api = await startTestIdentityServer({ corsOrigins: [origin], limits: { perHandlePerMinute: 1000, perIpPerMinute: 10_000 } });
+  const api = await startTestIdentityServer({ corsOrigins: [origin], limits: { perHandlePerMinute: 1000, perIpPerMinute: 10_000, passkeyTimeoutSeconds: 15 } });
   // Only loopback hosts resolve: the page reaches our servers unchanged and nothing else (no interception).
   const browser = await launchChromium();
   return {

@@ -137,10 +137,11 @@ describe('passkeys in Chromium (virtual authenticator) against the identity serv
     expect(r).toEqual({ name: 'PasskeyPromptError', user: true });
     expect(calls.filter((c) => c.path === '/attestation/v3')).toEqual([]);
     await page.close();
-  }, 180_000);
+  }, 60_000);
 
   it('a prompt nobody answers becomes "Passkey prompt was dismissed"', async () => {
-    // No presence is ever simulated: the prompt stays unanswered until the server's own timeout (2 minutes) ends it.
+    // No presence is ever simulated: the prompt stays unanswered until the server's own timeout ends it (the harness's
+    // server sets 15 seconds, KEYWAY_PASSKEY_TIMEOUT_SECONDS; 2 minutes by default).
     const { page } = await setup(false);
     const r = await page.evaluate(
       async ({ api, oid }) => {
@@ -152,5 +153,5 @@ describe('passkeys in Chromium (virtual authenticator) against the identity serv
     );
     expect(r).toEqual({ name: 'PasskeyPromptError', message: 'Passkey prompt was dismissed' });
     await page.close();
-  }, 180_000);
+  }, 60_000);
 });

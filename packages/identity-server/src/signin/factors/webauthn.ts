@@ -93,7 +93,6 @@ interface WebAuthnData extends ChallengeData {
 }
 
 export const CREDENTIAL_PREFIX = 'passkey:';
-const TIMEOUT_MS = 120_000;
 
 /**
  * The relying party id (`scope`, default: the page's hostname) and the page origin. The origin must be one the server
@@ -142,7 +141,7 @@ async function createOptions(ctx: Ctx, r: StartRequest, person: PersonRow | unde
     rpID: rp.rpId,
     userName,
     userID: new Uint8Array(userId),
-    timeout: TIMEOUT_MS,
+    timeout: ctx.limits.passkeyTimeoutSeconds * 1000,
     attestationType: 'none',
     excludeCredentials: existing.map((c) => ({ id: c.id, transports: c.secret.transports })),
     authenticatorSelection: {
@@ -153,15 +152,15 @@ async function createOptions(ctx: Ctx, r: StartRequest, person: PersonRow | unde
   });
   const data: WebAuthnData = { ...extra, webauthn_challenge: options.challenge, rp_id: rp.rpId, origin: rp.origin, user_id: userId.toString('base64url') };
   if (r.previous) data.previous = r.previous;
-  const row = await createChallenge(ctx, { org: r.org, type: 'webauthn_create', method: 'webauthn', handle: r.handle, personId: person?.id, data, ttlSeconds: TIMEOUT_MS / 1000 });
+  const row = await createChallenge(ctx, { org: r.org, type: 'webauthn_create', method: 'webauthn', handle: r.handle, personId: person?.id, data, ttlSeconds: ctx.limits.passkeyTimeoutSeconds });
   return { id: row.id, type: 'webauthn_create', authentication_method: 'webauthn', options: wireCreateOptions(options, rp.rpId) };
 }
 
 async function getOptions(ctx: Ctx, r: StartRequest, rp: { rpId: string; origin: string }, allow: Array<{ id: string; transports?: AuthenticatorTransportFuture[] }>, personId: string | undefined): Promise<ChallengeOut> {
   const userVerification = option(r.options.user_verification, ['required', 'preferred', 'discouraged'] as const, 'preferred');
-  const options = await generateAuthenticationOptions({ rpID: rp.rpId, timeout: TIMEOUT_MS, userVerification, allowCredentials: allow });
+  const options = await generateAuthenticationOptions({ rpID: rp.rpId, timeout: ctx.limits.passkeyTimeoutSeconds * 1000, userVerification, allowCredentials: allow });
   const data: WebAuthnData = { webauthn_challenge: options.challenge, rp_id: rp.rpId, origin: rp.origin, ...(r.previous ? { previous: r.previous } : {}) };
-  const row = await createChallenge(ctx, { org: r.org, type: 'webauthn_get', method: 'webauthn', handle: r.handle, personId, data, ttlSeconds: TIMEOUT_MS / 1000 });
+  const row = await createChallenge(ctx, { org: r.org, type: 'webauthn_get', method: 'webauthn', handle: r.handle, personId, data, ttlSeconds: ctx.limits.passkeyTimeoutSeconds });
   return { id: row.id, type: 'webauthn_get', authentication_method: 'webauthn', options: wireGetOptions(options, rp.rpId) };
 }
 
