@@ -1,6 +1,5 @@
 import { InvalidKeywayConfigurationError, UnexpectedError, mapServerError } from './errors.js';
 import { EventBus } from './events.js';
-import type { Flow } from './flow.js';
 import type { Envelope } from './types.js';
 
 /** Version of the Keyway browser SDK, sent on every call as `Keyway-SdkVersion`. */
@@ -156,8 +155,11 @@ export class KeywayClient {
   token?: string;
   /** The id_token of the hosted login that gave {@link KeywayClient.token}, when one came with it (never sent). */
   idToken?: string;
-  /** Current flow of each kind; events of older flows are dropped. @internal */
-  readonly flows: { auth?: Flow; recovery?: Flow } = {};
+  /**
+   * Current flow of each kind; events of older flows are dropped. Typed by what the client needs of a flow (stopping
+   * it), so that this module does not import flow.ts, which imports it. @internal
+   */
+  readonly flows: { auth?: { cancel(): void }; recovery?: { cancel(): void } } = {};
 
   /**
    * @param options - SDK options, checked by {@link resolveConfig}.
