@@ -10,11 +10,8 @@ const ISSUER = 'https://api.keyway.dev';
 const userInfoExample = { sub: PERSON_ID, iss: 'http://localhost:8787', aud: 'docs-portal', org_id: 'org_keyway_dev', email: 'ada@example.com', email_verified: true, groups: ['editors'] };
 const protocolErrors = ['OAuth2BadRequest', 'OAuth2Unauthorized'];
 
-/** @type {import('./operation.mjs').OpSpec[]} */
-export const protocolOperations = [
-  {
-    method: 'get', path: '/oauth2/authorize', id: 'getOAuth2Authorize', tags: ['o-auth-2'], sdk: true, security: 'none',
-    params: [
+/** Parameters of the authorization request (query of GET, form of POST). */
+const AUTHORIZE_PARAMS = [
       q('client_id', ref('OAuthClientId'), 'Registered OAuth2 client.', true, 'keyway-dev-client'),
       q('redirect_uri', str({ format: 'uri', maxLength: 2048 }), 'Must equal one of the client\'s registered redirect URIs (in development, any URI on an allowed browser origin).', true, 'http://localhost:3000/callback'),
       q('response_type', str({ const: 'code' }), 'Only the authorization code flow is offered.'),
@@ -23,28 +20,67 @@ export const protocolOperations = [
       q('code_challenge', str({ pattern: '^[A-Za-z0-9_-]{43,128}$' }), 'PKCE S256 code challenge (base64url of the SHA-256 of the `code_verifier` the token request sends). Required of public clients; a confidential client may leave PKCE out and authenticate with its secret at the token endpoint.', false, 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM'),
       q('code_challenge_method', str({ const: 'S256' }), 'Only S256, and it must be sent: without it RFC 7636 reads the challenge as `plain`, which Keyway refuses (the browser goes back to `redirect_uri` with `error=invalid_request`).', false, 'S256'),
       q('nonce', str({ maxLength: 512 }), 'Copied into the id_token.', false),
-      q('token', str({ maxLength: 16384 }), 'A valid user token of the client\'s organization (not anonymous): the person is signed in already, so the hosted page is skipped and the browser goes straight back with a code.', false),
-      q('prompt', str({ maxLength: 100 }), 'Space-separated OpenID Connect prompts: `none` (no page: back at once with a code, or with `error=login_required` when no signed-in person\'s `token` is given), `login` and `select_account` (always the sign-in page, even with a `token`), `consent` (nothing to ask: clients belong to the organization).', false, 'login'),
+      q('token', str({ maxLength: 16384 }), 'Development servers only (ignored in production, where a bearer token never travels in a URL): a valid user token of the client\'s organization (not anonymous) skips the hosted page, as the session cookie does.', false),
+      q('id_token_hint', str({ maxLength: 16384 }), 'An id_token this server issued to the client (it may have expired): with `prompt=none`, a signed-in person other than its subject answers `login_required`.', false),
+      q('request', str({ maxLength: 16384 }), 'Not supported (request objects): answered with `error=request_not_supported`.', false),
+      q('request_uri', str({ maxLength: 2048 }), 'Not supported: answered with `error=request_uri_not_supported`.', false),
+      q('prompt', str({ maxLength: 100 }), 'Space-separated OpenID Connect prompts: `none` (no page: back at once with a code when the browser has a session at this server, else with `error=login_required`), `login` and `select_account` (always the sign-in page, even with a session), `consent` (nothing to ask: clients belong to the organization).', false, 'login'),
       q('login_hint', str({ maxLength: 320 }), 'The e-mail address to prefill (also as `email_address:<address>`).', false, 'ada@example.com'),
-      q('max_age', int({ minimum: 0 }), 'Seconds: a `token` issued longer ago than this shows the sign-in page instead of being reused.', false, 3600),
+      q('max_age', int({ minimum: 0 }), 'Seconds: a session whose sign-in (`auth_time`) is older than this shows the sign-in page (with `prompt=none`: `login_required`).', false, 3600),
       q('response_mode', str({ enum: ['query', 'fragment', 'form_post'] }), 'How the answer reaches `redirect_uri`: query parameters (default), the fragment, or a form posted to it.', false, 'query'),
       q('handle_types', str({ maxLength: 100 }), 'Handle types the page may offer (comma- or space-separated); the hosted page signs in by `email_address`, which must be among them.', false, 'email_address'),
       q('display', str({ maxLength: 20 }), 'Accepted; the page is responsive, so every display gets the same one.', false),
       q('ui_locales', str({ maxLength: 100 }), 'Accepted; the page is in English.', false),
       q('acr_values', str({ maxLength: 200 }), 'Accepted; every sign-in has one assurance level (an e-mail code).', false),
-    ],
-    summary: 'Request an authorization code',
-    description: `
+];
+/** The authorization request as a form body: the same fields, none required by the schema (the handler answers OAuth errors). */
+/** A form field's schema: forms carry strings only, so an integer parameter is a string of digits. */
+const formField = (/** @type {{ schema: any, description: string }} */ p) => (p.schema.type === 'integer' ? { type: 'string', pattern: '^[0-9]{1,10}$', description: p.description } : { ...p.schema, description: p.description });
+const authorizeForm = () => ({ type: 'object', properties: Object.fromEntries(AUTHORIZE_PARAMS.map((p) => [p.name, formField(p)])) });
+const LOGOUT_PARAMS = [
+  q('id_token_hint', str({ maxLength: 16384 }), 'An id_token this server issued (it may have expired): names the client and the person, and ends the session without asking.', false),
+  q('post_logout_redirect_uri', str({ format: 'uri', maxLength: 2048 }), 'Where to send the browser afterwards; must be one of the client\'s `post_logout_redirect_uris` (in development, also any address on an allowed browser origin).', false),
+  q('client_id', ref('OAuthClientId'), 'The client, when no id_token_hint names it.', false, 'keyway-dev-client'),
+  q('state', str({ maxLength: 512 }), 'Returned unchanged with the redirect.', false),
+  q('logout_hint', str({ maxLength: 320 }), 'Accepted; the session named by the cookie is the one ended.', false),
+  q('ui_locales', str({ maxLength: 100 }), 'Accepted; the page is in English.', false),
+];
+const logoutForm = () => ({ type: 'object', properties: { ...Object.fromEntries(LOGOUT_PARAMS.map((p) => [p.name, formField(p)])), confirm: str({ enum: ['yes'], description: 'Sent by the confirmation page: the person asked to sign out.' }) } });
+
+/** @type {import('./operation.mjs').OpSpec[]} */
+export const protocolOperations = [
+  ...['get', 'post'].map(/** @returns {import('./operation.mjs').OpSpec} */ (method) => ({
+    method, path: '/oauth2/authorize', id: method === 'get' ? 'getOAuth2Authorize' : 'postOAuth2Authorize', tags: ['o-auth-2'], security: 'none',
+    // The browser SDK navigates with GET; POST is OpenID Connect's form-encoded twin (Core §3.1.2.1).
+    ...(method === 'get'
+      ? { sdk: true, params: AUTHORIZE_PARAMS }
+      : { body: { contentType: FORM, schema: authorizeForm(), example: { response_type: 'code', client_id: 'keyway-dev-client', redirect_uri: 'http://localhost:3000/callback', scope: 'openid', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256' } } }),
+    summary: method === 'get' ? 'Request an authorization code' : 'Request an authorization code (form post)',
+    description: `${method === 'post' ? '\nThe form-encoded twin of `GET /oauth2/authorize` (OpenID Connect Core §3.1.2.1), with the same parameters in the body.' : ''}
 Entry point of Keyway's hosted login (authorization code flow with PKCE S256; PKCE may be left out by confidential clients only). The browser is redirected here; the
 person signs in on the hosted page and is redirected back to \`redirect_uri\` with \`code\` and \`state\`. Errors in
 \`client_id\` or \`redirect_uri\` are shown on the page instead of redirecting (to avoid open redirects); other errors
-are returned to the redirect URI as \`error\` and \`error_description\`.`,
+are returned to the redirect URI as \`error\` and \`error_description\`, with \`state\` and \`iss\` (RFC 9207). Signing in sets an
+HTTP-only session cookie of this server: another client of the same organization then signs the person in without a page.`,
     ok: {
       status: 302, description: 'Redirect to the hosted login page or, once signed in, back to redirect_uri with code and state.',
       headers: { Location: { description: 'Where the browser goes next.', schema: str({ format: 'uri' }) } },
     },
     moreOk: [{ status: 200, raw: true, contentType: 'text/html', schema: str(), example: '<!doctype html><title>Sign in</title>', description: 'The hosted login page.' }],
-  },
+  })),
+  ...['get', 'post'].map(/** @returns {import('./operation.mjs').OpSpec} */ (method) => ({
+    method, path: '/oauth2/logout', id: method === 'get' ? 'getOAuth2Logout' : 'postOAuth2Logout', tags: ['o-auth-2'], security: 'none',
+    summary: method === 'get' ? 'End the session (RP-Initiated Logout)' : 'End the session (RP-Initiated Logout, form post)',
+    description: `
+OpenID Connect RP-Initiated Logout 1.0. Ends the person's session at this server (the session cookie the hosted login set),
+so no client of the organization signs them in again without a page. With a valid \`id_token_hint\` (an id_token this
+server issued, expired or not) the session ends at once and the browser goes to \`post_logout_redirect_uri\` (which must be
+registered in the client's \`post_logout_redirect_uris\`) with \`state\`, or to a "signed out" page. Without one, the page
+asks the person to confirm.${method === 'post' ? ' Same as GET, with the parameters form-encoded in the body.' : ''}`,
+    ...(method === 'get' ? { params: LOGOUT_PARAMS } : { body: { contentType: FORM, schema: logoutForm(), example: { state: 'x1y2z3' } } }),
+    ok: { status: 200, raw: true, contentType: 'text/html', schema: str(), example: '<!doctype html><title>Signed out</title>', description: 'The "signed out" page, or the page that asks to confirm.' },
+    moreOk: [{ status: 302, description: 'Signed out: back to post_logout_redirect_uri with state.', headers: { Location: { description: 'post_logout_redirect_uri with state.', schema: str({ format: 'uri' }) } } }],
+  })),
   {
     method: 'post', path: '/oauth2/tokens', id: 'postOAuth2Tokens', tags: ['o-auth-2'], sdk: true, security: 'clientOptional',
     summary: 'Obtain an access token',
@@ -118,9 +154,12 @@ its grant with it. Unknown or already revoked tokens also answer 200, so the cal
         userinfo_endpoint: `${ISSUER}/oauth2/userinfo`, jwks_uri: `${ISSUER}/.well-known/jwks.json`,
         revocation_endpoint: `${ISSUER}/oauth2/tokens/revoke`, introspection_endpoint: `${ISSUER}/oauth2/tokens/introspect`,
         response_types_supported: ['code'], grant_types_supported: ['authorization_code', 'client_credentials', 'refresh_token'],
-        subject_types_supported: ['public'], id_token_signing_alg_values_supported: ['ES256'], scopes_supported: ['openid', 'email', 'phone', 'groups'],
-        token_endpoint_auth_methods_supported: ['client_secret_basic', 'none'], code_challenge_methods_supported: ['S256'],
-        claims_supported: ['sub', 'person_id', 'oid', 'email', 'phone_number', 'groups', 'authenticated_methods'],
+        end_session_endpoint: `${ISSUER}/oauth2/logout`,
+        response_modes_supported: ['query', 'fragment', 'form_post'], subject_types_supported: ['public'],
+        id_token_signing_alg_values_supported: ['RS256', 'ES256'], scopes_supported: ['openid', 'email'],
+        token_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post'], code_challenge_methods_supported: ['S256'],
+        claims_supported: ['sub', 'auth_time', 'amr', 'email', 'email_verified', 'person_id', 'oid', 'person_type'],
+        authorization_response_iss_parameter_supported: true, request_parameter_supported: false, request_uri_parameter_supported: false,
       },
     },
   },

@@ -11,21 +11,21 @@ const clientFields = {
 export const protocolSchemas = {
   OAuthClientId: str({ pattern: '^[A-Za-z0-9_-]{1,128}$', description: 'OAuth2 client id.' }),
   OAuth2TokenRequest: {
-    description: 'Form fields of a token request; the fields allowed depend on grant_type.',
+    description: 'Form fields of a token request; the fields used depend on grant_type. Other fields are ignored (RFC 6749 §3.2).',
     oneOf: [
-      closed({
+      open({
         grant_type: str({ const: 'authorization_code' }),
         code: str({ minLength: 1, maxLength: 512 }),
         redirect_uri: str({ format: 'uri', maxLength: 2048 }),
         code_verifier: str({ pattern: '^[A-Za-z0-9._~-]{43,128}$' }),
         ...clientFields,
       }, ['grant_type', 'code', 'redirect_uri'], { title: 'authorization_code' }),
-      closed({
+      open({
         grant_type: str({ const: 'client_credentials' }),
         scope: str({ maxLength: 1024, description: 'Space-separated scopes.' }),
         ...clientFields,
       }, ['grant_type'], { title: 'client_credentials' }),
-      closed({
+      open({
         grant_type: str({ const: 'refresh_token' }),
         refresh_token: str({ minLength: 1, maxLength: 4096 }),
         scope: str({ maxLength: 1024 }),
@@ -45,13 +45,13 @@ export const protocolSchemas = {
     error: str({ enum: ['invalid_request', 'invalid_client', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type', 'invalid_scope', 'invalid_token'] }),
     error_description: str(),
   }, ['error'], { description: 'RFC 6749 error answer of the protocol endpoints.' }),
-  OAuth2TokenRevokeRequest: closed({
+  OAuth2TokenRevokeRequest: open({
     token: str({ minLength: 1, maxLength: 4096 }),
     token_type_hint: ref('OAuth2TokenTypeHint'),
     ...clientFields,
   }, ['token'], { description: 'Confidential clients authenticate with HTTP Basic or `client_id` + `client_secret`; public clients send their `client_id`.' }),
   OAuth2TokenTypeHint: str({ enum: ['access_token', 'refresh_token', 'authorize_code', 'id_token'], description: 'A hint only (RFC 7009 §2.1): every kind of token is looked up whatever it says.' }),
-  OAuth2IntrospectRequest: closed({
+  OAuth2IntrospectRequest: open({
     token: str({ minLength: 1, maxLength: 4096 }),
     token_type_hint: ref('OAuth2TokenTypeHint'),
     scope: str({ maxLength: 1024, description: 'Space-separated scopes the token must carry: if one is missing, the answer is `active: false`.' }),
@@ -102,6 +102,15 @@ export const protocolSchemas = {
     token_endpoint_auth_methods_supported: arrayOf(str()),
     code_challenge_methods_supported: arrayOf(str()),
     claims_supported: arrayOf(str()),
+    response_modes_supported: arrayOf(str()),
+    end_session_endpoint: str({ format: 'uri' }),
+    authorization_response_iss_parameter_supported: bool(),
+    request_parameter_supported: bool(),
+    request_uri_parameter_supported: bool(),
+    claims_parameter_supported: bool(),
+    prompt_values_supported: arrayOf(str()),
+    revocation_endpoint_auth_methods_supported: arrayOf(str()),
+    introspection_endpoint_auth_methods_supported: arrayOf(str()),
   }, ['issuer', 'authorization_endpoint', 'token_endpoint', 'jwks_uri', 'response_types_supported', 'subject_types_supported', 'id_token_signing_alg_values_supported']),
   Jwk: open({
     kty: str({ enum: ['EC', 'RSA', 'OKP'] }),

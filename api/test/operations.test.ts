@@ -68,11 +68,12 @@ describe('every listed operation is in openapi.yaml with its tags', () => {
     expect(op?.tags?.length).toBeGreaterThan(1);
   });
 
-  it('documents nothing beyond the spec lists except the stored-events query and the published client\'s POST /token/v2', () => {
+  it('documents nothing beyond the spec lists except the stored-events query, the published client\'s POST /token/v2 and the OpenID Provider\'s standard endpoints', () => {
     const known = new Set([...md.listed, ...md.sdk].map((o) => key(o.method, o.path)));
     const extra = all.map(({ method, path }) => key(method, path)).filter((k) => !known.has(k));
     // POST /token/v2: the published sign-in client asks for another organization's token with POST (issue #16).
-    expect(extra.sort()).toEqual(['GET /events', 'POST /token/v2']);
+    // POST /oauth2/authorize: OpenID Connect Core §3.1.2.1 (GET and POST); /oauth2/logout: RP-Initiated Logout 1.0 (#37).
+    expect(extra.sort()).toEqual(['GET /events', 'GET /oauth2/logout', 'POST /oauth2/authorize', 'POST /oauth2/logout', 'POST /token/v2']);
   });
 
   it('uses only the 22 category tags of the site', () => {
@@ -154,12 +155,15 @@ describe('every operation is documented', { timeout: 30_000 }, () => {
 describe('request validation is strict where the server must reject unknown input', () => {
   // Bodies that are free-form maps by design (attribute names are chosen by the integrator).
   const FREE_FORM = new Set(['#/components/schemas/Attributes']);
+  // OAuth 2.0 / OpenID Connect protocol requests, where the standards say a server MUST ignore what it does not know
+  // (RFC 6749 §3.1 and §3.2, RFC 7009 and 7662 by reference, OpenID Connect Core §3.1.2.1, RP-Initiated Logout §2).
+  const PROTOCOL = new Set(['POST /oauth2/authorize', 'POST /oauth2/logout', 'POST /oauth2/tokens', 'POST /oauth2/tokens/revoke', 'POST /oauth2/tokens/introspect']);
 
   it('rejects an unknown top-level field in every request body', () => {
     const problems: string[] = [];
     for (const { method, path, op } of all) {
       for (const [type, media] of Object.entries(op.requestBody?.content ?? {})) {
-        if (!media.schema || FREE_FORM.has(String(media.schema.$ref))) continue;
+        if (!media.schema || FREE_FORM.has(String(media.schema.$ref)) || PROTOCOL.has(key(method, path))) continue;
         const validate = validatorFor(media.schema);
         for (const [name, value] of examplesOf(media)) {
           if (value && typeof value === 'object' && validate({ ...value, unexpected_field: 1 })) {

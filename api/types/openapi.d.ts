@@ -633,11 +633,53 @@ export interface paths {
          * @description Entry point of Keyway's hosted login (authorization code flow with PKCE S256; PKCE may be left out by confidential clients only). The browser is redirected here; the
          *     person signs in on the hosted page and is redirected back to `redirect_uri` with `code` and `state`. Errors in
          *     `client_id` or `redirect_uri` are shown on the page instead of redirecting (to avoid open redirects); other errors
-         *     are returned to the redirect URI as `error` and `error_description`.
+         *     are returned to the redirect URI as `error` and `error_description`, with `state` and `iss` (RFC 9207). Signing in sets an
+         *     HTTP-only session cookie of this server: another client of the same organization then signs the person in without a page.
          */
         get: operations["getOAuth2Authorize"];
         put?: never;
-        post?: never;
+        /**
+         * Request an authorization code (form post)
+         * @description The form-encoded twin of `GET /oauth2/authorize` (OpenID Connect Core §3.1.2.1), with the same parameters in the body.
+         *     Entry point of Keyway's hosted login (authorization code flow with PKCE S256; PKCE may be left out by confidential clients only). The browser is redirected here; the
+         *     person signs in on the hosted page and is redirected back to `redirect_uri` with `code` and `state`. Errors in
+         *     `client_id` or `redirect_uri` are shown on the page instead of redirecting (to avoid open redirects); other errors
+         *     are returned to the redirect URI as `error` and `error_description`, with `state` and `iss` (RFC 9207). Signing in sets an
+         *     HTTP-only session cookie of this server: another client of the same organization then signs the person in without a page.
+         */
+        post: operations["postOAuth2Authorize"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth2/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * End the session (RP-Initiated Logout)
+         * @description OpenID Connect RP-Initiated Logout 1.0. Ends the person's session at this server (the session cookie the hosted login set),
+         *     so no client of the organization signs them in again without a page. With a valid `id_token_hint` (an id_token this
+         *     server issued, expired or not) the session ends at once and the browser goes to `post_logout_redirect_uri` (which must be
+         *     registered in the client's `post_logout_redirect_uris`) with `state`, or to a "signed out" page. Without one, the page
+         *     asks the person to confirm.
+         */
+        get: operations["getOAuth2Logout"];
+        put?: never;
+        /**
+         * End the session (RP-Initiated Logout, form post)
+         * @description OpenID Connect RP-Initiated Logout 1.0. Ends the person's session at this server (the session cookie the hosted login set),
+         *     so no client of the organization signs them in again without a page. With a valid `id_token_hint` (an id_token this
+         *     server issued, expired or not) the session ends at once and the browser goes to `post_logout_redirect_uri` (which must be
+         *     registered in the client's `post_logout_redirect_uris`) with `state`, or to a "signed out" page. Without one, the page
+         *     asks the person to confirm. Same as GET, with the parameters form-encoded in the body.
+         */
+        post: operations["postOAuth2Logout"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3193,7 +3235,7 @@ export interface components {
         };
         /** @description OAuth2 client id. */
         OAuthClientId: string;
-        /** @description Form fields of a token request; the fields allowed depend on grant_type. */
+        /** @description Form fields of a token request; the fields used depend on grant_type. Other fields are ignored (RFC 6749 §3.2). */
         OAuth2TokenRequest: {
             /** @constant */
             grant_type: "authorization_code";
@@ -3326,6 +3368,16 @@ export interface components {
             token_endpoint_auth_methods_supported?: string[];
             code_challenge_methods_supported?: string[];
             claims_supported?: string[];
+            response_modes_supported?: string[];
+            /** Format: uri */
+            end_session_endpoint?: string;
+            authorization_response_iss_parameter_supported?: boolean;
+            request_parameter_supported?: boolean;
+            request_uri_parameter_supported?: boolean;
+            claims_parameter_supported?: boolean;
+            prompt_values_supported?: string[];
+            revocation_endpoint_auth_methods_supported?: string[];
+            introspection_endpoint_auth_methods_supported?: string[];
         };
         Jwk: {
             /** @enum {string} */
@@ -3572,6 +3624,13 @@ export interface components {
             /** @description The response type combinations the client may ask for; Keyway offers one, `[["code"]]`. */
             response_types: "code"[][];
             redirect_uris?: string[];
+            /** @description Where RP-Initiated Logout may send the browser back (`post_logout_redirect_uri` of `/oauth2/logout`). */
+            post_logout_redirect_uris?: string[];
+            /**
+             * @description Algorithm of the id_tokens issued to this client (OpenID Connect Registration: RS256 unless set).
+             * @enum {string}
+             */
+            id_token_signed_response_alg?: "RS256" | "ES256";
             /** @description Public clients (browsers, mobile apps) hold no secret and must use PKCE. */
             public: boolean;
             /** @description Seconds. */
@@ -3597,6 +3656,14 @@ export interface components {
             scopes: string[];
             grant_types: ("authorization_code" | "client_credentials" | "refresh_token")[];
             redirect_uris?: string[];
+            /** @description Where `/oauth2/logout` may send the browser back after signing the person out (exact match). */
+            post_logout_redirect_uris?: string[];
+            /**
+             * @description Algorithm of the id_tokens issued to this client; RS256 unless set, as OpenID Connect Registration says.
+             * @default RS256
+             * @enum {string}
+             */
+            id_token_signed_response_alg: "RS256" | "ES256";
             /** @default false */
             public: boolean;
             /** @default 3600 */
@@ -3610,6 +3677,9 @@ export interface components {
             /** @description Replaces the grants (same rules as on creation). */
             grant_types?: ("authorization_code" | "client_credentials" | "refresh_token")[];
             redirect_uris?: string[];
+            post_logout_redirect_uris?: string[];
+            /** @enum {string} */
+            id_token_signed_response_alg?: "RS256" | "ES256";
             access_token_duration?: number;
             refresh_token_duration?: number;
         };
@@ -6544,10 +6614,16 @@ export interface operations {
                 code_challenge_method?: "S256";
                 /** @description Copied into the id_token. */
                 nonce?: string;
-                /** @description A valid user token of the client's organization (not anonymous): the person is signed in already, so the hosted page is skipped and the browser goes straight back with a code. */
+                /** @description Development servers only (ignored in production, where a bearer token never travels in a URL): a valid user token of the client's organization (not anonymous) skips the hosted page, as the session cookie does. */
                 token?: string;
+                /** @description An id_token this server issued to the client (it may have expired): with `prompt=none`, a signed-in person other than its subject answers `login_required`. */
+                id_token_hint?: string;
+                /** @description Not supported (request objects): answered with `error=request_not_supported`. */
+                request?: string;
+                /** @description Not supported: answered with `error=request_uri_not_supported`. */
+                request_uri?: string;
                 /**
-                 * @description Space-separated OpenID Connect prompts: `none` (no page: back at once with a code, or with `error=login_required` when no signed-in person's `token` is given), `login` and `select_account` (always the sign-in page, even with a `token`), `consent` (nothing to ask: clients belong to the organization).
+                 * @description Space-separated OpenID Connect prompts: `none` (no page: back at once with a code when the browser has a session at this server, else with `error=login_required`), `login` and `select_account` (always the sign-in page, even with a session), `consent` (nothing to ask: clients belong to the organization).
                  * @example login
                  */
                 prompt?: string;
@@ -6557,7 +6633,7 @@ export interface operations {
                  */
                 login_hint?: string;
                 /**
-                 * @description Seconds: a `token` issued longer ago than this shows the sign-in page instead of being reused.
+                 * @description Seconds: a session whose sign-in (`auth_time`) is older than this shows the sign-in page (with `prompt=none`: `login_required`).
                  * @example 3600
                  */
                 max_age?: number;
@@ -6609,6 +6685,219 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    postOAuth2Authorize: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "response_type": "code",
+                 *       "client_id": "keyway-dev-client",
+                 *       "redirect_uri": "http://localhost:3000/callback",
+                 *       "scope": "openid",
+                 *       "code_challenge": "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+                 *       "code_challenge_method": "S256"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description Registered OAuth2 client. */
+                    client_id?: components["schemas"]["OAuthClientId"];
+                    /**
+                     * Format: uri
+                     * @description Must equal one of the client's registered redirect URIs (in development, any URI on an allowed browser origin).
+                     */
+                    redirect_uri?: string;
+                    /**
+                     * @description Only the authorization code flow is offered.
+                     * @constant
+                     */
+                    response_type?: "code";
+                    /** @description Space-separated; must contain `openid`. */
+                    scope?: string;
+                    /** @description CSRF token of the client, returned unchanged. Optional (it protects the client, which should send one). */
+                    state?: string;
+                    /** @description PKCE S256 code challenge (base64url of the SHA-256 of the `code_verifier` the token request sends). Required of public clients; a confidential client may leave PKCE out and authenticate with its secret at the token endpoint. */
+                    code_challenge?: string;
+                    /**
+                     * @description Only S256, and it must be sent: without it RFC 7636 reads the challenge as `plain`, which Keyway refuses (the browser goes back to `redirect_uri` with `error=invalid_request`).
+                     * @constant
+                     */
+                    code_challenge_method?: "S256";
+                    /** @description Copied into the id_token. */
+                    nonce?: string;
+                    /** @description Development servers only (ignored in production, where a bearer token never travels in a URL): a valid user token of the client's organization (not anonymous) skips the hosted page, as the session cookie does. */
+                    token?: string;
+                    /** @description An id_token this server issued to the client (it may have expired): with `prompt=none`, a signed-in person other than its subject answers `login_required`. */
+                    id_token_hint?: string;
+                    /** @description Not supported (request objects): answered with `error=request_not_supported`. */
+                    request?: string;
+                    /** @description Not supported: answered with `error=request_uri_not_supported`. */
+                    request_uri?: string;
+                    /** @description Space-separated OpenID Connect prompts: `none` (no page: back at once with a code when the browser has a session at this server, else with `error=login_required`), `login` and `select_account` (always the sign-in page, even with a session), `consent` (nothing to ask: clients belong to the organization). */
+                    prompt?: string;
+                    /** @description The e-mail address to prefill (also as `email_address:<address>`). */
+                    login_hint?: string;
+                    /** @description Seconds: a session whose sign-in (`auth_time`) is older than this shows the sign-in page (with `prompt=none`: `login_required`). */
+                    max_age?: string;
+                    /**
+                     * @description How the answer reaches `redirect_uri`: query parameters (default), the fragment, or a form posted to it.
+                     * @enum {string}
+                     */
+                    response_mode?: "query" | "fragment" | "form_post";
+                    /** @description Handle types the page may offer (comma- or space-separated); the hosted page signs in by `email_address`, which must be among them. */
+                    handle_types?: string;
+                    /** @description Accepted; the page is responsive, so every display gets the same one. */
+                    display?: string;
+                    /** @description Accepted; the page is in English. */
+                    ui_locales?: string;
+                    /** @description Accepted; every sign-in has one assurance level (an e-mail code). */
+                    acr_values?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The hosted login page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><title>Sign in</title> */
+                    "text/html": string;
+                };
+            };
+            /** @description Redirect to the hosted login page or, once signed in, back to redirect_uri with code and state. */
+            302: {
+                headers: {
+                    /** @description Where the browser goes next. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    getOAuth2Logout: {
+        parameters: {
+            query?: {
+                /** @description An id_token this server issued (it may have expired): names the client and the person, and ends the session without asking. */
+                id_token_hint?: string;
+                /** @description Where to send the browser afterwards; must be one of the client's `post_logout_redirect_uris` (in development, also any address on an allowed browser origin). */
+                post_logout_redirect_uri?: string;
+                /**
+                 * @description The client, when no id_token_hint names it.
+                 * @example keyway-dev-client
+                 */
+                client_id?: components["schemas"]["OAuthClientId"];
+                /** @description Returned unchanged with the redirect. */
+                state?: string;
+                /** @description Accepted; the session named by the cookie is the one ended. */
+                logout_hint?: string;
+                /** @description Accepted; the page is in English. */
+                ui_locales?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The "signed out" page, or the page that asks to confirm. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><title>Signed out</title> */
+                    "text/html": string;
+                };
+            };
+            /** @description Signed out: back to post_logout_redirect_uri with state. */
+            302: {
+                headers: {
+                    /** @description post_logout_redirect_uri with state. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    postOAuth2Logout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "state": "x1y2z3"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description An id_token this server issued (it may have expired): names the client and the person, and ends the session without asking. */
+                    id_token_hint?: string;
+                    /**
+                     * Format: uri
+                     * @description Where to send the browser afterwards; must be one of the client's `post_logout_redirect_uris` (in development, also any address on an allowed browser origin).
+                     */
+                    post_logout_redirect_uri?: string;
+                    /** @description The client, when no id_token_hint names it. */
+                    client_id?: components["schemas"]["OAuthClientId"];
+                    /** @description Returned unchanged with the redirect. */
+                    state?: string;
+                    /** @description Accepted; the session named by the cookie is the one ended. */
+                    logout_hint?: string;
+                    /** @description Accepted; the page is in English. */
+                    ui_locales?: string;
+                    /**
+                     * @description Sent by the confirmation page: the person asked to sign out.
+                     * @enum {string}
+                     */
+                    confirm?: "yes";
+                };
+            };
+        };
+        responses: {
+            /** @description The "signed out" page, or the page that asks to confirm. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><title>Signed out</title> */
+                    "text/html": string;
+                };
+            };
+            /** @description Signed out: back to post_logout_redirect_uri with state. */
+            302: {
+                headers: {
+                    /** @description post_logout_redirect_uri with state. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
         };
     };
@@ -6875,34 +7164,44 @@ export interface operations {
                      *         "client_credentials",
                      *         "refresh_token"
                      *       ],
+                     *       "end_session_endpoint": "https://api.keyway.dev/oauth2/logout",
+                     *       "response_modes_supported": [
+                     *         "query",
+                     *         "fragment",
+                     *         "form_post"
+                     *       ],
                      *       "subject_types_supported": [
                      *         "public"
                      *       ],
                      *       "id_token_signing_alg_values_supported": [
+                     *         "RS256",
                      *         "ES256"
                      *       ],
                      *       "scopes_supported": [
                      *         "openid",
-                     *         "email",
-                     *         "phone",
-                     *         "groups"
+                     *         "email"
                      *       ],
                      *       "token_endpoint_auth_methods_supported": [
+                     *         "none",
                      *         "client_secret_basic",
-                     *         "none"
+                     *         "client_secret_post"
                      *       ],
                      *       "code_challenge_methods_supported": [
                      *         "S256"
                      *       ],
                      *       "claims_supported": [
                      *         "sub",
+                     *         "auth_time",
+                     *         "amr",
+                     *         "email",
+                     *         "email_verified",
                      *         "person_id",
                      *         "oid",
-                     *         "email",
-                     *         "phone_number",
-                     *         "groups",
-                     *         "authenticated_methods"
-                     *       ]
+                     *         "person_type"
+                     *       ],
+                     *       "authorization_response_iss_parameter_supported": true,
+                     *       "request_parameter_supported": false,
+                     *       "request_uri_parameter_supported": false
                      *     }
                      */
                     "application/json": components["schemas"]["OpenIdConfiguration"];

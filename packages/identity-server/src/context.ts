@@ -80,6 +80,10 @@ export interface OAuthClient {
   client_id: string;
   name: string;
   redirect_uris: string[];
+  /** Where RP-Initiated Logout may send the browser back (exact match). */
+  post_logout_redirect_uris?: string[];
+  /** Algorithm of the client's id_tokens (absent: RS256, the OpenID Connect Registration default). */
+  id_token_signed_response_alg?: 'RS256' | 'ES256';
   public?: boolean;
   scopes?: string[];
   grant_types?: string[];

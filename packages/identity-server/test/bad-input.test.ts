@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, signInWithEmail, startTestServer, type TestServer } from './helpers.js';
 
 /** Every operation that takes a JSON body, with a valid body to mutate. */
-const OPERATIONS: Array<{ method: string; path: string; body: Record<string, unknown>; auth?: boolean; admin?: boolean; wrongType: Record<string, unknown> }> = [
+const OPERATIONS: Array<{ method: string; path: string; body: Record<string, unknown>; auth?: boolean; admin?: boolean; wrongType: Record<string, unknown>; unknownField?: { status: number; message: RegExp } }> = [
   { method: 'POST', path: '/id', body: { handle: 'bad@example.com', factor: { method: 'otp_via_email' } }, wrongType: { handle: 42, factor: { method: 'otp_via_email' } } },
   { method: 'POST', path: '/id/v2', body: { handle: 'bad@example.com', factor: { method: 'otp_via_email' } }, wrongType: { handle: 'bad@example.com', factor: 'otp' } },
   { method: 'POST', path: '/attestation', body: { challenge_id: 'x', challenge_type: 'otp', data: { otp: '1' } }, wrongType: { challenge_id: 1, challenge_type: 'otp', data: {} } },
@@ -10,7 +10,8 @@ const OPERATIONS: Array<{ method: string; path: string; body: Record<string, unk
   { method: 'POST', path: '/attestation/v3', body: { challenge_id: 'x', challenge_type: 'otp', data: { otp: '1' } }, wrongType: { challenge_id: 'x', challenge_type: 'pizza', data: {} } },
   { method: 'POST', path: '/recover', body: { handle: 'bad@example.com', factor: { method: 'otp_via_email' } }, wrongType: { handle: 'bad@example.com', factor: { method: 7 } } },
   { method: 'POST', path: '/persons/pid:nobody/impersonate/v2', body: { target_url: 'http://localhost:3000/' }, auth: true, wrongType: { target_url: false } },
-  { method: 'POST', path: '/oauth2/tokens', body: { grant_type: 'authorization_code', code: 'c', redirect_uri: 'http://localhost:3000/login' }, wrongType: { grant_type: 1 } },
+  // RFC 6749 §3.2: a token request's unknown fields are ignored, so the answer is about what is wrong (no client).
+  { method: 'POST', path: '/oauth2/tokens', body: { grant_type: 'authorization_code', code: 'c', redirect_uri: 'http://localhost:3000/login' }, wrongType: { grant_type: 1 }, unknownField: { status: 401, message: /^client authentication failed$/ } },
   { method: 'POST', path: '/sso/resolve', body: { challenge_id: 'ch1', code: 'c', pkce_code_verifier: 'v'.repeat(43) }, wrongType: { challenge_id: 'ch1', code: 5, pkce_code_verifier: 'v'.repeat(43) } },
   { method: 'POST', path: '/persons', body: { handles: [{ type: 'email_address', value: 'new@example.com' }] }, admin: true, wrongType: { handles: 'new@example.com' } },
   { method: 'PATCH', path: '/organizations/config', body: { allow_self_registration: true }, admin: true, wrongType: { allow_self_registration: 'yes' } },
@@ -49,7 +50,7 @@ describe('bad input never yields a 5xx and never writes', () => {
       const cases: Array<{ name: string; status: number; message: RegExp; run: () => ReturnType<typeof call> }> = [
         { name: 'malformed JSON', status: 400, message: /^malformed JSON body/, run: () => call(op.method, op.path, undefined, { ...opts, raw: '{"handle": ' }) },
         { name: 'wrong types', status: 400, message: /^body/, run: () => call(op.method, op.path, op.wrongType, opts) },
-        { name: 'unknown field', status: 400, message: /unknown field "surprise"|must be object/, run: () => call(op.method, op.path, { ...op.body, surprise: { nested: true } }, opts) },
+        { name: 'unknown field', status: 400, message: /unknown field "surprise"|must be object/, ...op.unknownField, run: () => call(op.method, op.path, { ...op.body, surprise: { nested: true } }, opts) },
         { name: 'huge body', status: 413, message: /^request body is larger than 65536 bytes$/, run: () => call(op.method, op.path, { ...op.body, pad: 'x'.repeat(200_000) }, opts) },
         { name: 'wrong content type', status: 415, message: /^unsupported Content-Type "application\/xml"/, run: () => call(op.method, op.path, undefined, { ...opts, raw: '<x/>', headers: { ...('headers' in opts ? opts.headers : {}), 'content-type': 'application/xml' } }) },
         { name: 'no body', status: 400, message: /body/, run: () => call(op.method, op.path, undefined, opts) },

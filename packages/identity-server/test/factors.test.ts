@@ -218,7 +218,7 @@ describe.each(BACKENDS)('password, TOTP, recovery, direct ID, impersonation, oth
     // The access token is the client's: userinfo accepts it, first-party person calls do not (#36).
     expect((await fetch(`${t.server.url}/oauth2/userinfo`, { headers: { authorization: `Bearer ${ok.body.access_token}` } })).status).toBe(200);
     expect((await t.call('GET', '/me', undefined, { token: ok.body.access_token })).status).toBe(401);
-    expect((await exchange({ ...base, code_verifier: verifier })).body.error_description).toBe('authorization code was already used');
+    expect((await exchange({ ...base, code_verifier: verifier })).body.error_description).toBe('authorization code was already used: the tokens it gave have been revoked');
 
     // With a signed-in person's user token the authorize endpoint answers at once; unregistered redirects are refused.
     const userToken = await signInWithEmail(t.server, 'hosted@example.com');
@@ -227,8 +227,11 @@ describe.each(BACKENDS)('password, TOTP, recovery, direct ID, impersonation, oth
     expect(new URL(direct.headers.get('location')!).searchParams.get('code')).toBeTruthy();
     const evil = await fetch(authorize.replace(encodeURIComponent(redirect), encodeURIComponent('https://evil.example/cb')), { redirect: 'manual' });
     expect(evil.status).toBe(400);
+    // An invalid request of a known client and registered redirect URI goes back to the client (RFC 6749 §4.1.2.1).
     const plain = await fetch(authorize.replace('S256', 'plain'), { redirect: 'manual' });
-    expect(plain.status).toBe(400);
-    expect(((await plain.json()) as any).errors[0].message).toBe('querystring.code_challenge_method must be "S256"');
+    expect(plain.status).toBe(302);
+    const refused = new URL(plain.headers.get('location')!);
+    expect(refused.origin + refused.pathname).toBe(redirect);
+    expect(Object.fromEntries(refused.searchParams)).toEqual({ error: 'invalid_request', error_description: 'code_challenge_method must be "S256"', state: 'st4te-1234', iss: t.server.url });
   });
 });

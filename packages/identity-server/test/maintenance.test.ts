@@ -22,25 +22,36 @@ describe('signing key rotation and purging', () => {
     await tokens.init();
     const claims = { person_id: 'pid:1', oid: 'org', first_token: true, authenticated_methods: ['otp_via_email'], authentications: [{ method: 'otp_via_email' }], person_type: 'regular', groups: [] };
     const old = await tokens.sign(claims);
-    const [first] = tokens.jwks().keys;
+    const oldIdToken = await tokens.signJwt({ person_id: 'pid:1', oid: 'org', person_type: 'regular' }, { use: 'id', subject: 'pid:1', audience: 'client', alg: 'RS256' });
+    // One key per algorithm (ES256 for every token, RS256 for the id_tokens of clients that ask for it), each rotated alike.
+    const kidsOf = (alg: string) => tokens.jwks().keys.filter((k) => k.alg === alg).map((k) => k.kid);
+    const [first] = kidsOf('ES256');
+    const [firstRsa] = kidsOf('RS256');
+    expect(first && firstRsa).toBeTruthy();
 
-    // Not due yet: same key.
+    // Not due yet: same keys.
     await tokens.rotateIfDue(Date.now() + 3600_000);
-    expect(tokens.jwks().keys.map((k) => k.kid)).toEqual([first!.kid]);
+    expect(kidsOf('ES256')).toEqual([first]);
+    expect(kidsOf('RS256')).toEqual([firstRsa]);
 
-    // Due: a new key signs, the old one still verifies its tokens.
+    // Due: a new key of each algorithm signs, the old ones still verify their tokens.
     await tokens.rotateIfDue(Date.now() + 86_400_000 + 1000);
-    const kids = tokens.jwks().keys.map((k) => k.kid);
+    const kids = kidsOf('ES256');
     expect(kids).toHaveLength(2);
-    expect(kids[1]).toBe(first!.kid);
+    expect(kids[1]).toBe(first);
+    expect(kidsOf('RS256')).toHaveLength(2);
+    expect(kidsOf('RS256')[1]).toBe(firstRsa);
     const fresh = await tokens.sign(claims);
     expect(JSON.parse(Buffer.from(fresh.split('.')[0]!, 'base64url').toString()).kid).toBe(kids[0]);
     expect((await tokens.validate(old, 'person')).valid).toBe(true);
+    expect((await tokens.validate(oldIdToken, 'revoke')).valid).toBe(true);
 
-    // Once every token of the old key has expired (successor older than the token lifetime), it leaves the JWKS.
+    // Once every token of an old key has expired (successor older than the token lifetime), it leaves the JWKS.
     await tokens.rotateIfDue(Date.now() + 86_400_000 + 3600_000 + 5000);
-    expect(tokens.jwks().keys.map((k) => k.kid)).toEqual([kids[0]]);
+    expect(kidsOf('ES256')).toEqual([kids[0]]);
+    expect(kidsOf('RS256')).toHaveLength(1);
     expect((await tokens.validate(old, 'person')).valid).toBe(false);
+    expect((await tokens.validate(oldIdToken, 'revoke')).valid).toBe(false);
   });
 
   it('purges expired challenges, stale revocations and old mailbox messages only', async () => {

@@ -145,8 +145,10 @@ describe.each(BACKENDS)('person-facing calls (%s)', (backend) => {
     const conf = await (await fetch(`${t.server.url}/.well-known/openid-configuration`)).json();
     expect(conf).toMatchObject({ issuer: t.server.url, jwks_uri: `${t.server.url}/.well-known/jwks.json` });
     const jwks = (await (await fetch(conf.jwks_uri)).json()) as { keys: Array<Record<string, string>> };
-    expect(jwks.keys[0]).toMatchObject({ kty: 'EC', crv: 'P-256', alg: 'ES256', use: 'sig' });
-    expect(jwks.keys[0]!.d).toBeUndefined();
+    // One key per algorithm: EC P-256 (ES256) and RSA (RS256), public parts only.
+    expect(jwks.keys.find((k) => k.alg === 'ES256')).toMatchObject({ kty: 'EC', crv: 'P-256', use: 'sig' });
+    expect(jwks.keys.find((k) => k.alg === 'RS256')).toMatchObject({ kty: 'RSA', e: 'AQAB', use: 'sig' });
+    for (const k of jwks.keys) expect([k.d, k.p, k.q]).toEqual([undefined, undefined, undefined]);
     const pre = await fetch(`${t.server.url}/id/v2`, {
       method: 'OPTIONS',
       headers: { origin: 'http://localhost:3000', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,keyway-orgid,keyway-sdkversion' },

@@ -372,6 +372,12 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '0016_key_lookup_client_usage': { up: (db: Kysely<any>) => apiKeyLookup(db, dialect) },
     '0018_sso_authentication_ids': { up: ssoAuthenticationIds },
     '0019_handle_proofs': { up: handleProofs },
+    '0020_refresh_sessions': {
+      async up(db: Kysely<any>) {
+        await db.schema.alterTable('oauth_refresh_tokens').addColumn('auth_time', 'bigint').execute();
+        await db.schema.alterTable('oauth_refresh_tokens').addColumn('session_id', 'text').execute();
+      },
+    },
   };
 }
 

@@ -286,6 +286,10 @@ export interface OAuthRefreshTokenTable {
   scope: string;
   /** JSON: the authentications of the original grant. */
   authentications: string;
+  /** When the person signed in for the original grant (epoch seconds; `auth_time` of the id_tokens of every refresh). Null for rows written before it was kept. */
+  auth_time: number | null;
+  /** The session at the provider the grant was made in (its token's jti; the `sid` of the id_tokens). */
+  session_id: string | null;
   /** sha256 of the secret part of the token. */
   secret_sha256: string;
   /** `active`, `used` (rotated) or `revoked`. */

@@ -24,6 +24,8 @@ const clientOut = (c: OAuthClient, lastUsed?: string) => ({
   // Each entry is one combination a client may ask for (the public reference contract's shape): only `code`.
   response_types: [['code']],
   redirect_uris: c.redirect_uris,
+  post_logout_redirect_uris: c.post_logout_redirect_uris ?? [],
+  id_token_signed_response_alg: c.id_token_signed_response_alg ?? 'RS256',
   public: c.public ?? false,
   access_token_duration: c.access_token_duration ?? 3600,
   refresh_token_duration: c.refresh_token_duration ?? 0,
@@ -57,6 +59,8 @@ export function registerOAuthClientRoutes(app: FastifyInstance, ctx: Ctx): void 
         client_id: `kwc_${randomBytes(10).toString('hex')}`,
         name: b.client_name,
         redirect_uris: b.redirect_uris ?? [],
+        ...(b.post_logout_redirect_uris ? { post_logout_redirect_uris: b.post_logout_redirect_uris } : {}),
+        ...(b.id_token_signed_response_alg ? { id_token_signed_response_alg: b.id_token_signed_response_alg } : {}),
         public: b.public ?? false,
         scopes: b.scopes,
         grant_types: b.grant_types,

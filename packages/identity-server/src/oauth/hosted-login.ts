@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Ctx, UiConfiguration } from '../context.js';
 import { badRequest } from '../http/errors.js';
 import { clientIp } from '../http/guards.js';
@@ -11,9 +12,11 @@ import { loadOrg } from '../organizations/settings.js';
 import { parseHandle } from '../persons/handles.js';
 import { challengeData, createChallenge } from '../signin/challenges.js';
 import { answerOtp, otpFactor } from '../signin/factors/otp.js';
+import { describeValidation, type ValidationIssue } from '../http/validation.js';
 import { findClient, issueCode, redirectAllowed, str, withParams, type OAuthRequest } from './protocol.js';
-import { NOT_ACCEPTED } from '../tokens/token-model.js';
+import { currentSession, startSession } from './session.js';
 import type { Wire } from '../http/wire.js';
+import { NOT_ACCEPTED } from '../tokens/token-model.js';
 
 // The hosted login of OAuth2 clients: `/oauth2/authorize` and its e-mail and code forms (no script on these pages).
 
@@ -48,8 +51,12 @@ ${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
 <label for="code">${escapeHtml(t.codeLabel)}</label><input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" required>
 <button type="submit">${escapeHtml(t.verify)}</button></form>`;
 
-/** Where the authorization answer goes: the redirect URI's query (default), its fragment, or a form posted to it. */
-function answerTo(reply: FastifyReply, request: Pick<OAuthRequest, 'redirect_uri' | 'response_mode'>, params: Record<string, string | undefined>, status: 302 | 303) {
+/**
+ * Where the authorization answer goes: the redirect URI's query (default), its fragment, or a form posted to it. Every
+ * answer names this server as `iss` (RFC 9207), so a client talking to several servers knows which one answered.
+ */
+function answerTo(ctx: Ctx, reply: FastifyReply, request: Pick<OAuthRequest, 'redirect_uri' | 'response_mode'>, answer: Record<string, string | undefined>, status: 302 | 303) {
+  const params = { ...answer, iss: ctx.publicUrl };
   const mode = request.response_mode ?? 'query';
   if (mode === 'fragment') {
     const u = new URL(request.redirect_uri);
@@ -75,85 +82,120 @@ function answerTo(reply: FastifyReply, request: Pick<OAuthRequest, 'redirect_uri
 
 const PROMPTS = new Set(['none', 'login', 'consent', 'select_account']);
 
+/** Fields of an authorization request, from the query (GET) or the form (POST). */
+type AuthorizeParams = Partial<Record<'response_type' | 'client_id' | 'redirect_uri' | 'state' | 'scope' | 'code_challenge' | 'code_challenge_method' | 'nonce' | 'token' | 'prompt' | 'login_hint' | 'response_mode' | 'handle_types' | 'display' | 'ui_locales' | 'acr_values' | 'id_token_hint' | 'request' | 'request_uri', string>> & { max_age?: number | string };
+
 /**
- * `/oauth2/authorize`: a signed-in person's token skips the form, else the e-mail form. OpenID Connect parameters:
- * `prompt` (`none`: answer without a page, `login_required` when nobody is signed in; `login`/`select_account`: always
- * the form; `consent`: nothing to ask, clients are the organization's own), `login_hint` (prefills the e-mail),
- * `max_age` (a sign-in older than that many seconds shows the form), `response_mode` (query, fragment, form_post),
- * `handle_types` (must allow `email_address`, the page's handle); `display`, `ui_locales` and `acr_values` are accepted
- * and change nothing (one responsive English page, one assurance level).
+ * The OAuth error of an invalid authorization request (RFC 6749 §4.1.2.1), from the contract's verdict on it: a missing
+ * or repeated parameter is `invalid_request`; a `response_type` it does not offer is `unsupported_response_type`; a
+ * malformed `scope` is `invalid_scope`; anything else is `invalid_request`. The description is the validator's sentence.
  */
-export function registerAuthorizeRoute(app: FastifyInstance, ctx: Ctx): void {
-  app.get<Wire<'/oauth2/authorize', 'get'>>(
-    '/oauth2/authorize',
-    {
-      schema: {
-        querystring: {
-          type: 'object',
-          properties: {
-            response_type: str, client_id: str, redirect_uri: str, state: str, scope: str, code_challenge: str, code_challenge_method: str, nonce: str, token: { type: 'string', maxLength: 16384 },
-            prompt: str, login_hint: str, max_age: { type: 'integer', minimum: 0 }, response_mode: str, handle_types: str, display: str, ui_locales: str, acr_values: str,
-          },
-        },
-      },
-    },
-    async (req, reply) => {
-      const q = req.query;
-      if (!q.client_id) throw badRequest('client_id is required');
-      const found = await findClient(ctx, q.client_id);
-      if (!found) throw badRequest(`unknown client_id "${q.client_id}"`);
-      if (!q.redirect_uri || !redirectAllowed(ctx, found.client.redirect_uris, q.redirect_uri)) throw badRequest('redirect_uri is not registered for this client');
-      const mode = q.response_mode && ['query', 'fragment', 'form_post'].includes(q.response_mode) ? (q.response_mode as OAuthRequest['response_mode']) : undefined;
-      const fail = (error: string, description: string) => answerTo(reply, { redirect_uri: q.redirect_uri!, response_mode: mode }, { error, error_description: description, state: q.state }, 302);
-      if (q.response_mode && !mode) return fail('invalid_request', 'response_mode must be query, fragment or form_post');
-      if (q.response_type !== 'code') return fail('unsupported_response_type', 'response_type must be code');
-      // PKCE (S256) is required of public clients; a confidential client proves itself with its secret at the token endpoint.
-      if (q.code_challenge === undefined && q.code_challenge_method === undefined) {
-        if (found.client.public) return fail('invalid_request', 'code_challenge is required: public clients must use PKCE (S256)');
-      } else {
-        if (q.code_challenge_method !== 'S256') return fail('invalid_request', 'code_challenge_method must be S256');
-        if (!q.code_challenge || !/^[A-Za-z0-9_-]{43,128}$/.test(q.code_challenge)) return fail('invalid_request', 'code_challenge must be a base64url SHA-256 of the verifier');
-      }
-      const scope = q.scope ?? 'openid';
-      if (!scope.split(' ').includes('openid')) return fail('invalid_scope', 'scope must include openid');
-      const prompts = (q.prompt ?? '').split(' ').filter(Boolean);
-      const unknownPrompt = prompts.find((p) => !PROMPTS.has(p));
-      if (unknownPrompt) return fail('invalid_request', `prompt "${unknownPrompt}" is not one of none, login, consent, select_account`);
-      if (prompts.includes('none') && prompts.length > 1) return fail('invalid_request', 'prompt none cannot be combined with another value');
-      if (q.handle_types && !q.handle_types.split(/[ ,]/).includes('email_address')) return fail('invalid_request', 'handle_types must include email_address: this sign-in page signs in by email address');
-      const request: OAuthRequest = {
-        client_id: q.client_id, redirect_uri: q.redirect_uri, scope,
-        ...(q.code_challenge ? { code_challenge: q.code_challenge } : {}),
-        ...(q.state ? { state: q.state } : {}), ...(q.nonce ? { nonce: q.nonce } : {}), ...(mode ? { response_mode: mode } : {}),
-      };
-      const mustSignIn = prompts.includes('login') || prompts.includes('select_account');
-      if (q.token && !mustSignIn) {
-        // The SDK sends the token it holds. A signed-in person's user token skips the form; an anonymous, expired or
-        // revoked one shows the form (the person signs in again), and so does an OAuth2 access token (#36: it is never
-        // exchanged, here for a new code that could ask for more scopes); any other token (malformed, forged, a
-        // container, an id_token, a client token, another organization's) is refused with the reason.
-        const v = await ctx.tokens.validate(q.token, 'person');
-        const stale = !v.valid && (/expired|revoked/.test(v.invalidity_reason) || v.invalidity_reason === NOT_ACCEPTED.access);
-        const reason = !v.valid ? v.invalidity_reason : v.claims.oid !== found.org.id ? 'token belongs to another organization' : undefined;
-        if (reason && !stale) return fail('invalid_request', `token: ${reason}`);
-        const fresh = q.max_age === undefined || (v.valid && Date.now() / 1000 - v.claims.iat <= q.max_age);
-        if (v.valid && !reason && v.claims.token_use !== 'anonymous' && fresh) {
-          const code = await issueCode(ctx, found.org, request, v.claims);
-          return answerTo(reply, request, { code, state: q.state }, 302);
-        }
-      }
-      if (prompts.includes('none')) return fail('login_required', 'no signed-in person: prompt=none allows no sign-in page');
-      const row = await createChallenge(ctx, { org: found.org, type: 'oauth_request', method: 'oauth2', data: { ...request, client_name: found.client.name } });
-      const ui = found.client.ui_configuration;
-      const hint = q.login_hint?.replace(/^email_address:/, '') ?? '';
-      return page(reply, 200, 'Sign in', emailForm(row.id, texts(ui, found.client.name), undefined, hint.includes('@') ? hint : ''), ui, q.redirect_uri);
-    },
-  );
+function authorizationError(err: { validation?: unknown }, where: 'query' | 'body'): { error: string; description: string } {
+  const issues = (err.validation ?? []) as ValidationIssue[];
+  const description = describeValidation(where, issues).replace(/^(query|body)\./, '');
+  const first = issues.find((i) => i.keyword !== 'required') ?? issues[0];
+  const param = first?.keyword === 'required' ? undefined : first?.instancePath.split('/')[1];
+  const error = param === 'response_type' ? 'unsupported_response_type' : param === 'scope' ? 'invalid_scope' : 'invalid_request';
+  return { error, description };
+}
+
+/**
+ * `/oauth2/authorize` (GET, and POST with the same fields form-encoded: OpenID Connect Core §3.1.2.1). A browser with a
+ * session at this server (the hosted login's cookie) gets a code without a page; else the e-mail form. Unknown
+ * `client_id` or unregistered `redirect_uri`: a 400 page (never a redirect to an address nobody registered); every
+ * other error goes back to the client (RFC 6749 §4.1.2.1) with `state` and `iss`. OpenID Connect parameters: `prompt`
+ * (`none`: answer without a page, `login_required` without a session; `login`/`select_account`: always the form;
+ * `consent`: nothing to ask, clients are the organization's own), `login_hint` (prefills the e-mail), `max_age` (a
+ * sign-in older than that many seconds shows the form), `id_token_hint`, `response_mode` (query, fragment, form_post),
+ * `handle_types` (must allow `email_address`, the page's handle); `display`, `ui_locales` and `acr_values` are accepted
+ * and change nothing (one responsive English page, one assurance level); `request` and `request_uri` are refused.
+ */
+async function authorize(ctx: Ctx, req: FastifyRequest, reply: FastifyReply, q: AuthorizeParams, where: 'query' | 'body') {
+  // Nowhere safe to send the answer: the person reads it here (RFC 6749 §4.1.2.1), on a page without a way onwards.
+  const refuse = (message: string) => page(reply, 400, 'Sign-in error', `<p class="error" role="alert">${escapeHtml(message)}.</p><p>The application that sent you here is not set up for this sign-in. Go back to it and tell its owner.</p>`);
+  if (!q.client_id || typeof q.client_id !== 'string') return refuse('client_id is required');
+  const found = await findClient(ctx, q.client_id);
+  if (!found) return refuse(`Unknown client_id "${q.client_id}"`);
+  if (!q.redirect_uri || typeof q.redirect_uri !== 'string' || !redirectAllowed(ctx, found.client.redirect_uris, q.redirect_uri)) return refuse('redirect_uri is not registered for this client');
+  const mode = typeof q.response_mode === 'string' && ['query', 'fragment', 'form_post'].includes(q.response_mode) ? (q.response_mode as OAuthRequest['response_mode']) : undefined;
+  const state = typeof q.state === 'string' ? q.state : undefined;
+  const fail = (error: string, description: string) => answerTo(ctx, reply, { redirect_uri: q.redirect_uri!, response_mode: mode }, { error, error_description: description, state }, 302);
+  if (q.request !== undefined) return fail('request_not_supported', 'request objects (the request parameter) are not supported: send the parameters themselves');
+  if (q.request_uri !== undefined) return fail('request_uri_not_supported', 'request_uri is not supported: send the parameters themselves');
+  if (req.validationError) {
+    const { error, description } = authorizationError(req.validationError, where);
+    return fail(error, description);
+  }
+  if (q.response_mode && !mode) return fail('invalid_request', 'response_mode must be query, fragment or form_post');
+  if (q.response_type !== 'code') return fail(q.response_type ? 'unsupported_response_type' : 'invalid_request', 'response_type must be code');
+  // PKCE (S256) is required of public clients; a confidential client proves itself with its secret at the token endpoint.
+  if (q.code_challenge === undefined && q.code_challenge_method === undefined) {
+    if (found.client.public) return fail('invalid_request', 'code_challenge is required: public clients must use PKCE (S256)');
+  } else {
+    if (q.code_challenge_method !== 'S256') return fail('invalid_request', 'code_challenge_method must be S256');
+    if (!q.code_challenge || !/^[A-Za-z0-9_-]{43,128}$/.test(q.code_challenge)) return fail('invalid_request', 'code_challenge must be a base64url SHA-256 of the verifier');
+  }
+  const scope = q.scope ?? 'openid';
+  const scopes = scope.split(' ').filter(Boolean);
+  if (!scopes.includes('openid')) return fail('invalid_scope', 'scope must include openid');
+  // The code grant grants what the client is registered for, no more (as client_credentials and the mint do).
+  const registered = found.client.scopes ?? ['openid'];
+  const outside = scopes.filter((x) => !registered.includes(x));
+  if (outside.length) return fail('invalid_scope', `scopes not granted to this client: ${outside.join(' ')}`);
+  const prompts = (q.prompt ?? '').split(' ').filter(Boolean);
+  const unknownPrompt = prompts.find((p) => !PROMPTS.has(p));
+  if (unknownPrompt) return fail('invalid_request', `prompt "${unknownPrompt}" is not one of none, login, consent, select_account`);
+  if (prompts.includes('none') && prompts.length > 1) return fail('invalid_request', 'prompt none cannot be combined with another value');
+  if (q.handle_types && !q.handle_types.split(/[ ,]/).includes('email_address')) return fail('invalid_request', 'handle_types must include email_address: this sign-in page signs in by email address');
+  const maxAge = q.max_age === undefined ? undefined : Number(q.max_age);
+  let hint: { sub: string } | undefined;
+  if (q.id_token_hint !== undefined) {
+    const h = await ctx.tokens.idTokenHint(q.id_token_hint);
+    if (!h || h.aud !== found.client.client_id) return fail('invalid_request', 'id_token_hint is not an id_token this server issued to this client');
+    hint = h;
+  }
+  const request: OAuthRequest = {
+    client_id: q.client_id, redirect_uri: q.redirect_uri, scope,
+    ...(q.code_challenge ? { code_challenge: q.code_challenge } : {}),
+    ...(state ? { state } : {}), ...(q.nonce ? { nonce: q.nonce } : {}), ...(mode ? { response_mode: mode } : {}),
+  };
+  const mustSignIn = prompts.includes('login') || prompts.includes('select_account');
+  // Who is signed in: the session cookie, or (development servers only) the `token` parameter the SDK sends.
+  let signedIn = await currentSession(ctx, req, found.org);
+  if (!signedIn && q.token && ctx.devMode && !mustSignIn) {
+    // An anonymous, expired or revoked token shows the form (the person signs in again), and so does an OAuth2 access
+    // token (#36: it is never exchanged, here for a new code that could ask for more scopes); any other token
+    // (malformed, forged, a container, an id_token, a client token, another organization's) is refused with the reason.
+    const v = await ctx.tokens.validate(q.token, 'person');
+    const stale = !v.valid && (/expired|revoked/.test(v.invalidity_reason) || v.invalidity_reason === NOT_ACCEPTED.access);
+    const reason = !v.valid ? v.invalidity_reason : v.claims.oid !== found.org.id ? 'token belongs to another organization' : undefined;
+    if (reason && !stale) return fail('invalid_request', `token: ${reason}`);
+    if (v.valid && !reason && v.claims.token_use !== 'anonymous') signedIn = v.claims;
+  }
+  // The sign-in of the session is the one of its token: `auth_time` is when the person signed in.
+  const fresh = signedIn && (maxAge === undefined || Date.now() / 1000 - signedIn.iat <= maxAge);
+  const samePerson = !hint || hint.sub === signedIn?.sub;
+  if (signedIn && fresh && samePerson && !mustSignIn) {
+    const code = await issueCode(ctx, found.org, request, signedIn, signedIn.iat);
+    return answerTo(ctx, reply, request, { code, state }, 302);
+  }
+  if (prompts.includes('none')) {
+    const why = !signedIn ? 'nobody is signed in' : !samePerson ? 'the signed-in person is not the one of id_token_hint' : 'the sign-in is older than max_age';
+    return fail('login_required', `${why}: prompt=none allows no sign-in page`);
+  }
+  const row = await createChallenge(ctx, { org: found.org, type: 'oauth_request', method: 'oauth2', data: { ...request, client_name: found.client.name } });
+  const ui = found.client.ui_configuration;
+  const hintText = q.login_hint?.replace(/^email_address:/, '') ?? '';
+  return page(reply, 200, 'Sign in', emailForm(row.id, texts(ui, found.client.name), undefined, hintText.includes('@') ? hintText : ''), ui, q.redirect_uri);
 }
 
 /** The e-mail and code forms of the hosted login (form-encoded posts). */
 export async function loginFormRoutes(scope: FastifyInstance, { ctx }: { ctx: Ctx }): Promise<void> {
   await scope.register(formbody, { bodyLimit: 16 * 1024 });
+  await scope.register(cookie);
+  // The contract validates the request; its verdict is answered by OAuth's rules (a redirect with `error`), not a 400.
+  scope.get<Wire<'/oauth2/authorize', 'get'>>('/oauth2/authorize', { attachValidation: true }, (req, reply) => authorize(ctx, req, reply, req.query, 'query'));
+  scope.post<Wire<'/oauth2/authorize', 'post'>>('/oauth2/authorize', { attachValidation: true }, (req, reply) => authorize(ctx, req, reply, req.body ?? {}, 'body'));
   const loadRequest = async (id: string) => {
     const row = await ctx.db.selectFrom('challenges').selectAll().where('id', '=', id).executeTakeFirst();
     // A request signs one person in once (#36): a completed one cannot send a new code nor mint a second code.
@@ -212,8 +254,10 @@ export async function loginFormRoutes(scope: FastifyInstance, { ctx }: { ctx: Ct
       if (!v.valid) return expired(reply);
       const done = await ctx.db.updateTable('challenges').set({ status: 'completed' }).where('id', '=', pending.row.id).where('status', '=', 'pending').executeTakeFirst();
       if (Number(done.numUpdatedRows) !== 1) return expired(reply);
-      const code = await issueCode(ctx, pending.org, pending.request, v.claims);
-      return answerTo(reply, pending.request, { code, state: pending.request.state }, 303);
+      // The browser is now signed in at this server: other clients of the organization need no page (until logout).
+      startSession(ctx, reply, pending.org, token, v.claims);
+      const code = await issueCode(ctx, pending.org, pending.request, v.claims, v.claims.iat);
+      return answerTo(ctx, reply, pending.request, { code, state: pending.request.state }, 303);
     },
   );
 }

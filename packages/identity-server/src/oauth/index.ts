@@ -1,7 +1,9 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { FeatureOptions } from '../context.js';
 import { registerOAuthClientExtraRoutes, registerOAuthClientRoutes } from './client-routes.js';
-import { loginFormRoutes, registerAuthorizeRoute } from './hosted-login.js';
+import { registerDiscovery } from './discovery.js';
+import { loginFormRoutes } from './hosted-login.js';
+import { logoutRoutes } from './logout.js';
 import { registerOrgTokenRoutes, registerUserinfoRoutes } from './routes.js';
 import { tokenEndpointRoutes } from './token-endpoint.js';
 
@@ -9,8 +11,9 @@ import { tokenEndpointRoutes } from './token-endpoint.js';
 export const oauth: FastifyPluginAsync<FeatureOptions> = async (app, { ctx, management }) => {
   registerOrgTokenRoutes(app, ctx);
   registerUserinfoRoutes(app, ctx);
-  registerAuthorizeRoute(app, ctx);
+  registerDiscovery(app, ctx);
   await app.register(loginFormRoutes, { ctx });
+  await app.register(logoutRoutes, { ctx });
   await app.register(tokenEndpointRoutes, { ctx });
   if (management) {
     registerOAuthClientRoutes(app, ctx);

@@ -82,8 +82,11 @@ export async function authenticateClient(ctx: Ctx, req: FastifyRequest, form: Re
 /** PKCE S256 of a verifier. */
 export const s256 = (verifier: string) => createHash('sha256').update(verifier).digest('base64url');
 
-/** A one-time authorization code (60 s) bound to the client, redirect URI and PKCE challenge. */
-export async function issueCode(ctx: Ctx, org: Org, req: OAuthRequest, claims: Pick<UserTokenClaims, 'person_id' | 'authentications'> & { jti?: string }): Promise<string> {
+/**
+ * A one-time authorization code (60 s) bound to the client, redirect URI and PKCE challenge, and to the session it was
+ * authorized with (`authTime`: when the person signed in, epoch seconds).
+ */
+export async function issueCode(ctx: Ctx, org: Org, req: OAuthRequest, claims: Pick<UserTokenClaims, 'person_id' | 'authentications'> & { jti?: string }, authTime: number): Promise<string> {
   const secret = newSecret();
   const row = await createChallenge(ctx, {
     org,
@@ -92,7 +95,7 @@ export async function issueCode(ctx: Ctx, org: Org, req: OAuthRequest, claims: P
     personId: claims.person_id,
     secret,
     // The session the code was authorized with: a code of a session that has ended is not exchanged (#36).
-    data: { ...req, authentications: claims.authentications, ...(claims.jti ? { parent_jti: claims.jti } : {}) },
+    data: { ...req, authentications: claims.authentications, auth_time: authTime, ...(claims.jti ? { parent_jti: claims.jti } : {}) },
     ttlSeconds: 60,
   });
   return `${row.id}.${secret}`;

@@ -17,7 +17,7 @@ export const refreshEnabled = (client: OAuthClient) => (client.grant_types ?? []
  */
 export async function issueRefreshToken(
   ctx: Ctx,
-  fields: { org: Org; client: OAuthClient; personId: string; scope: string; authentications: Authentication[]; accessToken: string; familyId?: string },
+  fields: { org: Org; client: OAuthClient; personId: string; scope: string; authentications: Authentication[]; authTime: number; sessionId?: string | undefined; accessToken: string; familyId?: string },
 ): Promise<string> {
   const id = randomUUID();
   const secret = newSecret(32);
@@ -33,6 +33,8 @@ export async function issueRefreshToken(
       person_id: fields.personId,
       scope: fields.scope,
       authentications: JSON.stringify(fields.authentications),
+      auth_time: fields.authTime,
+      session_id: fields.sessionId ?? null,
       secret_sha256: sha256(secret),
       status: 'active',
       access_jti: String(access.jti),

@@ -11,8 +11,19 @@ export async function issueOAuthTokens(
   client: OAuthClient,
   person: PersonRow,
   authentications: UserTokenClaims['authentications'],
-  opts: { scope: string; nonce?: string | undefined; idToken: boolean; refresh?: { org: Org; familyId?: string; grantScope: string }; customClaims?: Record<string, unknown> },
+  opts: {
+    scope: string;
+    nonce?: string | undefined;
+    idToken: boolean;
+    /** When the person signed in (epoch seconds): `auth_time` of the id_token, kept across refreshes. Default: now. */
+    authTime?: number | undefined;
+    /** The session at the provider (its token's jti): `sid` of the id_token, which RP-Initiated Logout ends. */
+    sessionId?: string | undefined;
+    refresh?: { org: Org; familyId?: string; grantScope: string };
+    customClaims?: Record<string, unknown>;
+  },
 ) {
+  const authTime = opts.authTime ?? Math.floor(Date.now() / 1000);
   const methods = [...new Set(authentications.map((a) => a.method))];
   await noteClientUse(ctx, person.org_id, client.client_id);
   const access_token = await ctx.tokens.sign(
@@ -36,8 +47,9 @@ export async function issueOAuthTokens(
   const id_token = opts.idToken
     ? await ctx.tokens.signJwt(
         {
-          auth_time: Math.floor(Date.now() / 1000),
+          auth_time: authTime,
           amr: methods,
+          ...(opts.sessionId ? { sid: opts.sessionId } : {}),
           ...(opts.nonce ? { nonce: opts.nonce } : {}),
           // email_verified says whether the address was proved (#36), never more.
           ...(email ? { email: email.value, email_verified: email.verified } : {}),
@@ -45,12 +57,12 @@ export async function issueOAuthTokens(
           oid: person.org_id,
           person_type: person.person_type,
         },
-        { use: 'id', subject: person.id, audience: client.client_id },
+        { use: 'id', subject: person.id, audience: client.client_id, alg: client.id_token_signed_response_alg ?? 'RS256' },
       )
     : undefined;
   const refresh_token =
     opts.refresh && refreshEnabled(client)
-      ? await issueRefreshToken(ctx, { org: opts.refresh.org, client, personId: person.id, scope: opts.refresh.grantScope, authentications, accessToken: access_token, ...(opts.refresh.familyId ? { familyId: opts.refresh.familyId } : {}) })
+      ? await issueRefreshToken(ctx, { org: opts.refresh.org, client, personId: person.id, scope: opts.refresh.grantScope, authentications, authTime, sessionId: opts.sessionId, accessToken: access_token, ...(opts.refresh.familyId ? { familyId: opts.refresh.familyId } : {}) })
       : undefined;
   return {
     access_token,

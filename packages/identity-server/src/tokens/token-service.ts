@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { SignJWT, exportJWK, generateKeyPair, importJWK, jwtVerify, decodeJwt, decodeProtectedHeader, errors as joseErrors, type JWK, type CryptoKey } from 'jose';
+import { SignJWT, compactVerify, exportJWK, generateKeyPair, importJWK, jwtVerify, decodeJwt, decodeProtectedHeader, errors as joseErrors, type JWK, type CryptoKey } from 'jose';
 import { sql } from 'kysely';
 import type { Db } from '../db/index.js';
 import { exclusively } from '../db/locks.js';
@@ -7,12 +7,17 @@ import type { DialectName } from '../db/migrations.js';
 import type { SigningKeyTable } from '../db/schema.js';
 import { ACCEPTED, NOT_ACCEPTED, TOKEN_USES, type TokenPurpose, type TokenUse, type UserTokenClaims } from './token-model.js';
 
+/** The algorithm of every token this server signs, except id_tokens of clients that ask for RS256. */
 export const SIGNING_ALG = 'ES256';
+/** Algorithms of the signing keys: each has its own key, rotated on the same schedule (RS256 is mandatory for an OP, OIDC Core §15.1). */
+export const SIGNING_ALGS = ['ES256', 'RS256'] as const;
+export type SigningAlg = (typeof SIGNING_ALGS)[number];
 
 export * from './token-model.js';
 
 interface LoadedKey {
   kid: string;
+  alg: SigningAlg;
   createdAt: number;
   privateKey: CryptoKey;
   publicKey: CryptoKey;
@@ -74,21 +79,21 @@ export class TokenService {
   async rotateIfDue(now = Date.now()): Promise<void> {
     const keep = await exclusively(this.db, this.opts.dialect ?? 'sqlite', 'keyRotation', async (trx) => {
       const rows = await trx.selectFrom('signing_keys').selectAll().orderBy('created_at', 'desc').execute();
-      const newest = rows[0];
-      if (!newest || now - Date.parse(newest.created_at) >= this.opts.rotationSeconds * 1000) {
-        const { privateKey, publicKey } = await generateKeyPair(SIGNING_ALG, { extractable: true });
+      for (const alg of SIGNING_ALGS) {
+        const newest = rows.find((r) => r.alg === alg);
+        if (newest && now - Date.parse(newest.created_at) < this.opts.rotationSeconds * 1000) continue;
+        const { privateKey, publicKey } = await generateKeyPair(alg, { extractable: true, ...(alg === 'RS256' ? { modulusLength: 2048 } : {}) });
         const kid = randomUUID();
-        const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: SIGNING_ALG, use: 'sig' };
-        const privateJwk = { ...(await exportJWK(privateKey)), kid, alg: SIGNING_ALG };
-        const row = { kid, alg: SIGNING_ALG, private_jwk: JSON.stringify(privateJwk), public_jwk: JSON.stringify(publicJwk), created_at: new Date(now).toISOString() };
+        const publicJwk = { ...(await exportJWK(publicKey)), kid, alg, use: 'sig' };
+        const privateJwk = { ...(await exportJWK(privateKey)), kid, alg };
+        const row = { kid, alg, private_jwk: JSON.stringify(privateJwk), public_jwk: JSON.stringify(publicJwk), created_at: new Date(now).toISOString() };
         await trx.insertInto('signing_keys').values(row).execute();
         rows.unshift(row);
       }
-      // A key retired at time R (when its successor appeared) may have signed tokens until R; keep it until R + ttl.
+      // A key retired at time R (when its successor of the same algorithm appeared) may have signed tokens until R; keep it until R + ttl.
       const kept: typeof rows = [];
-      for (let i = 0; i < rows.length; i++) {
-        const row = rows[i]!;
-        const successor = rows[i - 1];
+      for (const row of rows) {
+        const successor = rows.filter((r) => r.alg === row.alg && Date.parse(r.created_at) > Date.parse(row.created_at)).at(-1);
         if (successor && now - Date.parse(successor.created_at) > this.opts.ttlSeconds * 1000) {
           await trx.deleteFrom('signing_keys').where('kid', '=', row.kid).execute();
           continue;
@@ -109,6 +114,7 @@ export class TokenService {
         async (row) =>
           loaded.get(row.kid) ?? {
             kid: row.kid,
+            alg: row.alg as SigningAlg,
             createdAt: Date.parse(row.created_at),
             privateKey: (await importJWK(JSON.parse(row.private_jwk) as JWK, row.alg)) as CryptoKey,
             publicKey: (await importJWK(JSON.parse(row.public_jwk) as JWK, row.alg)) as CryptoKey,
@@ -142,16 +148,22 @@ export class TokenService {
     return { keys: this.keys.map((k) => k.publicJwk) };
   }
 
-  /** Signs a JWT that is not a user token (id_tokens, token containers, client tokens) with the current key. */
+  /** The current key of an algorithm (the newest). */
+  private current(alg: SigningAlg = SIGNING_ALG): LoadedKey {
+    const key = this.keys.find((k) => k.alg === alg);
+    if (!key) throw new Error(`no ${alg} signing key loaded`);
+    return key;
+  }
+
+  /** Signs a JWT that is not a user token (id_tokens, token containers, client tokens) with the current key of `alg` (default ES256). */
   async signJwt(
     payload: Record<string, unknown>,
-    opts: { use: Exclude<TokenUse, 'user' | 'anonymous' | 'access'>; subject: string; audience: string; ttlSeconds?: number },
+    opts: { use: Exclude<TokenUse, 'user' | 'anonymous' | 'access'>; subject: string; audience: string; ttlSeconds?: number; alg?: SigningAlg },
   ): Promise<string> {
-    const key = this.keys[0];
-    if (!key) throw new Error('no signing key loaded');
+    const key = this.current(opts.alg);
     const now = Math.floor(Date.now() / 1000);
     return new SignJWT({ ...payload, token_use: opts.use })
-      .setProtectedHeader({ alg: SIGNING_ALG, kid: key.kid, typ: 'JWT' })
+      .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT' })
       .setIssuer(this.opts.issuer)
       .setSubject(opts.subject)
       .setAudience(opts.audience)
@@ -171,8 +183,7 @@ export class TokenService {
   ): Promise<string> {
     const claims = { ...input, token_use: input.token_use === 'access' ? 'access' : input.person_type === 'anonymous' ? 'anonymous' : 'user' };
     const ttl = ttlSeconds ?? (await this.opts.ttlFor?.(claims.oid)) ?? this.opts.ttlSeconds;
-    const key = this.keys[0];
-    if (!key) throw new Error('no signing key loaded');
+    const key = this.current();
     const now = Math.floor(Date.now() / 1000);
     const groupsClaim = (await this.opts.groupsClaimFor?.(claims.oid)) ?? 'groups';
     const templated = (await this.opts.templateClaimsFor?.(claims.oid, claims.person_id)) ?? {};
@@ -194,6 +205,25 @@ export class TokenService {
   }
 
   /**
+   * The claims of an id_token this server signed, expired or not (an `id_token_hint`: OpenID Connect lets an expired
+   * one name the person and the client), or undefined when it is not one: malformed, another issuer's, not an id_token,
+   * or a signature no key of ours makes.
+   */
+  async idTokenHint(token: string): Promise<{ sub: string; aud: string; oid: string; sid?: string } | undefined> {
+    try {
+      const kid = decodeProtectedHeader(token).kid;
+      const key = this.keys.find((k) => k.kid === kid) ?? ((await this.refreshKeys()) ? this.keys.find((k) => k.kid === kid) : undefined);
+      if (!key) return undefined;
+      const { payload } = await compactVerify(token, key.publicKey, { algorithms: [key.alg] });
+      const claims = JSON.parse(new TextDecoder().decode(payload)) as Record<string, unknown>;
+      if (claims.iss !== this.opts.issuer || claims.token_use !== 'id' || typeof claims.sub !== 'string' || typeof claims.aud !== 'string' || typeof claims.oid !== 'string') return undefined;
+      return { sub: claims.sub, aud: claims.aud, oid: claims.oid, ...(typeof claims.sid === 'string' ? { sid: claims.sid } : {}) };
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
    * The one token checker: signature, issuer, expiry, revocation (of the token and of the tokens it was derived from),
    * and whether its `token_use` is accepted for `purpose` ({@link ACCEPTED}). Never throws for bad input.
    */
@@ -210,7 +240,7 @@ export class TokenService {
       const key = this.keys.find((k) => k.kid === kid) ?? ((await this.refreshKeys()) ? this.keys.find((k) => k.kid === kid) : undefined);
       if (!key) return { valid: false, invalidity_reason: 'token was not signed by a known key' };
       try {
-        const { payload } = await jwtVerify(token, key.publicKey, { issuer: this.opts.issuer, algorithms: [SIGNING_ALG] });
+        const { payload } = await jwtVerify(token, key.publicKey, { issuer: this.opts.issuer, algorithms: [key.alg] });
         claims = payload as unknown as UserTokenClaims;
       } catch (err) {
         if (err instanceof joseErrors.JWTExpired) return { valid: false, invalidity_reason: 'token has expired' };
