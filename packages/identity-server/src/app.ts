@@ -94,11 +94,20 @@ export async function buildApp(ctx: Ctx, opts: AppOptions): Promise<FastifyInsta
   if (contract) applyContract(app, ctx, contract);
   app.addHook('onRequest', checkRequestHeaders);
   // One set of rules for every JSON value and query of every route, before schema validation (src/http/input-rules.ts).
+  // A route that answers its own validation errors (`attachValidation`: the OAuth endpoints, which redirect them to the
+  // client) gets these verdicts the same way, as a validation error naming the field.
   app.addHook('preValidation', async (req) => {
-    checkJsonValue(req.body, 'body');
-    checkJsonValue(req.query, 'querystring');
-    checkJsonValue(req.params, 'params');
-    checkNumericQuery(req.query, req.routeOptions.schema?.querystring as QuerySchema);
+    try {
+      checkJsonValue(req.body, 'body');
+      checkJsonValue(req.query, 'querystring');
+      checkJsonValue(req.params, 'params');
+      checkNumericQuery(req.query, req.routeOptions.schema?.querystring as QuerySchema);
+    } catch (err) {
+      if (!req.routeOptions.attachValidation || !(err instanceof ApiError)) throw err;
+      const [, part, field, rest] = /^(body|querystring|params)\.?([^ ]*) (.*)$/.exec(err.message) ?? [];
+      const issue = { keyword: 'inputRule', instancePath: field ? `/${field}` : '', params: {}, message: rest ?? err.message };
+      req.validationError = Object.assign(new Error(err.message), { validation: [issue], validationContext: part ?? 'request' });
+    }
   });
   await registerCors(app, ctx, contract);
   // Pages the server renders (hosted login, SSO returns, dev mailbox) must not be framed by other sites.

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SoftAuthenticator } from './authenticator.js';
-import { BACKENDS, decodeClaims, lastMessage, signInWithEmail, useTestServer, type Answer } from './helpers.js';
+import { BACKENDS, cookiesOf, decodeClaims, lastMessage, signInWithEmail, useTestServer, type Answer } from './helpers.js';
 import { browseUntil, startOidcIdp } from './oidc-idp.js';
 
 // #36: account pre-hijacking, tried as an attacker would against the real server. A handle belongs to a person only once
@@ -282,8 +282,10 @@ describe.each(BACKENDS)('adversarial: account pre-hijacking (%s)', (backend) => 
   it('9. the hosted login takes only the code its own request sent, and mints one authorization code per request', async () => {
     const verifier = randomBytes(32).toString('base64url');
     const authorize = `${t.server.url}/oauth2/authorize?${new URLSearchParams({ response_type: 'code', client_id: 'keyway-dev-client', redirect_uri: 'http://localhost:3000/login', scope: 'openid', code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256' })}`;
-    const form = (data: Record<string, string>) => ({ method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(data).toString(), redirect: 'manual' as const });
-    const requestId = /name="request_id" value="([^"]+)"/.exec(await (await fetch(authorize)).text())![1]!;
+    const page = await fetch(authorize);
+    const requestId = /name="request_id" value="([^"]+)"/.exec(await page.text())![1]!;
+    const cookie = cookiesOf(page);
+    const form = (data: Record<string, string>) => ({ method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', cookie }, body: new URLSearchParams(data).toString(), redirect: 'manual' as const });
     // A code challenge started elsewhere (the attacker's own /id, whose code they hold) does not complete this request.
     const own = victim('hosted');
     const elsewhere = await t.call('POST', '/id/v2', { handle: own, factor: { method: 'otp_via_email' } });

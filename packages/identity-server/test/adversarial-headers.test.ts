@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { BACKENDS, startTestServer, useTestServer } from './helpers.js';
+import { BACKENDS, cookiesOf, startTestServer, useTestServer } from './helpers.js';
 
 // #15 §6 (headers): production answers carry HSTS; the hosted login page runs under a CSP that allows no script at all.
 describe.each(BACKENDS)('adversarial: security headers of the identity server (%s)', (backend) => {
@@ -20,7 +20,7 @@ describe.each(BACKENDS)('adversarial: security headers of the identity server (%
     expect(directives['form-action']).toBe("'self' http://localhost:3000");
     expect(directives['base-uri']).toBe("'none'");
     const requestId = /name="request_id" value="([^"]+)"/.exec(await page.text())![1]!;
-    const codePage = await fetch(`${t.server.url}/oauth2/login`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ request_id: requestId, email: 'csp@example.com' }) });
+    const codePage = await fetch(`${t.server.url}/oauth2/login`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: cookiesOf(page) }, body: new URLSearchParams({ request_id: requestId, email: 'csp@example.com' }) });
     expect(codePage.status).toBe(200);
     expect(codePage.headers.get('content-security-policy')).toBe(csp);
   });

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { SoftAuthenticator } from './authenticator.js';
 import { protocolForm } from './contract.js';
-import { answerLink, BACKENDS, decodeClaims, lastMessage, proveByLink, signInWithEmail, useTestServer } from './helpers.js';
+import { answerLink, BACKENDS, cookiesOf, decodeClaims, lastMessage, proveByLink, signInWithEmail, useTestServer } from './helpers.js';
 
 // #36, the account lifecycle as an outside tester attacked it (a helper who never saw the code, against a running
 // server): each test is one of their findings, written as they ran it. Every one failed on the server before its fix.
@@ -34,13 +34,18 @@ describe.each(BACKENDS)('adversarial: the account lifecycle, as an outside teste
   it('the hosted login takes no code after five wrong ones on its challenge, the right one included', async () => {
     const victim = address('hosted-guess');
     const { url } = authorizeUrl('keyway-dev-client', { redirect_uri: 'http://localhost:3000/login' });
-    const requestId = /name="request_id" value="([^"]+)"/.exec(await (await fetch(url)).text())![1]!;
-    const codePage = await (await fetch(`${t.server.url}/oauth2/login`, form({ request_id: requestId, email: victim }))).text();
+    const page = await fetch(url);
+    const requestId = /name="request_id" value="([^"]+)"/.exec(await page.text())![1]!;
+    const inBrowser = (fields: Record<string, string>) => {
+      const init = form(fields);
+      return { ...init, headers: { ...init.headers, cookie: cookiesOf(page) } };
+    };
+    const codePage = await (await fetch(`${t.server.url}/oauth2/login`, inBrowser({ request_id: requestId, email: victim }))).text();
     const challengeId = /name="challenge_id" value="([^"]+)"/.exec(codePage)![1]!;
     const { code } = await lastMessage(t.server, victim);
     const wrong = String((Number(code) + 1) % 1_000_000).padStart(6, '0');
-    for (let i = 0; i < 7; i++) await fetch(`${t.server.url}/oauth2/login/code`, form({ request_id: requestId, challenge_id: challengeId, code: wrong }));
-    const right = await fetch(`${t.server.url}/oauth2/login/code`, form({ request_id: requestId, challenge_id: challengeId, code: code! }));
+    for (let i = 0; i < 7; i++) await fetch(`${t.server.url}/oauth2/login/code`, inBrowser({ request_id: requestId, challenge_id: challengeId, code: wrong }));
+    const right = await fetch(`${t.server.url}/oauth2/login/code`, inBrowser({ request_id: requestId, challenge_id: challengeId, code: code! }));
     expect(right.status).not.toBe(303);
     expect(await right.text()).toMatch(/too many/);
   });

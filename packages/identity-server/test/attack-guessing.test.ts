@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { answerLink, api, BACKENDS, type Answer, freshStorage, lastMessage, signInWithEmail, signUpWithPassword, startTestServer, type TestServer, type TestStorage } from './helpers.js';
+import { answerLink, api, BACKENDS, cookiesOf, type Answer, freshStorage, lastMessage, signInWithEmail, signUpWithPassword, startTestServer, type TestServer, type TestStorage } from './helpers.js';
 
 // An attacker with no account who knows a victim's e-mail address guesses the victim's password and e-mailed codes,
 // spreading the guesses over fresh challenges (the per-challenge cap of 5) and over two server processes that share
@@ -120,11 +120,13 @@ for (const backend of BACKENDS) {
     const requestId = async () => {
       const verifier = randomBytes(32).toString('base64url');
       const q = new URLSearchParams({ response_type: 'code', client_id: 'keyway-dev-client', redirect_uri: 'http://localhost:3000/login', state: 'st4te-1234', scope: 'openid', code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256' });
-      const html = await (await fetch(`${server.url}/oauth2/authorize?${q}`)).text();
-      return /name="request_id" value="([^"]+)"/.exec(html)![1]!;
+      const page = await fetch(`${server.url}/oauth2/authorize?${q}`);
+      return { id: /name="request_id" value="([^"]+)"/.exec(await page.text())![1]!, cookie: cookiesOf(page) };
     };
-    const emailStep = async (email: string) =>
-      fetch(`${server.url}/oauth2/login`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ request_id: await requestId(), email }).toString() });
+    const emailStep = async (email: string) => {
+      const request = await requestId();
+      return fetch(`${server.url}/oauth2/login`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: request.cookie }, body: new URLSearchParams({ request_id: request.id, email }).toString() });
+    };
 
     it('refuses a fourth e-mail from one address within a minute (per IP), with Retry-After', async () => {
       const statuses = [];

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { contractApi, protocolForm } from './contract.js';
-import { api, BACKENDS, decodeClaims, lastMessage, signInWithEmail, useTestServer } from './helpers.js';
+import { api, BACKENDS, cookiesOf, decodeClaims, lastMessage, signInWithEmail, useTestServer } from './helpers.js';
 
 // Calls made as the public reference contract describes them (#24): its management calls send `Keyway-API-Key` and
 // nothing else to name the organization, token revocation answers 204. What must still be refused is refused.
@@ -161,12 +161,16 @@ describe.each(BACKENDS)('hosted login: the UI configuration and the OpenID Conne
   const authorize = (params: Record<string, string>) => fetch(`${t.server.url}/oauth2/authorize?${new URLSearchParams({ response_type: 'code', redirect_uri: REDIRECT, scope: 'openid email', ...params })}`, { redirect: 'manual' });
 
   /** The sign-in page of a pending request, filled in: e-mail, then the code from the dev mailbox. */
-  async function signInOnPage(html: string, email: string) {
+  async function signInOnPage(html: string, email: string, cookie: string) {
     const requestId = /name="request_id" value="([^"]+)"/.exec(html)![1]!;
-    const codePage = await (await fetch(`${t.server.url}/oauth2/login`, post({ request_id: requestId, email }))).text();
+    const withCookie = (fields: Record<string, string>) => {
+      const init = post(fields);
+      return { ...init, headers: { ...init.headers, cookie } };
+    };
+    const codePage = await (await fetch(`${t.server.url}/oauth2/login`, withCookie({ request_id: requestId, email }))).text();
     const challengeId = /name="challenge_id" value="([^"]+)"/.exec(codePage)![1]!;
     const { code } = await lastMessage(t.server, email);
-    return { codePage, done: await fetch(`${t.server.url}/oauth2/login/code`, post({ request_id: requestId, challenge_id: challengeId, code: code! })) };
+    return { codePage, done: await fetch(`${t.server.url}/oauth2/login/code`, withCookie({ request_id: requestId, challenge_id: challengeId, code: code! })) };
   }
 
   it('PUT ui-configuration takes the document\'s fields (201), reads them back, and the sign-in page shows them', async () => {
@@ -196,7 +200,7 @@ describe.each(BACKENDS)('hosted login: the UI configuration and the OpenID Conne
     expect(html).toContain('>Email me a code</button>');
     expect(html).not.toContain('Secured by Keyway');
     expect(html).toContain('value="hinted@example.com"');
-    const { codePage } = await signInOnPage(html, 'styled@example.com');
+    const { codePage } = await signInOnPage(html, 'styled@example.com', cookiesOf(pageRes));
     expect(codePage).toContain('Look in your inbox.');
     expect(codePage).toContain('<title>Welcome to Compat</title>');
 
@@ -212,7 +216,7 @@ describe.each(BACKENDS)('hosted login: the UI configuration and the OpenID Conne
     const confidential = await newClient(false);
     const page = await authorize({ client_id: confidential.id });
     expect(page.status).toBe(200);
-    const { done } = await signInOnPage(await page.text(), 'no-pkce@example.com');
+    const { done } = await signInOnPage(await page.text(), 'no-pkce@example.com', cookiesOf(page));
     expect(done.status).toBe(303);
     const back = new URL(done.headers.get('location')!);
     expect(back.searchParams.get('state')).toBeNull();

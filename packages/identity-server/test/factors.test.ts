@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import { generate } from 'otplib';
-import { BACKENDS, api, decodeClaims, lastMessage, proveByLink, signInWithEmail, startTestServer, useTestServer } from './helpers.js';
+import { BACKENDS, api, cookiesOf, decodeClaims, lastMessage, proveByLink, signInWithEmail, startTestServer, useTestServer } from './helpers.js';
 
 describe.each(BACKENDS)('password, TOTP, recovery, direct ID, impersonation, other organizations (%s)', (backend) => {
   const t = useTestServer(backend);
@@ -190,7 +190,9 @@ describe.each(BACKENDS)('password, TOTP, recovery, direct ID, impersonation, oth
     expect(pageRes.headers.get('referrer-policy')).toBe('no-referrer');
     const html = await pageRes.text();
     const requestId = /name="request_id" value="([^"]+)"/.exec(html)![1]!;
-    const form = (data: Record<string, string>) => ({ method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(data).toString(), redirect: 'manual' as const });
+    // The browser that opened the page posts its forms (with the cookie the page set).
+    const cookie = cookiesOf(pageRes);
+    const form = (data: Record<string, string>) => ({ method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', cookie }, body: new URLSearchParams(data).toString(), redirect: 'manual' as const });
     const codePage = await (await fetch(`${t.server.url}/oauth2/login`, form({ request_id: requestId, email: 'hosted@example.com' }))).text();
     const challengeId = /name="challenge_id" value="([^"]+)"/.exec(codePage)![1]!;
     const { code: otp } = await lastMessage(t.server, 'hosted@example.com');

@@ -82,6 +82,14 @@ export async function signUpWithPassword(server: { url: string; orgId: string },
   return res.body.result.token as string;
 }
 
+/**
+ * The cookies a response sets, as a `Cookie` header a browser would send back (the hosted login binds its forms to the
+ * browser that opened the page with one).
+ */
+export function cookiesOf(res: Response): string {
+  return res.headers.getSetCookie().map((c) => c.split(';')[0]!).join('; ');
+}
+
 export function decodeClaims(token: string): Record<string, any> {
   return JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8'));
 }

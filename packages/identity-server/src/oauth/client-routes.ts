@@ -33,6 +33,28 @@ const clientOut = (c: OAuthClient, lastUsed?: string) => ({
   ...(c.created_at ? { created_at: c.created_at } : {}),
   ...(lastUsed ? { last_used: lastUsed } : {}),
 });
+/**
+ * Redirect URIs a browser may safely be sent to with a code or after sign-out: absolute, no fragment (RFC 6749 §3.1.2),
+ * no wildcard, and `https`, `http` (development and loopback apps) or a native app's private-use scheme named after a
+ * domain it owns (`com.example.app:/callback`, RFC 8252 §7.1) — never `javascript:`, `data:`, `file:` or the like.
+ */
+function checkRedirectUris(field: string, uris: string[] | undefined): void {
+  for (const uri of uris ?? []) {
+    let u: URL;
+    try {
+      u = new URL(uri);
+    } catch {
+      throw badRequest(`${field}: "${uri}" is not an absolute URI`);
+    }
+    const scheme = u.protocol.slice(0, -1);
+    if (uri.includes('#')) throw badRequest(`${field}: "${uri}" has a fragment, which a redirect URI must not have (RFC 6749 §3.1.2)`);
+    if (uri.includes('*')) throw badRequest(`${field}: "${uri}" has a wildcard: register each address exactly`);
+    if (!['https', 'http'].includes(scheme) && !/^[a-z][a-z0-9+-]*(\.[a-z0-9+-]+)+$/.test(scheme)) {
+      throw badRequest(`${field}: "${uri}" must be https, http, or a private-use scheme named after a domain (com.example.app:/callback, RFC 8252)`);
+    }
+  }
+}
+
 const unsupportedGrants = (grants: string[] | undefined, isPublic: boolean | undefined) => {
   if (grants?.includes('refresh_token') && !grants.includes('authorization_code')) throw badRequest('grant_types: refresh_token needs authorization_code (refresh tokens are issued with the authorization code grant)');
   if (isPublic && grants?.includes('client_credentials')) throw badRequest('grant_types: client_credentials needs a confidential client (public: false)');
@@ -54,6 +76,8 @@ export function registerOAuthClientRoutes(app: FastifyInstance, ctx: Ctx): void 
       const org = await admin(req);
       const b = req.body;
       unsupportedGrants(b.grant_types, b.public);
+      checkRedirectUris('redirect_uris', b.redirect_uris);
+      checkRedirectUris('post_logout_redirect_uris', b.post_logout_redirect_uris);
       const secret = `kwcs_${randomBytes(24).toString('base64url')}`;
       const client: OAuthClient = {
         client_id: `kwc_${randomBytes(10).toString('hex')}`,
@@ -87,6 +111,8 @@ export function registerOAuthClientRoutes(app: FastifyInstance, ctx: Ctx): void 
       const { client_name, ...rest } = req.body;
       const current: OAuthClient = { ...clients.one(org, req.params.oauth_client_id), ...rest, ...(client_name ? { name: client_name } : {}) };
       unsupportedGrants(current.grant_types, current.public);
+      checkRedirectUris('redirect_uris', rest.redirect_uris);
+      checkRedirectUris('post_logout_redirect_uris', rest.post_logout_redirect_uris);
       await clients.replace(org, current);
       return { result: await oneOut(org.id, current) };
     },

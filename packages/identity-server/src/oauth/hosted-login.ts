@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -14,7 +14,7 @@ import { challengeData, createChallenge } from '../signin/challenges.js';
 import { answerOtp, otpFactor } from '../signin/factors/otp.js';
 import { describeValidation, type ValidationIssue } from '../http/validation.js';
 import { findClient, issueCode, redirectAllowed, str, withParams, type OAuthRequest } from './protocol.js';
-import { currentSession, startSession } from './session.js';
+import { bindLoginToBrowser, currentSession, loginBoundToBrowser, personMaySignIn, startSession, unbindLogin } from './session.js';
 import type { Wire } from '../http/wire.js';
 import { NOT_ACCEPTED } from '../tokens/token-model.js';
 
@@ -127,6 +127,7 @@ async function authorize(ctx: Ctx, req: FastifyRequest, reply: FastifyReply, q: 
     return fail(error, description);
   }
   if (q.response_mode && !mode) return fail('invalid_request', 'response_mode must be query, fragment or form_post');
+  if (!(found.client.grant_types ?? ['authorization_code']).includes('authorization_code')) return fail('unauthorized_client', 'this client is not allowed the authorization_code grant');
   if (q.response_type !== 'code') return fail(q.response_type ? 'unsupported_response_type' : 'invalid_request', 'response_type must be code');
   // PKCE (S256) is required of public clients; a confidential client proves itself with its secret at the token endpoint.
   if (q.code_challenge === undefined && q.code_challenge_method === undefined) {
@@ -170,7 +171,7 @@ async function authorize(ctx: Ctx, req: FastifyRequest, reply: FastifyReply, q: 
     const stale = !v.valid && (/expired|revoked/.test(v.invalidity_reason) || v.invalidity_reason === NOT_ACCEPTED.access);
     const reason = !v.valid ? v.invalidity_reason : v.claims.oid !== found.org.id ? 'token belongs to another organization' : undefined;
     if (reason && !stale) return fail('invalid_request', `token: ${reason}`);
-    if (v.valid && !reason && v.claims.token_use !== 'anonymous') signedIn = v.claims;
+    if (v.valid && !reason && v.claims.token_use !== 'anonymous' && (await personMaySignIn(ctx, v.claims.person_id))) signedIn = v.claims;
   }
   // The sign-in of the session is the one of its token: `auth_time` is when the person signed in.
   const fresh = signedIn && (maxAge === undefined || Date.now() / 1000 - signedIn.iat <= maxAge);
@@ -183,7 +184,9 @@ async function authorize(ctx: Ctx, req: FastifyRequest, reply: FastifyReply, q: 
     const why = !signedIn ? 'nobody is signed in' : !samePerson ? 'the signed-in person is not the one of id_token_hint' : 'the sign-in is older than max_age';
     return fail('login_required', `${why}: prompt=none allows no sign-in page`);
   }
-  const row = await createChallenge(ctx, { org: found.org, type: 'oauth_request', method: 'oauth2', data: { ...request, client_name: found.client.name } });
+  const id = randomUUID();
+  const binding = bindLoginToBrowser(ctx, reply, id, ctx.limits.codeTtlSeconds);
+  const row = await createChallenge(ctx, { id, org: found.org, type: 'oauth_request', method: 'oauth2', data: { ...request, client_name: found.client.name, browser_sha256: binding } });
   const ui = found.client.ui_configuration;
   const hintText = q.login_hint?.replace(/^email_address:/, '') ?? '';
   return page(reply, 200, 'Sign in', emailForm(row.id, texts(ui, found.client.name), undefined, hintText.includes('@') ? hintText : ''), ui, q.redirect_uri);
@@ -196,23 +199,25 @@ export async function loginFormRoutes(scope: FastifyInstance, { ctx }: { ctx: Ct
   // The contract validates the request; its verdict is answered by OAuth's rules (a redirect with `error`), not a 400.
   scope.get<Wire<'/oauth2/authorize', 'get'>>('/oauth2/authorize', { attachValidation: true }, (req, reply) => authorize(ctx, req, reply, req.query, 'query'));
   scope.post<Wire<'/oauth2/authorize', 'post'>>('/oauth2/authorize', { attachValidation: true }, (req, reply) => authorize(ctx, req, reply, req.body ?? {}, 'body'));
-  const loadRequest = async (id: string) => {
+  const loadRequest = async (req: FastifyRequest, id: string) => {
     const row = await ctx.db.selectFrom('challenges').selectAll().where('id', '=', id).executeTakeFirst();
     // A request signs one person in once (#36): a completed one cannot send a new code nor mint a second code.
     if (!row || row.type !== 'oauth_request' || row.status !== 'pending' || Date.parse(row.expires_at) <= Date.now()) return undefined;
     const org = await loadOrg(ctx, row.org_id);
     if (!org) return undefined;
-    const request = challengeData(row) as unknown as OAuthRequest & { client_name: string; otp_challenge_id?: string };
+    const request = challengeData(row) as unknown as OAuthRequest & { client_name: string; otp_challenge_id?: string; browser_sha256?: string };
+    // Only the browser that opened the page may post its forms (no login CSRF, no request finished elsewhere).
+    if (!loginBoundToBrowser(req, row.id, request.browser_sha256)) return undefined;
     const ui = (await findClient(ctx, request.client_id))?.client.ui_configuration;
     return { row, org, request, ui, texts: (email?: string) => texts(ui, request.client_name, email) };
   };
-  const expired = (reply: FastifyReply) => page(reply, 400, 'Sign-in expired', '<p>This sign-in page has expired. Go back to the application and start again.</p>');
+  const expired = (reply: FastifyReply) => page(reply, 400, 'Sign-in expired', '<p>This sign-in page has expired, or was opened in another browser. Go back to the application and start again.</p>');
 
   scope.post<{ Body: { request_id?: string; email?: string } }>(
     '/oauth2/login',
     { schema: { body: { type: 'object', additionalProperties: false, required: ['request_id', 'email'], properties: { request_id: str, email: str } } } },
     async (req, reply) => {
-      const pending = await loadRequest(req.body.request_id!);
+      const pending = await loadRequest(req, req.body.request_id!);
       if (!pending) return expired(reply);
       try {
         // The same limits as /id: per client address, then per handle.
@@ -236,7 +241,7 @@ export async function loginFormRoutes(scope: FastifyInstance, { ctx }: { ctx: Ct
     '/oauth2/login/code',
     { schema: { body: { type: 'object', additionalProperties: false, required: ['request_id', 'challenge_id', 'code'], properties: { request_id: str, challenge_id: str, email: str, code: str } } } },
     async (req, reply) => {
-      const pending = await loadRequest(req.body.request_id!);
+      const pending = await loadRequest(req, req.body.request_id!);
       if (!pending) return expired(reply);
       const row = await ctx.db.selectFrom('challenges').selectAll().where('id', '=', req.body.challenge_id!).executeTakeFirst();
       if (!row || row.type !== 'otp' || row.org_id !== pending.org.id || row.id !== pending.request.otp_challenge_id) return expired(reply);
@@ -256,6 +261,7 @@ export async function loginFormRoutes(scope: FastifyInstance, { ctx }: { ctx: Ct
       if (Number(done.numUpdatedRows) !== 1) return expired(reply);
       // The browser is now signed in at this server: other clients of the organization need no page (until logout).
       startSession(ctx, reply, pending.org, token, v.claims);
+      unbindLogin(ctx, reply, pending.row.id);
       const code = await issueCode(ctx, pending.org, pending.request, v.claims, v.claims.iat);
       return answerTo(ctx, reply, pending.request, { code, state: pending.request.state }, 303);
     },

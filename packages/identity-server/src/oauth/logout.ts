@@ -49,7 +49,9 @@ async function logout(ctx: Ctx, req: FastifyRequest, reply: FastifyReply, p: Log
   const cookies = orgId ? [sessionCookieName(orgId)].filter((n) => req.cookies[n] !== undefined) : sessionCookieOrgs(req);
   const sessionSub = orgId && cookies[0] ? (await ctx.tokens.validate(req.cookies[cookies[0]]!, 'person')) : undefined;
   const matches = hint && (!sessionSub?.valid || sessionSub.claims.sub === hint.sub);
-  if (!matches && p.confirm !== 'yes' && cookies.length) {
+  // Only the confirmation page's own form confirms: a POST (a SameSite=Lax cookie reaches it only from this site), never a link.
+  const confirmed = req.method === 'POST' && p.confirm === 'yes';
+  if (!matches && !confirmed && cookies.length) {
     const fields = Object.entries({ ...p, confirm: 'yes' })
       .filter((e): e is [string, string] => typeof e[1] === 'string')
       .map(([k, v]) => `<input type="hidden" name="${escapeHtml(k)}" value="${escapeHtml(v)}">`)

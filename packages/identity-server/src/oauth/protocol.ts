@@ -52,6 +52,9 @@ export function withParams(uri: string, params: Record<string, string | undefine
   return u.toString();
 }
 
+/** Whether the request authenticates its client twice (HTTP Basic and a secret in the form): RFC 6749 §2.3 forbids it (`invalid_request`). */
+export const twoClientAuthentications = (req: FastifyRequest, form: Record<string, string | undefined>) => /^Basic\s/i.test(req.headers.authorization ?? '') && form.client_secret !== undefined;
+
 /**
  * The calling client of a protocol endpoint: HTTP Basic (`client_secret_basic`) or `client_id` + `client_secret` in the
  * form. Public clients authenticate with their id alone; confidential ones need the secret (compared as digests).
@@ -61,6 +64,8 @@ export async function authenticateClient(ctx: Ctx, req: FastifyRequest, form: Re
   let secret = form.client_secret;
   const basic = /^Basic\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
   if (basic) {
+    // RFC 6749 §2.3: one authentication method per request; Basic and a secret in the form is none of them.
+    if (form.client_secret !== undefined) return undefined;
     const [u, p] = Buffer.from(basic, 'base64').toString('utf8').split(':', 2);
     try {
       // RFC 6749 §2.3.1: both parts are form-encoded; a malformed one (`%` alone) authenticates nobody.

@@ -8,7 +8,7 @@ import { describeValidation, type ValidationIssue } from '../http/validation.js'
 import { getPerson } from '../persons/persons.js';
 import { challengeData } from '../signin/challenges.js';
 import type { UserTokenClaims } from '../tokens/token-service.js';
-import { authenticateClient, s256, str, type OAuthRequest } from './protocol.js';
+import { authenticateClient, s256, str, twoClientAuthentications, type OAuthRequest } from './protocol.js';
 import { consumeRefreshToken, familyRevoked, findRefreshToken, refreshEnabled, revokeFamily } from './refresh-tokens.js';
 import { noteClientUse } from './client-usage.js';
 import { issueOAuthTokens } from './tokens.js';
@@ -118,6 +118,7 @@ async function replayed(ctx: Ctx, codeId: string, data: CodeData, oauthError: OA
 
 /** RFC 6749 §4.1.3 with PKCE (RFC 7636, S256 only). */
 async function authorizationCodeGrant(ctx: Ctx, caller: Caller, b: Form, reply: FastifyReply, oauthError: OAuthError) {
+  if (!(caller.client.grant_types ?? ['authorization_code']).includes('authorization_code')) return oauthError(400, 'unauthorized_client', 'this client is not allowed the authorization_code grant');
   b.client_id = caller.client.client_id;
   for (const f of ['code', 'redirect_uri'] as const) {
     if (!b[f]) return oauthError(400, 'invalid_request', `${f} is required`);
@@ -144,7 +145,7 @@ async function authorizationCodeGrant(ctx: Ctx, caller: Caller, b: Form, reply: 
   const parent = data.parent_jti;
   if (parent && (await ctx.tokens.isRevoked(parent))) return oauthError(400, 'invalid_grant', 'the session that authorized this code has ended');
   const person = await getPerson(ctx, row.person_id!);
-  if (!person) return oauthError(400, 'invalid_grant', 'person no longer exists');
+  if (!person || !person.active) return oauthError(400, 'invalid_grant', person ? answerMessage('signInAwaitingApproval', { person_id: person.id }) : 'person no longer exists');
   reply.header('cache-control', 'no-store');
   try {
     const out = await issueOAuthTokens(ctx, caller.client, person, data.authentications, { scope: data.scope, nonce: data.nonce, idToken: true, authTime: data.auth_time, sessionId: data.parent_jti, refresh: { org: caller.org, grantScope: data.scope } });
@@ -204,6 +205,11 @@ function registerRevokeAll(scope: FastifyInstance, ctx: Ctx): void {
 const invalidClient = (reply: FastifyReply, description = 'client authentication failed') =>
   reply.code(401).header('www-authenticate', 'Basic realm="keyway", charset="UTF-8"').header('cache-control', 'no-store').send({ error: 'invalid_client', error_description: description, result: null, errors: [{ httpcode: 401, message: description }] });
 
+const TWO_AUTHENTICATIONS = 'the client authenticated twice (HTTP Basic and client_secret in the form): use one method';
+/** RFC 6749 §5.2 `invalid_request` in OAuth's shape plus the envelope's errors. */
+const invalidRequest = (reply: FastifyReply, description: string) =>
+  reply.code(400).header('cache-control', 'no-store').send({ error: 'invalid_request', error_description: description, result: null, errors: [{ httpcode: 400, message: description }] });
+
 /** Whether a token was issued to this client: an access or client-credentials token naming it. */
 const issuedTo = (claims: { client_id?: string | undefined }, client: OAuthClient) => claims.client_id === client.client_id;
 
@@ -214,6 +220,7 @@ function registerIntrospectionAndRevocation(scope: FastifyInstance, ctx: Ctx): v
   const tokenForm = { type: 'object', required: ['token'], properties: { token: { type: 'string', maxLength: 16384 }, token_type_hint: str, client_id: str, client_secret: str } };
   const introspectForm = { ...tokenForm, properties: { ...tokenForm.properties, scope: str } };
   scope.post<Wire<'/oauth2/tokens/introspect', 'post'>>('/oauth2/tokens/introspect', { schema: { body: introspectForm } }, async (req, reply) => {
+    if (twoClientAuthentications(req, req.body)) return invalidRequest(reply, TWO_AUTHENTICATIONS);
     const caller = await authenticateClient(ctx, req, req.body);
     if (!caller) return invalidClient(reply);
     // A confidential client (a resource server) may introspect any token of its organization; a public one, which
@@ -234,6 +241,7 @@ function registerIntrospectionAndRevocation(scope: FastifyInstance, ctx: Ctx): v
     return { active: true, sub: c.sub, client_id: c.client_id ?? caller.client.client_id, exp: c.exp, iat: c.iat, iss: c.iss, token_type: 'bearer', scope: c.scope ?? 'openid' };
   });
   scope.post<Wire<'/oauth2/tokens/revoke', 'post'>>('/oauth2/tokens/revoke', { schema: { body: tokenForm } }, async (req, reply) => {
+    if (twoClientAuthentications(req, req.body)) return invalidRequest(reply, TWO_AUTHENTICATIONS);
     const caller = await authenticateClient(ctx, req, req.body);
     if (!caller) return invalidClient(reply);
     // RFC 7009 §2.1: the token must have been issued to the client that asks. Another client's token is refused
@@ -289,6 +297,7 @@ export async function tokenEndpointRoutes(scope: FastifyInstance, { ctx }: { ctx
         const message = req.body === undefined ? 'request body is missing: send the form fields with Content-Type: application/x-www-form-urlencoded' : describeValidation('body', issues);
         return oauthError(400, 'invalid_request', message);
       }
+      if (twoClientAuthentications(req, b)) return oauthError(400, 'invalid_request', TWO_AUTHENTICATIONS);
       const caller = await authenticateClient(ctx, req, b);
       if (!caller) return invalidClient(reply);
       if (b.grant_type === 'refresh_token') return refreshTokenGrant(ctx, caller, b, reply, oauthError);

@@ -76,9 +76,10 @@ export interface Factor {
 /** Inserts a pending challenge and returns its row. */
 export async function createChallenge(
   ctx: Ctx,
-  fields: { org: Org; type: string; method: string; handle?: Handle | undefined; personId?: string | undefined; secret?: string | undefined; data?: ChallengeData; ttlSeconds?: number },
+  fields: { id?: string; org: Org; type: string; method: string; handle?: Handle | undefined; personId?: string | undefined; secret?: string | undefined; data?: ChallengeData; ttlSeconds?: number },
 ): Promise<ChallengeRow> {
-  const id = randomUUID();
+  // A caller may choose the id (a random UUID too) when something must name the challenge before it is stored.
+  const id = fields.id ?? randomUUID();
   const now = Date.now();
   const row: ChallengeRow = {
     id,
