@@ -78,7 +78,7 @@ export class TokenService {
    */
   async rotateIfDue(now = Date.now()): Promise<void> {
     const keep = await exclusively(this.db, this.opts.dialect ?? 'sqlite', 'keyRotation', async (trx) => {
-      const rows = await trx.selectFrom('signing_keys').selectAll().orderBy('created_at', 'desc').execute();
+      const rows = await trx.selectFrom('signing_keys').selectAll().orderBy('created_at', 'desc').orderBy('kid').execute();
       for (const alg of SIGNING_ALGS) {
         const newest = rows.find((r) => r.alg === alg);
         if (newest && now - Date.parse(newest.created_at) < this.opts.rotationSeconds * 1000) continue;
@@ -90,6 +90,8 @@ export class TokenService {
         await trx.insertInto('signing_keys').values(row).execute();
         rows.unshift(row);
       }
+      // Newest first, then by key id: the order every read of the table gives (keys of one rotation share their time).
+      rows.sort((a, b) => b.created_at.localeCompare(a.created_at) || a.kid.localeCompare(b.kid));
       // A key retired at time R (when its successor of the same algorithm appeared) may have signed tokens until R; keep it until R + ttl.
       const kept: typeof rows = [];
       for (const row of rows) {
@@ -135,7 +137,7 @@ export class TokenService {
     this.refreshing ??= (async () => {
       try {
         this.lastRefresh = Date.now();
-        await this.load(await this.db.selectFrom('signing_keys').selectAll().orderBy('created_at', 'desc').execute());
+        await this.load(await this.db.selectFrom('signing_keys').selectAll().orderBy('created_at', 'desc').orderBy('kid').execute());
       } finally {
         this.refreshing = undefined;
       }
