@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Ctx, UiConfiguration } from '../context.js';
+import type { Ctx, Org, UiConfiguration } from '../context.js';
 import { badRequest } from '../http/errors.js';
 import { clientIp } from '../http/guards.js';
 import { escapeHtml } from '../http/html.js';
@@ -16,7 +16,7 @@ import { describeValidation, type ValidationIssue } from '../http/validation.js'
 import { findClient, issueCode, redirectAllowed, str, withParams, type OAuthRequest } from './protocol.js';
 import { bindLoginToBrowser, currentSession, loginBoundToBrowser, personMaySignIn, startSession, unbindLogin } from './session.js';
 import type { Wire } from '../http/wire.js';
-import { NOT_ACCEPTED } from '../tokens/token-model.js';
+import { NOT_ACCEPTED, type UserTokenClaims } from '../tokens/token-model.js';
 
 // The hosted login of OAuth2 clients: `/oauth2/authorize` and its e-mail and code forms (no script on these pages).
 
@@ -100,6 +100,21 @@ function authorizationError(err: { validation?: unknown }, where: 'query' | 'bod
 }
 
 /**
+ * The person a development server's `token` parameter names. An anonymous, expired or revoked token names nobody (the
+ * form shows, the person signs in again), and so does an OAuth2 access token (#36: it is never exchanged, here for a new
+ * code that could ask for more scopes) or a token of a person who may not sign in; any other token (malformed, forged, a
+ * container, an id_token, a client token, another organization's) is refused with the reason.
+ */
+async function devToken(ctx: Ctx, token: string, org: Org): Promise<{ claims: UserTokenClaims | undefined } | { refused: string }> {
+  const v = await ctx.tokens.validate(token, 'person');
+  const stale = !v.valid && (/expired|revoked/.test(v.invalidity_reason) || v.invalidity_reason === NOT_ACCEPTED.access);
+  const reason = !v.valid ? v.invalidity_reason : v.claims.oid !== org.id ? 'token belongs to another organization' : undefined;
+  if (reason && !stale) return { refused: reason };
+  const named = v.valid && !reason && v.claims.token_use !== 'anonymous' && (await personMaySignIn(ctx, v.claims.person_id));
+  return { claims: named ? v.claims : undefined };
+}
+
+/**
  * `/oauth2/authorize` (GET, and POST with the same fields form-encoded: OpenID Connect Core §3.1.2.1). A browser with a
  * session at this server (the hosted login's cookie) gets a code without a page; else the e-mail form. Unknown
  * `client_id` or unregistered `redirect_uri`: a 400 page (never a redirect to an address nobody registered); every
@@ -164,14 +179,9 @@ async function authorize(ctx: Ctx, req: FastifyRequest, reply: FastifyReply, q: 
   // Who is signed in: the session cookie, or (development servers only) the `token` parameter the SDK sends.
   let signedIn = await currentSession(ctx, req, found.org);
   if (!signedIn && q.token && ctx.devMode && !mustSignIn) {
-    // An anonymous, expired or revoked token shows the form (the person signs in again), and so does an OAuth2 access
-    // token (#36: it is never exchanged, here for a new code that could ask for more scopes); any other token
-    // (malformed, forged, a container, an id_token, a client token, another organization's) is refused with the reason.
-    const v = await ctx.tokens.validate(q.token, 'person');
-    const stale = !v.valid && (/expired|revoked/.test(v.invalidity_reason) || v.invalidity_reason === NOT_ACCEPTED.access);
-    const reason = !v.valid ? v.invalidity_reason : v.claims.oid !== found.org.id ? 'token belongs to another organization' : undefined;
-    if (reason && !stale) return fail('invalid_request', `token: ${reason}`);
-    if (v.valid && !reason && v.claims.token_use !== 'anonymous' && (await personMaySignIn(ctx, v.claims.person_id))) signedIn = v.claims;
+    const dev = await devToken(ctx, q.token, found.org);
+    if ('refused' in dev) return fail('invalid_request', `token: ${dev.refused}`);
+    signedIn = dev.claims;
   }
   // The sign-in of the session is the one of its token: `auth_time` is when the person signed in.
   const fresh = signedIn && (maxAge === undefined || Date.now() / 1000 - signedIn.iat <= maxAge);
