@@ -7,7 +7,8 @@
 //   scale     seeds 10³ and 10⁶ persons and prints p50/p95 of a sign-in, /me, a handle filter on GET /persons and a
 //             page of GET /persons (first, by offset, by cursor) at both sizes, with the ratio large/small (target ≤ 1.2×);
 //   replicas  token validations and sign-ins per second through the round-robin balancer of
-//             `npm run start:cluster` (scripts/balancer.mjs) in front of 1, then 3 identity-server processes.
+//             `npm run start:cluster` (scripts/balancer.mjs) in front of 1, then 3 identity-server processes, and the
+//             time from a revocation on one replica to its refusal by another (p50/p99).
 //
 //   npm run bench:server              (builds the server first when dist/ is missing)
 //   BENCH_SECONDS=10 BENCH_CONCURRENCY=32 npm run bench:server
@@ -33,6 +34,9 @@ const WARMUP_SECONDS = 1;
 const PG_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
 const PARTS = new Set((process.env.BENCH_PARTS ?? 'sqlite,scale,replicas').split(',').map((p) => p.trim()));
 const SCALE_SIZES = (process.env.BENCH_SCALE_SIZES ?? '1000,1000000').split(',').map(Number);
+/** Targets of #43 on SQLite: validations at least 70 % of bare Fastify in the same run, sign-ins at least 550/s. */
+const VALIDATION_TARGET = 0.7;
+const SIGNIN_TARGET = 550;
 /** Latency target of the scale part: the large size at most this many times the small one. */
 const SCALE_TARGET = 1.2;
 /** Rounds of the scale part: each call measured on the small then the large organization, this many times. */
@@ -54,7 +58,7 @@ function request(url, { method = 'GET', headers = {}, body } = {}) {
       res.on('end', () => {
         const text = Buffer.concat(chunks).toString('utf8');
         if (res.statusCode >= 300) return reject(new Error(`${method} ${url} → ${res.statusCode}: ${text.slice(0, 200)}`));
-        resolve(JSON.parse(text));
+        resolve(text ? JSON.parse(text) : undefined);
       });
     });
     req.on('error', reject);
@@ -183,14 +187,18 @@ async function sqlitePart() {
     const signIns = await load((n) => signIn(id.url, n), SECONDS);
     report('email-OTP sign-ins (3 calls each)', signIns, baseline.perSecond);
 
-    console.log('\nTargets: token validation ≥ 50 % of hello-world; ≥ 300 complete OTP sign-ins/s on 2 cores with SQLite.');
     const v = results.find((r) => r.name === 'token validations');
-    console.log(`  token validation: ${fmt((v.perSecond / baseline.perSecond) * 100, 1)} % ${v.perSecond / baseline.perSecond >= 0.5 ? 'meets' : 'MISSES'} the target`);
-    console.log(`  sign-ins: ${fmt(signIns.perSecond)} /s ${signIns.perSecond >= 300 ? 'meets' : 'MISSES'} the target`);
+    printTargets(v.perSecond, signIns.perSecond);
   } finally {
     await stop(id.child);
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+function printTargets(validations, signIns) {
+  console.log(`\nTargets: token validation ≥ ${VALIDATION_TARGET * 100} % of hello-world; ≥ ${SIGNIN_TARGET} complete OTP sign-ins/s on 2 cores with SQLite.`);
+  console.log(`  token validation: ${fmt((validations / baseline.perSecond) * 100, 1)} % ${validations / baseline.perSecond >= VALIDATION_TARGET ? 'meets' : 'MISSES'} the target`);
+  console.log(`  sign-ins: ${fmt(signIns)} /s ${signIns >= SIGNIN_TARGET ? 'meets' : 'MISSES'} the target`);
 }
 
 /** Token validations and sign-ins per second of the server in `pkgDir`, on a fresh SQLite file. */
@@ -229,6 +237,33 @@ async function comparePart(otherPkg) {
     const n = median(sides.now.map((m) => m[key]));
     console.log(`  median ${key.padEnd(11)} before ${fmt(b).padStart(7)} /s  now ${fmt(n).padStart(7)} /s  now/before ${fmt(n / b, 2)}`);
   }
+  printTargets(median(sides.now.map((m) => m.validations)), median(sides.now.map((m) => m.signIns)));
+}
+
+/**
+ * How long after a revocation on one replica another refuses the token: a token signed in on replica 0, revoked on
+ * replica 1, then asked of replica 2 every 5 ms until it says revoked. The bound stated in the READMEs is 1 s.
+ */
+async function revocationDelay(upstreams) {
+  const N = Number(process.env.BENCH_REVOCATIONS ?? 50);
+  const delays = [];
+  for (let i = 0; i < N; i++) {
+    const token = await signIn(upstreams[0], `revocation-${i}`);
+    await request(`${upstreams[1]}/token/revoke`, { method: 'POST', headers: orgHeaders, body: { token } }).catch(() => undefined);
+    const started = performance.now();
+    for (;;) {
+      const r = await request(`${upstreams[2]}/token/validate`, { method: 'POST', headers: orgHeaders, body: { token } });
+      if (!r.result.valid) break;
+      if (performance.now() - started > 5000) throw new Error('a revoked token stayed valid on another replica for 5 s');
+      await new Promise((done) => setTimeout(done, 5));
+    }
+    delays.push(performance.now() - started);
+    // Spread the revocations over the replicas' poll cycle.
+    await new Promise((done) => setTimeout(done, Math.random() * 250));
+  }
+  delays.sort((a, b) => a - b);
+  const at = (q) => delays[Math.min(delays.length - 1, Math.floor(q * delays.length))];
+  console.log(`  revocation on one replica → refused by another: p50 ${fmt(at(0.5), 0)} ms, p99 ${fmt(at(0.99), 0)} ms, max ${fmt(delays.at(-1), 0)} ms over ${N} revocations (bound 1,000 ms)`);
 }
 
 // 3. Scale: the same calls with few and with many persons in the organization (PostgreSQL). Both sizes run at once,
@@ -351,6 +386,7 @@ async function replicasPart() {
       await load((k) => signIn(balancer.url, `replicas-${n}-warm-${k}`), WARMUP_SECONDS);
       const s = await load((k) => signIn(balancer.url, `replicas-${n}-${k}`), SECONDS);
       perSecond[n] = { v, s };
+      if (n === 3) await revocationDelay(upstreams);
       console.log(`  ${n} replica${n === 1 ? ' ' : 's'}  token validations ${fmt(v.perSecond).padStart(7)} /s (p50 ${fmt(v.p50, 1)} ms)   sign-ins ${fmt(s.perSecond).padStart(6)} /s (p50 ${fmt(s.p50, 1)} ms)`);
     } finally {
       for (const c of children.reverse()) await stop(c);

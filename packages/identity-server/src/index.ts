@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type TrustProxy } from './app.js';
 import type { Ctx, Limits, OrgSettings } from './context.js';
+import { REVOCATION_POLL_MS } from './tokens/revocations.js';
 import { SETTINGS_POLL_MS, getOrgSettings, loadOrg, invalidate, pollSettingsVersion, reloadAllowedDomains, writeOrganization } from './organizations/settings.js';
 import { openDatabase, type Db } from './db/index.js';
 import { purgeExpired } from './db/maintenance.js';
@@ -204,6 +205,8 @@ export async function startIdentityServer(opts: IdentityServerOptions = {}): Pro
     // Replicas sharing the database: one purges at a time, the others skip that round.
     timers.push(setInterval(() => void unlessBusy(db, dialect, 'purge', (trx) => purgeExpired(trx)).catch(() => undefined), 600_000).unref());
     timers.push(setInterval(() => void pollSettingsVersion(ctx).catch(() => undefined), SETTINGS_POLL_MS).unref());
+    // Revocations made by other replicas (a failed read is retried; validations read themselves once memory is stale).
+    timers.push(setInterval(() => void tokens.revocations.catchUp().catch(() => undefined), REVOCATION_POLL_MS).unref());
     timers.push(setInterval(() => ctx.webhooks.kick(), ctx.webhooks.pollMs).unref());
     ctx.webhooks.kick();
     const server: IdentityServer = {

@@ -22,6 +22,9 @@ export async function openDatabase(opts: { dataDir: string; databaseUrl?: string
     const pg = await import('pg');
     const Pool = pg.default.Pool;
     const pool = new Pool({ connectionString: opts.databaseUrl, max: 10 });
+    // An idle connection the server lost (a database restart, a terminated backend): the pool drops it and opens a new
+    // one for the next query. Without a listener, the 'error' event would end the process.
+    pool.on('error', () => undefined);
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), plugins: [new NoEmptyListsPlugin()] });
     opened = { db, dialect: 'postgres', location: redactUrl(opts.databaseUrl) };
   } else {
@@ -36,7 +39,24 @@ export async function openDatabase(opts: { dataDir: string; databaseUrl?: string
     // SQLite's own lower() folds ASCII letters only; filters compare case-insensitively like JavaScript does (and the
     // handles_org_lower_value index is built with this one). Deterministic, so indexes may use it.
     sqlite.function('lower', { deterministic: true }, (s: unknown) => (s === null ? null : String(s).toLowerCase()));
-    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }), plugins: [new NoEmptyListsPlugin()] });
+    // Kysely prepares every query afresh; a query's text repeats (parameters are bound), so its statement is kept and
+    // reused: preparing was a tenth of a sign-in's CPU (#43). Bounded: the set is dropped when it grows past 2,000 texts
+    // (queries with a variable number of parameters make new texts). SQLite re-prepares a kept statement by itself
+    // after a schema change.
+    const statements = new Map<string, ReturnType<typeof sqlite.prepare>>();
+    const database = {
+      close: () => sqlite.close(),
+      prepare(text: string) {
+        let stmt = statements.get(text);
+        if (!stmt) {
+          if (statements.size >= 2000) statements.clear();
+          stmt = sqlite.prepare(text);
+          statements.set(text, stmt);
+        }
+        return stmt;
+      },
+    };
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }), plugins: [new NoEmptyListsPlugin()] });
     opened = { db, dialect: 'sqlite', location: file };
   }
   // Kysely looks for its migration tables across every schema; pin them to ours so that several schemas of one

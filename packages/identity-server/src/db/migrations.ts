@@ -1,6 +1,7 @@
 import { sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import { growth } from './growth.js';
 import { handleProofs } from './handle-proofs.js';
+import { revocationFeed } from './revocation-feed.js';
 import { apiKeyLookup, externalCredentialKinds, regionNames, ssoAuthenticationIds } from './compat.js';
 import type { DialectName } from './dialect.js';
 
@@ -378,6 +379,7 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
         await db.schema.alterTable('oauth_refresh_tokens').addColumn('session_id', 'text').execute();
       },
     },
+    '0021_revocation_feed': { up: revocationFeed },
   };
 }
 

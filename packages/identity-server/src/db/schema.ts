@@ -79,6 +79,8 @@ export interface RevokedTokenTable {
   jti: string;
   expires_at: string;
   revoked_at: string;
+  /** The revocation feed's number of the write that stored it (0 for rows older than the feed): replicas read what is new by it. */
+  seq: ColumnType<string | number, number | undefined, number>;
 }
 
 /** A token derived from another (organization token, token container): revoking the parent revokes it. */
@@ -221,6 +223,8 @@ export interface SubjectRevocationTable {
   /** Unix seconds: tokens of the client for the subject issued at or before it are revoked. */
   revoked_before: number;
   revoked_at: string;
+  /** The revocation feed's number of the write that stored it (see RevokedTokenTable.seq). */
+  seq: ColumnType<string | number, number | undefined, number>;
 }
 
 export interface ExternalCredentialTable {
@@ -311,6 +315,12 @@ export interface GuessFailureTable {
 }
 
 /** The one row (`id` 1) every organization write bumps; replicas poll it (organizations/settings.ts). */
+/** One row: the number of the last revocation write. Every revocation bumps it in its own transaction (which also orders them). */
+export interface RevocationFeedTable {
+  id: number;
+  seq: ColumnType<string | number, number, number>;
+}
+
 export interface SettingsVersionTable {
   id: number;
   version: ColumnType<string | number, number, number>;
@@ -340,6 +350,7 @@ export interface Database {
   oauth_client_usage: OAuthClientUsageTable;
   org_person_counts: OrgPersonCountTable;
   settings_version: SettingsVersionTable;
+  revocation_feed: RevocationFeedTable;
   rate_windows: RateWindowTable;
   guess_failures: GuessFailureTable;
   sso_oidc_tokens: SsoOidcTokenTable;

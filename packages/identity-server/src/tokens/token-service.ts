@@ -5,6 +5,7 @@ import type { Db } from '../db/index.js';
 import { exclusively } from '../db/locks.js';
 import type { DialectName } from '../db/migrations.js';
 import type { SigningKeyTable } from '../db/schema.js';
+import { ALL_CLIENTS, Revocations } from './revocations.js';
 import { ACCEPTED, NOT_ACCEPTED, TOKEN_USES, type TokenPurpose, type TokenUse, type UserTokenClaims } from './token-model.js';
 
 /** The algorithm of every token this server signs, except id_tokens of clients that ask for RS256. */
@@ -45,8 +46,7 @@ export interface TokenServiceOptions {
 /** Keys are re-read from the database at most this often (on an unknown key id, or for the JWKS). */
 export const KEY_REFRESH_MS = 1000;
 
-/** The client id of a subject revocation that holds for every client and first-party token of a person. */
-export const ALL_CLIENTS = '*';
+export { ALL_CLIENTS } from './revocations.js';
 
 export type ValidationResult =
   | { valid: true; claims: UserTokenClaims; expires_in_seconds: number; expires_at: string }
@@ -54,22 +54,27 @@ export type ValidationResult =
 
 /**
  * Signs and verifies user tokens with persisted, rotating ES256 keys. Old public keys stay in the JWKS until every
- * token they signed has expired. Revocations are kept in the database and mirrored in memory.
+ * token they signed has expired. Revocations are kept in the database and, for validations, in memory (revocations.ts).
  */
 export class TokenService {
   private keys: LoadedKey[] = [];
   private lastRefresh = 0;
   private refreshing: Promise<void> | undefined;
-  private readonly revoked = new Set<string>();
   private readonly verified = new Map<string, UserTokenClaims>();
+  /** Every revocation of every replica, in memory (tokens/revocations.ts). */
+  readonly revocations: Revocations;
 
   constructor(
     private readonly db: Db,
     readonly opts: TokenServiceOptions,
-  ) {}
+  ) {
+    this.revocations = new Revocations(db);
+  }
 
+  /** Loads the keys (rotating when due) and every revocation: a server answers only once it has caught up. */
   async init(): Promise<void> {
     await this.rotateIfDue();
+    await this.revocations.catchUp();
   }
 
   /**
@@ -268,7 +273,8 @@ export class TokenService {
       this.verified.delete(token);
       return { valid: false, invalidity_reason: 'token has expired' };
     }
-    if (this.revoked.has(claims.jti) || (await this.revokedInStore(claims))) return { valid: false, invalidity_reason: 'token has been revoked' };
+    const revoked = this.revocations.isRevoked(claims);
+    if (revoked === true || (revoked !== false && (await revoked))) return { valid: false, invalidity_reason: 'token has been revoked' };
     if (!ACCEPTED[purpose].includes(claims.token_use)) return { valid: false, invalidity_reason: NOT_ACCEPTED[claims.token_use] };
     return {
       valid: true,
@@ -276,30 +282,6 @@ export class TokenService {
       expires_in_seconds: Math.max(0, Math.floor(claims.exp - nowMs / 1000)),
       expires_at: new Date(claims.exp * 1000).toISOString(),
     };
-  }
-
-  /**
-   * Whether the database holds a revocation of this token (or of all its client's tokens for its subject). Asked on
-   * every validation, so a revocation made by any server sharing the database holds everywhere at once; a revocation
-   * seen is remembered in this process (it never ends before the token expires).
-   */
-  private async revokedInStore(claims: UserTokenClaims): Promise<boolean> {
-    // One round trip: the token itself, or a bound on its subject's tokens (of its client, or of every client: `*`).
-    const rows = await this.db
-      .selectFrom('revoked_tokens')
-      .select(sql<string>`'token'`.as('what'))
-      .where('jti', '=', claims.jti)
-      .unionAll(
-        this.db
-          .selectFrom('subject_revocations')
-          .select(sql<string>`'subject'`.as('what'))
-          .where('client_id', 'in', claims.client_id ? [claims.client_id, ALL_CLIENTS] : [ALL_CLIENTS])
-          .where('subject', '=', claims.sub)
-          .where('revoked_before', '>=', claims.iat),
-      )
-      .execute();
-    if (rows.some((r) => r.what === 'token')) this.revoked.add(claims.jti);
-    return rows.length > 0;
   }
 
   /**
@@ -327,33 +309,33 @@ export class TokenService {
    */
   async revoke(claims: Pick<UserTokenClaims, 'jti' | 'exp'>): Promise<void> {
     const revoked_at = new Date().toISOString();
-    let level: Array<{ jti: string; expires_at: string }> = [{ jti: claims.jti, expires_at: new Date(claims.exp * 1000).toISOString() }];
-    const seen = new Set<string>();
-    while (level.length) {
-      level = level.filter((t) => !seen.has(t.jti));
-      if (!level.length) break;
-      for (const t of level) {
-        seen.add(t.jti);
-        this.revoked.add(t.jti);
+    const all = await this.revocations.write(async (trx, seq) => {
+      let level: Array<{ jti: string; expires_at: string }> = [{ jti: claims.jti, expires_at: new Date(claims.exp * 1000).toISOString() }];
+      const seen = new Map<string, string>();
+      while (level.length) {
+        level = level.filter((t) => !seen.has(t.jti));
+        if (!level.length) break;
+        for (const t of level) seen.set(t.jti, t.expires_at);
+        await trx
+          .insertInto('revoked_tokens')
+          .values(level.map((t) => ({ jti: t.jti, expires_at: t.expires_at, revoked_at, seq })))
+          .onConflict((oc) => oc.column('jti').doNothing())
+          .execute();
+        level = await trx
+          .selectFrom('token_parents')
+          .select(['jti', 'expires_at'])
+          .where('parent_jti', 'in', level.map((t) => t.jti))
+          .where('expires_at', '>', revoked_at)
+          .execute();
       }
-      await this.db
-        .insertInto('revoked_tokens')
-        .values(level.map((t) => ({ jti: t.jti, expires_at: t.expires_at, revoked_at })))
-        .onConflict((oc) => oc.column('jti').doNothing())
-        .execute();
-      level = await this.db
-        .selectFrom('token_parents')
-        .select(['jti', 'expires_at'])
-        .where('parent_jti', 'in', level.map((t) => t.jti))
-        .where('expires_at', '>', revoked_at)
-        .execute();
-    }
+      return seen;
+    });
+    for (const [jti, expiresAt] of all) this.revocations.noteToken(jti, Math.floor(Date.parse(expiresAt) / 1000));
   }
 
   /** Whether the token `jti` was revoked (by this process or any other sharing the database). */
   async isRevoked(jti: string): Promise<boolean> {
-    if (this.revoked.has(jti)) return true;
-    return (await this.db.selectFrom('revoked_tokens').select('jti').where('jti', '=', jti).executeTakeFirst()) !== undefined;
+    return this.revocations.isTokenRevoked(jti);
   }
 
   /**
@@ -367,16 +349,20 @@ export class TokenService {
 
   /** Revokes the tokens issued to `subject` for `clientId` before `before` (epoch seconds; default now). */
   async revokeAll(clientId: string, subject: string, before = Math.floor(Date.now() / 1000)): Promise<void> {
-    await this.db
-      .insertInto('subject_revocations')
-      .values({ client_id: clientId, subject, revoked_before: before, revoked_at: new Date().toISOString() })
-      // A later call with an earlier \`before\` never brings tokens back: the bound only grows.
-      .onConflict((oc) =>
-        oc.columns(['client_id', 'subject']).doUpdateSet({
-          revoked_before: sql<number>`case when subject_revocations.revoked_before > excluded.revoked_before then subject_revocations.revoked_before else excluded.revoked_before end`,
-          revoked_at: new Date().toISOString(),
-        }),
-      )
-      .execute();
+    await this.revocations.write((trx, seq) =>
+      trx
+        .insertInto('subject_revocations')
+        .values({ client_id: clientId, subject, revoked_before: before, revoked_at: new Date().toISOString(), seq })
+        // A later call with an earlier `before` never brings tokens back: the bound only grows.
+        .onConflict((oc) =>
+          oc.columns(['client_id', 'subject']).doUpdateSet({
+            revoked_before: sql<number>`case when subject_revocations.revoked_before > excluded.revoked_before then subject_revocations.revoked_before else excluded.revoked_before end`,
+            revoked_at: new Date().toISOString(),
+            seq,
+          }),
+        )
+        .execute(),
+    );
+    this.revocations.noteBound(clientId, subject, before);
   }
 }
