@@ -13,7 +13,10 @@ const base = inject('docsUrl');
 const routes = routeContract();
 const signedOut = useSharedContext({ viewport: { width: 1440, height: 900 } });
 
-async function errorsOver(page: Page, paths: string[]): Promise<string[]> {
+/** Tabs open at once: each route waits for its network to settle (idle, not work), so a few tabs overlap the waits. */
+const TABS = 3;
+
+async function errorsOn(page: Page, paths: string[]): Promise<string[]> {
   const errors: string[] = [];
   let current = '';
   page.on('console', (m) => {
@@ -28,6 +31,17 @@ async function errorsOver(page: Page, paths: string[]): Promise<string[]> {
     await page.waitForLoadState('networkidle');
   }
   return errors;
+}
+
+/** The console errors over `paths`, shared among TABS tabs of the context (`first` is one of them). */
+async function errorsOver(first: Page, paths: string[]): Promise<string[]> {
+  const pages = [first, ...(await Promise.all(Array.from({ length: TABS - 1 }, () => first.context().newPage())))];
+  try {
+    const shares = pages.map((_, i) => paths.filter((_p, j) => j % TABS === i));
+    return (await Promise.all(pages.map((page, i) => errorsOn(page, shares[i]!)))).flat();
+  } finally {
+    for (const page of pages.slice(1)) await page.close();
+  }
 }
 
 const extra = ['/search?q=', '/search?q=token', '/docs/no-such-page'];
