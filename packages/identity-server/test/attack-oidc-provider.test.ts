@@ -3,60 +3,12 @@
 // gained), and passes since the fix; every other `it` is an attack that was tried and that the server refused.
 import * as oidc from 'openid-client';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { Browser, formField, type FetchInit } from './browser-jar.js';
 import { lastMessage, useTestServer } from './helpers.js';
 
 const API_KEY = { 'keyway-api-key': 'kw_dev_api_key_not_secret' };
 const APP_A = 'https://app-a.example/callback';
 
-type FetchInit = NonNullable<Parameters<typeof fetch>[1]>;
-type Initiator = 'same-site' | 'cross-site';
-function formField(html: string, name: string): string {
-  const input = new RegExp(`<input[^>]*\\bname="${name}"[^>]*>`).exec(html)?.[0];
-  const value = input && /\bvalue="([^"]*)"/.exec(input)?.[1];
-  if (value === undefined) throw new Error(`the page has no field "${name}": ${html.slice(0, 400)}`);
-  return value.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
-}
-class Browser {
-  jar = new Map<string, { value: string; path: string; sameSite: 'strict' | 'lax' | 'none' }>();
-  readonly setCookies: string[] = [];
-  constructor(private readonly origin: string) {}
-  async fetch(url: string | URL, init: FetchInit = {}, from: Initiator = 'cross-site'): Promise<Response> {
-    const u = new URL(url, this.origin);
-    const headers = new Headers(init.headers);
-    const sameOrigin = u.origin === this.origin;
-    const safe = !init.method || ['GET', 'HEAD'].includes(init.method.toUpperCase());
-    if (sameOrigin) {
-      const cookie = [...this.jar]
-        .filter(([, c]) => u.pathname === c.path || u.pathname.startsWith(c.path.endsWith('/') ? c.path : `${c.path}/`))
-        .filter(([, c]) => from === 'same-site' || c.sameSite === 'none' || (c.sameSite === 'lax' && safe))
-        .map(([k, c]) => `${k}=${c.value}`)
-        .join('; ');
-      if (cookie) headers.set('cookie', cookie);
-    }
-    const res = await fetch(u, { ...init, headers, redirect: 'manual' });
-    if (sameOrigin) for (const line of res.headers.getSetCookie()) this.store(line, u);
-    return res;
-  }
-  post(path: string | URL, fields: Record<string, string>, from: Initiator): Promise<Response> {
-    return this.fetch(path, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString() }, from);
-  }
-  private store(line: string, from: URL): void {
-    this.setCookies.push(line);
-    const [pair, ...attributes] = line.split(';').map((s) => s.trim());
-    const eq = pair!.indexOf('=');
-    if (eq <= 0) return;
-    const name = pair!.slice(0, eq);
-    const value = pair!.slice(eq + 1);
-    const attr = new Map(attributes.map((a) => [a.split('=')[0]!.toLowerCase(), a.includes('=') ? a.slice(a.indexOf('=') + 1) : '']));
-    const defaultPath = from.pathname.lastIndexOf('/') > 0 ? from.pathname.slice(0, from.pathname.lastIndexOf('/')) : '/';
-    const path = attr.get('path')?.startsWith('/') ? attr.get('path')! : defaultPath;
-    const sameSite = (['strict', 'lax', 'none'] as const).find((v) => v === attr.get('samesite')?.toLowerCase()) ?? 'lax';
-    const maxAge = attr.has('max-age') ? Number(attr.get('max-age')) : undefined;
-    const expires = attr.has('expires') ? Date.parse(attr.get('expires')!) : undefined;
-    if ((maxAge !== undefined && maxAge <= 0) || (maxAge === undefined && expires !== undefined && expires <= Date.now())) this.jar.delete(name);
-    else this.jar.set(name, { value, path, sameSite });
-  }
-}
 
 const APP_B = 'https://app-b.example/callback';
 const APP_S = 'https://app-s.example/callback';
