@@ -6,7 +6,7 @@ import { events } from './events/index.js';
 import { ApiError } from './http/errors.js';
 import { BODY_LIMIT_BYTES, errorHandler, notFoundHandler } from './http/error-handler.js';
 import { requireApiKey } from './http/guards.js';
-import { checkJsonValue, checkNumericQuery, type QuerySchema } from './http/input-rules.js';
+import { InputRuleError, checkJsonValue, checkNumericQuery, type QuerySchema } from './http/input-rules.js';
 import { originAllowed } from './http/origins.js';
 import { installValidators } from './http/validation.js';
 import { CORRELATION_ID_HEADER, OpenApiContract } from './openapi.js';
@@ -103,10 +103,8 @@ export async function buildApp(ctx: Ctx, opts: AppOptions): Promise<FastifyInsta
       checkJsonValue(req.params, 'params');
       checkNumericQuery(req.query, req.routeOptions.schema?.querystring as QuerySchema);
     } catch (err) {
-      if (!req.routeOptions.attachValidation || !(err instanceof ApiError)) throw err;
-      const [, part, field, rest] = /^(body|querystring|params)\.?([^ ]*) (.*)$/.exec(err.message) ?? [];
-      const issue = { keyword: 'inputRule', instancePath: field ? `/${field}` : '', params: {}, message: rest ?? err.message };
-      req.validationError = Object.assign(new Error(err.message), { validation: [issue], validationContext: part ?? 'request' });
+      if (!req.routeOptions.attachValidation || !(err instanceof InputRuleError)) throw err;
+      req.validationError = Object.assign(new Error(err.message), { validation: [err.issue], validationContext: err.part });
     }
   });
   await registerCors(app, ctx, contract);

@@ -1,4 +1,23 @@
-import { badRequest } from './errors.js';
+import { ApiError } from './errors.js';
+
+/**
+ * A 400 of the input rules, saying where (`part`, the path within it) and what, so that a route answering its own
+ * validation errors (the OAuth endpoints redirect them to the client) can take it as one of them.
+ */
+export class InputRuleError extends ApiError {
+  constructor(
+    readonly part: 'body' | 'querystring' | 'params',
+    readonly path: readonly (string | number)[],
+    readonly problem: string,
+  ) {
+    super(400, `${part}${fieldName(path)} ${problem}`);
+  }
+
+  /** The same verdict as one of the validator's issues (see http/validation.ts). */
+  get issue() {
+    return { keyword: 'inputRule', instancePath: this.path.map((p) => `/${p}`).join(''), params: {}, message: this.problem };
+  }
+}
 
 /** Deepest nesting of objects and arrays accepted in a JSON body (attribute values, custom claims, metadata…). */
 export const MAX_JSON_DEPTH = 32;
@@ -20,11 +39,11 @@ export function checkJsonValue(root: unknown, part: 'body' | 'querystring' | 'pa
   while (stack.length) {
     const { value, path } = stack.pop()!;
     if (typeof value === 'string') {
-      if (value.includes('\u0000')) throw badRequest(`${part}${fieldName(path)} contains a NUL character (U+0000)`);
+      if (value.includes('\u0000')) throw new InputRuleError(part, path, 'contains a NUL character (U+0000)');
       continue;
     }
     if (value === null || typeof value !== 'object') continue;
-    if (path.length >= MAX_JSON_DEPTH) throw badRequest(`${part}${fieldName(path)} is nested deeper than ${MAX_JSON_DEPTH} levels`);
+    if (path.length >= MAX_JSON_DEPTH) throw new InputRuleError(part, path, `is nested deeper than ${MAX_JSON_DEPTH} levels`);
     if (Array.isArray(value)) {
       for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], path: [...path, i] });
       continue;
@@ -32,7 +51,7 @@ export function checkJsonValue(root: unknown, part: 'body' | 'querystring' | 'pa
     const keys = Object.keys(value);
     for (let i = keys.length - 1; i >= 0; i--) {
       const key = keys[i]!;
-      if (key.includes('\u0000')) throw badRequest(`${part}${fieldName(path)} has a key with a NUL character (U+0000)`);
+      if (key.includes('\u0000')) throw new InputRuleError(part, path, 'has a key with a NUL character (U+0000)');
       stack.push({ value: (value as Record<string, unknown>)[key], path: [...path, key] });
     }
   }
@@ -52,9 +71,9 @@ export function checkNumericQuery(query: unknown, schema: QuerySchema): void {
     const types = Array.isArray(declared) ? declared : declared ? [declared] : name === 'limit' || name === 'offset' ? ['integer'] : [];
     if (typeof raw !== 'string' || types.includes('string')) continue;
     if (types.includes('integer')) {
-      if (!/^[+-]?\d+$/.test(raw.trim()) || !Number.isSafeInteger(Number(raw))) throw badRequest(`querystring.${name} must be a whole number no larger than 9007199254740991, got "${raw.slice(0, 40)}"`);
+      if (!/^[+-]?\d+$/.test(raw.trim()) || !Number.isSafeInteger(Number(raw))) throw new InputRuleError('querystring', [name], `must be a whole number no larger than 9007199254740991, got "${raw.slice(0, 40)}"`);
     } else if (types.includes('number') && !Number.isFinite(Number(raw))) {
-      throw badRequest(`querystring.${name} must be a finite number, got "${raw.slice(0, 40)}"`);
+      throw new InputRuleError('querystring', [name], `must be a finite number, got "${raw.slice(0, 40)}"`);
     }
   }
 }
