@@ -47,8 +47,8 @@ async function logout(ctx: Ctx, req: FastifyRequest, reply: FastifyReply, p: Log
   // Which sessions end: the organization of the client, else every session of this browser.
   const orgId = hint?.oid ?? client?.org.id;
   const cookies = orgId ? [sessionCookieName(orgId)].filter((n) => req.cookies[n] !== undefined) : sessionCookieOrgs(req);
-  const sessionSub = orgId && cookies[0] ? (await ctx.tokens.validate(req.cookies[cookies[0]]!, 'person')) : undefined;
-  const matches = hint && (!sessionSub?.valid || sessionSub.claims.sub === hint.sub);
+  const session = orgId && cookies[0] ? (await ctx.tokens.validate(req.cookies[cookies[0]]!, 'person')) : undefined;
+  const matches = hint && (!session?.valid || session.claims.sub === hint.sub);
   // Only the confirmation page's own form confirms: a POST (a SameSite=Lax cookie reaches it only from this site), never a link.
   const confirmed = req.method === 'POST' && p.confirm === 'yes';
   if (!matches && !confirmed && cookies.length) {

@@ -3,7 +3,7 @@ import { decodeJwt } from 'jose';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Ctx, OAuthClient, Org } from '../context.js';
 import { hashSecret, sameDigest } from '../crypto/secrets.js';
-import { ApiError, answerMessage, badRequest } from '../http/errors.js';
+import { ApiError, answerMessage, badRequest, errorEnvelope } from '../http/errors.js';
 import { describeValidation, type ValidationIssue } from '../http/validation.js';
 import { getPerson } from '../persons/persons.js';
 import { challengeData } from '../signin/challenges.js';
@@ -179,7 +179,7 @@ function registerRevokeAll(scope: FastifyInstance, ctx: Ctx): void {
     async (req, reply) => {
       const caller = await authenticateClient(ctx, req, req.body);
       if (!caller || caller.client.public || !caller.client.secret_sha256) {
-        return reply.code(401).header('www-authenticate', 'Basic').send({ error: 'invalid_client', error_description: 'client authentication failed (a confidential client with its secret is required)' });
+        return invalidClient(reply, 'client authentication failed (a confidential client with its secret is required)');
       }
       const subject = req.body.person_id ?? req.body.subject;
       if (!subject) throw badRequest('body is missing required field "person_id"');
@@ -201,14 +201,16 @@ function registerRevokeAll(scope: FastifyInstance, ctx: Ctx): void {
   );
 }
 
+/** An OAuth error answer (RFC 6749 §5.2): its fields plus the Keyway envelope's errors, never cached. */
+const sendOAuthError = (reply: FastifyReply, status: number, error: string, description: string) =>
+  reply.code(status).header('cache-control', 'no-store').send({ error, error_description: description, ...errorEnvelope(status, description) });
+
 /** The answer to a client that did not authenticate (RFC 6749 §5.2: 401 with the scheme it may use). */
-const invalidClient = (reply: FastifyReply, description = 'client authentication failed') =>
-  reply.code(401).header('www-authenticate', 'Basic realm="keyway", charset="UTF-8"').header('cache-control', 'no-store').send({ error: 'invalid_client', error_description: description, result: null, errors: [{ httpcode: 401, message: description }] });
+function invalidClient(reply: FastifyReply, description = 'client authentication failed') {
+  return sendOAuthError(reply.header('www-authenticate', 'Basic realm="keyway", charset="UTF-8"'), 401, 'invalid_client', description);
+}
 
 const TWO_AUTHENTICATIONS = 'the client authenticated twice (HTTP Basic and client_secret in the form): use one method';
-/** RFC 6749 §5.2 `invalid_request` in OAuth's shape plus the envelope's errors. */
-const invalidRequest = (reply: FastifyReply, description: string) =>
-  reply.code(400).header('cache-control', 'no-store').send({ error: 'invalid_request', error_description: description, result: null, errors: [{ httpcode: 400, message: description }] });
 
 /** Whether a token was issued to this client: an access or client-credentials token naming it. */
 const issuedTo = (claims: { client_id?: string | undefined }, client: OAuthClient) => claims.client_id === client.client_id;
@@ -220,7 +222,7 @@ function registerIntrospectionAndRevocation(scope: FastifyInstance, ctx: Ctx): v
   const tokenForm = { type: 'object', required: ['token'], properties: { token: { type: 'string', maxLength: 16384 }, token_type_hint: str, client_id: str, client_secret: str } };
   const introspectForm = { ...tokenForm, properties: { ...tokenForm.properties, scope: str } };
   scope.post<Wire<'/oauth2/tokens/introspect', 'post'>>('/oauth2/tokens/introspect', { schema: { body: introspectForm } }, async (req, reply) => {
-    if (twoClientAuthentications(req, req.body)) return invalidRequest(reply, TWO_AUTHENTICATIONS);
+    if (twoClientAuthentications(req, req.body)) return sendOAuthError(reply, 400, 'invalid_request', TWO_AUTHENTICATIONS);
     const caller = await authenticateClient(ctx, req, req.body);
     if (!caller) return invalidClient(reply);
     // A confidential client (a resource server) may introspect any token of its organization; a public one, which
@@ -241,12 +243,12 @@ function registerIntrospectionAndRevocation(scope: FastifyInstance, ctx: Ctx): v
     return { active: true, sub: c.sub, client_id: c.client_id ?? caller.client.client_id, exp: c.exp, iat: c.iat, iss: c.iss, token_type: 'bearer', scope: c.scope ?? 'openid' };
   });
   scope.post<Wire<'/oauth2/tokens/revoke', 'post'>>('/oauth2/tokens/revoke', { schema: { body: tokenForm } }, async (req, reply) => {
-    if (twoClientAuthentications(req, req.body)) return invalidRequest(reply, TWO_AUTHENTICATIONS);
+    if (twoClientAuthentications(req, req.body)) return sendOAuthError(reply, 400, 'invalid_request', TWO_AUTHENTICATIONS);
     const caller = await authenticateClient(ctx, req, req.body);
     if (!caller) return invalidClient(reply);
     // RFC 7009 §2.1: the token must have been issued to the client that asks. Another client's token is refused
     // (`unauthorized_client`) and stays valid; unknown, expired or already revoked tokens answer 200 (nothing to do).
-    const refused = () => reply.code(400).header('cache-control', 'no-store').send({ error: 'unauthorized_client', error_description: 'this token was not issued to this client', result: null, errors: [{ httpcode: 400, message: 'this token was not issued to this client' }] });
+    const refused = () => sendOAuthError(reply, 400, 'unauthorized_client', 'this token was not issued to this client');
     // A refresh token of this client: its whole family goes, with the access tokens issued alongside.
     const refresh = await findRefreshToken(ctx, req.body.token!);
     if (refresh) {
@@ -289,8 +291,7 @@ export async function tokenEndpointRoutes(scope: FastifyInstance, { ctx }: { ctx
     },
     async (req, reply) => {
       const b = (req.body ?? {}) as Form;
-      const oauthError: OAuthError = (status, error, description) =>
-        reply.code(status).header('cache-control', 'no-store').send({ error, error_description: description, result: null, errors: [{ httpcode: status, message: description }] });
+      const oauthError: OAuthError = (status, error, description) => sendOAuthError(reply, status, error, description);
       if (typeof b.grant_type === 'string' && !GRANTS.includes(b.grant_type)) return oauthError(400, 'unsupported_grant_type', 'grant_type must be authorization_code, client_credentials or refresh_token');
       if (req.validationError) {
         const issues = (req.validationError.validation ?? []) as ValidationIssue[];

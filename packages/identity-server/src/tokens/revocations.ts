@@ -56,14 +56,18 @@ export class Revocations {
    * common case answers synchronously (a boolean, no promise: validations are the hot path).
    */
   isRevoked(claims: RevocableClaims): boolean | Promise<boolean> {
-    if (this.cursor === undefined || Date.now() - this.lastRead >= REVOCATION_STALENESS_MS) return this.catchUp().then(() => this.knows(claims));
-    return this.knows(claims);
+    return this.stale() ? this.catchUp().then(() => this.knows(claims)) : this.knows(claims);
   }
 
   /** Whether the token id was revoked (the token itself, not a bound on its subject). */
   async isTokenRevoked(jti: string): Promise<boolean> {
-    if (this.cursor === undefined || Date.now() - this.lastRead >= REVOCATION_STALENESS_MS) await this.catchUp();
+    if (this.stale()) await this.catchUp();
     return this.tokens.has(jti);
+  }
+
+  /** Whether memory may be older than the stated bound (or was never read). */
+  private stale(): boolean {
+    return this.cursor === undefined || Date.now() - this.lastRead >= REVOCATION_STALENESS_MS;
   }
 
   private knows(c: RevocableClaims): boolean {

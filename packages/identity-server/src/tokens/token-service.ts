@@ -211,6 +211,11 @@ export class TokenService {
       .sign(key.privateKey);
   }
 
+  /** The loaded key of `kid`: a key id this replica does not know may be one another replica made since it last read them. */
+  private async keyFor(kid: string | undefined): Promise<LoadedKey | undefined> {
+    return this.keys.find((k) => k.kid === kid) ?? ((await this.refreshKeys()) ? this.keys.find((k) => k.kid === kid) : undefined);
+  }
+
   /**
    * The claims of an id_token this server signed, expired or not (an `id_token_hint`: OpenID Connect lets an expired
    * one name the person and the client), or undefined when it is not one: malformed, another issuer's, not an id_token,
@@ -218,8 +223,7 @@ export class TokenService {
    */
   async idTokenHint(token: string): Promise<{ sub: string; aud: string; oid: string; sid?: string } | undefined> {
     try {
-      const kid = decodeProtectedHeader(token).kid;
-      const key = this.keys.find((k) => k.kid === kid) ?? ((await this.refreshKeys()) ? this.keys.find((k) => k.kid === kid) : undefined);
+      const key = await this.keyFor(decodeProtectedHeader(token).kid);
       if (!key) return undefined;
       const { payload } = await compactVerify(token, key.publicKey, { algorithms: [key.alg] });
       const claims = JSON.parse(new TextDecoder().decode(payload)) as Record<string, unknown>;
@@ -243,8 +247,7 @@ export class TokenService {
       } catch {
         return { valid: false, invalidity_reason: 'token is malformed' };
       }
-      // A key id this replica does not know may be one another replica made since it last read the keys.
-      const key = this.keys.find((k) => k.kid === kid) ?? ((await this.refreshKeys()) ? this.keys.find((k) => k.kid === kid) : undefined);
+      const key = await this.keyFor(kid);
       if (!key) return { valid: false, invalidity_reason: 'token was not signed by a known key' };
       try {
         const { payload } = await jwtVerify(token, key.publicKey, { issuer: this.opts.issuer, algorithms: [key.alg] });
