@@ -1,13 +1,14 @@
 // `npm run start:cluster`: the identity server as an operator runs it on more than one process. Starts PostgreSQL
 // (Debian's package, the way .ci/run does), KEYWAY_REPLICAS identity-server processes on one database, a loopback
-// round-robin load balancer in front of them, and the docs server signing in through the balancer. Ctrl+C stops all.
+// round-robin load balancer in front of them (scripts/cluster.mjs), and the docs server signing in through the
+// balancer. Ctrl+C stops all; SIGHUP restarts the replicas one after the other.
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { buildAll, ensureInstalled, log, root } from './lib.mjs';
-import { createSupervisor, docsOrigins, identityCli, launchDocs, portFromEnv, printReady, waitFor } from './processes.mjs';
+import { startCluster } from './cluster.mjs';
+import { createSupervisor, docsOrigins, launchDocs, portFromEnv, printReady, waitFor } from './processes.mjs';
 
 const DEFAULT_DATABASE_URL = 'postgres://postgres:postgres@127.0.0.1:5432/keyway_cluster';
 const port = portFromEnv('PORT', '3000');
@@ -121,57 +122,46 @@ if (!secretsKey) {
   secretsKey = fs.readFileSync(file, 'utf8').trim();
 }
 
-/** A loopback port nobody listens on right now. */
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port: p } = server.address();
-      server.close(() => resolve(p));
-    });
-  });
-}
-
 // ---------------------------------------------------------------------------------------------------------------
-let balancer;
-const supervisor = createSupervisor({ onStop: () => balancer?.close() });
-const upstreams = [];
-const replicaEnv = (replicaPort) => ({
-  KEYWAY_API_PORT: String(replicaPort),
-  KEYWAY_API_HOST: '127.0.0.1',
+let cluster;
+const supervisor = createSupervisor({ onStop: () => cluster?.stop() });
+const replicaEnv = {
   DATABASE_URL: databaseUrl,
   KEYWAY_SECRETS_KEY: secretsKey,
   DATA_DIR: dataDir,
   NODE_ENV: process.env.NODE_ENV ?? 'development',
   KEYWAY_CORS_ORIGINS: process.env.KEYWAY_CORS_ORIGINS ?? docsOrigins(port),
-  // Every replica issues tokens as the balancer's URL: a token of one is valid on all.
-  KEYWAY_PUBLIC_URL: process.env.KEYWAY_PUBLIC_URL ?? apiUrl,
   // Every request reaches a replica from the balancer on loopback: the client's address is in X-Forwarded-For.
   KEYWAY_TRUST_PROXY: process.env.KEYWAY_TRUST_PROXY ?? 'loopback',
-});
+  // The balancer checks readiness five times a second: a second of draining is plenty here.
+  KEYWAY_DRAIN_SECONDS: process.env.KEYWAY_DRAIN_SECONDS ?? '1',
+};
 const running = await supervisor.startup(async () => {
-  for (let i = 0; i < replicas; i++) {
-    const replicaPort = await freePort();
-    const url = `http://127.0.0.1:${replicaPort}`;
-    supervisor.launch(`identity-${i + 1}`, identityCli, replicaEnv(replicaPort));
-    upstreams.push(url);
-    // The first replica migrates the database and seeds the organization before the others start.
-    if (i === 0) await waitFor(`${url}/.well-known/jwks.json`, 'the first identity replica', 400);
-  }
-  await Promise.all(upstreams.map((url, i) => waitFor(`${url}/.well-known/jwks.json`, `identity replica ${i + 1}`, 400)));
-  const { startBalancer } = await import('./balancer.mjs');
-  balancer = await startBalancer({ upstreams, port: Number(balancerPort), host: 'localhost' });
+  cluster = await startCluster({
+    replicas,
+    env: replicaEnv,
+    // Every replica issues tokens as the balancer's URL: a token of one is valid on all.
+    publicUrl: process.env.KEYWAY_PUBLIC_URL ?? apiUrl,
+    balancerPort: Number(balancerPort),
+    balancerHost: 'localhost',
+    output: (name, text) => process.stdout.write(text.replace(/^(?=.)/gm, `[${name}] `)),
+  });
   launchDocs(supervisor, { port, dataDir, apiUrl });
   await waitFor(`http://127.0.0.1:${port}/healthz`, 'the docs server');
+});
+// `kill -HUP <this process>`: a rolling restart, one replica after the other, while the balancer keeps serving.
+process.on('SIGHUP', () => {
+  log('rolling restart');
+  void cluster?.rollingRestart({ onRestarted: (name) => log(`${name} restarted and ready`) }).then(() => log('rolling restart done'));
 });
 if (running) {
   printReady([
     ['Docs', `http://localhost:${port}`],
-    ['Keyway API', `${apiUrl}  (round-robin over ${replicas} replica${replicas === 1 ? '' : 's'})`],
-    ...upstreams.map((url, i) => [`  replica ${i + 1}`, url]),
+    ['Keyway API', `${apiUrl}  (round-robin over the ready ones of ${replicas} replica${replicas === 1 ? '' : 's'})`],
+    ...cluster.replicas.map((r) => [`  ${r.name.replace('identity-', 'replica ')}`, r.url]),
     ['Dev mailbox', `${apiUrl}/dev/mailbox`],
     ['PostgreSQL', redact(databaseUrl)],
     ['Data', dataDir],
+    ['Rolling restart', `kill -HUP ${process.pid}`],
   ]);
 }

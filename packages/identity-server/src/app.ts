@@ -11,6 +11,8 @@ import { originAllowed } from './http/origins.js';
 import { installValidators } from './http/validation.js';
 import { CORRELATION_ID_HEADER, OpenApiContract } from './openapi.js';
 import { oauth } from './oauth/index.js';
+import { ops } from './ops/index.js';
+import type { Operations } from './ops/operations.js';
 import { organizations } from './organizations/index.js';
 import { persons } from './persons/index.js';
 import { signin } from './signin/index.js';
@@ -31,6 +33,8 @@ export interface AppOptions {
   trustProxy?: TrustProxy | undefined;
   /** When given, request schemas of every route the spec describes come from it (in-code schemas are the fallback). */
   contract?: OpenApiContract | undefined;
+  /** Health, readiness, metrics and draining (src/ops); without it only `/health` is served. */
+  operations?: Operations | undefined;
 }
 
 /** Routes the contract describes take its request schemas; management operations check the API key before anything else. */
@@ -88,6 +92,9 @@ export async function buildApp(ctx: Ctx, opts: AppOptions): Promise<FastifyInsta
     trustProxy: opts.trustProxy ?? false,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false, allErrors: true } },
     genReqId: () => crypto.randomUUID(),
+    // A request that reaches a closing server on a connection it already had is served, not refused: closing waits for
+    // it (and a draining replica asked its clients to close their connections: src/ops).
+    return503OnClosing: false,
   });
   const contract = opts.contract;
   installValidators(app, contract);
@@ -134,6 +141,16 @@ export async function buildApp(ctx: Ctx, opts: AppOptions): Promise<FastifyInsta
   await app.register(webhooks, features);
   await app.register(tokens, features);
   if (ctx.devMode) await app.register(devMailbox, features);
-  app.get('/health', async () => ({ result: { ok: true } }));
+  if (opts.operations) {
+    const operations = opts.operations;
+    // A draining replica closes every connection after its answer: a balancer's kept-alive connection is not reused for
+    // a request that would arrive as the replica stops.
+    app.addHook('onSend', async (_req, reply, payload) => {
+      if (operations.draining) reply.header('connection', 'close');
+      return payload;
+    });
+    app.addHook('onResponse', async (req, reply) => operations.observe(req, reply));
+    await app.register(ops, { operations });
+  } else app.get('/health', async () => ({ result: { ok: true } }));
   return app;
 }

@@ -33,6 +33,9 @@ const devMode = env.NODE_ENV !== 'production';
 const port = intEnv('KEYWAY_API_PORT', DEFAULT_API_PORT);
 const corsOrigins = env.KEYWAY_CORS_ORIGINS?.split(',').map((s) => s.trim()).filter(Boolean);
 const apiKey = env.KEYWAY_API_KEY ?? (devMode ? DEFAULT_DEV_API_KEY : undefined);
+// Draining lets balancers stop sending before the server closes: production waits 5 s, development (one process, no
+// balancer) none.
+const drainSeconds = intEnv('KEYWAY_DRAIN_SECONDS', devMode ? 0 : 5);
 const passkeyTimeoutSeconds = intEnv('KEYWAY_PASSKEY_TIMEOUT_SECONDS', 120);
 if (passkeyTimeoutSeconds < 1) {
   console.error(`KEYWAY_PASSKEY_TIMEOUT_SECONDS must be at least 1 (seconds a passkey prompt waits), got "${env.KEYWAY_PASSKEY_TIMEOUT_SECONDS}"`);
@@ -60,6 +63,7 @@ const server = await startIdentityServer({
   logger: env.KEYWAY_LOG === '1',
   ...(trustProxy !== undefined ? { trustProxy } : {}),
   ...(env.KEYWAY_SMTP_URL ? { smtp: { url: env.KEYWAY_SMTP_URL, from: env.KEYWAY_SMTP_FROM ?? 'Keyway <no-reply@keyway.dev>' } } : {}),
+  ...(env.KEYWAY_METRICS_TOKEN ? { metricsToken: env.KEYWAY_METRICS_TOKEN } : {}),
   ...(env.KEYWAY_OPENAPI_PATH ? { openapiPath: resolve(env.KEYWAY_OPENAPI_PATH) } : {}),
 });
 
@@ -72,8 +76,20 @@ if (devMode) {
   if (!env.KEYWAY_API_KEY) console.log(`  dev API key:     ${DEFAULT_DEV_API_KEY}`);
 }
 
+// SIGTERM (an orchestrator, a rolling restart): drain first, so that balancers stop sending here before the server
+// closes; SIGINT (Ctrl+C) or a second signal: close at once. Either way requests in progress finish.
+let stopping = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    void server.close().then(() => process.exit(0));
+  process.on(signal, () => {
+    const drain = signal === 'SIGTERM' && !stopping && drainSeconds > 0;
+    stopping = true;
+    if (drain) console.log(`draining for ${drainSeconds} s (readiness answers 503), then stopping`);
+    void (drain ? server.drain(drainSeconds * 1000) : server.close()).then(
+      () => process.exit(0),
+      (err: unknown) => {
+        console.error(`stopping failed: ${(err as Error).message}`);
+        process.exit(1);
+      },
+    );
   });
 }

@@ -17,6 +17,7 @@ import { effectivePermissions, grantsOf } from './organizations/rbac.js';
 import { WebhookService, type WebhookOptions } from './webhooks/service.js';
 import { Sealer } from './crypto/sealed.js';
 import { TokenService } from './tokens/token-service.js';
+import { Operations } from './ops/operations.js';
 
 /** Default port of the Keyway identity server (`KEYWAY_API_PORT`). */
 export const DEFAULT_API_PORT = 8787;
@@ -76,6 +77,11 @@ export interface IdentityServerOptions {
   openapiPath?: string;
   /** Webhook delivery timing (retry backoff, attempts, polling); see {@link WebhookOptions}. */
   webhooks?: WebhookOptions;
+  /**
+   * Bearer token that `/metrics` asks for (`KEYWAY_METRICS_TOKEN`). Without it `/metrics` is open in development and not
+   * served in production.
+   */
+  metricsToken?: string;
   /** AES-256 key of secrets stored in the database (64 hex characters or base64); default `KEYWAY_SECRETS_KEY`, else `<dataDir>/secrets.key`. */
   secretsKey?: string;
 }
@@ -87,6 +93,11 @@ export interface IdentityServer {
   /** The database (for tests and tooling: e.g. creating suborganizations). Call `reloadOrganizations()` after changing organizations. */
   db: Db;
   reloadOrganizations(): void;
+  /**
+   * Stops taking new requests the way a balancer notices: readiness answers 503 "draining" and every answer closes its
+   * connection for `ms` while requests are still served; then closes (requests in progress finish, pools close).
+   */
+  drain(ms: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -167,7 +178,7 @@ export async function startIdentityServer(opts: IdentityServerOptions = {}): Pro
   } catch (err) {
     throw new Error(`Keyway identity server cannot start: ${(err as Error).message}. Its management API and request validation come from this document (KEYWAY_OPENAPI_PATH or the openapiPath option names another one).`, { cause: err });
   }
-  const { db, dialect } = await openDatabase({ dataDir: opts.dataDir ?? DEFAULT_DATA_DIR, databaseUrl: opts.databaseUrl });
+  const { db, dialect, poolStats } = await openDatabase({ dataDir: opts.dataDir ?? DEFAULT_DATA_DIR, databaseUrl: opts.databaseUrl });
   let app: FastifyInstance | undefined;
   const timers: NodeJS.Timeout[] = [];
   try {
@@ -192,7 +203,8 @@ export async function startIdentityServer(opts: IdentityServerOptions = {}): Pro
     await tokens.init();
     await seedOrg(ctx, orgId, opts.apiKey ?? (devMode ? DEFAULT_DEV_API_KEY : undefined));
     await pollSettingsVersion(ctx);
-    app = await buildApp(ctx, { corsOrigins: ctx.corsOrigins, contract, logger: opts.logger ?? false, trustProxy: opts.trustProxy });
+    const operations = new Operations(ctx, { poolStats, metrics: opts.metricsToken ? { token: opts.metricsToken } : devMode ? 'open' : 'off' });
+    app = await buildApp(ctx, { corsOrigins: ctx.corsOrigins, contract, logger: opts.logger ?? false, trustProxy: opts.trustProxy, operations });
     await app.listen({ port: opts.port ?? DEFAULT_API_PORT, host });
     const addr = app.server.address();
     const port = typeof addr === 'object' && addr ? addr.port : (opts.port ?? DEFAULT_API_PORT);
@@ -209,6 +221,7 @@ export async function startIdentityServer(opts: IdentityServerOptions = {}): Pro
     timers.push(setInterval(() => void tokens.revocations.catchUp().catch(() => undefined), REVOCATION_POLL_MS).unref());
     timers.push(setInterval(() => ctx.webhooks.kick(), ctx.webhooks.pollMs).unref());
     ctx.webhooks.kick();
+    let closing: Promise<void> | undefined;
     const server: IdentityServer = {
       url,
       orgId,
@@ -218,12 +231,20 @@ export async function startIdentityServer(opts: IdentityServerOptions = {}): Pro
         invalidate(ctx);
         void reloadAllowedDomains(ctx);
       },
-      async close() {
-        for (const t of timers) clearInterval(t);
-        ctx.mailer.close();
-        await closeApp(app!);
-        await ctx.webhooks.idle();
-        await db.destroy();
+      async drain(ms) {
+        operations.drain();
+        await new Promise((r) => setTimeout(r, ms));
+        await server.close();
+      },
+      close() {
+        closing ??= (async () => {
+          for (const t of timers) clearInterval(t);
+          ctx.mailer.close();
+          await closeApp(app!);
+          await ctx.webhooks.idle();
+          await db.destroy();
+        })();
+        return closing;
       },
     };
     return server;

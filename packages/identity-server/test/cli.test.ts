@@ -60,7 +60,7 @@ describe('CLI (dist/cli.js)', { timeout: 60_000 }, () => {
   });
 
   it('has no dev mailbox and no default API key in production', async () => {
-    const cli = startCli({ KEYWAY_API_PORT: '0', KEYWAY_API_HOST: '127.0.0.1', DATA_DIR: dataDir, NODE_ENV: 'production', DATABASE_URL: '' });
+    const cli = startCli({ KEYWAY_API_PORT: '0', KEYWAY_API_HOST: '127.0.0.1', DATA_DIR: dataDir, NODE_ENV: 'production', DATABASE_URL: '', KEYWAY_DRAIN_SECONDS: '0' });
     try {
       const { banner, url } = await cli.ready;
       expect(banner).not.toContain('dev mailbox');

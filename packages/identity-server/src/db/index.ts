@@ -13,7 +13,28 @@ export interface OpenedDatabase {
   dialect: DialectName;
   /** Where the data lives, for the start-up banner (file path or a password-free connection URL). */
   location: string;
+  /** PostgreSQL's connection pool now (metrics); undefined on SQLite. */
+  poolStats?: () => PoolStats;
 }
+
+export interface PoolStats {
+  /** Connections open. */
+  total: number;
+  /** Open and unused. */
+  idle: number;
+  /** Queries waiting for a connection. */
+  waiting: number;
+  /** Most connections the pool opens. */
+  max: number;
+}
+
+/**
+ * How long a request waits for a PostgreSQL connection, and for a query's answer, before it fails with 503 (a database
+ * that went away answers at once with a refused connection; one that hangs would otherwise hold requests forever).
+ */
+export const PG_CONNECT_TIMEOUT_MS = 5000;
+export const PG_QUERY_TIMEOUT_MS = 30_000;
+const PG_POOL_MAX = 10;
 
 /** Opens PostgreSQL when `databaseUrl` is given, else SQLite at `<dataDir>/identity.sqlite` (WAL), then migrates. */
 export async function openDatabase(opts: { dataDir: string; databaseUrl?: string | undefined }): Promise<OpenedDatabase> {
@@ -21,12 +42,20 @@ export async function openDatabase(opts: { dataDir: string; databaseUrl?: string
   if (opts.databaseUrl) {
     const pg = await import('pg');
     const Pool = pg.default.Pool;
-    const pool = new Pool({ connectionString: opts.databaseUrl, max: 10 });
-    // An idle connection the server lost (a database restart, a terminated backend): the pool drops it and opens a new
-    // one for the next query. Without a listener, the 'error' event would end the process.
+    const pool = new Pool({ connectionString: opts.databaseUrl, max: PG_POOL_MAX, connectionTimeoutMillis: PG_CONNECT_TIMEOUT_MS, query_timeout: PG_QUERY_TIMEOUT_MS });
+    // A connection the server lost (a database restart, a terminated backend, a network cut): the pool drops it and
+    // opens a new one for the next query. node-postgres emits 'error' on the pool for an idle connection and on the
+    // connection itself while one is checked out (a query in flight gets the error too); without listeners either would
+    // end the process (#38).
     pool.on('error', () => undefined);
+    pool.on('connect', (client) => void client.on('error', () => undefined));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), plugins: [new NoEmptyListsPlugin()] });
-    opened = { db, dialect: 'postgres', location: redactUrl(opts.databaseUrl) };
+    opened = {
+      db,
+      dialect: 'postgres',
+      location: redactUrl(opts.databaseUrl),
+      poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: PG_POOL_MAX }),
+    };
   } else {
     const { default: SQLite } = await import('better-sqlite3');
     mkdirSync(opts.dataDir, { recursive: true });

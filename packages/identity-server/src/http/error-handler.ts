@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, errorEnvelope } from './errors.js';
 import { RateLimitError } from './rate-limit.js';
+import { DATABASE_RETRY_AFTER_SECONDS, databaseUnavailable } from '../db/unavailable.js';
 import { describeValidation, type ValidationIssue } from './validation.js';
 
 /** Largest request body accepted (413 above). */
@@ -27,6 +28,11 @@ function statusAndMessage(err: FastifyError, req: FastifyRequest): { status: num
   }
   if (err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err instanceof SyntaxError) return { status: 400, message: `malformed JSON body: ${err.message}` };
   if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) return { status: err.statusCode, message: err.message };
+  const away = databaseUnavailable(err);
+  if (away) {
+    req.log.warn({ err }, 'database unavailable');
+    return { status: 503, message: `${away}: try again in a few seconds` };
+  }
   req.log.error({ err }, 'unhandled error');
   return { status: 500, message: `internal error (correlation id ${req.id})` };
 }
@@ -35,6 +41,7 @@ function statusAndMessage(err: FastifyError, req: FastifyRequest): { status: num
 export function errorHandler(err: FastifyError, req: FastifyRequest, reply: FastifyReply): void {
   const { status, message } = statusAndMessage(err, req);
   if (err instanceof RateLimitError) reply.header('retry-after', String(err.retryAfterSeconds));
+  if (status === 503) reply.header('retry-after', String(DATABASE_RETRY_AFTER_SECONDS));
   // The OAuth2 protocol endpoints answer RFC 6749 errors (plus the envelope's `errors`).
   const protocol = /^\/oauth2\/tokens(\/(revoke|revoke-all|introspect))?(\?|$)/.test(req.url);
   if (protocol && status === 400) return void reply.code(400).send({ error: 'invalid_request', error_description: message, ...errorEnvelope(status, message) });

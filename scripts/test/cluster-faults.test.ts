@@ -1,0 +1,232 @@
+import { randomBytes } from 'node:crypto';
+import net from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freshStorage, type TestStorage } from '@keyway/identity-server/testing';
+import { freePort, startCluster } from '../cluster.mjs';
+
+// Faults an operator meets, injected against real processes: three identity-server processes on one PostgreSQL behind
+// the development balancer (scripts/cluster.mjs, what `npm run start:cluster` runs), under a steady load of sign-ins
+// and token validations. Each test prints what was held and what was lost.
+
+const ORG = 'org_keyway_dev';
+const KEY = 'kw_dev_api_key_not_secret';
+const SKIP = process.env.TEST_DATABASE_URL ? undefined : 'TEST_DATABASE_URL is unset';
+
+/** A TCP relay in front of PostgreSQL: `cut()` is the database going away (connections dropped, new ones refused). */
+async function databaseRelay(target: URL): Promise<{ port: number; cut(): Promise<void>; restore(): Promise<void>; close(): Promise<void> }> {
+  const sockets = new Set<net.Socket>();
+  const port = await freePort();
+  let server: net.Server | undefined;
+  const listen = () =>
+    new Promise<void>((resolve) => {
+      server = net.createServer((client) => {
+        const upstream = net.connect(Number(target.port || 5432), target.hostname);
+        for (const s of [client, upstream]) {
+          sockets.add(s);
+          s.on('close', () => sockets.delete(s));
+          s.on('error', () => (s === client ? upstream : client).destroy());
+        }
+        client.pipe(upstream).pipe(client);
+      });
+      server.listen(port, '127.0.0.1', () => resolve());
+    });
+  const cut = async () => {
+    await new Promise<void>((resolve) => {
+      server?.close(() => resolve());
+      for (const s of sockets) s.destroy();
+    });
+  };
+  await listen();
+  return { port, cut, restore: listen, close: cut };
+}
+
+interface Tally {
+  ok: number;
+  failed: Array<{ what: string; status: number | string }>;
+  /** Acknowledged sign-ins: the person each token names, to look for afterwards. */
+  persons: string[];
+  tokens: string[];
+}
+
+/** A JSON call at the balancer (or a replica); an answer that is not 2xx, or no answer, counts as a failure. */
+async function call(base: string, tally: Tally | undefined, what: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<any> {
+  try {
+    const res = await fetch(base + path, { method, headers: { 'keyway-orgid': ORG, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+    const json = (await res.json().catch(() => ({}))) as any;
+    if (res.ok) tally && tally.ok++;
+    else tally?.failed.push({ what, status: `${res.status} ${json?.errors?.[0]?.message ?? ''}` });
+    return res.ok ? json : undefined;
+  } catch (err) {
+    tally?.failed.push({ what, status: String((err as Error).cause ?? err) });
+    return undefined;
+  }
+}
+
+/** One e-mail-code sign-in (3 calls), then three validations of its token. */
+async function signInAndValidate(base: string, tally: Tally, email: string): Promise<void> {
+  const id = await call(base, tally, 'POST /id/v2', 'POST', '/id/v2', { handle: email, factor: { method: 'otp_via_email' } });
+  if (!id) return;
+  const mail = await call(base, tally, 'GET /dev/mailbox.json', 'GET', `/dev/mailbox.json?to=${encodeURIComponent(email)}&limit=1`);
+  const code = mail?.result?.[0]?.code as string | undefined;
+  if (!code) return;
+  const att = await call(base, tally, 'POST /attestation/v3', 'POST', '/attestation/v3', { challenge_id: id.result[0].id, challenge_type: 'otp', data: { otp: code } });
+  const token = att?.result?.token as string | undefined;
+  if (!token) return;
+  tally.tokens.push(token);
+  tally.persons.push(JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()).person_id as string);
+  for (let i = 0; i < 3; i++) {
+    const v = await call(base, tally, 'POST /token/validate', 'POST', '/token/validate', { token });
+    if (v && v.result?.valid !== true) tally.failed.push({ what: 'POST /token/validate', status: `valid: ${v.result?.valid}` });
+  }
+}
+
+/** `workers` loops of sign-ins and validations until `stop()`; answers the tally. */
+function steadyLoad(base: string, workers: number, prefix: string): { stop(): Promise<Tally> } {
+  const tally: Tally = { ok: 0, failed: [], persons: [], tokens: [] };
+  let running = true;
+  let n = 0;
+  const loops = Array.from({ length: workers }, async () => {
+    while (running) await signInAndValidate(base, tally, `${prefix}-${n++}@example.com`);
+  });
+  return {
+    async stop() {
+      running = false;
+      await Promise.all(loops);
+      return tally;
+    },
+  };
+}
+
+/** Every acknowledged sign-in's person is there, and every token it got still validates. Answers what is missing. */
+async function lost(base: string, tally: Tally): Promise<string[]> {
+  const missing: string[] = [];
+  for (const person of tally.persons) {
+    const res = await fetch(`${base}/persons/${person}`, { headers: { 'keyway-api-key': KEY } });
+    if (res.status !== 200) missing.push(`person ${person}: ${res.status}`);
+  }
+  for (const token of tally.tokens) {
+    const res = await call(base, undefined, '', 'POST', '/token/validate', { token });
+    if (res?.result?.valid !== true) missing.push(`token of ${token.slice(-8)}: ${JSON.stringify(res?.result)}`);
+  }
+  return missing;
+}
+
+describe.skipIf(SKIP !== undefined)(`three identity-server processes behind the balancer${SKIP ? ` (skipped: ${SKIP})` : ''}`, () => {
+  let storage: TestStorage;
+  let relay: Awaited<ReturnType<typeof databaseRelay>>;
+  let cluster: Awaited<ReturnType<typeof startCluster>>;
+  const output: string[] = [];
+
+  beforeAll(async () => {
+    storage = await freshStorage('postgres');
+    // Every replica reaches PostgreSQL through the relay, so the test can take the database away.
+    const url = new URL(storage.databaseUrl!);
+    relay = await databaseRelay(new URL(url));
+    url.hostname = '127.0.0.1';
+    url.port = String(relay.port);
+    const balancerPort = await freePort();
+    cluster = await startCluster({
+      replicas: 3,
+      balancerPort,
+      publicUrl: `http://127.0.0.1:${balancerPort}`,
+      env: {
+        DATABASE_URL: url.toString(),
+        DATA_DIR: storage.dataDir,
+        KEYWAY_SECRETS_KEY: randomBytes(32).toString('hex'),
+        NODE_ENV: 'development',
+        KEYWAY_TRUST_PROXY: 'loopback',
+        KEYWAY_DRAIN_SECONDS: '1',
+        KEYWAY_RATE_LIMIT_PER_IP: '0',
+        KEYWAY_RATE_LIMIT_PER_HANDLE: '0',
+      },
+      output: (name: string, text: string) => (process.env.CLUSTER_OUTPUT ? process.stdout.write(`[${name}] ${text}`) : output.push(`[${name}] ${text}`)),
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await cluster?.stop();
+    await relay?.close();
+    await storage?.cleanup();
+  });
+
+  it('a rolling restart under steady load (SIGTERM to each replica in turn) fails no request and loses no write', async () => {
+    const load = steadyLoad(cluster.url, 6, 'rolling');
+    await new Promise((r) => setTimeout(r, 500));
+    const exits: string[] = [];
+    await cluster.rollingRestart({ onRestarted: (name: string, exit: { code: number | null; signal: string | null }) => exits.push(`${name}: exit ${exit.code ?? exit.signal}`) });
+    await new Promise((r) => setTimeout(r, 500));
+    const tally = await load.stop();
+    const missing = await lost(cluster.url, tally);
+    console.log(`rolling restart: ${tally.ok} requests answered, ${tally.failed.length} failed; ${tally.persons.length} sign-ins acknowledged, ${missing.length} lost (${exits.join(', ')})`);
+    // Each replica drained and stopped by itself (exit code 0), not killed.
+    expect(exits).toEqual(['identity-1: exit 0', 'identity-2: exit 0', 'identity-3: exit 0']);
+    expect(tally.failed).toEqual([]);
+    expect(tally.persons.length).toBeGreaterThan(20);
+    expect(missing).toEqual([]);
+  }, 90_000);
+
+  it('a replica killed (kill -9) between /id and /attestation: the person finishes signing in on another one', async () => {
+    const [a, b, c] = cluster.replicas as Array<{ url: string }>;
+    const email = 'killed-mid-flow@example.com';
+    const id = await call(a!.url, undefined, '', 'POST', '/id/v2', { handle: email, factor: { method: 'otp_via_email' } });
+    const code = (await call(b!.url, undefined, '', 'GET', `/dev/mailbox.json?to=${encodeURIComponent(email)}&limit=1`)).result[0].code as string;
+    await cluster.kill(0);
+    const att = await call(b!.url, undefined, '', 'POST', '/attestation/v3', { challenge_id: id.result[0].id, challenge_type: 'otp', data: { otp: code } });
+    expect(att?.result?.token, 'the sign-in could not be finished on another replica').toBeTypeOf('string');
+    expect((await call(c!.url, undefined, '', 'POST', '/token/validate', { token: att.result.token })).result.valid).toBe(true);
+    // The code was used once: a replay on the third replica is refused.
+    const replay = await fetch(`${c!.url}/attestation/v3`, { method: 'POST', headers: { 'keyway-orgid': ORG, 'content-type': 'application/json' }, body: JSON.stringify({ challenge_id: id.result[0].id, challenge_type: 'otp', data: { otp: code } }) });
+    expect(replay.status).toBe(401);
+    // The killed replica is started again (as an orchestrator would) and serves.
+    await cluster.ready(0);
+    expect((await call(a!.url, undefined, '', 'POST', '/token/validate', { token: att.result.token })).result.valid).toBe(true);
+  }, 60_000);
+
+  it('PostgreSQL goes away: requests answer 503 with Retry-After at once; when it is back every replica serves again by itself', async () => {
+    const before = steadyLoad(cluster.url, 2, 'before-outage');
+    await new Promise((r) => setTimeout(r, 1000));
+    const acknowledged = await before.stop();
+    const pids = cluster.replicas.map((r: { pid: number }) => r.pid);
+
+    await relay.cut();
+    const started = Date.now();
+    const answers = await Promise.all(
+      cluster.replicas.map(async (r: { url: string }) => {
+        const res = await fetch(`${r.url}/id/v2`, { method: 'POST', headers: { 'keyway-orgid': ORG, 'content-type': 'application/json' }, body: JSON.stringify({ handle: 'outage@example.com', factor: { method: 'otp_via_email' } }) });
+        return { status: res.status, retryAfter: res.headers.get('retry-after'), message: ((await res.json()) as any).errors?.[0]?.message as string };
+      }),
+    );
+    const took = Date.now() - started;
+    for (const a of answers) {
+      expect(a.status).toBe(503);
+      expect(a.retryAfter).toBe('5');
+      expect(a.message).toMatch(/^the database is unavailable \(.+\): try again in a few seconds$/);
+    }
+    // Readiness tells the balancer (and an orchestrator) why.
+    const ready = await fetch(`${cluster.replicas[0].url}/health/ready`);
+    expect(ready.status).toBe(503);
+    expect(((await ready.json()) as any).errors[0].message).toMatch(/database/);
+
+    await relay.restore();
+    const back = Date.now();
+    // Within seconds every replica answers again: the same processes, no restart.
+    for (const r of cluster.replicas as Array<{ url: string }>) {
+      for (;;) {
+        const ok = await call(r.url, undefined, '', 'POST', '/id/v2', { handle: 'after-outage@example.com', factor: { method: 'otp_via_email' } });
+        if (ok) break;
+        expect(Date.now() - back, `${r.url} did not recover`).toBeLessThan(10_000);
+        await new Promise((res) => setTimeout(res, 100));
+      }
+    }
+    const recovered = Date.now() - back;
+    expect(cluster.replicas.map((r: { pid: number }) => r.pid)).toEqual(pids);
+    const after = steadyLoad(cluster.url, 2, 'after-outage');
+    await new Promise((r) => setTimeout(r, 1000));
+    const tally = await after.stop();
+    const missing = await lost(cluster.url, acknowledged);
+    console.log(`database outage: 3 replicas answered 503 + Retry-After within ${took} ms; all serving again ${recovered} ms after the database returned, without a restart; ${acknowledged.persons.length} sign-ins acknowledged before, ${missing.length} lost; ${tally.failed.length} failures after`);
+    expect(took).toBeLessThan(6000);
+    expect(missing).toEqual([]);
+    expect(tally.failed).toEqual([]);
+    expect(tally.persons.length).toBeGreaterThan(0);
+  }, 60_000);
+});
