@@ -21,13 +21,14 @@ export function freePort() {
 
 /**
  * Starts `replicas` identity-server processes with `env` (DATABASE_URL and KEYWAY_SECRETS_KEY shared by all) and the
- * balancer in front of them. `output(name, text)` receives each replica's output (default: dropped).
+ * balancer in front of them. `output(name, text)` receives each replica's output (default: dropped). `cli` and
+ * `readinessPath` run another build (an earlier commit's, to measure before and after).
  */
-export async function startCluster({ replicas, env, balancerPort = 0, balancerHost = '127.0.0.1', output = () => {}, publicUrl }) {
+export async function startCluster({ replicas, env, balancerPort = 0, balancerHost = '127.0.0.1', output = () => {}, publicUrl, cli = identityCli, readinessPath = '/health/ready' }) {
   const members = [];
   let stopping = false;
   const spawnReplica = (member) => {
-    const child = spawn(process.execPath, [identityCli], {
+    const child = spawn(process.execPath, [cli], {
       env: { ...process.env, ...env, KEYWAY_API_PORT: String(member.port), KEYWAY_API_HOST: '127.0.0.1', ...(publicUrl ? { KEYWAY_PUBLIC_URL: publicUrl } : {}) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -50,10 +51,10 @@ export async function startCluster({ replicas, env, balancerPort = 0, balancerHo
     members.push(member);
     spawnReplica(member);
     // The first replica migrates the database and seeds the organization before the others start.
-    if (i === 0) await waitFor(`${member.url}/health/ready`, 'the first identity replica', 400);
+    if (i === 0) await waitFor(`${member.url}${readinessPath}`, 'the first identity replica', 400);
   }
-  await Promise.all(members.map((m) => waitFor(`${m.url}/health/ready`, m.name, 400)));
-  const balancer = await startBalancer({ upstreams: members.map((m) => m.url), port: balancerPort, host: balancerHost });
+  await Promise.all(members.map((m) => waitFor(`${m.url}${readinessPath}`, m.name, 400)));
+  const balancer = await startBalancer({ upstreams: members.map((m) => m.url), port: balancerPort, host: balancerHost, readinessPath });
 
   /** SIGTERM to replica `i`, wait until it exits, start it again and wait until it is ready. Answers how it exited. */
   async function restart(i) {
@@ -63,7 +64,7 @@ export async function startCluster({ replicas, env, balancerPort = 0, balancerHo
       member.child.kill('SIGTERM');
       const exit = await member.exited;
       spawnReplica(member);
-      await waitFor(`${member.url}/health/ready`, member.name, 400);
+      await waitFor(`${member.url}${readinessPath}`, member.name, 400);
       return exit;
     } finally {
       member.restarting = false;
@@ -90,7 +91,7 @@ export async function startCluster({ replicas, env, balancerPort = 0, balancerHo
       await members[i].exited;
     },
     /** Resolves once replica `i` answers ready (after a kill, its new process). */
-    ready: (i) => waitFor(`${members[i].url}/health/ready`, members[i].name, 400),
+    ready: (i) => waitFor(`${members[i].url}${readinessPath}`, members[i].name, 400),
     async stop() {
       stopping = true;
       await balancer.close();

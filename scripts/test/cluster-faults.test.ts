@@ -11,6 +11,9 @@ import { freePort, startCluster } from '../cluster.mjs';
 // Faults an operator meets, injected against real processes: three identity-server processes on one PostgreSQL behind
 // the development balancer (scripts/cluster.mjs, what `npm run start:cluster` runs), under a steady load of sign-ins
 // and token validations. Each test prints what was held and what was lost.
+//
+// CLUSTER_CLI (an earlier build's dist/cli.js) and CLUSTER_READINESS (its health path, e.g. /health) run the same
+// faults against that build: how the closing note of #38 measured "before".
 
 const ORG = 'org_keyway_dev';
 const KEY = 'kw_dev_api_key_not_secret';
@@ -179,6 +182,7 @@ describe.skipIf(SKIP !== undefined)(`three identity-server processes behind the 
         KEYWAY_RATE_LIMIT_PER_IP: '0',
         KEYWAY_RATE_LIMIT_PER_HANDLE: '0',
       },
+      ...(process.env.CLUSTER_CLI ? { cli: process.env.CLUSTER_CLI, readinessPath: process.env.CLUSTER_READINESS ?? '/health' } : {}),
       output: (name: string, text: string) => (process.env.CLUSTER_OUTPUT ? process.stdout.write(`[${name}] ${text}`) : output.push(`[${name}] ${text}`)),
     });
   }, 60_000);
