@@ -177,11 +177,14 @@ describe.each(BACKENDS)('webhooks (%s)', (backend) => {
     const again = await call('POST', `/organizations/webhooks/${id}/deliveries/${letters[0]!.id}/replay`, undefined, KEY);
     expect(again.status).toBe(409);
     expect(again.body.errors[0].message).toMatch(new RegExp(`^delivery "${letters[0]!.id}" is (pending|delivered): only failed deliveries are replayed$`));
-    await until('the replay delivered', () => (rx.received.length === 1 ? true : undefined));
+    // The receiver has the request before the server records its answer: wait for the record.
+    const delivered = await until('the replay delivered', async () => {
+      const page = (await list('?status=delivered')).body.result;
+      return page.length === 1 ? page : undefined;
+    });
+    expect(rx.received).toHaveLength(1);
     expect(rx.received[0]!.headers['keyway-idempotency-key']).toBe(letters[0]!.event_id);
     expect(decodeClaims(rx.received[0]!.body)).toMatchObject({ delivery_id: letters[0]!.id, attempt: 1, event: { id: letters[0]!.event_id, type: 'Lost_v1' } });
-    const delivered = (await list('?status=delivered')).body.result;
-    expect(delivered).toHaveLength(1);
     expect(delivered[0]).toMatchObject({ id: letters[0]!.id, attempts: 1, last_status: 200 });
     expect(delivered[0].last_error).toBeUndefined();
     expect((await call('POST', `/organizations/webhooks/${id}/deliveries/${letters[0]!.id}/replay`, undefined, KEY)).body.errors[0].message).toBe(`delivery "${letters[0]!.id}" is delivered: only failed deliveries are replayed`);
