@@ -20,6 +20,7 @@ export const parameters = {
   HandlePath: pathParam('handle', str({ pattern: '^(email_address|phone_number|username):.{1,320}$' }), 'Handle as `type:value`, URL-encoded, e.g. `email_address:ada%40example.com`.', 'email_address:ada@example.com'),
   TemplateNamePath: pathParam('template_name', ref('EmailTemplatePathName'), 'Template name.', 'email_otp_message'),
   WebhookIdPath: pathParam('webhook_id', ref('ResourceId'), 'Webhook id.'),
+  WebhookDeliveryIdPath: pathParam('delivery_id', ref('ResourceId'), 'Delivery id (`id` of a listed delivery, also sent as the `Keyway-Delivery-Id` header).'),
   SamlCredentialsIdPath: pathParam('saml_provider_credentials_id', ref('ResourceId'), 'SAML provider credentials id.'),
   OrgFilter: { name: 'filter', in: 'query', required: false, description: 'SCIM-style filter on `id`, `org_name` and `tenant_name`, e.g. `org_name eq "Acme Docs EU"` or `tenant_name sw "ac"`; operators eq, ne, co, sw, pr, and, or (case-insensitive).', schema: str({ maxLength: 1000 }) },
   PersonFields: {

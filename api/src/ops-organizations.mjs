@@ -41,6 +41,10 @@ const OIDC = {
   client_id: '1234567890-abc.apps.example.com', label: 'Google', provider: 'google', issuer: 'https://accounts.google.com', scopes: ['openid', 'email'],
   options: { google: { authorize_scopes: ['https://www.googleapis.com/auth/calendar.readonly'] } }, enable_in_slashid_oidc_authz_server: false, created_at: CREATED_AT,
 };
+const DELIVERY = {
+  id: 'a3e1c0d2-5b7f-4e19-9c8a-1d2e3f4a5b6c', webhook_id: 'wh_01JD8ZF2', event_id: '0f3c5c2e-8c1b-4a53-9d7e-2b6f1a9c4e10', event_type: 'AuthenticationSucceeded_v1',
+  status: 'failed', attempts: 8, last_status: 503, last_error: 'receiver answered 503', created_at: '2026-11-26T10:00:00.000Z',
+};
 const WEBHOOK = { id: 'wh_01JD8ZF2', name: 'Audit sink', description: 'Sends sign-in events to the audit service', target_url: 'https://audit.example.com/keyway', custom_headers: { 'X-Team': ['identity'] }, timeout: '10s', created_at: CREATED_AT };
 const TRIGGER = { trigger_type: 'event', trigger_name: 'AuthenticationSucceeded_v1' };
 const domains = { domains: ['docs.example.com', 'app.example.com'] };
@@ -336,6 +340,31 @@ timeout or an answer that is not a JSON object is ignored: the token is issued w
     ],
     body: { schema: ref('WebhookTrigger'), required: false, example: TRIGGER },
     ok: { status: 204, description: 'Deleted.' },
+  },
+  {
+    ...mgmt, method: 'get', path: '/organizations/webhooks/{webhook_id}/deliveries', id: 'listWebhookDeliveries', tags: ['organization-webhooks'],
+    summary: 'List webhook deliveries',
+    description: `
+Lists the deliveries of events to this webhook, newest first, page by page (\`limit\` at most 1000), with the total
+in \`meta.pagination\`. \`status=failed\` is the dead-letter list: deliveries whose attempts ran out (retries follow
+an exponential backoff with jitter). Each shows its attempts, the last answer or error, and the event's type and id.
+Sync hook calls are not listed.`,
+    params: ['WebhookIdPath',
+      { name: 'status', in: 'query', required: false, description: 'Only deliveries in this state (`failed`: the dead letters); all when absent.', schema: str({ enum: ['pending', 'delivered', 'failed'] }) },
+      'Limit', 'Offset', 'Cursor'],
+    ok: { schema: arrayOf(ref('WebhookDelivery')), example: [DELIVERY], paginated: true },
+  },
+  {
+    ...mgmt, method: 'post', path: '/organizations/webhooks/{webhook_id}/deliveries/{delivery_id}/replay', id: 'replayWebhookDelivery', tags: ['organization-webhooks'],
+    params: ['WebhookIdPath', 'WebhookDeliveryIdPath'],
+    summary: 'Replay a failed webhook delivery',
+    description: `
+Queues a dead letter (a delivery in state \`failed\`) again: it becomes \`pending\` with its attempts reset and is
+sent at once, with the same event and event id (the \`Keyway-Idempotency-Key\` header), so a receiver that got it
+after all handles it once. A delivery that is pending or delivered answers 409, as does a sync hook call; an unknown
+delivery, or one of another webhook, answers 404.`,
+    ok: { schema: ref('WebhookDelivery'), example: { ...DELIVERY, status: 'pending', attempts: 0, next_attempt_at: '2026-11-26T10:05:00.000Z' } },
+    errors: ['Conflict'],
   },
   {
     ...mgmt, method: 'get', path: '/organizations/webhooks/verification-jwks', id: 'getWebhookVerificationJwks', tags: ['organization-webhooks'],

@@ -2057,6 +2057,52 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/organizations/webhooks/{webhook_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook deliveries
+         * @description Lists the deliveries of events to this webhook, newest first, page by page (`limit` at most 1000), with the total
+         *     in `meta.pagination`. `status=failed` is the dead-letter list: deliveries whose attempts ran out (retries follow
+         *     an exponential backoff with jitter). Each shows its attempts, the last answer or error, and the event's type and id.
+         *     Sync hook calls are not listed.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/organizations/webhooks/{webhook_id}/deliveries/{delivery_id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replay a failed webhook delivery
+         * @description Queues a dead letter (a delivery in state `failed`) again: it becomes `pending` with its attempts reset and is
+         *     sent at once, with the same event and event id (the `Keyway-Idempotency-Key` header), so a receiver that got it
+         *     after all handles it once. A delivery that is pending or delivered answers 409, as does a sync hook call; an unknown
+         *     delivery, or one of another webhook, answers 404.
+         */
+        post: operations["replayWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/organizations/webhooks/verification-jwks": {
         parameters: {
             query?: never;
@@ -4329,6 +4375,40 @@ export interface components {
             /** @description Event name (e.g. PersonCreated_v1) or sync hook point (`token_minted`). */
             trigger_name: string;
         };
+        WebhookDelivery: {
+            id: components["schemas"]["ResourceId"];
+            webhook_id: components["schemas"]["ResourceId"];
+            /** @description The `id` of the event: the same in every attempt and replay of it, and sent as the `Keyway-Idempotency-Key` header, so a receiver handles each event once. */
+            event_id: string;
+            /** @description Type of the event, e.g. `PersonCreated_v1`. */
+            event_type: string;
+            /**
+             * @description `pending`: queued or waiting for its next attempt; `delivered`: the receiver answered 2xx; `failed`: the attempts ran out (a dead letter, which `POST …/replay` queues again).
+             * @enum {string}
+             */
+            status: "pending" | "delivered" | "failed";
+            /** @description Attempts made so far (since the last replay). */
+            attempts: number;
+            /** @description HTTP status of the last answer, when the receiver answered. */
+            last_status?: number;
+            /** @description Why the last attempt failed: the status answered, the timeout, or the connection error. */
+            last_error?: string;
+            /**
+             * Format: date-time
+             * @description When a pending delivery is due next.
+             */
+            next_attempt_at?: string;
+            /**
+             * Format: date-time
+             * @description When the event was queued.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When the receiver accepted it.
+             */
+            delivered_at?: string;
+        };
         TestEventsRequest: {
             /** @description Type of the event to generate, e.g. `PersonCreated_v1` (any name: webhooks whose `event` trigger has that name receive it). */
             event_name: string;
@@ -4579,6 +4659,8 @@ export interface components {
         TemplateNamePath: components["schemas"]["EmailTemplatePathName"];
         /** @description Webhook id. */
         WebhookIdPath: components["schemas"]["ResourceId"];
+        /** @description Delivery id (`id` of a listed delivery, also sent as the `Keyway-Delivery-Id` header). */
+        WebhookDeliveryIdPath: components["schemas"]["ResourceId"];
         /** @description SAML provider credentials id. */
         SamlCredentialsIdPath: components["schemas"]["ResourceId"];
         /** @description SCIM-style filter on `id`, `org_name` and `tenant_name`, e.g. `org_name eq "Acme Docs EU"` or `tenant_name sw "ac"`; operators eq, ne, co, sw, pr, and, or (case-insensitive). */
@@ -12106,6 +12188,129 @@ export interface operations {
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Only deliveries in this state (`failed`: the dead letters); all when absent. */
+                status?: "pending" | "delivered" | "failed";
+                /** @description Page size (at most 1000). */
+                limit?: components["parameters"]["Limit"];
+                /** @description Number of items to skip. */
+                offset?: components["parameters"]["Offset"];
+                /** @description Where to continue: `meta.cursor_pagination.cursor` of the previous page. An empty cursor is the first page. Not together with `offset`. On `GET /persons` and `GET /events` a cursor is a place in the order: it keeps its place when items are added or removed before it, and a page costs the same at any depth. On the other lists it stands for an offset. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /** @description Webhook id. */
+                webhook_id: components["parameters"]["WebhookIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": [
+                     *         {
+                     *           "id": "a3e1c0d2-5b7f-4e19-9c8a-1d2e3f4a5b6c",
+                     *           "webhook_id": "wh_01JD8ZF2",
+                     *           "event_id": "0f3c5c2e-8c1b-4a53-9d7e-2b6f1a9c4e10",
+                     *           "event_type": "AuthenticationSucceeded_v1",
+                     *           "status": "failed",
+                     *           "attempts": 8,
+                     *           "last_status": 503,
+                     *           "last_error": "receiver answered 503",
+                     *           "created_at": "2026-11-26T10:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "pagination": {
+                     *           "limit": 100,
+                     *           "offset": 0,
+                     *           "total_count": 1
+                     *         },
+                     *         "cursor_pagination": {
+                     *           "cursor": "",
+                     *           "limit": 100,
+                     *           "total_count": 1
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Envelope"] & {
+                        result: components["schemas"]["WebhookDelivery"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    replayWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Wait until the change is visible in the local region or in all regions before answering. */
+                "Keyway-Required-Consistency"?: components["parameters"]["RequiredConsistency"];
+                /** @description Seconds to wait for the requested consistency; 408 when it is not reached in time. */
+                "Keyway-Required-Consistency-Timeout"?: components["parameters"]["RequiredConsistencyTimeout"];
+            };
+            path: {
+                /** @description Webhook id. */
+                webhook_id: components["parameters"]["WebhookIdPath"];
+                /** @description Delivery id (`id` of a listed delivery, also sent as the `Keyway-Delivery-Id` header). */
+                delivery_id: components["parameters"]["WebhookDeliveryIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "id": "a3e1c0d2-5b7f-4e19-9c8a-1d2e3f4a5b6c",
+                     *         "webhook_id": "wh_01JD8ZF2",
+                     *         "event_id": "0f3c5c2e-8c1b-4a53-9d7e-2b6f1a9c4e10",
+                     *         "event_type": "AuthenticationSucceeded_v1",
+                     *         "status": "pending",
+                     *         "attempts": 0,
+                     *         "last_status": 503,
+                     *         "last_error": "receiver answered 503",
+                     *         "created_at": "2026-11-26T10:00:00.000Z",
+                     *         "next_attempt_at": "2026-11-26T10:05:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Envelope"] & {
+                        result: components["schemas"]["WebhookDelivery"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
         };
     };

@@ -79,7 +79,7 @@ const DOCUSAURUS_PAGE = 'integrations/docusaurus-login';
 // Events the server delivers to webhooks besides the analytics events, and the headers of a delivery
 // (packages/identity-server/src/webhooks.ts).
 const WEBHOOK_EVENTS = ['PersonCreated_v1', 'PersonDeleted_v1'];
-const DELIVERY_HEADERS = ['Keyway-Correlation-Id', 'Keyway-Webhook-Id', 'Keyway-Delivery-Id', 'Keyway-Event-Type', 'Keyway-Sync-Hook'];
+const DELIVERY_HEADERS = ['Keyway-Correlation-Id', 'Keyway-Webhook-Id', 'Keyway-Delivery-Id', 'Keyway-Event-Type', 'Keyway-Idempotency-Key', 'Keyway-Sync-Hook'];
 const PHP_PAGES = ['integrations/php', 'integrations/laravel', 'integrations/symfony', 'integrations/shopify-app'];
 const SHELL = ['bash', 'sh', 'shell'];
 
@@ -357,6 +357,7 @@ describe('runnable samples against the local identity server', () => {
   let subOrgId = '';
   let subOrgKey = '';
   let webhookId = '';
+  const deliveryId = 'a3e1c0d2-5b7f-4e19-9c8a-1d2e3f4a5b6c';
   let apiClient = { client_id: '', client_secret: '' };
   let jobClient = { client_id: '', client_secret: '' };
   let startError = '';
@@ -380,6 +381,15 @@ describe('runnable samples against the local identity server', () => {
         body: JSON.stringify({ name: 'Runnable samples', target_url: 'https://hooks.example.com/runnable' }),
       });
       webhookId = ((await hook.json()) as { result?: { id?: string } }).result?.id ?? '';
+      // A dead letter of that webhook, as 8 failed attempts leave it, for the samples that list and replay them.
+      const at = new Date().toISOString();
+      await live.db
+        .insertInto('webhook_deliveries')
+        .values({
+          id: deliveryId, webhook_id: webhookId, org_id: live.orgId, event_type: 'PersonCreated_v1', status: 'failed', attempts: 8, next_attempt_at: at, last_status: 503, last_error: 'receiver answered 503', created_at: at, delivered_at: null,
+          event: JSON.stringify({ id: '0f3c5c2e-8c1b-4a53-9d7e-2b6f1a9c4e10', type: 'PersonCreated_v1', org_id: live.orgId, created_at: at, test: false, data: {} }),
+        })
+        .execute();
       // The provider the console guide reads and rotates.
       await fetch(`${live.url}/organizations/sso/oidc/provider-credentials`, {
         method: 'POST',
@@ -448,6 +458,7 @@ describe('runnable samples against the local identity server', () => {
       ...PROVIDER_VARS,
       SUBORG_ID: subOrgId,
       WEBHOOK_ID: webhookId,
+      DELIVERY_ID: deliveryId,
       ACME_ORG_ID: subOrgId,
       ACME_API_KEY: subOrgKey,
       OIDC_CLIENT_ID: CONSOLE_CLIENT_ID,

@@ -36,11 +36,22 @@ const apiKey = env.KEYWAY_API_KEY ?? (devMode ? DEFAULT_DEV_API_KEY : undefined)
 // Draining lets balancers stop sending before the server closes: production waits 5 s, development (one process, no
 // balancer) none.
 const drainSeconds = intEnv('KEYWAY_DRAIN_SECONDS', devMode ? 0 : 5);
-const passkeyTimeoutSeconds = intEnv('KEYWAY_PASSKEY_TIMEOUT_SECONDS', 120);
-if (passkeyTimeoutSeconds < 1) {
-  console.error(`KEYWAY_PASSKEY_TIMEOUT_SECONDS must be at least 1 (seconds a passkey prompt waits), got "${env.KEYWAY_PASSKEY_TIMEOUT_SECONDS}"`);
-  process.exit(2);
+/** An integer env var that must be at least `min`; `what` says what it counts. */
+function atLeastEnv(name: string, fallback: number, min: number, what: string): number {
+  const n = intEnv(name, fallback);
+  if (n < min) {
+    console.error(`${name} must be at least ${min} (${what}), got "${env[name]}"`);
+    process.exit(2);
+  }
+  return n;
 }
+const passkeyTimeoutSeconds = atLeastEnv('KEYWAY_PASSKEY_TIMEOUT_SECONDS', 120, 1, 'seconds a passkey prompt waits');
+const webhooks = {
+  retryBaseMs: atLeastEnv('KEYWAY_WEBHOOK_RETRY_BASE_MS', 10_000, 1, 'milliseconds before the first retry of a webhook delivery'),
+  maxAttempts: atLeastEnv('KEYWAY_WEBHOOK_MAX_ATTEMPTS', 8, 1, 'attempts of a webhook delivery before it is a dead letter'),
+  pollMs: atLeastEnv('KEYWAY_WEBHOOK_POLL_MS', 1000, 1, 'milliseconds between looks for due webhook deliveries'),
+  claimMarginMs: intEnv('KEYWAY_WEBHOOK_CLAIM_MARGIN_MS', 30_000),
+};
 
 const server = await startIdentityServer({
   port,
@@ -60,6 +71,7 @@ const server = await startIdentityServer({
     lockoutMaxSeconds: intEnv('KEYWAY_LOCKOUT_MAX_SECONDS', 86_400),
     passkeyTimeoutSeconds,
   },
+  webhooks,
   logger: env.KEYWAY_LOG === '1',
   ...(trustProxy !== undefined ? { trustProxy } : {}),
   ...(env.KEYWAY_SMTP_URL ? { smtp: { url: env.KEYWAY_SMTP_URL, from: env.KEYWAY_SMTP_FROM ?? 'Keyway <no-reply@keyway.dev>' } } : {}),

@@ -1,33 +1,9 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-
-const pkg = join(dirname(fileURLToPath(import.meta.url)), '..');
-
-/** Starts dist/cli.js with `env`; resolves with the banner once it listens. */
-function startCli(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['dist/cli.js'], { cwd: pkg, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  const ready = new Promise<{ banner: string; url: string }>((resolve, reject) => {
-    child.stdout.on('data', (d) => {
-      out += d;
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m && out.includes('storage:')) setTimeout(() => resolve({ banner: out, url: m[1]! }), 50);
-    });
-    child.stderr.on('data', (d) => (out += d));
-    child.on('exit', (code) => reject(new Error(`exited with ${code}: ${out}`)));
-  });
-  const stop = () =>
-    new Promise<void>((r) => {
-      child.removeAllListeners('exit');
-      child.once('exit', () => r());
-      child.kill('SIGTERM');
-    });
-  return { ready, stop };
-}
+import { pkg, startCli } from './cli-process.js';
 
 // Each test starts Node.js processes that load the server and the contract (a few CPU seconds each): on a loaded
 // 2-core machine that took up to 25 s, so they get a minute.
@@ -89,5 +65,11 @@ describe('CLI (dist/cli.js)', { timeout: 60_000 }, () => {
     const r = spawnSync(process.execPath, ['dist/cli.js'], { cwd: pkg, env: { ...process.env, KEYWAY_PASSKEY_TIMEOUT_SECONDS: '0', DATA_DIR: dataDir }, encoding: 'utf8' });
     expect(r.status).toBe(2);
     expect(r.stderr).toContain('KEYWAY_PASSKEY_TIMEOUT_SECONDS must be at least 1 (seconds a passkey prompt waits), got "0"');
+  });
+
+  it('refuses a webhook delivery that could never be attempted (KEYWAY_WEBHOOK_MAX_ATTEMPTS=0)', () => {
+    const r = spawnSync(process.execPath, ['dist/cli.js'], { cwd: pkg, env: { ...process.env, KEYWAY_WEBHOOK_MAX_ATTEMPTS: '0', DATA_DIR: dataDir }, encoding: 'utf8' });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('KEYWAY_WEBHOOK_MAX_ATTEMPTS must be at least 1 (attempts of a webhook delivery before it is a dead letter), got "0"');
   });
 });

@@ -2,11 +2,12 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Ctx, Org } from '../context.js';
 import { nowIso } from '../context.js';
-import type { WebhookTable } from '../db/schema.js';
+import type { WebhookDeliveryTable, WebhookTable } from '../db/schema.js';
 import { ApiError, badRequest, notFound } from '../http/errors.js';
 import { requireApiKey } from '../http/guards.js';
 import { assertPublicUrl } from '../http/outbound.js';
-import { SYNC_HOOKS } from './service.js';
+import { offsetPage, readOffsetPage } from '../http/pagination.js';
+import { IDEMPOTENCY_HEADER, SYNC_HOOKS, type WebhookEvent } from './service.js';
 import type { Schema, Wire } from '../http/wire.js';
 
 /** A webhook as created or changed (the checks are the same; creation also needs the required fields). */
@@ -14,7 +15,7 @@ type WebhookBody = Schema<'WebhookPatch'>;
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 /** Headers the delivery sets itself. */
-const OWN_HEADERS = new Set(['content-type', 'content-length', 'host', 'keyway-webhook-id', 'keyway-delivery-id', 'keyway-event-type', 'keyway-sync-hook']);
+const OWN_HEADERS = new Set(['content-type', 'content-length', 'host', 'keyway-webhook-id', 'keyway-delivery-id', 'keyway-event-type', 'keyway-sync-hook', IDEMPOTENCY_HEADER]);
 
 const webhookOut = (w: WebhookTable) => ({
   id: w.id,
@@ -24,6 +25,21 @@ const webhookOut = (w: WebhookTable) => ({
   custom_headers: JSON.parse(w.custom_headers) as Record<string, string[]>,
   timeout: `${w.timeout}s`,
   created_at: w.created_at,
+});
+
+/** A delivery as the management API lists it (fields without a value are left out). */
+const deliveryOut = (d: WebhookDeliveryTable) => ({
+  id: d.id,
+  webhook_id: d.webhook_id,
+  event_id: (JSON.parse(d.event) as WebhookEvent).id,
+  event_type: d.event_type,
+  status: d.status,
+  attempts: d.attempts,
+  ...(d.last_status !== null ? { last_status: d.last_status } : {}),
+  ...(d.last_error !== null ? { last_error: d.last_error } : {}),
+  ...(d.status === 'pending' ? { next_attempt_at: d.next_attempt_at } : {}),
+  created_at: d.created_at,
+  ...(d.delivered_at !== null ? { delivered_at: d.delivered_at } : {}),
 });
 
 /** Seconds of a timeout given as `"10s"` or `10` (the contract checks the form and the range). */
@@ -118,6 +134,26 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: Ctx): void {
       await trx.deleteFrom('webhooks').where('id', '=', row.id).execute();
     });
     return reply.code(204).send();
+  });
+}
+
+/** A webhook's deliveries (newest first; `status=failed` is the dead-letter list) and the replay of a dead letter. */
+export function registerWebhookDeliveryRoutes(app: FastifyInstance, ctx: Ctx): void {
+  const admin = (req: FastifyRequest) => requireApiKey(ctx, req);
+  app.get<Wire<'/organizations/webhooks/{webhook_id}/deliveries', 'get'>>('/organizations/webhooks/:webhook_id/deliveries', async (req) => {
+    const row = await hookOf(ctx, await admin(req), req.params.webhook_id);
+    const { limit, offset } = readOffsetPage(req.query);
+    // Sync hook calls are recorded in the same table but are not deliveries of events: never listed, never replayed.
+    // (Event names have no colon, so `_` matching any character here matches nothing else.)
+    let list = ctx.db.selectFrom('webhook_deliveries').where('webhook_id', '=', row.id).where('event_type', 'not like', 'sync_hook:%');
+    if (req.query.status !== undefined) list = list.where('status', '=', req.query.status);
+    const page = await list.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute();
+    const { total } = await list.select((eb) => eb.fn.countAll<number | string>().as('total')).executeTakeFirstOrThrow();
+    return offsetPage(page.map(deliveryOut), limit, offset, Number(total));
+  });
+  app.post<Wire<'/organizations/webhooks/{webhook_id}/deliveries/{delivery_id}/replay', 'post'>>('/organizations/webhooks/:webhook_id/deliveries/:delivery_id/replay', async (req) => {
+    const row = await hookOf(ctx, await admin(req), req.params.webhook_id);
+    return { result: deliveryOut(await ctx.webhooks.replay(row.id, req.params.delivery_id)) };
   });
 }
 

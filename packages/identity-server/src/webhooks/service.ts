@@ -4,15 +4,21 @@ import type { Db } from '../db/index.js';
 import type { DialectName } from '../db/migrations.js';
 import { claimDue, claimOne, dueDeliveries } from './claims.js';
 import { isOutboundRefused, outboundFetch } from '../http/outbound.js';
-import { forbidden } from '../http/errors.js';
+import { ApiError, forbidden, notFound } from '../http/errors.js';
+import type { WebhookDeliveryTable } from '../db/schema.js';
 
 export interface WebhookOptions {
-  /** Delay before the first retry; each further retry doubles it (capped at one hour). Default 10 s. */
+  /** Delay before the first retry; each further retry doubles it (capped at one hour), then jitter takes up to half of it off. Default 10 s. */
   retryBaseMs?: number;
   /** Attempts before a delivery is recorded as failed. Default 8. */
   maxAttempts?: number;
   /** How often due deliveries are looked for (retries, and deliveries queued by other processes). Default 1 s. */
   pollMs?: number;
+  /**
+   * How long past the webhook's timeout an attempt stays claimed by the process sending it: an attempt cut short by a
+   * crash is due again after timeout + this. Default 30 s.
+   */
+  claimMarginMs?: number;
   /** Refuse internal addresses (loopback, private, link-local, metadata) at connect time; on in production. */
   refuseInternal?: boolean;
 }
@@ -39,6 +45,18 @@ interface SyncHookAnswer {
 
 const SIGNING_ALG = 'ES256';
 const MAX_BACKOFF_MS = 3600_000;
+/** The header every attempt and replay of a delivery carries: the event id, the same each time. */
+export const IDEMPOTENCY_HEADER = 'keyway-idempotency-key';
+
+/**
+ * Wait before the next attempt after `attempts` failed ones: exponential backoff (`baseMs` · 2^(attempts-1), at most
+ * an hour) with "equal jitter": a random point in its upper half, so receivers coming back are not hit by every
+ * delivery at the same instant and the wait is never shorter than half the backoff. `random` is in [0, 1).
+ */
+export function retryDelay(baseMs: number, attempts: number, random: () => number = Math.random): number {
+  const backoff = Math.min(baseMs * 2 ** Math.max(attempts - 1, 0), MAX_BACKOFF_MS);
+  return Math.round(backoff / 2 + (backoff / 2) * random());
+}
 
 /**
  * Webhook deliveries: every event an organization's webhooks are triggered by becomes one stored delivery per webhook,
@@ -60,6 +78,7 @@ export class WebhookService {
   readonly retryBaseMs: number;
   readonly maxAttempts: number;
   readonly pollMs: number;
+  readonly claimMarginMs: number;
   private readonly send: ReturnType<typeof outboundFetch>;
 
   constructor(
@@ -71,6 +90,7 @@ export class WebhookService {
     this.retryBaseMs = opts.retryBaseMs ?? 10_000;
     this.maxAttempts = opts.maxAttempts ?? 8;
     this.pollMs = opts.pollMs ?? 1000;
+    this.claimMarginMs = opts.claimMarginMs ?? 30_000;
     this.send = outboundFetch(opts.refuseInternal ?? false);
   }
 
@@ -234,7 +254,7 @@ export class WebhookService {
     for (;;) {
       // PostgreSQL claims a batch in one statement; SQLite (one writer at a time anyway) claims each attempt.
       const claimed = this.dialect === 'postgres';
-      const due = claimed ? await claimDue(this.db) : await dueDeliveries(this.db).select(['id', 'attempts']).execute();
+      const due = claimed ? await claimDue(this.db, this.claimMarginMs) : await dueDeliveries(this.db).select(['id', 'attempts']).execute();
       if (!due.length) return;
       await Promise.all(due.map((d) => this.attempt(d.id, d.attempts, claimed)));
     }
@@ -251,7 +271,7 @@ export class WebhookService {
       await this.db.updateTable('webhook_deliveries').set({ status: 'failed', last_error: 'the webhook was deleted' }).where('id', '=', id).execute();
       return;
     }
-    if (!claimed && !(await claimOne(this.db, id, attempts, hook.timeout))) return;
+    if (!claimed && !(await claimOne(this.db, id, attempts, hook.timeout, this.claimMarginMs))) return;
 
     const event = JSON.parse(hook.event) as WebhookEvent;
     const key = await this.signingKey();
@@ -265,7 +285,7 @@ export class WebhookService {
       .sign(key.privateKey);
     const headers: Record<string, string> = {};
     for (const [name, values] of Object.entries(JSON.parse(hook.custom_headers) as Record<string, string[]>)) headers[name] = values.join(', ');
-    Object.assign(headers, { 'content-type': 'application/jwt', 'keyway-webhook-id': hook.webhook_id, 'keyway-delivery-id': id, 'keyway-event-type': event.type });
+    Object.assign(headers, { 'content-type': 'application/jwt', 'keyway-webhook-id': hook.webhook_id, 'keyway-delivery-id': id, 'keyway-event-type': event.type, [IDEMPOTENCY_HEADER]: event.id });
     let error: string | undefined;
     let status: number | null = null;
     try {
@@ -282,11 +302,29 @@ export class WebhookService {
       return;
     }
     const failed = attempts + 1 >= this.maxAttempts;
-    const backoff = Math.min(this.retryBaseMs * 2 ** attempts, MAX_BACKOFF_MS);
     await this.db
       .updateTable('webhook_deliveries')
-      .set({ status: failed ? 'failed' : 'pending', next_attempt_at: new Date(now.getTime() + backoff).toISOString(), last_status: status, last_error: error })
+      .set({ status: failed ? 'failed' : 'pending', next_attempt_at: new Date(now.getTime() + retryDelay(this.retryBaseMs, attempts + 1)).toISOString(), last_status: status, last_error: error })
       .where('id', '=', id)
       .execute();
+  }
+
+  /**
+   * Queues a dead letter again: a `failed` delivery of the webhook becomes `pending` with its attempts reset, due now,
+   * carrying the same event (and event id, the idempotency key). 404 when the webhook has no such delivery; 409 when it
+   * is not failed or is a sync hook call.
+   */
+  async replay(webhookId: string, deliveryId: string): Promise<WebhookDeliveryTable> {
+    const row = await this.db.selectFrom('webhook_deliveries').selectAll().where('webhook_id', '=', webhookId).where('id', '=', deliveryId).executeTakeFirst();
+    if (!row) throw notFound(`webhook "${webhookId}" has no delivery "${deliveryId}"`);
+    if (row.event_type.startsWith('sync_hook:')) throw new ApiError(409, `delivery "${deliveryId}" is a sync hook call: only event deliveries are replayed`);
+    if (row.status !== 'failed') throw new ApiError(409, `delivery "${deliveryId}" is ${row.status}: only failed deliveries are replayed`);
+    const now = new Date().toISOString();
+    const replayed = { status: 'pending', attempts: 0, next_attempt_at: now, last_error: null, last_status: null } as const;
+    // Only if still failed: two replays at once queue it once.
+    const res = await this.db.updateTable('webhook_deliveries').set(replayed).where('id', '=', deliveryId).where('status', '=', 'failed').executeTakeFirst();
+    if (Number(res.numUpdatedRows) !== 1) throw new ApiError(409, `delivery "${deliveryId}" was replayed already`);
+    this.kick();
+    return { ...row, ...replayed };
   }
 }
