@@ -3,8 +3,8 @@
 // (SQLite, or PostgreSQL with SOAK_DATABASE_URL) takes a steady mix of complete e-mail-code sign-ins, token
 // validations, revocations and management writes for SOAK_MINUTES; every SOAK_SAMPLE_SECONDS it prints the server's own
 // figures (from /metrics: RSS, heap, event-loop delay p99, revocations held, PostgreSQL pool) and the latency p50/p99
-// of what was sent in that period. At the end it compares the last period with the first warm one: memory must be flat
-// once warm and latency must not drift.
+// of what was sent in that period. At the end it compares the last third of the run with the second (the first warms
+// up): memory must be flat once warm and latency must not drift.
 //
 // Tokens live SOAK_TOKEN_SECONDS (default 60 s) so that what a day of uptime would shed (revoked tokens leaving memory
 // when they expire, challenges and codes purged) happens many times within the run.
@@ -23,7 +23,7 @@ const SAMPLE_SECONDS = Number(process.env.SOAK_SAMPLE_SECONDS ?? 60);
 const TOKEN_SECONDS = Number(process.env.SOAK_TOKEN_SECONDS ?? 60);
 const WORKERS = Number(process.env.SOAK_WORKERS ?? 8);
 const PG_URL = process.env.SOAK_DATABASE_URL;
-/** Verdicts: memory (heap after GC-ish sampling, RSS) of the last period at most this much above the first warm one; p99 too. */
+/** Verdicts: memory (heap, RSS) of the last third at most this much above the second third's; p99 too. */
 const MEMORY_TARGET = 1.15;
 const LATENCY_TARGET = 1.5;
 
@@ -122,19 +122,20 @@ agent.destroy();
 await storage.cleanup();
 if (!PG_URL) rmSync(storage.dataDir, { recursive: true, force: true });
 
-// The first period warms up (JIT, caches, the first tokens not yet expired): compared from the second one on, or from
-// the first when there is only one.
-const warm = samples[Math.min(1, samples.length - 1)];
-const last = samples.at(-1);
-if (warm && last && warm !== last) {
-  const heap = last.heap / warm.heap;
-  const rss = last.rss / warm.rss;
-  const p99 = last.signin[1] / warm.signin[1];
-  const vp99 = last.validate[1] / warm.validate[1];
+// The first third of the run warms up (JIT, caches, the first short-lived tokens not yet expired); the heap is sampled
+// wherever the collector happens to be, so each third is averaged: the last third against the second.
+const thirds = [0, 1, 2].map((k) => samples.slice(Math.floor((k * samples.length) / 3), Math.floor(((k + 1) * samples.length) / 3)));
+const mean = (xs, f) => xs.reduce((a, x) => a + f(x), 0) / xs.length;
+const [, warm, last] = thirds;
+if (warm?.length && last?.length) {
+  const heap = mean(last, (s) => s.heap) / mean(warm, (s) => s.heap);
+  const rss = mean(last, (s) => s.rss) / mean(warm, (s) => s.rss);
+  const p99 = mean(last, (s) => s.signin[1]) / mean(warm, (s) => s.signin[1]);
+  const vp99 = mean(last, (s) => s.validate[1]) / mean(warm, (s) => s.validate[1]);
   const verdict = (ok) => (ok ? 'holds' : 'MISSES');
-  console.log(`\nFrom minute ${warm.minute.toFixed(1)} to ${last.minute.toFixed(1)}:`);
+  console.log(`\nLast third of the run (${last.length} samples) against the second (${warm.length}):`);
   console.log(`  memory: heap ×${heap.toFixed(2)}, RSS ×${rss.toFixed(2)} (flat: ≤ ×${MEMORY_TARGET}) ${verdict(heap <= MEMORY_TARGET && rss <= MEMORY_TARGET)}`);
   console.log(`  latency: sign-in p99 ×${p99.toFixed(2)}, validation p99 ×${vp99.toFixed(2)} (no drift: ≤ ×${LATENCY_TARGET}) ${verdict(p99 <= LATENCY_TARGET && vp99 <= LATENCY_TARGET)}`);
-  console.log(`  revocations held: ${warm.revoked} → ${last.revoked} (tokens live ${TOKEN_SECONDS} s: entries leave as they expire)`);
+  console.log(`  revocations held: ${Math.round(mean(warm, (s) => s.revoked))} → ${Math.round(mean(last, (s) => s.revoked))} on average (tokens live ${TOKEN_SECONDS} s: entries leave as they expire)`);
   console.log(`  errors: ${samples.reduce((a, s) => a + s.errors, 0)}`);
-}
+} else console.log('\nToo few samples to compare: run longer, or sample more often (SOAK_SAMPLE_SECONDS).');

@@ -209,6 +209,26 @@ describe.each(BACKENDS)('webhooks (%s)', (backend) => {
     const pending = (await call('GET', `/organizations/webhooks/${id}/deliveries?status=pending`, undefined, KEY)).body.result as Array<{ event_type: string }>;
     expect(pending.map((d) => d.event_type).sort()).toEqual(['AuthenticationSucceeded_v1', 'PersonCreated_v1']);
   });
+
+  it("a receiver that hangs holds back no other webhook's deliveries", async () => {
+    const call = contractApi(t.server);
+    const stuck = await receiver(() => 'hang');
+    const healthy = await receiver(() => 200);
+    closers.push(stuck.close, healthy.close);
+    const hook = async (name: string, url: string) => {
+      const id = (await call('POST', '/organizations/webhooks', { name, target_url: url, timeout: 5 }, KEY)).body.result.id as string;
+      await call('POST', `/organizations/webhooks/${id}/triggers`, { trigger_type: 'event', trigger_name: `${name}_v1` }, KEY);
+    };
+    await hook('Stuck', stuck.url);
+    await hook('Healthy', healthy.url);
+    await call('POST', '/test-events', [{ event_name: 'Stuck_v1', count: 3 }], KEY);
+    await until('the stuck receiver holding its deliveries', () => (stuck.calls.length >= 3 ? true : undefined));
+    // While those three wait out their 5 s timeout, events for the other webhook go out at once.
+    const started = Date.now();
+    await call('POST', '/test-events', [{ event_name: 'Healthy_v1', count: 2 }], KEY);
+    await until('the healthy receiver served', () => (healthy.received.length >= 2 ? true : undefined));
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
 });
 
 describe('webhook retry delay', () => {

@@ -45,6 +45,8 @@ interface SyncHookAnswer {
 
 const SIGNING_ALG = 'ES256';
 const MAX_BACKOFF_MS = 3600_000;
+/** Deliveries one process sends at once. */
+const MAX_IN_FLIGHT = 16;
 /** The header every attempt and replay of a delivery carries: the event id, the same each time. */
 export const IDEMPOTENCY_HEADER = 'keyway-idempotency-key';
 
@@ -75,6 +77,8 @@ function failureText(err: unknown, timeout: number): string {
 export class WebhookService {
   private key?: Promise<{ kid: string; privateKey: CryptoKey }>;
   private running?: Promise<void>;
+  /** Wakes a round that waits for a send to end (kick). */
+  private wake: (() => void) | undefined;
   readonly retryBaseMs: number;
   readonly maxAttempts: number;
   readonly pollMs: number;
@@ -237,6 +241,8 @@ export class WebhookService {
 
   /** Starts a delivery round unless one is running. */
   kick(): void {
+    // A round in progress waiting on slow receivers looks for due deliveries again.
+    this.wake?.();
     this.running ??= this.deliverDue()
       .catch(() => undefined)
       .finally(() => {
@@ -249,14 +255,36 @@ export class WebhookService {
     await this.running;
   }
 
-  /** Sends every due delivery once (in parallel, at most 16 at a time). */
+  /**
+   * Sends every due delivery once, at most {@link MAX_IN_FLIGHT} at a time. A slot that frees is filled at once: a
+   * receiver that hangs until its timeout holds one slot, not the deliveries of every other webhook behind it.
+   */
   async deliverDue(): Promise<void> {
+    const inFlight = new Map<string, Promise<void>>();
     for (;;) {
-      // PostgreSQL claims a batch in one statement; SQLite (one writer at a time anyway) claims each attempt.
-      const claimed = this.dialect === 'postgres';
-      const due = claimed ? await claimDue(this.db, this.claimMarginMs) : await dueDeliveries(this.db).select(['id', 'attempts']).execute();
-      if (!due.length) return;
-      await Promise.all(due.map((d) => this.attempt(d.id, d.attempts, claimed)));
+      const room = MAX_IN_FLIGHT - inFlight.size;
+      let started = 0;
+      if (room > 0) {
+        // PostgreSQL claims a batch in one statement; SQLite (one writer at a time anyway) claims each attempt.
+        const claimed = this.dialect === 'postgres';
+        const due = claimed ? await claimDue(this.db, this.claimMarginMs, room) : await dueDeliveries(this.db, room).select(['id', 'attempts']).execute();
+        for (const d of due) {
+          // SQLite: a delivery being sent may still look due until its attempt claims it.
+          if (inFlight.has(d.id)) continue;
+          const sending = this.attempt(d.id, d.attempts, claimed)
+            .catch(() => undefined)
+            .finally(() => inFlight.delete(d.id));
+          inFlight.set(d.id, sending);
+          started++;
+        }
+      }
+      if (!inFlight.size) return;
+      // Nothing new was due, or no room: wait for a send to end, or for a kick (a new event, the poll), before looking
+      // again.
+      if (!started || inFlight.size >= MAX_IN_FLIGHT) {
+        await Promise.race([...inFlight.values(), new Promise<void>((resolve) => (this.wake = resolve))]);
+        this.wake = undefined;
+      }
     }
   }
 
