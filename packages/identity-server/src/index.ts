@@ -8,7 +8,7 @@ import { SETTINGS_POLL_MS, getOrgSettings, loadOrg, invalidate, pollSettingsVers
 import { openDatabase, type Db } from './db/index.js';
 import { purgeExpired } from './db/maintenance.js';
 import { unlessBusy } from './db/locks.js';
-import { Mailer, type SmtpOptions } from './email/mailer.js';
+import { Mailer, type MailOptions, type SmtpOptions } from './email/mailer.js';
 import { DEFAULT_OPENAPI_PATH, OpenApiContract } from './openapi.js';
 import { RateLimiter } from './http/rate-limit.js';
 import { sha256 } from './crypto/secrets.js';
@@ -69,6 +69,8 @@ export interface IdentityServerOptions {
   trustProxy?: TrustProxy;
   /** Send emails by SMTP (besides recording them in the mailbox). */
   smtp?: SmtpOptions;
+  /** Outbox timing: SMTP timeout, retry backoff, polling; see {@link MailOptions}. */
+  mail?: MailOptions;
   /**
    * The REST contract whose schemas validate the requests and that declares the CORS headers (default: `openapi.yaml` of
    * `@keyway/api`). A missing or unreadable document stops the start with an error naming it.
@@ -178,7 +180,7 @@ export async function startIdentityServer(opts: IdentityServerOptions = {}): Pro
       db,
       dialect,
       tokens,
-      mailer: new Mailer(db, opts.smtp),
+      mailer: new Mailer(db, opts.smtp, opts.mail),
       limiter: new RateLimiter(db),
       limits: { ...DEFAULT_LIMITS, ...opts.limits },
       publicUrl: provisionalUrl,
@@ -209,6 +211,9 @@ export async function startIdentityServer(opts: IdentityServerOptions = {}): Pro
     timers.push(setInterval(() => void tokens.revocations.catchUp().catch(() => undefined), REVOCATION_POLL_MS).unref());
     timers.push(setInterval(() => ctx.webhooks.kick(), ctx.webhooks.pollMs).unref());
     ctx.webhooks.kick();
+    // Mail the SMTP relay did not take yet, also what an earlier run of this server (or another replica) left pending.
+    timers.push(setInterval(() => ctx.mailer.kick(), ctx.mailer.pollMs).unref());
+    ctx.mailer.kick();
     const server: IdentityServer = {
       url,
       orgId,
@@ -220,9 +225,10 @@ export async function startIdentityServer(opts: IdentityServerOptions = {}): Pro
       },
       async close() {
         for (const t of timers) clearInterval(t);
-        ctx.mailer.close();
         await closeApp(app!);
         await ctx.webhooks.idle();
+        await ctx.mailer.idle();
+        ctx.mailer.close();
         await db.destroy();
       },
     };
