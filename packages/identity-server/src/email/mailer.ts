@@ -95,7 +95,7 @@ export class Mailer {
   readonly retryBaseMs: number;
   readonly retryMaxMs: number;
   readonly pollMs: number;
-  /** How long a claimed attempt is left to its process before another may take it again. */
+  /** How long a claimed attempt is left to its process before another may take it again (3 SMTP timeouts + 2 s). */
   private readonly claimMs: number;
 
   constructor(
@@ -107,7 +107,9 @@ export class Mailer {
     this.retryBaseMs = Math.max(1, opts.retryBaseMs ?? 5000);
     this.retryMaxMs = Math.max(this.retryBaseMs, opts.retryMaxMs ?? 60_000);
     this.pollMs = opts.pollMs ?? 1000;
-    this.claimMs = 4 * timeout + 30_000;
+    // Connecting, the greeting and the conversation each end within the timeout (nodemailer's connection, greeting and
+    // socket timeouts), plus a margin: a process that died mid-attempt leaves its message due again after this.
+    this.claimMs = 3 * timeout + 2000;
     this.transport = smtp ? nodemailer.createTransport({ url: smtp.url, connectionTimeout: timeout, greetingTimeout: timeout, socketTimeout: timeout }) : undefined;
   }
 
