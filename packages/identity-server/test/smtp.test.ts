@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, lastMessage, startTestServer, type TestServer } from './helpers.js';
 import { codeIn, freePort, startSmtpSink, type ReceivedMail, type SmtpSink } from './smtp-sink.js';
+import { REPLICAS_SKIP_REASON, startReplicas } from './replicas.js';
 
 /** Waits until `check` returns a value (every 50 ms, at most `ms`). */
 async function until<T>(check: () => Promise<T | undefined> | T | undefined, ms = 10_000): Promise<T> {
@@ -99,5 +100,29 @@ describe('SMTP delivery', () => {
     const r = await api(server)('POST', '/id/v2', { handle: 'prompt@example.com', factor: { method: 'otp_via_email' } });
     expect(r.body.result[0].options).toEqual({});
     expect(await lastMessage(server, 'prompt@example.com')).toMatchObject({ status: 'sent', attempts: 1, last_error: null });
+  });
+});
+
+describe.skipIf(REPLICAS_SKIP_REASON !== undefined)('SMTP outbox shared by replicas (PostgreSQL)', () => {
+  it('sends each held message once, though three replicas retry the same outbox', async () => {
+    const port = await freePort();
+    const r = await startReplicas(3, { limits: { perIpPerMinute: 0, perHandlePerMinute: 0 }, smtp: { url: `smtp://127.0.0.1:${port}`, from: 'x@keyway.test' }, mail: { retryBaseMs: 30, retryMaxMs: 60, pollMs: 20, smtpTimeoutMs: 1000 } });
+    let sink: SmtpSink | undefined;
+    try {
+      const people = Array.from({ length: 12 }, (_, i) => `replica${i}@example.com`);
+      for (const [i, email] of people.entries()) {
+        const res = await r.calls[i % 3]!('POST', '/id/v2', { handle: email, factor: { method: 'otp_via_email' } });
+        expect(res.body.result[0].options).toEqual({ delivery_delayed: true });
+      }
+      // Every replica retries for a while against the closed port before the relay is back.
+      await new Promise((res) => setTimeout(res, 300));
+      sink = await startSmtpSink(port);
+      await until(() => (new Set(sink!.received.flatMap((m) => m.to)).size === people.length ? true : undefined));
+      await new Promise((res) => setTimeout(res, 500));
+      expect(people.map((p) => sink!.received.filter((m) => m.to.includes(p)).length)).toEqual(people.map(() => 1));
+    } finally {
+      await r.stop();
+      await sink?.close();
+    }
   });
 });
