@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, lastMessage, startTestServer, type TestServer } from './helpers.js';
 import { codeIn, freePort, startSmtpSink, type ReceivedMail, type SmtpSink } from './smtp-sink.js';
 import { REPLICAS_SKIP_REASON, startReplicas } from './replicas.js';
+import { Browser, formField } from './browser-jar.js';
 
 /** Waits until `check` returns a value (every 50 ms, at most `ms`). */
 async function until<T>(check: () => Promise<T | undefined> | T | undefined, ms = 10_000): Promise<T> {
@@ -91,6 +92,22 @@ describe('SMTP delivery', () => {
       });
       expect(failed.last_error).toMatch(/^given up: the message (expired|expires)/);
       expect(failed.attempts).toBeGreaterThan(1);
+    } finally {
+      await down.stop();
+    }
+  });
+
+  it("says the delay on the hosted login's code page too", async () => {
+    const down = await startTestServer('sqlite', { smtp: { url: `smtp://127.0.0.1:${await freePort()}`, from: 'x@keyway.test' }, mail: FAST });
+    try {
+      const b = new Browser(down.url);
+      const q = new URLSearchParams({ response_type: 'code', client_id: 'keyway-dev-client', redirect_uri: 'http://localhost:3000/callback', scope: 'openid email', state: 's1', code_challenge: 'x'.repeat(43), code_challenge_method: 'S256' });
+      const form = await b.fetch(`/oauth2/authorize?${q}`);
+      const html = await form.text();
+      expect(form.status, html.slice(0, 300)).toBe(200);
+      const page = await b.post('/oauth2/login', { request_id: formField(html, 'request_id'), email: 'hosted@example.com' }, 'same-site');
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('<p class="notice" role="status">Sending the e-mail is taking longer than usual; it will arrive as soon as the mail server answers.</p>');
     } finally {
       await down.stop();
     }
