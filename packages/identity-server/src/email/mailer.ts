@@ -107,8 +107,10 @@ export class Mailer {
     this.retryBaseMs = Math.max(1, opts.retryBaseMs ?? 5000);
     this.retryMaxMs = Math.max(this.retryBaseMs, opts.retryMaxMs ?? 60_000);
     this.pollMs = opts.pollMs ?? 1000;
-    // Connecting, the greeting and the conversation each end within the timeout (nodemailer's connection, greeting and
-    // socket timeouts), plus a margin: a process that died mid-attempt leaves its message due again after this.
+    // Connecting, the greeting and each silence of the conversation are bounded by the timeout (nodemailer's connection,
+    // greeting and socket timeouts); three of them plus a margin cover an attempt to a relay that answers at all. A
+    // process that died mid-attempt leaves its message due again after this (an attempt that trickles on longer may
+    // be sent a second time by another process: at least once).
     this.claimMs = 3 * timeout + 2000;
     this.transport = smtp ? nodemailer.createTransport({ url: smtp.url, connectionTimeout: timeout, greetingTimeout: timeout, socketTimeout: timeout }) : undefined;
   }
