@@ -158,6 +158,17 @@ function newTokenService(db: Db, dialect: Ctx['dialect'], issuer: string, opts: 
   });
 }
 
+/**
+ * The stored outboxes (webhook deliveries; mail the SMTP server did not take yet), sent in background rounds: one at
+ * once, which takes up what an earlier run of this server or another replica left due, then one every poll.
+ */
+function pollOutboxes(ctx: Ctx, timers: NodeJS.Timeout[]): void {
+  for (const outbox of [ctx.webhooks, ctx.mailer]) {
+    timers.push(setInterval(() => outbox.kick(), outbox.pollMs).unref());
+    outbox.kick();
+  }
+}
+
 /** Starts the Keyway API server: opens and migrates the database, seeds the organization, listens. */
 export async function startIdentityServer(opts: IdentityServerOptions = {}): Promise<IdentityServer> {
   const devMode = opts.devMode ?? process.env.NODE_ENV !== 'production';
@@ -209,11 +220,7 @@ export async function startIdentityServer(opts: IdentityServerOptions = {}): Pro
     timers.push(setInterval(() => void pollSettingsVersion(ctx).catch(() => undefined), SETTINGS_POLL_MS).unref());
     // Revocations made by other replicas (a failed read is retried; validations read themselves once memory is stale).
     timers.push(setInterval(() => void tokens.revocations.catchUp().catch(() => undefined), REVOCATION_POLL_MS).unref());
-    timers.push(setInterval(() => ctx.webhooks.kick(), ctx.webhooks.pollMs).unref());
-    ctx.webhooks.kick();
-    // Mail the SMTP relay did not take yet, also what an earlier run of this server (or another replica) left pending.
-    timers.push(setInterval(() => ctx.mailer.kick(), ctx.mailer.pollMs).unref());
-    ctx.mailer.kick();
+    pollOutboxes(ctx, timers);
     const server: IdentityServer = {
       url,
       orgId,
