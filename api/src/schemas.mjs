@@ -46,6 +46,11 @@ function challengeVariant(type, methods, optionsSchema) {
 
 const emptyOptions = open({}, [], { description: 'This challenge type carries no options.' });
 
+/** Set on a code or link the mail server did not take at once: it is kept and retried, so it arrives late rather than never. */
+const deliveryDelayed = {
+  delivery_delayed: { ...bool('Present (true) when the e-mail with the code or link could not be handed to the mail server yet: the server keeps it and retries, and it arrives as soon as the mail server answers (until the code or link expires). Tell the person it is delayed rather than failed.'), const: true },
+};
+
 /**
  * Factor options may repeat the factor's method (`{method, options: {method, …}}`, as the published client sends
  * them); the copy must name the same method.
@@ -276,11 +281,11 @@ export const schemas = {
     oneOf: [
       challengeVariant('ui_customization', ['email_link', 'sms_link', 'otp_via_email', 'otp_via_sms', 'oidc', 'saml', 'webauthn', 'password', 'totp'], open({ authn_redirect_page_ui_config: open({ logo_url: str({ format: 'uri' }), title: str(), background_color: str(), text_color: str() }) }, ['authn_redirect_page_ui_config'])),
       challengeVariant('authn_context_update', ['oidc', 'saml'], open({ target_org_id: ref('OrganizationId'), factor: ref('Factor') }, ['target_org_id', 'factor'])),
-      challengeVariant('proxy', ['email_link', 'sms_link', 'oidc', 'saml'], open({ challenge_id: ref('ChallengeId') }, ['challenge_id'])),
+      challengeVariant('proxy', ['email_link', 'sms_link', 'oidc', 'saml'], open({ challenge_id: ref('ChallengeId'), ...deliveryDelayed }, ['challenge_id'])),
       challengeVariant('webauthn_create', ['webauthn'], ref('WebAuthnCreateOptions')),
       challengeVariant('webauthn_get', ['webauthn'], ref('WebAuthnGetOptions')),
       challengeVariant('nonce', ['email_link', 'sms_link', 'direct_id', 'impersonate', 'api'], open({ challenge: str({ minLength: 1 }) }, ['challenge'])),
-      challengeVariant('otp', ['otp_via_email', 'otp_via_sms'], emptyOptions),
+      challengeVariant('otp', ['otp_via_email', 'otp_via_sms'], open(deliveryDelayed, [], { description: 'No options, except `delivery_delayed` when the code has not reached the mail server yet.' })),
       challengeVariant('oidc', ['oidc'], open({ auth_code_url: str({ format: 'uri' }) }, ['auth_code_url'])),
       challengeVariant('saml', ['saml'], open({ start_authentication_url: str({ format: 'uri' }) }, ['start_authentication_url'])),
       challengeVariant('password_set', ['password'], open({ validation_rules: ref('PasswordRules') }, ['validation_rules'])),

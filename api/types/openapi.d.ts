@@ -2891,6 +2891,11 @@ export interface components {
             authentication_method: "email_link" | "sms_link" | "oidc" | "saml";
             options: {
                 challenge_id: components["schemas"]["ChallengeId"];
+                /**
+                 * @description Present (true) when the e-mail with the code or link could not be handed to the mail server yet: the server keeps it and retries, and it arrives as soon as the mail server answers (until the code or link expires). Tell the person it is delayed rather than failed.
+                 * @constant
+                 */
+                delivery_delayed?: true;
             };
         } | {
             /** @constant */
@@ -2921,8 +2926,14 @@ export interface components {
             id: components["schemas"]["ChallengeId"];
             /** @enum {string} */
             authentication_method: "otp_via_email" | "otp_via_sms";
-            /** @description This challenge type carries no options. */
-            options: Record<string, never>;
+            /** @description No options, except `delivery_delayed` when the code has not reached the mail server yet. */
+            options: {
+                /**
+                 * @description Present (true) when the e-mail with the code or link could not be handed to the mail server yet: the server keeps it and retries, and it arrives as soon as the mail server answers (until the code or link expires). Tell the person it is delayed rather than failed.
+                 * @constant
+                 */
+                delivery_delayed?: true;
+            };
         } | {
             /** @constant */
             type: "oidc";

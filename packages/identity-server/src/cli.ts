@@ -76,6 +76,12 @@ const server = await startIdentityServer({
   ...(trustProxy !== undefined ? { trustProxy } : {}),
   ...(env.KEYWAY_SMTP_URL ? { smtp: { url: env.KEYWAY_SMTP_URL, from: env.KEYWAY_SMTP_FROM ?? 'Keyway <no-reply@keyway.dev>' } } : {}),
   ...(env.KEYWAY_METRICS_TOKEN ? { metricsToken: env.KEYWAY_METRICS_TOKEN } : {}),
+  mail: {
+    smtpTimeoutMs: Math.max(1, intEnv('KEYWAY_SMTP_TIMEOUT_MS', 5000)),
+    retryBaseMs: Math.max(1, intEnv('KEYWAY_MAIL_RETRY_BASE_MS', 5000)),
+    retryMaxMs: Math.max(1, intEnv('KEYWAY_MAIL_RETRY_MAX_MS', 60_000)),
+    pollMs: Math.max(1, intEnv('KEYWAY_MAIL_POLL_MS', 1000)),
+  },
   ...(env.KEYWAY_OPENAPI_PATH ? { openapiPath: resolve(env.KEYWAY_OPENAPI_PATH) } : {}),
 });
 

@@ -8,7 +8,7 @@ import { SETTINGS_POLL_MS, getOrgSettings, loadOrg, invalidate, pollSettingsVers
 import { openDatabase, type Db } from './db/index.js';
 import { purgeExpired } from './db/maintenance.js';
 import { unlessBusy } from './db/locks.js';
-import { Mailer, type SmtpOptions } from './email/mailer.js';
+import { Mailer, type MailOptions, type SmtpOptions } from './email/mailer.js';
 import { DEFAULT_OPENAPI_PATH, OpenApiContract } from './openapi.js';
 import { RateLimiter } from './http/rate-limit.js';
 import { sha256 } from './crypto/secrets.js';
@@ -70,6 +70,8 @@ export interface IdentityServerOptions {
   trustProxy?: TrustProxy;
   /** Send emails by SMTP (besides recording them in the mailbox). */
   smtp?: SmtpOptions;
+  /** Outbox timing: SMTP timeout, retry backoff, polling; see {@link MailOptions}. */
+  mail?: MailOptions;
   /**
    * The REST contract whose schemas validate the requests and that declares the CORS headers (default: `openapi.yaml` of
    * `@keyway/api`). A missing or unreadable document stops the start with an error naming it.
@@ -167,6 +169,17 @@ function newTokenService(db: Db, dialect: Ctx['dialect'], issuer: string, opts: 
   });
 }
 
+/**
+ * The stored outboxes (webhook deliveries; mail the SMTP server did not take yet), sent in background rounds: one at
+ * once, which takes up what an earlier run of this server or another replica left due, then one every poll.
+ */
+function pollOutboxes(ctx: Ctx, timers: NodeJS.Timeout[]): void {
+  for (const outbox of [ctx.webhooks, ctx.mailer]) {
+    timers.push(setInterval(() => outbox.kick(), outbox.pollMs).unref());
+    outbox.kick();
+  }
+}
+
 /** Starts the Keyway API server: opens and migrates the database, seeds the organization, listens. */
 export async function startIdentityServer(opts: IdentityServerOptions = {}): Promise<IdentityServer> {
   const devMode = opts.devMode ?? process.env.NODE_ENV !== 'production';
@@ -189,7 +202,7 @@ export async function startIdentityServer(opts: IdentityServerOptions = {}): Pro
       db,
       dialect,
       tokens,
-      mailer: new Mailer(db, opts.smtp),
+      mailer: new Mailer(db, opts.smtp, opts.mail),
       limiter: new RateLimiter(db),
       limits: { ...DEFAULT_LIMITS, ...opts.limits },
       publicUrl: provisionalUrl,
@@ -219,8 +232,7 @@ export async function startIdentityServer(opts: IdentityServerOptions = {}): Pro
     timers.push(setInterval(() => void pollSettingsVersion(ctx).catch(() => undefined), SETTINGS_POLL_MS).unref());
     // Revocations made by other replicas (a failed read is retried; validations read themselves once memory is stale).
     timers.push(setInterval(() => void tokens.revocations.catchUp().catch(() => undefined), REVOCATION_POLL_MS).unref());
-    timers.push(setInterval(() => ctx.webhooks.kick(), ctx.webhooks.pollMs).unref());
-    ctx.webhooks.kick();
+    pollOutboxes(ctx, timers);
     let closing: Promise<void> | undefined;
     const server: IdentityServer = {
       url,
@@ -239,9 +251,10 @@ export async function startIdentityServer(opts: IdentityServerOptions = {}): Pro
       close() {
         closing ??= (async () => {
           for (const t of timers) clearInterval(t);
-          ctx.mailer.close();
           await closeApp(app!);
           await ctx.webhooks.idle();
+          await ctx.mailer.idle();
+          ctx.mailer.close();
           await db.destroy();
         })();
         return closing;

@@ -95,6 +95,12 @@ export interface MailboxMessage {
   html: string;
   to: string;
   created_at: string;
+  /** Outbox state: `pending` while the SMTP relay has not taken it, `sent`, or `failed` once given up. */
+  status: 'pending' | 'sent' | 'failed';
+  attempts: number;
+  next_attempt_at: string | null;
+  last_error: string | null;
+  sent_at: string | null;
 }
 
 /** Newest dev-mailbox message to `to`. */

@@ -37,6 +37,7 @@ export const DEFAULT_TEXT = {
   'authenticating.proofLink': 'We sent a link to {handle} to check that the address is yours. Open it and confirm that it is you; this page then continues.',
   'authenticating.proofLink.password': 'We sent a link to {handle} to check that the address is yours. Open it and confirm that it is you; this page then asks for your new password.',
   'authenticating.proofLink.webauthn': 'We sent a link to {handle} to check that the address is yours. Open it and confirm that it is you; this page then creates your passkey.',
+  'authenticating.delayed': 'Sending the e-mail is taking longer than usual; it will arrive as soon as the mail server answers.',
   'authenticating.sso': 'Finish signing in with your identity provider in the window that opened.',
   'authenticating.passkey': 'Follow your browser’s passkey prompt.',
   'otp.label': 'Code',

@@ -62,6 +62,7 @@ function CodeStep({ state, onCancel, onResend, resent }: { state: Extract<FlowSt
       {state.kind === 'otp' && state.sentTo && (
         <p className="kw-status" role="status">
           {text(resent ? 'otp.resent' : 'authenticating.codeSent', { handle: state.sentTo })}
+          {state.delayed && <DelayedNotice />}
         </p>
       )}
       {state.registration && <TOTPRegistration registration={state.registration} />}
@@ -298,6 +299,12 @@ function PasswordStep({
   );
 }
 
+/** Said after “We sent …” when the mail server has not taken the message yet (the server retries it). */
+function DelayedNotice() {
+  const { text } = useConfiguration();
+  return <span className="kw-delayed"> {text('authenticating.delayed')}</span>;
+}
+
 function WorkingStep({ state, onCancel }: { state: Extract<FlowState, { step: 'working' }>; onCancel?: () => void }) {
   const { text } = useConfiguration();
   const ref = useStepFocus<HTMLDivElement>('working');
@@ -314,6 +321,7 @@ function WorkingStep({ state, onCancel }: { state: Extract<FlowState, { step: 'w
     <div ref={ref} className="kw-step kw-step-working" aria-busy="true">
       <p className="kw-status" role="status" tabIndex={-1} data-kw-focus>
         <span className="kw-spinner" aria-hidden="true" /> {status}
+        {state.link?.delayed && <DelayedNotice />}
       </p>
       <BackButton onClick={onCancel} />
     </div>

@@ -10,9 +10,12 @@ export type FlowState =
    * Waiting on the server, an SSO window or a passkey prompt; or on a sign-in link (`link`: sent to `handle`; `proof`
    * when it proves the address before the password or passkey of a sign-up).
    */
-  | { step: 'working'; method?: string; handle?: string; link?: { proof: boolean } }
-  /** A code is needed (`otp`: sent by email/SMS; `totp`: authenticator app, with `registration` on first set-up). */
-  | { step: 'code'; kind: 'otp' | 'totp'; sentTo?: string; registration?: TOTPRegisterOptions; error?: string; submit: (code: string) => void }
+  | { step: 'working'; method?: string; handle?: string; link?: { proof: boolean; delayed?: boolean } }
+  /**
+   * A code is needed (`otp`: sent by email/SMS; `totp`: authenticator app, with `registration` on first set-up).
+   * `delayed`: the mail server has not taken the code yet; the server retries and it arrives late.
+   */
+  | { step: 'code'; kind: 'otp' | 'totp'; sentTo?: string; delayed?: boolean; registration?: TOTPRegisterOptions; error?: string; submit: (code: string) => void }
   /**
    * A password is needed: `verify` the existing one, `set` a first one, `reset` after recovery. `proved`: the address a
    * sign-in link just proved (a sign-up by password).
@@ -86,6 +89,8 @@ export function useFlow(options: UseFlowOptions = {}) {
       const run: Run = { buffer: [], off: () => {}, cancelled: false };
       current.current = run;
       let sentTo: string | undefined;
+      /** The message with the code or link waits for the mail server (the server retries it). */
+      let delayed = false;
       /** The address a sign-in link proved before the step that follows it (a sign-up's password). */
       let proved: string | undefined;
       let proving = false;
@@ -100,14 +105,17 @@ export function useFlow(options: UseFlowOptions = {}) {
       };
       const handle = (e: Any) => {
         switch (e.__name) {
-          case 'codeSent':
-            sentTo = (e as SDKEvents['codeSent']).handle;
+          case 'codeSent': {
+            const ev = e as SDKEvents['codeSent'];
+            sentTo = ev.handle;
+            delayed = ev.delayed === true;
             break;
+          }
           case 'linkSent': {
             const ev = e as SDKEvents['linkSent'];
             sentTo = ev.handle ?? context.handle;
             proving = ev.proof;
-            setState({ step: 'working', method: context.factor?.method, handle: sentTo, link: { proof: ev.proof } });
+            setState({ step: 'working', method: context.factor?.method, handle: sentTo, link: { proof: ev.proof, ...(ev.delayed ? { delayed: true } : {}) } });
             break;
           }
           case 'linkConfirmed':
@@ -122,7 +130,7 @@ export function useFlow(options: UseFlowOptions = {}) {
           }
           case 'codeRequested': {
             const ev = e as SDKEvents['codeRequested'];
-            setState({ step: 'code', kind: ev.kind, sentTo, registration, error: pending.error, submit: wrap(ev.submit) });
+            setState({ step: 'code', kind: ev.kind, sentTo, ...(delayed && ev.kind === 'otp' ? { delayed } : {}), registration, error: pending.error, submit: wrap(ev.submit) });
             pending = {};
             break;
           }

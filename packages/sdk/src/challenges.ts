@@ -3,7 +3,7 @@ import { failure } from './client.js';
 import { InvalidActionError, UnexpectedError } from './errors.js';
 import type { ChallengeHandler, Flow } from './flow.js';
 import { challengesOf, otpSlug, type ChallengesOrToken } from './flow.js';
-import type { PasswordRulesOptions, PasswordValidationRule, ProxyChallenge, TOTPRegisterOptions } from './types.js';
+import type { Challenge, PasswordRulesOptions, PasswordValidationRule, ProxyChallenge, TOTPRegisterOptions } from './types.js';
 
 /** Milliseconds between two polls of a proxy challenge. */
 export const PROXY_POLL_MS = 1000;
@@ -38,10 +38,13 @@ function code(kind: 'otp' | 'totp', slug: string): ChallengeHandler {
     );
 }
 
+/** `delayed: true` when the server says the message with the code or link waits for the mail server. */
+const delayed = (ch: Challenge): { delayed?: true } => ('options' in ch && (ch.options as { delivery_delayed?: unknown }).delivery_delayed === true ? { delayed: true } : {});
+
 /** `otp`: emits `codeSent`, then `codeRequested` until a code is accepted (a wrong code emits `incorrectCodeSubmitted`). */
 export const otp: ChallengeHandler = (flow, ch) => {
   const { method } = flow.request.factor;
-  flow.emit('codeSent', { challengeId: ch.id, method, handle: flow.request.handle });
+  flow.emit('codeSent', { challengeId: ch.id, method, handle: flow.request.handle, ...delayed(ch) });
   return code('otp', otpSlug(method))(flow, ch);
 };
 
@@ -141,7 +144,7 @@ export const proxy: ChallengeHandler = async (flow, ch) => {
   const id = encodeURIComponent(challengeId);
   const { handle, factor } = flow.request;
   const link = /_link$/.test(ch.authentication_method ?? '') ? ch.authentication_method! : undefined;
-  if (link) flow.emit('linkSent', { challengeId, method: link, handle, proof: factor.method !== link });
+  if (link) flow.emit('linkSent', { challengeId, method: link, handle, proof: factor.method !== link, ...delayed(ch) });
   for (;;) {
     flow.check();
     const r = await flow.client.call<ChallengesOrToken>('GET', `/challenge/${id}/v2`, {

@@ -63,7 +63,7 @@ export interface ChallengeBase<T extends string = ChallengeType, O = Record<stri
 /** A nonce challenge: the SDK answers it automatically. */
 export interface NonceChallenge extends ChallengeBase<'nonce', { challenge: string }> {}
 /** An OTP challenge: a code was sent by email or SMS and must be typed in. */
-export interface OTPChallenge extends ChallengeBase<'otp', Record<string, unknown>> {}
+export interface OTPChallenge extends ChallengeBase<'otp', { delivery_delayed?: true }> {}
 /** Options of a TOTP registration challenge. */
 export interface TOTPRegisterOptions {
   /** `otpauth://` URI to put into an authenticator app. */
@@ -169,7 +169,7 @@ export interface OIDCChallenge extends ChallengeBase<'oidc', { auth_code_url: st
 /** A SAML challenge: the person signs in at the SAML identity provider. */
 export interface SAMLChallenge extends ChallengeBase<'saml', { start_authentication_url: string }> {}
 /** A proxy challenge: the SDK polls until another device or tab completes it (e.g. a magic link). */
-export interface ProxyChallenge extends ChallengeBase<'proxy', { challenge_id: string }> {}
+export interface ProxyChallenge extends ChallengeBase<'proxy', { challenge_id: string; delivery_delayed?: true }> {}
 /** Options of a UI customization challenge. */
 export interface UICustomizationOptions {
   /** Branding of the hosted sign-in page (colours, logo, texts). */
@@ -680,6 +680,11 @@ export interface CodeSentEvent extends SDKEventBase {
   method?: AuthenticationMethod;
   /** Where it was sent. */
   handle?: string;
+  /**
+   * The mail server did not take the message yet (the challenge's `delivery_delayed`): the server keeps it and
+   * retries, so it arrives late rather than never. Tell the person it is delayed.
+   */
+  delayed?: boolean;
 }
 /** `linkSent`: a sign-in link was sent; the flow polls until its owner opens it and confirms on its page. */
 export interface LinkSentEvent extends SDKEventBase {
@@ -694,6 +699,8 @@ export interface LinkSentEvent extends SDKEventBase {
    * handle added to the signed-in person) rather than completing the sign-in itself.
    */
   proof: boolean;
+  /** The mail server did not take the message yet; it arrives as soon as it answers (see {@link CodeSentEvent.delayed}). */
+  delayed?: boolean;
 }
 /** `linkConfirmed`: the owner confirmed the link; the flow goes on (or ends with the token). */
 export interface LinkConfirmedEvent extends SDKEventBase {

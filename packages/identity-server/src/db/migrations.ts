@@ -2,6 +2,7 @@ import { sql, type Kysely, type Migration, type MigrationProvider } from 'kysely
 import { growth } from './growth.js';
 import { handleProofs } from './handle-proofs.js';
 import { revocationFeed } from './revocation-feed.js';
+import { mailOutbox } from './mail-outbox.js';
 import { apiKeyLookup, externalCredentialKinds, regionNames, ssoAuthenticationIds } from './compat.js';
 import type { DialectName } from './dialect.js';
 
@@ -380,6 +381,7 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
       },
     },
     '0021_revocation_feed': { up: revocationFeed },
+    '0022_mail_outbox': { up: mailOutbox },
   };
 }
 

@@ -133,6 +133,18 @@ export interface MailboxTable {
   code: string | null;
   link: string | null;
   created_at: string;
+  /** Outbox state (0022): `pending` until sent, `sent`, or `failed` once given up. */
+  status: Generated<string>;
+  /** Sending attempts made (or claimed) so far. */
+  attempts: Generated<number>;
+  /** When a pending message is due for its next attempt. */
+  next_attempt_at: string | null;
+  /** After this, sending is pointless (the code or link has expired): a pending message is given up. */
+  expires_at: string | null;
+  last_error: string | null;
+  sent_at: string | null;
+  /** From name of the organization's template, kept for the retries. */
+  sender_name: string | null;
 }
 
 export interface GroupTable {

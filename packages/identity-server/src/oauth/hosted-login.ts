@@ -12,6 +12,7 @@ import { loadOrg } from '../organizations/settings.js';
 import { parseHandle } from '../persons/handles.js';
 import { challengeData, createChallenge } from '../signin/challenges.js';
 import { answerOtp, otpFactor } from '../signin/factors/otp.js';
+import { DELAYED_NOTICE } from '../email/mailer.js';
 import { describeValidation, type ValidationIssue } from '../http/validation.js';
 import { findClient, issueCode, redirectAllowed, str, withParams, type OAuthRequest } from './protocol.js';
 import { bindLoginToBrowser, currentSession, loginBoundToBrowser, personMaySignIn, startSession, unbindLogin } from './session.js';
@@ -42,8 +43,9 @@ ${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
 <label for="email">${escapeHtml(t.emailLabel)}</label><input id="email" name="email" type="email" autocomplete="email" required value="${escapeHtml(email)}">
 <button type="submit">${escapeHtml(t.sendCode)}</button></form>`;
 
-const codeForm = (requestId: string, challengeId: string, email: string, t: PageTexts, error?: string) => `
+const codeForm = (requestId: string, challengeId: string, email: string, t: PageTexts, error?: string, delayed = false) => `
 <p>${escapeHtml(t.codeIntro)}</p>
+${delayed ? `<p class="notice" role="status">${escapeHtml(DELAYED_NOTICE)}</p>` : ''}
 ${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
 <form method="post" action="/oauth2/login/code">
 <input type="hidden" name="request_id" value="${escapeHtml(requestId)}"><input type="hidden" name="challenge_id" value="${escapeHtml(challengeId)}">
@@ -238,7 +240,7 @@ export async function loginFormRoutes(scope: FastifyInstance, { ctx }: { ctx: Ct
         const [ch] = await otpFactor('email').start(ctx, { org: pending.org, handle, method: 'otp_via_email', options: {}, previous: undefined, metadata: undefined });
         // The request takes only the code it sent (the latest one).
         await ctx.db.updateTable('challenges').set({ data: JSON.stringify({ ...pending.request, otp_challenge_id: ch!.id }) }).where('id', '=', pending.row.id).execute();
-        return page(reply, 200, 'Enter your code', codeForm(pending.row.id, ch!.id, handle.value, pending.texts(handle.value)), pending.ui, pending.request.redirect_uri);
+        return page(reply, 200, 'Enter your code', codeForm(pending.row.id, ch!.id, handle.value, pending.texts(handle.value), undefined, 'delivery_delayed' in ch!.options), pending.ui, pending.request.redirect_uri);
       } catch (err) {
         if (err instanceof RateLimitError) reply.header('retry-after', String(err.retryAfterSeconds));
         const status = err instanceof RateLimitError ? 429 : 400;

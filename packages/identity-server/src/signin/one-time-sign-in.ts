@@ -1,4 +1,5 @@
 import type { Ctx, Org } from '../context.js';
+import type { SendOutcome } from '../email/mailer.js';
 import { hashSecret, newSecret, sameDigest } from '../crypto/secrets.js';
 import { badRequest, notFound, unauthorized } from '../http/errors.js';
 import { escapeHtml } from '../http/html.js';
@@ -37,7 +38,7 @@ export const RESET_PAGE_PATH = '/password-reset';
  * An organization-initiated password reset: a password_reset challenge in a challenge pack, linked from a message to the
  * person's e-mail address or phone (`redirect_target?challenge_pack_id=…`, valid one hour).
  */
-export async function sendPasswordResetLink(ctx: Ctx, org: Org, personId: string, handle: Handle, redirectTarget: string): Promise<void> {
+export async function sendPasswordResetLink(ctx: Ctx, org: Org, personId: string, handle: Handle, redirectTarget: string): Promise<SendOutcome> {
   const ttl = 3600;
   const row = await createChallenge(ctx, { org, type: 'password_reset', method: handle.type === 'email_address' ? 'email_link' : 'sms_link', handle, personId, data: { reset_by_link: true }, ttlSeconds: ttl });
   const pack = await createChallengePack(ctx, org, [{ id: row.id, type: 'password_reset', authentication_method: 'password', options: passwordRulesOptions(org) }], ttl);
@@ -45,7 +46,7 @@ export async function sendPasswordResetLink(ctx: Ctx, org: Org, personId: string
   url.searchParams.set('challenge_pack_id', pack);
   const link = url.toString();
   const text = `Set a new password for ${org.org_name}: ${link}\nThe link works for one hour. If you did not expect it, ignore this message.`;
-  await ctx.mailer.send({
+  return ctx.mailer.send({
     orgId: org.id,
     channel: handle.type === 'email_address' ? 'email' : 'sms',
     to: handle.value,
@@ -53,6 +54,7 @@ export async function sendPasswordResetLink(ctx: Ctx, org: Org, personId: string
     text,
     html: `<p>Set a new password for <b>${escapeHtml(org.org_name)}</b>:</p><p><a href="${escapeHtml(link)}">Choose a new password</a></p><p>The link works for one hour. If you did not expect it, ignore this message.</p>`,
     link,
+    validForSeconds: ttl,
     template: { name: handle.type === 'email_address' ? 'email_password_reset' : 'text_password_reset', vars: { link, org_name: org.org_name, minutes: '60' } },
   });
 }

@@ -12,6 +12,7 @@ import { loadOrg } from '../organizations/settings.js';
 import { parseHandle, type Handle } from '../persons/handles.js';
 import { challengeData } from '../signin/challenges.js';
 import { sendCode } from '../signin/factors/otp.js';
+import { DELAYED_NOTICE } from '../email/mailer.js';
 import { federatedPerson, providerKey } from './federated.js';
 import { pendingIdpTokens, type PendingIdpTokens } from './idp-tokens.js';
 import { pickProvider, requestedScopes, pickSamlProvider, providerConfig, samlClient, ssoCallbackUrl, trustsEmails, type SamlProviderConfig } from './providers.js';
@@ -87,12 +88,13 @@ async function completeReturn(ctx: Ctx, reply: FastifyReply, method: 'oidc' | 's
 }
 
 /** The page that asks for the code sent to an address a provider asserted without proving it. */
-function codePage(reply: FastifyReply, status: number, challengeId: string, email: string, error?: string) {
+function codePage(reply: FastifyReply, status: number, challengeId: string, email: string, error?: string, delayed = false) {
   return sendFormPage(
     reply,
     status,
     'Confirm your e-mail address',
     `<p>Your identity provider did not confirm that <b>${escapeHtml(email)}</b> is yours. We sent a 6-digit code to it: enter it to continue.</p>` +
+      (delayed ? `<p role="status">${escapeHtml(DELAYED_NOTICE)}</p>` : '') +
       (error ? `<p role="alert" style="color:#b00020">${escapeHtml(error)}</p>` : '') +
       `<form method="post" action="/sso/confirm-email"><input type="hidden" name="challenge_id" value="${escapeHtml(challengeId)}">` +
       `<label for="code">Code</label> <input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" required> <button type="submit">Continue</button></form>`,
@@ -112,8 +114,8 @@ async function askForCode(ctx: Ctx, reply: FastifyReply, challengeId: string, ha
   const row = await ctx.db.selectFrom('challenges').select('org_id').where('id', '=', challengeId).executeTakeFirstOrThrow();
   const org = await loadOrg(ctx, row.org_id);
   if (!org) return ssoPage(reply, 400, 'Sign-in failed', 'This organization no longer exists.');
-  await sendCode(ctx, org, handle, code, 'sign-in');
-  return codePage(reply, 200, challengeId, handle.value);
+  const sent = await sendCode(ctx, org, handle, code, 'sign-in');
+  return codePage(reply, 200, challengeId, handle.value, undefined, sent.delivery === 'delayed');
 }
 
 /** `/sso/confirm-email`: the code sent to an address the provider did not prove; a right one completes the return. */

@@ -1,6 +1,7 @@
 import { escapeHtml } from '../../http/html.js';
 import { badRequest } from '../../http/errors.js';
 import type { Ctx, Org } from '../../context.js';
+import type { SendOutcome } from '../../email/mailer.js';
 import { hashSecret, newOtpCode, newSecret, sameDigest } from '../../crypto/secrets.js';
 import { assertReachable, type Handle } from '../../persons/handles.js';
 import { findPersonByHandle } from '../../persons/persons.js';
@@ -9,8 +10,8 @@ import { checkAnswer, createChallenge, finishSignIn, redirectTarget, requireHand
 // One-time codes (otp_via_email, otp_via_sms) and sign-in links (email_link, sms_link), also used by account recovery
 // and the hosted login.
 
-/** Sends a sign-in or recovery code by e-mail or SMS. */
-export function sendCode(ctx: Ctx, org: Org, handle: Handle, code: string, purpose: 'sign-in' | 'recovery'): Promise<void> {
+/** Sends a sign-in or recovery code by e-mail or SMS (through the outbox: `delayed` when the mail server did not take it yet). */
+export function sendCode(ctx: Ctx, org: Org, handle: Handle, code: string, purpose: 'sign-in' | 'recovery'): Promise<SendOutcome> {
   const minutes = Math.round(ctx.limits.codeTtlSeconds / 60);
   const what = purpose === 'sign-in' ? 'sign-in' : 'account recovery';
   if (handle.type === 'email_address') {
@@ -22,6 +23,7 @@ export function sendCode(ctx: Ctx, org: Org, handle: Handle, code: string, purpo
       text: `Your ${what} code for ${org.org_name} is ${code}.\nIt expires in ${minutes} minutes. If you did not ask for it, ignore this message.`,
       html: `<p>Your ${what} code for <b>${escapeHtml(org.org_name)}</b> is</p><p style="font-size:28px;letter-spacing:4px"><b>${code}</b></p><p>It expires in ${minutes} minutes. If you did not ask for it, ignore this message.</p>`,
       code,
+      validForSeconds: ctx.limits.codeTtlSeconds,
       ...(purpose === 'sign-in' ? { template: { name: 'email_otp_message' as const, vars: { code, org_name: org.org_name, minutes: String(minutes) } } } : {}),
     });
   }
@@ -33,6 +35,7 @@ export function sendCode(ctx: Ctx, org: Org, handle: Handle, code: string, purpo
     text: `${code} is your ${org.org_name} ${what} code. It expires in ${minutes} min.`,
     html: `<p>${code} is your ${escapeHtml(org.org_name)} ${what} code. It expires in ${minutes} min.</p>`,
     code,
+    validForSeconds: ctx.limits.codeTtlSeconds,
     ...(purpose === 'sign-in' ? { template: { name: 'text_otp_message' as const, vars: { code, org_name: org.org_name, minutes: String(minutes) } } } : {}),
   });
 }
@@ -46,8 +49,8 @@ export const otpFactor = (channel: 'email' | 'sms'): FactorHandler => ({
     if (r.recovery) data.recovery = true;
     if (r.chain) data.chain = true;
     const row = await createChallenge(ctx, { org: r.org, type: 'otp', method: r.method, handle, secret: code, data });
-    if (!r.recovery || (await findPersonByHandle(ctx, r.org.id, handle))) await sendCode(ctx, r.org, handle, code, r.recovery ? 'recovery' : 'sign-in');
-    return [{ id: row.id, type: 'otp', authentication_method: channel === 'email' ? 'otp_via_email' : 'otp_via_sms', options: {} }];
+    const sent = !r.recovery || (await findPersonByHandle(ctx, r.org.id, handle)) ? await sendCode(ctx, r.org, handle, code, r.recovery ? 'recovery' : 'sign-in') : undefined;
+    return [{ id: row.id, type: 'otp', authentication_method: channel === 'email' ? 'otp_via_email' : 'otp_via_sms', options: delayedOption(sent) }];
   },
 });
 
@@ -69,7 +72,8 @@ export const linkFactor = (channel: 'email' | 'sms'): FactorHandler => ({
     if (r.recovery && !(await findPersonByHandle(ctx, r.org.id, handle))) return out;
     const link = `${ctx.publicUrl}/challenge/${row.id}/verify?secret=${secret}`;
     const minutes = Math.round(ctx.limits.codeTtlSeconds / 60);
-    await ctx.mailer.send(
+    const validForSeconds = ctx.limits.codeTtlSeconds;
+    const sent = await ctx.mailer.send(
       channel === 'email'
         ? {
             orgId: r.org.id,
@@ -79,6 +83,7 @@ export const linkFactor = (channel: 'email' | 'sms'): FactorHandler => ({
             text: `Open this link to sign in to ${r.org.org_name}:\n${link}\nIt expires in ${minutes} minutes. If you did not ask for it, ignore this message.`,
             html: `<p>Open this link to sign in to <b>${escapeHtml(r.org.org_name)}</b>:</p><p><a href="${escapeHtml(link)}">Sign in</a></p><p>It expires in ${minutes} minutes. If you did not ask for it, ignore this message.</p>`,
             link,
+            validForSeconds,
             ...(r.recovery ? {} : { template: { name: 'email_authn_challenge' as const, vars: { link, org_name: r.org.org_name, minutes: String(minutes) } } }),
           }
         : {
@@ -89,12 +94,19 @@ export const linkFactor = (channel: 'email' | 'sms'): FactorHandler => ({
             text: `Sign in to ${r.org.org_name}: ${link}`,
             html: `<p>Sign in to ${escapeHtml(r.org.org_name)}: <a href="${escapeHtml(link)}">${escapeHtml(link)}</a></p>`,
             link,
+            validForSeconds,
             ...(r.recovery ? {} : { template: { name: 'text_authn_challenge' as const, vars: { link, org_name: r.org.org_name, minutes: String(minutes) } } }),
           },
     );
+    Object.assign(out[0]!.options, delayedOption(sent));
     return out;
   },
 });
+
+/** The challenge option telling the client that the message waits for the mail server (`delivery_delayed`). */
+function delayedOption(sent: SendOutcome | undefined): { delivery_delayed?: true } {
+  return sent?.delivery === 'delayed' ? { delivery_delayed: true } : {};
+}
 
 
 /** Checks a one-time code (`otp` challenges). */
