@@ -33,6 +33,8 @@ describe.each(BACKENDS)('health, readiness and metrics (%s)', (backend) => {
     expect(text).toMatch(/^keyway_nodejs_eventloop_lag_p99_seconds [\d.e-]+$/m);
     expect(text).toMatch(/^keyway_revocations_in_memory\{kind="token"\} \d+$/m);
     expect(text).toMatch(/^keyway_draining 0$/m);
+    expect(text).toMatch(/^# TYPE keyway_mail_outbox gauge$/m);
+    expect(text).toMatch(/^# TYPE keyway_webhook_deliveries gauge$/m);
     if (backend === 'postgres') expect(text).toMatch(/^keyway_db_pool_connections\{state="max"\} 10$/m);
     else expect(text).not.toMatch(/keyway_db_pool/);
   });

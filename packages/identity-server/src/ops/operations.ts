@@ -120,19 +120,26 @@ export class Operations {
       });
       new Gauge({ name: 'keyway_db_pool_waiting', help: 'Queries waiting for a PostgreSQL connection.', registers: [register], collect() { this.set(pool().waiting); } });
     }
+    this.statusGauge(register, 'keyway_webhook_deliveries', 'Stored webhook deliveries not delivered: pending (waiting for their next attempt), failed (the dead letters).', 'webhook_deliveries', 'delivered');
+    this.statusGauge(register, 'keyway_mail_outbox', 'Stored e-mails and SMS not sent: pending (waiting for their next attempt), failed (given up).', 'mailbox', 'sent');
+    this.registry = register;
+    return register;
+  }
+
+  /** A gauge of a table's rows by `status`, leaving out the rows in status `done` (read at each scrape). */
+  private statusGauge(register: Registry, name: string, help: string, table: 'webhook_deliveries' | 'mailbox', done: string): void {
+    const db = this.ctx.db;
     new Gauge({
-      name: 'keyway_webhook_deliveries',
-      help: 'Stored webhook deliveries by status (pending: waiting for their next attempt; failed: the dead letters).',
+      name,
+      help,
       labelNames: ['status'],
       registers: [register],
       async collect() {
         this.reset();
-        const rows = await ops.ctx.db.selectFrom('webhook_deliveries').select(['status', (eb) => eb.fn.countAll<number>().as('n')]).where('status', '!=', 'delivered').groupBy('status').execute().catch(() => []);
+        const rows = await db.selectFrom(table).select(['status', (eb) => eb.fn.countAll<number>().as('n')]).where('status', '!=', done).groupBy('status').execute().catch(() => []);
         for (const r of rows) this.set({ status: r.status }, Number(r.n));
       },
     });
-    this.registry = register;
-    return register;
   }
 
   /** Whether the caller may read `/metrics`. */
