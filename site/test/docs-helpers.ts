@@ -16,7 +16,7 @@ import ts from 'typescript';
 import { visit } from 'unist-util-visit';
 import { CONTRACT_PATH, loadContract } from '@keyway/api';
 import { DEFAULT_DEV_API_KEY } from '@keyway/identity-server';
-import { startTestIdentityServer, type TestServerOptions } from '@keyway/identity-server/testing';
+import { startTestIdentityServer, type TestServerOptions, type TestServer } from '@keyway/identity-server/testing';
 
 // ---------------------------------------------------------------------------------------------
 // Locations and the spec
@@ -595,7 +595,7 @@ export function wordingProblems(p: Page, minWords = 300): string[] {
 
 /** The identity server started in-process on a free port with a throw-away database (development mode). */
 export interface LocalServer {
-  live: LiveServer;
+  live: TestServer;
   /** Management API key of the seeded organization. */
   apiKey: string;
   /** Stops the server and removes its database. */
