@@ -68,7 +68,10 @@ export class Operations {
     }
   }
 
-  /** Counts an answered request (only once `/metrics` was read once: a server nobody scrapes pays nothing). */
+  /**
+   * Counts an answer as it is sent (only once `/metrics` was read once: a server nobody scrapes pays nothing); its time is
+   * from the request to the start of the answer.
+   */
   observe(req: FastifyRequest, reply: FastifyReply): void {
     if (!this.requests) return;
     const route = req.routeOptions.url ?? 'unmatched';
