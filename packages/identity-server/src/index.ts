@@ -180,6 +180,37 @@ function pollOutboxes(ctx: Ctx, timers: NodeJS.Timeout[]): void {
   }
 }
 
+/** What `startIdentityServer` answers: the running server, its drain and its close (each step once). */
+function serverHandle(ctx: Ctx, app: FastifyInstance, operations: Operations, timers: NodeJS.Timeout[], where: { url: string; orgId: string }): IdentityServer {
+  let closing: Promise<void> | undefined;
+  const server: IdentityServer = {
+    ...where,
+    app,
+    db: ctx.db,
+    reloadOrganizations: () => {
+      invalidate(ctx);
+      void reloadAllowedDomains(ctx);
+    },
+    async drain(ms) {
+      operations.drain();
+      await new Promise((r) => setTimeout(r, ms));
+      await server.close();
+    },
+    close() {
+      closing ??= (async () => {
+        for (const t of timers) clearInterval(t);
+        await closeApp(app);
+        await ctx.webhooks.idle();
+        await ctx.mailer.idle();
+        ctx.mailer.close();
+        await ctx.db.destroy();
+      })();
+      return closing;
+    },
+  };
+  return server;
+}
+
 /** Starts the Keyway API server: opens and migrates the database, seeds the organization, listens. */
 export async function startIdentityServer(opts: IdentityServerOptions = {}): Promise<IdentityServer> {
   const devMode = opts.devMode ?? process.env.NODE_ENV !== 'production';
@@ -233,34 +264,7 @@ export async function startIdentityServer(opts: IdentityServerOptions = {}): Pro
     // Revocations made by other replicas (a failed read is retried; validations read themselves once memory is stale).
     timers.push(setInterval(() => void tokens.revocations.catchUp().catch(() => undefined), REVOCATION_POLL_MS).unref());
     pollOutboxes(ctx, timers);
-    let closing: Promise<void> | undefined;
-    const server: IdentityServer = {
-      url,
-      orgId,
-      app,
-      db,
-      reloadOrganizations: () => {
-        invalidate(ctx);
-        void reloadAllowedDomains(ctx);
-      },
-      async drain(ms) {
-        operations.drain();
-        await new Promise((r) => setTimeout(r, ms));
-        await server.close();
-      },
-      close() {
-        closing ??= (async () => {
-          for (const t of timers) clearInterval(t);
-          await closeApp(app!);
-          await ctx.webhooks.idle();
-          await ctx.mailer.idle();
-          ctx.mailer.close();
-          await db.destroy();
-        })();
-        return closing;
-      },
-    };
-    return server;
+    return serverHandle(ctx, app, operations, timers, { url, orgId });
   } catch (err) {
     for (const t of timers) clearInterval(t);
     if (app) await closeApp(app).catch(() => undefined);
