@@ -252,8 +252,13 @@ describe.skipIf(SKIP !== undefined)(`three identity-server processes behind the 
       expect(a.retryAfter).toBe('5');
       expect(a.message).toMatch(/^the database is unavailable \(.+\): try again in a few seconds$/);
     }
-    // Readiness tells the balancer (and an orchestrator) why.
-    const ready = await fetch(`${cluster.replicas[0].url}/health/ready`);
+    // Readiness tells the balancer (and an orchestrator) why, once its cached answer (half a second) is renewed.
+    let ready: Response;
+    for (const asked = Date.now(); ; ) {
+      ready = await fetch(`${cluster.replicas[0].url}/health/ready`);
+      if (ready.status === 503 || Date.now() - asked > 2000) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
     expect(ready.status).toBe(503);
     expect(((await ready.json()) as any).errors[0].message).toMatch(/database/);
 
