@@ -76,13 +76,17 @@ export async function startCluster({ replicas, env, balancerPort = 0, balancerHo
     replicas: members.map((m) => ({ name: m.name, url: m.url, get pid() { return m.child.pid; } })),
     balancer,
     restart,
-    /** Each replica in turn: restarted, and ready again (the balancer sees it) before the next one. */
-    async rollingRestart({ onRestarted = () => {} } = {}) {
+    /**
+     * Each replica in turn: restarted, and ready again (the balancer sees it) before the next one. `beforeRestart(i)`
+     * and `onRestarted(name, exit, i)` let another balancer take the replica out and back in.
+     */
+    async rollingRestart({ beforeRestart = async () => {}, onRestarted = async () => {} } = {}) {
       for (let i = 0; i < members.length; i++) {
+        await beforeRestart(i);
         const exit = await restart(i);
         // The balancer takes it back on its next readiness check.
         while (!balancer.ready().includes(members[i].url)) await new Promise((r) => setTimeout(r, 50));
-        onRestarted(members[i].name, exit);
+        await onRestarted(members[i].name, exit, i);
       }
     },
     /** `kill -9` of replica `i`: answers once it is gone; it is started again by itself (see `ready`). */

@@ -4,6 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshStorage, type TestStorage } from '@keyway/identity-server/testing';
 import { freePort, startCluster } from '../cluster.mjs';
@@ -25,7 +26,7 @@ const NGINX = spawnSync('nginx', ['-v']).status === 0;
  * nginx with deploy/nginx/keyway.conf as printed, its replica addresses and listening port set to this cluster's, in
  * a scratch prefix (pid, logs and temporary files there).
  */
-async function startNginx(replicas: string[]): Promise<{ url: string; stop(): Promise<void> }> {
+async function startNginx(replicas: string[]): Promise<{ url: string; take(i: number, out: boolean): Promise<void>; stop(): Promise<void> }> {
   const prefix = mkdtempSync(path.join(tmpdir(), 'keyway-nginx-'));
   const port = await freePort();
   const example = readFileSync(path.join(import.meta.dirname, '../../deploy/nginx/keyway.conf'), 'utf8');
@@ -33,12 +34,14 @@ async function startNginx(replicas: string[]): Promise<{ url: string; stop(): Pr
   const site = example.replace(/server 127\.0\.0\.1:880\d/g, () => `server ${new URL(replicas[i++]!).host}`).replace('listen 8080;', `listen 127.0.0.1:${port};`);
   expect(i, 'the example names three replicas').toBe(3);
   writeFileSync(path.join(prefix, 'keyway.conf'), site);
+  const conf = path.join(prefix, 'nginx.conf');
   writeFileSync(
     path.join(prefix, 'nginx.conf'),
     `pid ${prefix}/nginx.pid;\nerror_log ${prefix}/error.log;\nworker_processes 1;\nevents { worker_connections 256; }\nhttp {\n  access_log off;\n  client_body_temp_path ${prefix}/body;\n  proxy_temp_path ${prefix}/proxy;\n  include ${prefix}/keyway.conf;\n}\n`,
   );
   const child: ChildProcess = spawn('nginx', ['-p', prefix, '-c', path.join(prefix, 'nginx.conf'), '-g', 'daemon off;'], { stdio: ['ignore', 'ignore', 'pipe'] });
   const url = `http://127.0.0.1:${port}`;
+  freshBases.add(url);
   for (let tries = 0; ; tries++) {
     if ((await fetch(`${url}/health`).catch(() => undefined))?.ok) break;
     if (tries > 100) throw new Error(`nginx did not start: ${readFileSync(path.join(prefix, 'error.log'), 'utf8')}`);
@@ -46,6 +49,17 @@ async function startNginx(replicas: string[]): Promise<{ url: string; stop(): Pr
   }
   return {
     url,
+    /**
+     * What an operator does before restarting a replica behind open-source nginx (no active health checks): mark it
+     * `down` and reload (new workers take the new list; the old ones finish their requests), then bring it back.
+     */
+    async take(i: number, out: boolean) {
+      const host = new URL(replicas[i]!).host;
+      const current = readFileSync(path.join(prefix, 'keyway.conf'), 'utf8');
+      writeFileSync(path.join(prefix, 'keyway.conf'), current.replace(new RegExp(`server ${host}( down)?`), `server ${host}${out ? ' down' : ''}`));
+      expect(spawnSync('nginx', ['-p', prefix, '-c', conf, '-s', 'reload']).status).toBe(0);
+      await new Promise((r) => setTimeout(r, 300));
+    },
     async stop() {
       const exited = new Promise((r) => child.once('exit', r));
       child.kill('SIGQUIT');
@@ -83,6 +97,13 @@ async function databaseRelay(target: URL): Promise<{ port: number; cut(): Promis
   return { port, cut, restore: listen, close: cut };
 }
 
+/**
+ * Clients of nginx open a connection per request: reloading nginx (to take a replica out) closes its idle kept-alive
+ * client connections, and a request sent on one as it closes fails on the client's side, whatever the replicas do.
+ */
+const fresh = new Agent({ pipelining: 0 });
+const freshBases = new Set<string>();
+
 interface Tally {
   ok: number;
   failed: Array<{ what: string; status: number | string }>;
@@ -94,7 +115,7 @@ interface Tally {
 /** A JSON call at the balancer (or a replica); an answer that is not 2xx, or no answer, counts as a failure. */
 async function call(base: string, tally: Tally | undefined, what: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<any> {
   try {
-    const res = await fetch(base + path, { method, headers: { 'keyway-orgid': ORG, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+    const res = await fetch(base + path, { ...(freshBases.has(base) ? { dispatcher: fresh } : {}), method, headers: { 'keyway-orgid': ORG, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
     const json = (await res.json().catch(() => ({}))) as any;
     if (res.ok) tally && tally.ok++;
     else tally?.failed.push({ what, status: `${res.status} ${json?.errors?.[0]?.message ?? ''}` });
@@ -198,7 +219,13 @@ describe.skipIf(SKIP !== undefined)(`three identity-server processes behind the 
       const loads = [{ name: 'balancer', load: steadyLoad(cluster.url, 3, 'rolling') }, ...(nginx ? [{ name: 'nginx', load: steadyLoad(nginx.url, 2, 'rolling-nginx') }] : [])];
       await new Promise((r) => setTimeout(r, 500));
       const exits: string[] = [];
-      await cluster.rollingRestart({ onRestarted: (name: string, exit: { code: number | null; signal: string | null }) => exits.push(`${name}: exit ${exit.code ?? exit.signal}`) });
+      await cluster.rollingRestart({
+        beforeRestart: (i: number) => nginx?.take(i, true),
+        onRestarted: async (name: string, exit: { code: number | null; signal: string | null }, i: number) => {
+          exits.push(`${name}: exit ${exit.code ?? exit.signal}`);
+          await nginx?.take(i, false);
+        },
+      });
       await new Promise((r) => setTimeout(r, 500));
       // Each replica drained and stopped by itself (exit code 0), not killed.
       expect(exits).toEqual(['identity-1: exit 0', 'identity-2: exit 0', 'identity-3: exit 0']);
