@@ -34,9 +34,7 @@ const base = server.url;
 
 /** The figures a Prometheus scrape of /metrics gives, by metric name (labels kept in the key). */
 async function scrape() {
-  const text = await new Promise((resolve, reject) => {
-    fetch(`${base}/metrics`).then((r) => r.text()).then(resolve, reject);
-  });
+  const text = await (await fetch(`${base}/metrics`)).text();
   const figures = {};
   for (const line of text.split('\n')) {
     const m = /^([a-z0-9_]+(?:\{[^}]*\})?) ([0-9.e+-]+|NaN)$/.exec(line);

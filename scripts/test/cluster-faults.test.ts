@@ -5,7 +5,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Agent } from 'undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { freshStorage, type TestStorage } from '@keyway/identity-server/testing';
 import { freePort, startCluster } from '../cluster.mjs';
 
@@ -204,9 +204,14 @@ describe.skipIf(SKIP !== undefined)(`three identity-server processes behind the 
         KEYWAY_RATE_LIMIT_PER_HANDLE: '0',
       },
       ...(process.env.CLUSTER_CLI ? { cli: process.env.CLUSTER_CLI, readinessPath: process.env.CLUSTER_READINESS ?? '/health' } : {}),
-      output: (name: string, text: string) => (process.env.CLUSTER_OUTPUT ? process.stdout.write(`[${name}] ${text}`) : output.push(`[${name}] ${text}`)),
+      output: (name: string, text: string) => (process.env.CLUSTER_OUTPUT ? process.stdout.write(`[${name}] ${text}`) : output.push(`[${name}] ${text}`.replace(/\n(?=.)/g, `\n[${name}] `))),
     });
   }, 60_000);
+  // The replicas' output since the previous test, shown when a test fails (CLUSTER_OUTPUT=1 shows it as it comes).
+  afterEach(({ task }) => {
+    if (task.result?.state === 'fail') console.log(output.join('').slice(-20_000));
+    output.length = 0;
+  });
   afterAll(async () => {
     await cluster?.stop();
     await relay?.close();

@@ -33,8 +33,8 @@ export interface AppOptions {
   trustProxy?: TrustProxy | undefined;
   /** When given, request schemas of every route the spec describes come from it (in-code schemas are the fallback). */
   contract?: OpenApiContract | undefined;
-  /** Health, readiness, metrics and draining (src/ops); without it only `/health` is served. */
-  operations?: Operations | undefined;
+  /** Health, readiness, metrics and draining (src/ops). */
+  operations: Operations;
 }
 
 /** Routes the contract describes take its request schemas; management operations check the API key before anything else. */
@@ -141,17 +141,15 @@ export async function buildApp(ctx: Ctx, opts: AppOptions): Promise<FastifyInsta
   await app.register(webhooks, features);
   await app.register(tokens, features);
   if (ctx.devMode) await app.register(devMailbox, features);
-  if (opts.operations) {
-    const operations = opts.operations;
-    // One hook, callback style (no promise per request: validations are the hot path). A draining replica closes every
-    // connection after its answer, so a balancer's kept-alive connection is not reused for a request that would
-    // arrive as the replica stops; the answer is counted in the metrics once they are scraped.
-    app.addHook('onSend', (req, reply, payload, done) => {
-      if (operations.draining) reply.header('connection', 'close');
-      operations.observe(req, reply);
-      done(null, payload);
-    });
-    await app.register(ops, { operations });
-  } else app.get('/health', async () => ({ result: { ok: true } }));
+  const operations = opts.operations;
+  // One hook, callback style (no promise per request: validations are the hot path). A draining replica closes every
+  // connection after its answer, so a balancer's kept-alive connection is not reused for a request that would
+  // arrive as the replica stops; the answer is counted in the metrics once they are scraped.
+  app.addHook('onSend', (req, reply, payload, done) => {
+    if (operations.draining) reply.header('connection', 'close');
+    operations.observe(req, reply);
+    done(null, payload);
+  });
+  await app.register(ops, { operations });
   return app;
 }

@@ -3,6 +3,7 @@ import { SignJWT, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JW
 import type { Db } from '../db/index.js';
 import type { DialectName } from '../db/migrations.js';
 import { claimDue, claimOne, dueDeliveries } from './claims.js';
+import { singleRound } from '../db/rounds.js';
 import { isOutboundRefused, outboundFetch } from '../http/outbound.js';
 import { ApiError, forbidden, notFound } from '../http/errors.js';
 import type { WebhookDeliveryTable } from '../db/schema.js';
@@ -76,7 +77,7 @@ function failureText(err: unknown, timeout: number): string {
 
 export class WebhookService {
   private key?: Promise<{ kid: string; privateKey: CryptoKey }>;
-  private running?: Promise<void>;
+  private readonly rounds = singleRound(() => this.deliverDue());
   /** Wakes a round that waits for a send to end (kick). */
   private wake: (() => void) | undefined;
   readonly retryBaseMs: number;
@@ -239,20 +240,15 @@ export class WebhookService {
     return Object.assign({}, ...outcomes.map((o) => o.claims)) as Record<string, unknown>;
   }
 
-  /** Starts a delivery round unless one is running. */
+  /** Starts a delivery round unless one is running; a round in progress waiting on slow receivers looks again. */
   kick(): void {
-    // A round in progress waiting on slow receivers looks for due deliveries again.
     this.wake?.();
-    this.running ??= this.deliverDue()
-      .catch(() => undefined)
-      .finally(() => {
-        this.running = undefined;
-      });
+    this.rounds.kick();
   }
 
   /** Waits for the round in progress (tests, shutdown). */
-  async idle(): Promise<void> {
-    await this.running;
+  idle(): Promise<void> {
+    return this.rounds.idle();
   }
 
   /**
