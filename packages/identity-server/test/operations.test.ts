@@ -1,16 +1,15 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BACKENDS, api, lastMessage, startTestServer, type TestServer } from './helpers.js';
+import { pkg, startCli } from './cli-process.js';
 
 // What an operator relies on: liveness, readiness (draining, database), metrics Prometheus scrapes, a SIGTERM that
 // drains before it stops, and storage faults of a real process that answer 503 and heal by themselves.
 
-const pkg = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 describe.each(BACKENDS)('health, readiness and metrics (%s)', (backend) => {
   let t: TestServer;
@@ -58,23 +57,6 @@ describe('metrics access', () => {
   });
 });
 
-/** Starts dist/cli.js (optionally under `prlimit`); resolves with its URL once it listens. */
-function startCli(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['dist/cli.js'], { cwd: pkg, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const url = new Promise<string>((resolve, reject) => {
-    child.stdout.on('data', (d) => {
-      out += d;
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    child.stderr.on('data', (d) => (out += d));
-    void exited.then((code) => reject(new Error(`exited with ${code}: ${out}`)));
-  });
-  return { child, url, exited, output: () => out };
-}
-
 const json = (url: string, body: unknown) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'keyway-orgid': 'org_keyway_dev' }, body: JSON.stringify(body) });
 
 describe('a real process', { timeout: 60_000 }, () => {
@@ -87,7 +69,7 @@ describe('a real process', { timeout: 60_000 }, () => {
 
   it('on SIGTERM drains (readiness 503 "draining", requests still served, connections closed), then exits 0', async () => {
     const cli = startCli({ KEYWAY_API_PORT: '0', KEYWAY_API_HOST: '127.0.0.1', DATA_DIR: join(dataDir, 'drain'), NODE_ENV: 'production', KEYWAY_API_KEY: 'k', KEYWAY_DRAIN_SECONDS: '2', DATABASE_URL: '' });
-    const url = await cli.url;
+    const { url } = await cli.ready;
     expect((await fetch(`${url}/health/ready`)).status).toBe(200);
     const sent = Date.now();
     cli.child.kill('SIGTERM');
@@ -109,7 +91,7 @@ describe('a real process', { timeout: 60_000 }, () => {
     const dir = join(dataDir, 'full');
     const cli = startCli({ KEYWAY_API_PORT: '0', KEYWAY_API_HOST: '127.0.0.1', DATA_DIR: dir, NODE_ENV: 'development', DATABASE_URL: '' });
     try {
-      const url = await cli.url;
+      const { url } = await cli.ready;
       const server = { url, orgId: 'org_keyway_dev' };
       const signIn = async (email: string) => {
         const id = await json(`${url}/id/v2`, { handle: email, factor: { method: 'otp_via_email' } });
